@@ -1,0 +1,117 @@
+r"""Linear pencil, covariance map and Dyson equations of the noise part.
+
+The ridge resolvent is the top-left block of the inverse of a pencil with no
+inverses in it (THEORY.md section 4): with :math:`C = X^\top X / n`,
+
+.. math::
+
+    H = \begin{pmatrix} \gamma I & K^\top & 0 \\ K & 0 & I \\ 0 & I & C \end{pmatrix},
+    \qquad (H^{-1})_{11} = (\gamma + K^\top C K)^{-1} = Q(\gamma).
+
+For the noise part, :math:`K_N = a_1 A + \kappa I + b W/\sqrt p` and
+:math:`C = cA`. Conditioned on :math:`A` (diagonalized, eigenvalue
+:math:`\lambda`), the Wigner matrix enters as :math:`\mathcal W = \Omega
+\otimes W/\sqrt p` with a constant block pattern :math:`\Omega`; since
+:math:`\mathbb E[(W/\sqrt p) X (W/\sqrt p)] = (\operatorname{tr} X / p) I`,
+the self-energy (covariance map) is :math:`\Omega T \Omega` with
+:math:`T_{ij} = t_{ij} = \operatorname{tr} R_{ij} / p`, and the Dyson equation reads
+
+.. math::
+
+    R(\lambda) = \bigl(H_0(\lambda) - \Omega T \Omega\bigr)^{-1},\qquad
+    t_{ij} = \frac{n}{p}\,\mathbb E_\lambda[R_{ij}(\lambda)] = \frac1c\,\mathbb E_\lambda[R_{ij}(\lambda)],
+
+with :math:`\mathbb E_\lambda` the average over the spectral law of :math:`A`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .symbols import c, gamma, trace_symbol
+
+__all__ = ["Pencil", "ridge_pencil"]
+
+
+@dataclass(frozen=True)
+class Pencil:
+    r"""A block pencil :math:`H_0(\lambda) + \Omega \otimes W/\sqrt p` with :math:`n \times n` blocks.
+
+    Attributes
+    ----------
+    deterministic : sympy.Matrix
+        :math:`H_0(\lambda)`: each block is a function of :math:`A` evaluated at :math:`\lambda`.
+    wigner : sympy.Matrix
+        :math:`\Omega`, symmetric: the coefficient of :math:`W/\sqrt p` in each block.
+    """
+
+    deterministic: sp.Matrix
+    wigner: sp.Matrix
+
+    @property
+    def size(self) -> int:
+        return self.deterministic.shape[0]
+
+    def trace_matrix(self) -> sp.Matrix:
+        """:math:`T` with entries :math:`t_{ij}` (symmetric)."""
+        return sp.Matrix(self.size, self.size, lambda i, j: trace_symbol(i + 1, j + 1))
+
+    def self_energy(self) -> sp.Matrix:
+        r"""The covariance map :math:`\Omega T \Omega` of the Wigner part."""
+        return (self.wigner * self.trace_matrix() * self.wigner).applyfunc(sp.expand)
+
+    def unknowns(self) -> tuple[sp.Symbol, ...]:
+        """The normalized traces the self-energy depends on: the fixed-point unknowns."""
+        symbols = self.self_energy().free_symbols & set(self.trace_matrix())
+        return tuple(sorted(symbols, key=lambda s: s.name))
+
+    def dyson_matrix(self) -> sp.Matrix:
+        r""":math:`M(\lambda) = H_0(\lambda) - \Omega T \Omega`; its inverse is :math:`R(\lambda)`."""
+        return self.deterministic - self.self_energy()
+
+    def resolvent(self) -> sp.Matrix:
+        r""":math:`R(\lambda) = M(\lambda)^{-1} = \operatorname{adj} M / \det M`, entrywise.
+
+        Written as the generic inverse in placeholder entries, then filled in with
+        the entries of :math:`M` without expanding, so that the generated code
+        evaluates :math:`M` once and inverts it in a handful of operations.
+        """
+        m = self.dyson_matrix()
+        k = m.shape[0]
+        placeholders = sp.Matrix(k, k, lambda i, j: 0 if m[i, j] == 0 else sp.Symbol(f"m_{i}{j}"))
+        inverse = placeholders.adjugate() / placeholders.det(method="berkowitz")
+        fill = {placeholders[i, j]: m[i, j] for i in range(k) for j in range(k) if m[i, j] != 0}
+        return inverse.applyfunc(lambda e: e.xreplace(fill))
+
+    def fixed_point_equations(self, expectation) -> dict[sp.Symbol, sp.Expr]:
+        r""":math:`t_{ij} = \mathbb E_\lambda[R_{ij}]/c` for each unknown, as ``{t_ij: rhs}``.
+
+        ``expectation`` maps a symbol :math:`(i, j)` block to the symbol or expression
+        standing for :math:`\mathbb E_\lambda[R_{ij}]`.
+        """
+        out = {}
+        for t in self.unknowns():
+            i, j = int(t.name[2]), int(t.name[3])
+            out[t] = expectation(i, j) / c
+        return out
+
+
+def ridge_pencil(kernel: sp.Expr, kernel_wigner: sp.Expr, data_gram: sp.Expr) -> Pencil:
+    r"""The pencil of :math:`Q = (\gamma + K^\top C K)^{-1}` for :math:`K = k(\lambda) + \omega W/\sqrt p`, :math:`C = C(\lambda)`.
+
+    Parameters
+    ----------
+    kernel : the deterministic part of :math:`K` as a function of :math:`\lambda`.
+    kernel_wigner : the coefficient :math:`\omega` of :math:`W/\sqrt p` in :math:`K` (0 for none).
+    data_gram : :math:`C(\lambda)`.
+
+    Examples
+    --------
+    >>> from symrmt.derive.symbols import lam
+    >>> ridge_pencil(sp.Integer(1), 0, c * lam).resolvent()[0, 0]
+    1/(c*lambda + gamma)
+    """
+    deterministic = sp.Matrix([[gamma, kernel, 0], [kernel, 0, 1], [0, 1, data_gram]])
+    wigner = sp.Matrix([[0, kernel_wigner, 0], [kernel_wigner, 0, 0], [0, 0, 0]])
+    return Pencil(deterministic, wigner)

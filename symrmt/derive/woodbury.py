@@ -1,0 +1,100 @@
+r"""The low-rank (Woodbury) correction for signal and weights.
+
+The full pencil is :math:`H = H_N + \mathcal U \mathcal C \mathcal U^\top`: each
+low-rank term of the Gaussian equivalent (:math:`L` in block (2, 1),
+:math:`L^\top` in block (1, 2), :math:`P/n` in block (3, 3)) places named
+:math:`n`-vectors in pencil blocks and couples them through a small core.
+With :math:`e_1 = (y, 0, 0)`,
+
+.. math::
+
+    \frac{y^\top Q y}{n} = \tau_{11} - g^\top \mathsf C\,(I + \mathsf G\,\mathsf C)^{-1} g,
+    \qquad \mathsf G = \tfrac1n \mathcal U^\top R\, \mathcal U,\quad
+    g = \tfrac1n \mathcal U^\top R\, e_1,\quad \mathsf C = n\,\mathcal C,
+
+and every quadratic form reduces to spectral averages: for two vectors in
+blocks :math:`a, b`, :math:`\tfrac1n y^\top R_{ab} y \to \tau_{ab}`,
+:math:`\tfrac1n (Z^\top u)^\top R_{ab} (Z^\top v) \to (u^\top v)\,\tau^A_{ab}`, and
+:math:`\tfrac1n y^\top R_{ab} Z^\top u \to 0`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .gaussian_equivalent import PROJECTION, LowRank
+from .symbols import gram_entry, tau_symbol
+
+__all__ = ["PlacedTerm", "WoodburyCorrection", "woodbury_correction"]
+
+_SOURCE = {projected: vector for vector, projected in PROJECTION.items()}
+
+
+@dataclass(frozen=True)
+class PlacedTerm:
+    r"""``scale * U core V^T`` placed in pencil block (``row``, ``col``), blocks numbered from 1.
+
+    ``scale`` is written as a multiple of :math:`1/n` (e.g. :math:`a_1/p = (a_1/c)/n`);
+    ``n_scale`` is :math:`n` times it.
+    """
+
+    row: int
+    col: int
+    low_rank: LowRank
+    n_scale: sp.Expr
+
+
+@dataclass(frozen=True)
+class WoodburyCorrection:
+    """The vectors, core and Gram matrices of the low-rank correction (all SymPy)."""
+
+    vectors: tuple[tuple[str, int], ...]   # (name, block)
+    core: sp.Matrix                        # C = n * (coupling)
+    gram: sp.Matrix                        # G = U^T R U / n, in tau symbols
+    source: sp.Matrix                      # g = U^T R e_1 / n, in tau symbols
+
+    def value(self, tau11: sp.Expr = tau_symbol(1, 1)) -> sp.Expr:
+        r""":math:`y^\top Q y / n` as one expression (uses a symbolic inverse: small cases only)."""
+        if not self.vectors:
+            return tau11
+        size = len(self.vectors)
+        inner = (sp.eye(size) + self.gram * self.core).inv(method="LU")
+        return tau11 - (self.source.T * self.core * inner * self.source)[0, 0]
+
+    def taus(self) -> set[sp.Symbol]:
+        """The spectral averages the correction needs."""
+        return (self.gram.free_symbols | self.source.free_symbols) & _all_taus()
+
+
+def _all_taus() -> set[sp.Symbol]:
+    return {tau_symbol(i, j, w) for i in range(1, 4) for j in range(1, 4) for w in (False, True)}
+
+
+def _quadratic_form(u: str, a: int, v: str, b: int) -> sp.Expr:
+    """(1/n) u^T R_ab v for two named n-vectors in blocks a and b."""
+    if u == "y" and v == "y":
+        return tau_symbol(a, b)
+    if u in _SOURCE and v in _SOURCE:
+        return gram_entry(_SOURCE[u], _SOURCE[v]) * tau_symbol(a, b, weighted=True)
+    return sp.Integer(0)
+
+
+def woodbury_correction(terms: list[PlacedTerm]) -> WoodburyCorrection:
+    """Collect the placed vectors of ``terms`` and build the Woodbury matrices."""
+    vectors: list[tuple[str, int]] = []
+    for term in terms:
+        for name in term.low_rank.left:
+            if (name, term.row) not in vectors:
+                vectors.append((name, term.row))
+        for name in term.low_rank.right:
+            if (name, term.col) not in vectors:
+                vectors.append((name, term.col))
+    size = len(vectors)
+    core = sp.zeros(size, size)
+    for term in terms:
+        for (u, v), coefficient in term.low_rank.terms().items():
+            core[vectors.index((u, term.row)), vectors.index((v, term.col))] += term.n_scale * coefficient
+    gram = sp.Matrix(size, size, lambda i, j: _quadratic_form(*vectors[i], *vectors[j]))
+    source = sp.Matrix(size, 1, lambda i, _: _quadratic_form(*vectors[i], "y", 1))
+    return WoodburyCorrection(tuple(vectors), core, gram, source)
