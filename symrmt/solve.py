@@ -1,0 +1,344 @@
+r"""Fast numeric solution of a derived system (NumPy only; never imports SymPy).
+
+Given the functions :mod:`symrmt.codegen` generated from a
+:class:`~symrmt.derive.Derivation`, for arrays of parameters (all broadcast to
+one shape) this module
+
+1. averages over the spectral law of :math:`A = Z^\top Z/p` (Marchenko--Pastur
+   with ratio :math:`1/c`, atom :math:`1 - c` at 0 when :math:`c < 1`) by the
+   trapezoidal rule in :math:`\varphi` after
+   :math:`\lambda = m - h\cos\varphi`, which is spectrally accurate because the
+   integrand is smooth and periodic in :math:`\varphi` (even at :math:`c = 1`);
+2. solves the Dyson fixed point :math:`t = \tau(t, \gamma)/c` by Newton's
+   method with the Jacobian generated from SymPy, by continuation in
+   :math:`\gamma` from :math:`\gamma_0 \gg 1` (where :math:`t \approx 0` is the
+   unique, physical solution) down to the target, with an Euler predictor from
+   the implicit derivative :math:`\mathrm dt/\mathrm d\gamma` and step halving
+   where Newton fails;
+3. evaluates :math:`\Phi = y^\top Q y/n` through the Woodbury correction, and
+   :math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma` by implicit
+   differentiation (no finite differences):
+   :math:`(I - \partial_t\tau/c)\,\dot t = \partial_\gamma \tau / c`, then
+   :math:`\dot\tau = \mathbb E_\lambda[-R\,\dot M R]` and the derivative of the
+   Woodbury formula.
+
+It reports the residual of every point and raises :class:`ConvergenceError`
+rather than returning NaN.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ConvergenceError
+
+__all__ = ["SolveResult", "solve", "marchenko_pastur_rule", "INITIAL_NODES"]
+
+#: Initial midpoint nodes in phi (multiple of 3: the embedded coarse rule takes every third node).
+INITIAL_NODES = 48
+#: Refinement stops here (48 * 3**4); beyond, very small gamma at c = 1 needs the algebraic route.
+MAX_NODES = 3888
+#: Accepted |E(full rule) - E(coarse rule)|; the full rule is far more accurate than this estimate.
+QUADRATURE_TOLERANCE = 1e-8
+TOLERANCE = 1e-11
+#: Looser tolerance on the continuation path (only the target needs TOLERANCE).
+PATH_TOLERANCE = 1e-6
+MAX_NEWTON = 30
+STEPS_PER_DECADE = 1.5
+MAX_HALVINGS = 12
+#: Continuation starts at START_FACTOR times a crude scale of K^T C K.
+START_FACTOR = 10.0
+
+
+def marchenko_pastur_rule(c: np.ndarray, nodes: int = INITIAL_NODES) -> tuple[np.ndarray, np.ndarray]:
+    r"""Quadrature nodes and weights for :math:`\mathbb E_\lambda` over the law of :math:`A = Z^\top Z/p`.
+
+    The law is Marchenko--Pastur with ratio :math:`q = 1/c`: density
+    :math:`\sqrt{(\lambda_+ - \lambda)(\lambda - \lambda_-)}/(2\pi q \lambda)` on
+    :math:`[\lambda_-, \lambda_+] = [(1 - \sqrt q)^2, (1 + \sqrt q)^2]` plus an
+    atom of mass :math:`1 - c` at 0 when :math:`c < 1`. With
+    :math:`\lambda = m - h\cos\varphi` the density times :math:`\mathrm d\lambda` is
+    :math:`h^2\sin^2\varphi/(2\pi q\lambda)\,\mathrm d\varphi`; midpoints in
+    :math:`\varphi \in (0, \pi)`.
+
+    Returns arrays of shape ``c.shape + (nodes + 1,)``; the last node is the atom at 0.
+
+    Examples
+    --------
+    >>> lam, w = marchenko_pastur_rule(np.array([0.5, 2.0]))
+    >>> np.round(w.sum(-1), 12), np.round((w * lam).sum(-1), 12)
+    (array([1., 1.]), array([1., 1.]))
+    """
+    c = np.asarray(c, dtype=float)[..., None]
+    q = 1.0 / c
+    upper, lower = (1 + np.sqrt(q)) ** 2, (1 - np.sqrt(q)) ** 2
+    mid, half = (upper + lower) / 2, (upper - lower) / 2
+    phi = (np.arange(nodes) + 0.5) * np.pi / nodes
+    lam = mid - half * np.cos(phi)
+    weights = (np.pi / nodes) * half**2 * np.sin(phi) ** 2 / (2 * np.pi * q * lam)
+    atom = np.clip(1.0 - c, 0.0, None)
+    return (np.concatenate([lam, np.zeros_like(atom)], axis=-1),
+            np.concatenate([weights, atom], axis=-1))
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    r"""Solution at each parameter point (arrays of the broadcast shape)."""
+
+    error: np.ndarray        # E(gamma) = -gamma^2 dPhi/dgamma
+    phi: np.ndarray          # y^T Q y / n
+    unknowns: np.ndarray     # (U, ...) the normalized traces t_ij
+    residual: np.ndarray     # max |t - tau(t)/c| at the solution
+
+
+class _Problem:
+    """One vectorized problem: flat parameter arrays of length N and their quadrature rule."""
+
+    def __init__(self, compiled, flat: dict[str, np.ndarray], nodes: int) -> None:
+        self.compiled = compiled
+        self.names = [p.name for p in compiled.parameters]
+        self.flat = flat
+        self.nodes = nodes
+        self.lam, self.weights = marchenko_pastur_rule(flat["c"], nodes)
+        # The coarse rule inside this one (every third midpoint, weight x3) estimates the quadrature error.
+        self.coarse = self.weights.copy()
+        self.coarse[:, :nodes] = 0.0
+        self.coarse[:, 1:nodes:3] = 3 * self.weights[:, 1:nodes:3]
+
+    @classmethod
+    def from_arrays(cls, compiled, params: dict, nodes: int) -> tuple["_Problem", tuple]:
+        names = [p.name for p in compiled.parameters]
+        missing = [k for k in names if k not in params]
+        if missing:
+            raise KeyError(f"missing parameters {missing}")
+        shape = np.broadcast_shapes(*(np.shape(params[k]) for k in names))
+        flat = {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy() for k in names}
+        return cls(compiled, flat, nodes), shape
+
+    def subset(self, keep: np.ndarray, nodes: int) -> "_Problem":
+        return _Problem(self.compiled, {k: v[keep] for k, v in self.flat.items()}, nodes)
+
+    def params(self, index, gamma=None) -> list[np.ndarray]:
+        out = [self.flat[k][index] for k in self.names]
+        if gamma is not None:
+            out[self.names.index("gamma")] = gamma
+        return [p[:, None] for p in out]
+
+    def expect(self, integrands: np.ndarray, index, weights=None) -> np.ndarray:
+        weights = self.weights if weights is None else weights
+        return np.einsum("k...j,...j->k...", integrands, weights[index])
+
+    def newton_system(self, t, gamma, index):
+        """Residual F = t - tau/c, its Jacobian, and dF/dgamma at (t, gamma) for the points ``index``."""
+        u = len(self.compiled.unknowns)
+        values = self.expect(self.compiled.fixed_point(self.lam[index], [x[:, None] for x in t],
+                                                       self.params(index, gamma)), index)
+        c = self.flat["c"][index]
+        tau, dtau_dt, dtau_dg = values[:u], values[u: u + u * u], values[u + u * u:]
+        residual = t - tau / c
+        jacobian = np.eye(u)[:, :, None] - dtau_dt.reshape(u, u, -1) / c
+        return residual, np.moveaxis(jacobian, -1, 0), -dtau_dg / c
+
+
+def _newton(problem: _Problem, t, gamma, index, tolerance: float = TOLERANCE):
+    """Newton iterations from ``t``.
+
+    Returns ``(t, converged, residual, rate)`` where ``rate`` is dt/dgamma from the
+    Jacobian of the last evaluation (used as the next predictor at no extra cost).
+    """
+    for _ in range(MAX_NEWTON + 1):
+        residual, jacobian, dF_dgamma = problem.newton_system(t, gamma, index)
+        size = np.max(np.abs(residual), axis=0)
+        done = np.isfinite(size) & (size <= tolerance * (1 + np.max(np.abs(t), axis=0)))
+        with np.errstate(all="ignore"):
+            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
+        step, rate = solved[..., 0].T, -solved[..., 1].T
+        if done.all() or not np.isfinite(t).all():
+            break
+        t = np.where(done, t, t - step)
+    return t, done, size, rate
+
+
+def _advance(problem: _Problem, t, rate, g_from, g_to, index, depth=0):
+    """Move the solution from g_from to g_to (Euler predictor + Newton), halving the step where it fails.
+
+    Returns the new ``(t, rate)``.
+    """
+    guess = t + rate * (g_to - g_from)
+    new, ok, _, new_rate = _newton(problem, np.where(np.isfinite(guess), guess, t), g_to, index, PATH_TOLERANCE)
+    if ok.all():
+        return new, new_rate
+    if depth >= MAX_HALVINGS:
+        bad = index[~ok]
+        raise ConvergenceError(
+            f"the Dyson fixed point did not converge at {bad.size} point(s), e.g. "
+            + ", ".join(f"{k}={problem.flat[k][bad[0]]:.4g}" for k in problem.names)
+            + "; try a larger gamma or report this case."
+        )
+    mid = np.sqrt(g_from[~ok] * g_to[~ok])
+    sub = index[~ok]
+    half_t, half_rate = _advance(problem, t[:, ~ok], rate[:, ~ok], g_from[~ok], mid, sub, depth + 1)
+    new[:, ~ok], new_rate[:, ~ok] = _advance(problem, half_t, half_rate, mid, g_to[~ok], sub, depth + 1)
+    return new, new_rate
+
+
+def _start_gamma(problem: _Problem) -> np.ndarray:
+    """A gamma far above every scale of K^T C K, where Newton from t = 0 lands on the physical branch."""
+    f = problem.flat
+    scale = (1 + f["c"]) * (1 + 1 / f["c"]) * (1 + f["a_1"] ** 2 + f["b"] ** 2 + f["d"] ** 2)
+    return np.maximum(START_FACTOR * scale, f["gamma"])
+
+
+def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Continuation in gamma for the points ``index``, from their start gamma down to their targets."""
+    u = len(problem.compiled.unknowns)
+    start, target = _start_gamma(problem)[index], problem.flat["gamma"][index]
+    t, ok, res, rate = _newton(problem, np.zeros((u, index.size)), start, index)
+    if not ok.all():
+        raise ConvergenceError(f"Newton failed at the starting gamma (residual {np.nanmax(res):.3g}).")
+    steps = max(1, int(np.ceil(STEPS_PER_DECADE * np.max(np.log10(start / target)))))
+    fraction = np.linspace(0, 1, steps + 1)[:, None]
+    path = start[None, :] ** (1 - fraction) * target[None, :] ** fraction
+    for k in range(steps):
+        t, rate = _advance(problem, t, rate, path[k], path[k + 1], index)
+    return t, rate
+
+
+def _anchors(problem: _Problem) -> np.ndarray:
+    """For each point, the index of the point it is predicted from (itself if it is an anchor).
+
+    Points that share every parameter but gamma form a curve; along a curve, gamma
+    is cut into bins of 1/STEPS_PER_DECADE decade below the curve's largest gamma,
+    and the largest gamma of each bin is its anchor. Only anchors are continued
+    from the start gamma; the rest take one Euler step from their anchor.
+    """
+    gamma = problem.flat["gamma"]
+    others = np.stack([problem.flat[k] for k in problem.names if k != "gamma"], axis=1)
+    _, curve = np.unique(others, axis=0, return_inverse=True)
+    curve = curve.ravel()
+    top = np.zeros(curve.max() + 1)
+    np.maximum.at(top, curve, gamma)
+    bins = np.floor(STEPS_PER_DECADE * np.log10(top[curve] / gamma)).astype(int)
+    order = np.lexsort((-gamma, bins, curve))          # within (curve, bin): largest gamma first
+    key = np.stack([curve[order], bins[order]], axis=1)
+    first = np.ones(order.size, bool)
+    first[1:] = np.any(key[1:] != key[:-1], axis=1)
+    anchor_of_sorted = order[np.maximum.accumulate(np.where(first, np.arange(order.size), 0))]
+    anchor = np.empty_like(order)
+    anchor[order] = anchor_of_sorted
+    return anchor
+
+
+def _solve_unknowns(problem: _Problem) -> np.ndarray:
+    """The Dyson unknowns at every target: anchors by continuation, the rest by one predictor step + Newton."""
+    size = problem.flat["c"].size
+    if not problem.compiled.unknowns:
+        return np.zeros((0, size))
+    anchor = _anchors(problem)
+    anchors = np.unique(anchor)
+    t_anchor, rate_anchor = _continue(problem, anchors)
+    position = np.searchsorted(anchors, anchor)
+    gamma = problem.flat["gamma"]
+    guess = t_anchor[:, position] + rate_anchor[:, position] * (gamma - gamma[anchor])
+    everyone = np.arange(size)
+    t, ok, _, _ = _newton(problem, guess, gamma, everyone, PATH_TOLERANCE)
+    if not ok.all():                                   # fall back to full continuation where needed
+        t[:, ~ok] = _continue(problem, everyone[~ok])[0]
+    return t
+
+
+def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
+          quadrature_tolerance: float = QUADRATURE_TOLERANCE) -> SolveResult:
+    r"""Solve the derived system at every point of the broadcast parameter arrays.
+
+    Parameters
+    ----------
+    compiled : CompiledDerivation
+        From :func:`symrmt.codegen.compile_derivation`.
+    params : dict
+        One array (or scalar) per parameter name of the derivation
+        (``c, gamma, a_1, b, d, theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``).
+    nodes : int
+        Initial number of quadrature nodes in :math:`\varphi` (a multiple of 3).
+        Points whose error estimate (full rule against the embedded rule with a
+        third of the nodes) exceeds ``quadrature_tolerance`` are re-solved with
+        three times as many nodes, up to :data:`MAX_NODES`.
+    """
+    problem, shape = _Problem.from_arrays(compiled, params, nodes)
+    t = _solve_unknowns(problem)
+    size = problem.flat["c"].size
+    out = {k: np.empty(size) for k in ("error", "phi", "residual")}
+    unknowns = np.empty_like(t)
+    pending = np.arange(size)
+    while True:
+        local = np.arange(pending.size)
+        t, ok, residual, rate = (_newton(problem, t, problem.flat["gamma"], local)
+                                 if len(t) else (t, np.ones(local.size, bool), np.zeros(local.size), t))
+        if not ok.all():
+            raise ConvergenceError(f"Newton did not converge at the target gamma (residual {np.nanmax(residual):.3g}).")
+        (phi, error), (phi_coarse, error_coarse) = _evaluate(problem, t, rate, local)
+        accurate = (np.abs(error - error_coarse) <= quadrature_tolerance) & (
+            np.abs(phi - phi_coarse) <= quadrature_tolerance * np.abs(phi))
+        if problem.nodes * 3 > MAX_NODES:
+            accurate[:] = True                      # _check below still refuses non-finite output
+        done = pending[accurate]
+        out["error"][done], out["phi"][done], out["residual"][done] = error[accurate], phi[accurate], residual[accurate]
+        unknowns[:, done] = t[:, accurate]
+        if accurate.all():
+            break
+        pending, t = pending[~accurate], t[:, ~accurate]
+        problem = problem.subset(~accurate, problem.nodes * 3)
+    full, _ = _Problem.from_arrays(compiled, params, 3)
+    _check(full, out["phi"], out["error"], out["residual"])
+    return SolveResult(out["error"].reshape(shape), out["phi"].reshape(shape),
+                       unknowns.reshape(len(unknowns), *shape), out["residual"].reshape(shape))
+
+
+def _evaluate(problem: _Problem, t, rate, index):
+    """(Phi, E) with the full rule and with the embedded coarse rule, at the solved unknowns."""
+    integrands = problem.compiled.averages(problem.lam[index], [x[:, None] for x in t], [x[:, None] for x in rate],
+                                           problem.params(index))
+    count = len(problem.compiled.taus)
+    gamma = problem.flat["gamma"][index]
+    results = []
+    for weights in (problem.weights, problem.coarse):
+        values = problem.expect(integrands, index, weights)
+        phi, dphi = _woodbury(problem.compiled, values[:count], values[count:], problem.params(index))
+        results.append((phi, -gamma**2 * dphi))
+    return results
+
+
+def _woodbury(compiled, taus, dtaus, params):
+    r"""Phi = tau_11 - g^T C (I + G C)^{-1} g and its gamma-derivative (G, g are linear in tau)."""
+    tau11 = compiled.taus.index(next(s for s in compiled.taus if s.name == "tau_11"))
+    phi, dphi = taus[tau11].copy(), dtaus[tau11].copy()
+    if not compiled.size:
+        return phi, dphi
+    flat_params = [p[:, 0] for p in params]
+    core, gram, source = compiled.woodbury(taus, flat_params)
+    _, dgram, dsource = compiled.woodbury(dtaus, flat_params)
+    system = np.eye(compiled.size) + gram @ core
+    h = np.linalg.solve(system, source[..., None])[..., 0]
+    v = np.einsum("nij,nj->ni", core, h)                                   # C S^{-1} g
+    u = np.linalg.solve(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
+    phi -= np.einsum("ni,ni->n", source, v)
+    dphi -= (np.einsum("ni,ni->n", dsource, v) + np.einsum("ni,ni->n", u, dsource)
+             - np.einsum("ni,nij,nj->n", u, dgram, v))
+    return phi, dphi
+
+
+def _check(problem, phi, error, residual) -> None:
+    """Refuse non-finite or unphysical output instead of returning it."""
+    gamma = problem.flat["gamma"]
+    bad = ~(np.isfinite(phi) & np.isfinite(error) & np.isfinite(residual))
+    bad |= (error < -1e-6) | (error > 1 + 1e-6) | (phi <= 0) | (phi > (1 + 1e-6) / gamma)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = ", ".join(f"{k}={problem.flat[k][i]:.4g}" for k in problem.names)
+        raise ConvergenceError(
+            f"the solver produced an unphysical value at {bad.sum()} point(s) (first: E={error[i]:.4g}, "
+            f"yQy/n={phi[i]:.4g}, residual={residual[i]:.3g} at {where}); "
+            "the continuation may have left the physical branch, or the quadrature is too coarse "
+            "(raise nodes) at very small gamma."
+        )
