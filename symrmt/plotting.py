@@ -1,0 +1,47 @@
+"""Matplotlib figures: theory curves against Monte Carlo points, in gamma."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["plot_panels"]
+
+
+def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
+    """Write a PNG with one panel per setting and return its path.
+
+    Each panel is a dict with ``title``, ``gamma_theory``, ``attention_theory``,
+    ``linear_theory`` (arrays; attention may be None) and optionally a Monte Carlo
+    part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``.
+    Uses the non-interactive Agg backend (works without a display).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False, sharey=True)
+    for ax, panel in zip(axes[0], panels):
+        g = np.asarray(panel["gamma_theory"])
+        if panel.get("attention_theory") is not None:
+            ax.plot(g, panel["attention_theory"], color="C0", label="attention, theory")
+        ax.plot(g, panel["linear_theory"], color="C1", ls="--", label="linear, theory")
+        if "gamma_mc" in panel:
+            ax.errorbar(panel["gamma_mc"], panel["attention_mean"], yerr=2 * np.asarray(panel["attention_se"]),
+                        fmt="o", color="C0", ms=4, capsize=2, label="attention, Monte Carlo (±2 se)")
+            ax.errorbar(panel["gamma_mc"], panel["linear_mean"], yerr=2 * np.asarray(panel["linear_se"]),
+                        fmt="s", color="C1", ms=4, capsize=2, mfc="none", label="linear, Monte Carlo (±2 se)")
+        ax.set_xscale("log")
+        ax.set_xlabel(r"ridge $\gamma$")
+        ax.set_title(panel["title"], fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("interpolation error E(γ)")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
