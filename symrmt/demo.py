@@ -23,7 +23,7 @@ __all__ = ["run_demo", "SETTINGS"]
 SETTINGS = (
     ("noise only", Geometry()),
     ("signal |mu| = 1.5, no weights", Geometry(mu_norm=1.5)),
-    ("aligned: w_K = w_Q = 1.5 mu/|mu|", Geometry(1.5, 1.5, 1.5, 1.0, 1.0, 1.0)),
+    ("aligned: w_K = w_Q = mu/|mu|", Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)),
 )
 C = 1.0
 GAMMA_MC = np.array([1e-2, 1e-1, 1.0, 10.0])

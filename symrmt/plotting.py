@@ -38,7 +38,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("interpolation error E(γ)")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    axes[0][0].legend(fontsize=7, loc="upper left")
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
