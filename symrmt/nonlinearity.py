@@ -58,7 +58,9 @@ import math
 import multiprocessing as mp_ctx
 import multiprocessing.connection as mp_connection
 import os
+import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -89,6 +91,7 @@ _MAX_EXPONENT = 64
 _DPS = 30  # working precision of the quadrature (decimal digits)
 _AGREE_RTOL = 1e-13  # two quadrature rules must agree to this (relative to max(|a_k|, sqrt(nu)))
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
+_NU_MIN = 1e-40  # E f^2 below this is "f = 0" (the check would otherwise compare round-off)
 _A0_TOL = 1e-12  # |a_0| above this is refused unless center=True
 _ZERO_ATOL = 1e-20  # numeric values below this (relative to sqrt(nu)) count as zero when centering
 _KEYS = ("a0", "a1", "a2", "nu")
@@ -171,6 +174,13 @@ def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr
             f"cannot parse nonlinearity {src[:80]!r}: exponent in {ast.get_source_segment(src, node)!r} "
             f"is larger than {_MAX_EXPONENT} in absolute value; use a smaller power"
         )
+    if base.is_Rational and exponent.is_Integer and base not in (0, 1, -1):
+        bits = abs(int(exponent)) * max(abs(base.p).bit_length(), base.q.bit_length())
+        if bits > 4096:
+            raise SymrmtInputError(
+                f"cannot parse nonlinearity {src[:80]!r}: the number {ast.get_source_segment(src, node)!r} "
+                "is too large (more than 4096 bits)"
+            )
     return base**exponent
 
 
@@ -278,11 +288,19 @@ _REAL_PROBES = (-5.3, -2.9, -1.3, -0.7, -0.1, 0.1, 0.7, 1.3, 2.9, 5.3)
 
 
 def _check_real(expr: sp.Expr, label: str) -> None:
-    fn = _mp_compile(expr)
+    try:
+        fn = _mp_compile(expr)
+    except _Overflow as exc:
+        raise SymrmtInputError(f"nonlinearity {label} contains an astronomically large constant ({exc})") from None
     with mpmath.workdps(_DPS):
         for t in _REAL_PROBES:
             try:
                 value = fn(mpmath.mpf(t))
+            except _Overflow as exc:
+                raise SymrmtInputError(
+                    f"nonlinearity {label} is astronomically large at x = {t} ({exc}); it cannot be "
+                    "square-integrable under the Gaussian"
+                ) from None
             except (ZeroDivisionError, ValueError, OverflowError, TypeError) as exc:
                 raise SymrmtInputError(f"nonlinearity {label} cannot be evaluated at x = {t}: {exc}") from None
             if isinstance(value, mpmath.mpc) and abs(value.imag) > 1e-20 * (1 + abs(value.real)):
@@ -356,17 +374,57 @@ def _validate(expr: sp.Expr, label: str) -> sp.Expr:
 
 
 class _NotReal(ArithmeticError):
-    pass
+    """f took a non-real value."""
+
+
+class _Overflow(ArithmeticError):
+    """f (or a part of it) is astronomically large: beyond anything a square-integrable f reaches."""
+
+
+_EXP_MAX = 11000  # exp(11000) ~ 1e4777: larger arguments overflow (or underflow to 0)
+_HUGE = mpmath.mpf(10) ** 4800
+
+
+def _guard(v):
+    if abs(v) > _HUGE:
+        raise _Overflow(f"a value of size {mpmath.nstr(abs(v), 3)}")
+    return v
+
+
+def _exp(a):
+    re = mpmath.re(a)
+    if re > _EXP_MAX:
+        raise _Overflow(f"exp of {mpmath.nstr(re, 3)}")
+    return mpmath.mpf(0) if re < -_EXP_MAX else mpmath.exp(a)
+
+
+def _cosh_like(fn):
+    def wrapped(a):
+        if abs(mpmath.re(a)) > _EXP_MAX:
+            raise _Overflow(f"{fn.__name__} of {mpmath.nstr(a, 3)}")
+        return fn(a)
+
+    return wrapped
+
+
+def _pow(b, e):
+    if b != 0 and not (isinstance(e, int) or (mpmath.isint(e) and abs(e) <= _MAX_EXPONENT)):
+        size = mpmath.re(e * mpmath.log(b))
+        if size > _EXP_MAX:
+            raise _Overflow(f"power of size exp({mpmath.nstr(size, 3)})")
+        if size < -_EXP_MAX:
+            return mpmath.mpf(0)
+    return b**e
 
 
 _MP_FUNCS: dict[type, Callable] = {
-    sp.exp: mpmath.exp,
+    sp.exp: _exp,
     sp.log: mpmath.log,
     sp.sin: mpmath.sin,
     sp.cos: mpmath.cos,
     sp.tan: mpmath.tan,
-    sp.sinh: mpmath.sinh,
-    sp.cosh: mpmath.cosh,
+    sp.sinh: _cosh_like(mpmath.sinh),
+    sp.cosh: _cosh_like(mpmath.cosh),
     sp.tanh: mpmath.tanh,
     sp.atan: mpmath.atan,
     sp.asinh: mpmath.asinh,
@@ -394,23 +452,37 @@ def _to_mp(value: sp.Expr):
 
 
 def _mp_compile(expr: sp.Expr) -> Callable:
-    """A closure evaluating ``expr`` at an mpmath number (no eval, no lambdify)."""
-    if X not in expr.free_symbols:
-        value = _to_mp(expr)
-        return lambda t: value
+    """A closure evaluating ``expr`` at an mpmath number (no eval, no lambdify).
+
+    Constant subexpressions are evaluated once, at 10 extra digits. Every value is
+    guarded: astronomically large intermediate results raise ``_Overflow`` instead
+    of making mpmath work for hours (think ``exp(exp(exp(exp(x))))``).
+    """
     if expr == X:
         return lambda t: t
-    parts = [_mp_compile(a) for a in expr.args] if not isinstance(expr, sp.Piecewise) else []
+    if expr.is_Number or isinstance(expr, (sp.NumberSymbol, sp.core.numbers.ImaginaryUnit)):
+        value = _to_mp(expr)
+        return lambda t: value
+    fn = _mp_node(expr)
+    if X in expr.free_symbols:
+        return lambda t: _guard(fn(t))
+    with mpmath.workdps(_DPS + 10):
+        value = _guard(fn(None))
+    return lambda t: value
+
+
+def _mp_node(expr: sp.Expr) -> Callable:
+    if isinstance(expr, sp.Piecewise) or not all(isinstance(a, sp.Expr) for a in expr.args):
+        return _mp_fallback(expr)
+    parts = [_mp_compile(a) for a in expr.args]
     if isinstance(expr, sp.Add):
         return lambda t: mpmath.fsum(p(t) for p in parts)
     if isinstance(expr, sp.Mul):
         return lambda t: mpmath.fprod(p(t) for p in parts)
     if isinstance(expr, sp.Pow):
         base, ex = parts
-        if expr.exp.is_Integer:
-            n = int(expr.exp)
-            return lambda t: base(t) ** n
-        return lambda t: base(t) ** ex(t)
+        n = int(expr.exp) if expr.exp.is_Integer and abs(expr.exp) <= _MAX_EXPONENT else None
+        return (lambda t: base(t) ** n) if n is not None else (lambda t: _pow(base(t), ex(t)))
     if type(expr) in (sp.Max, sp.Min):
         pick = max if isinstance(expr, sp.Max) else min
         return lambda t: pick(_real(p(t)) for p in parts)
@@ -419,8 +491,22 @@ def _mp_compile(expr: sp.Expr) -> Callable:
         return lambda t: (lambda a: mpmath.mpf(a > 0) if a != 0 else h0(t))(_real(arg(t)))
     if type(expr) in _MP_FUNCS and len(parts) == 1:
         fn, (arg,) = _MP_FUNCS[type(expr)], parts
-        return lambda t: fn(arg(t))
-    # Anything else (e.g. Piecewise or a special function from a SymPy input): let SymPy evaluate.
+
+        def call(t):
+            try:
+                return fn(arg(t))
+            except OverflowError as exc:  # e.g. mpmath's erfc at 1e4000
+                raise _Overflow(str(exc)) from None
+
+        return call
+    return _mp_fallback(expr)
+
+
+def _mp_fallback(expr: sp.Expr) -> Callable:
+    """Anything else (Piecewise, a special function from a SymPy input): let SymPy evaluate."""
+    if X not in expr.free_symbols:
+        value = _to_mp(expr)
+        return lambda t: value
     return lambda t: _to_mp(expr.xreplace({X: sp.Float(t, _DPS + 5)}))
 
 
@@ -445,24 +531,33 @@ def _kinks(expr: sp.Expr) -> list[float]:
     return sorted(found)
 
 
+_CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1e-2171; see _tail_check)
+
+
 class _Memo:
     """f evaluated at mpmath points, remembered: the Hermite integrals share their nodes."""
 
-    def __init__(self, expr: sp.Expr):
-        self.fn, self.values = _mp_compile(expr), {}
+    def __init__(self, expr: sp.Expr, label: str):
+        self.fn, self.values, self.label = _mp_compile(expr), {}, label
 
     def __call__(self, t):
         v = self.values.get(t)
         if v is None:
-            try:
-                v = _real(self.fn(t))
-            except _NotReal as exc:
-                raise SymrmtInputError(
-                    f"nonlinearity is not real-valued at x = {mpmath.nstr(t, 8)} (value {exc}); use e.g. "
-                    "log(Abs(x)) instead of log(x)"
-                ) from None
-            self.values[t] = v
+            v = self.values[t] = self._evaluate(t)
         return v
+
+    def _evaluate(self, t):
+        where = f"nonlinearity {self.label} at x = {mpmath.nstr(t, 8)}"
+        try:
+            return _real(self.fn(t))
+        except _NotReal as exc:
+            raise SymrmtInputError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
+        except _Overflow as exc:
+            raise SymrmtInputError(
+                f"{where} is astronomically large ({exc}): f is not square-integrable under the Gaussian"
+            ) from None
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise SymrmtInputError(f"{where} cannot be evaluated ({exc}): a pole on the real line?") from None
 
 
 def _hermite_poly_mp(k: int, t):
@@ -475,7 +570,10 @@ def _hermite_poly_mp(k: int, t):
 
 
 def _tail_check(memo: _Memo, label: str) -> None:
-    """Refuse f whose f(x)^2 exp(-x^2/2) does not die out by |x| = 40 (not square-integrable)."""
+    """Refuse f whose f(x)^2 exp(-x^2/2) has not died out at |x| = 40 and 80 (not square-integrable).
+
+    Both quadrature rules (and the cutoff at |x| = 100) rely on this: beyond 80 the
+    integrands are assumed to keep decaying."""
     bulk = max(abs(memo(mpmath.mpf(t))) ** 2 * mpmath.exp(-mpmath.mpf(t) ** 2 / 2) for t in _REAL_PROBES)
     for t in (-80, -40, 40, 80):
         tt = mpmath.mpf(t)
@@ -494,6 +592,8 @@ def _quadrature(memo: _Memo, key: str, kinks: list[float], label: str):
     norm = mpmath.sqrt(2 * mpmath.pi) * (1 if k is None else mpmath.sqrt(mpmath.factorial(k)))
 
     def integrand(t):
+        if abs(t) > _CUTOFF:
+            return mpmath.mpf(0)
         w = mpmath.exp(-t * t / 2)
         return memo(t) ** 2 * w if k is None else memo(t) * _hermite_poly_mp(k, t) * w
 
@@ -506,13 +606,18 @@ def _quadrature(memo: _Memo, key: str, kinks: list[float], label: str):
 
 def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath.mpf]:
     """Verified 30-digit quadrature values of ``keys`` (``nu`` always included)."""
-    memo, kinks = _Memo(expr), _kinks(expr)
+    memo, kinks = _Memo(expr, label), _kinks(expr)
     out: dict[str, mpmath.mpf] = {}
     with mpmath.workdps(_DPS):
         _tail_check(memo, label)
         for key in ("nu", *[k for k in keys if k != "nu"]):
             v1, v2, err = _quadrature(memo, key, kinks, label)
-            scale = max(abs(v1), mpmath.sqrt(abs(out.get("nu", v1))), mpmath.mpf(10) ** -150)
+            if key == "nu" and max(abs(v1), abs(v2)) < _NU_MIN:
+                raise SymrmtInputError(
+                    f"nonlinearity {label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
+                    "attention needs a non-constant f such as tanh(x)"
+                )
+            scale = max(abs(v1), mpmath.sqrt(abs(out.get("nu", v1))))
             if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
                 raise SymrmtInputError(
                     f"quadrature of {key} for nonlinearity {label} did not converge (two rules give "
@@ -551,11 +656,14 @@ def _polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
 
 def _parity_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
     """Zeros (and a_0) implied by f(x) + f(-x) = const (odd part only) or f(x) = f(-x)."""
-    memo = _mp_compile(expr)
-    with mpmath.workdps(_DPS):
-        pts = [mpmath.mpf(t) for t in (0.3, 1.1, 2.7)]
-        sums = [_safe_real(memo, t) + _safe_real(memo, -t) for t in pts]
-        diffs = [_safe_real(memo, t) - _safe_real(memo, -t) for t in pts]
+    try:
+        memo = _mp_compile(expr)
+        with mpmath.workdps(_DPS):
+            pts = [mpmath.mpf(t) for t in (0.3, 1.1, 2.7)]
+            sums = [_safe_real(memo, t) + _safe_real(memo, -t) for t in pts]
+            diffs = [_safe_real(memo, t) - _safe_real(memo, -t) for t in pts]
+    except (ArithmeticError, ValueError, TypeError):
+        return {}
     tol = mpmath.mpf(10) ** -20 * (1 + max(abs(s) for s in sums + diffs))
     out: dict[str, sp.Expr] = {}
     mirrored = expr.xreplace({X: -X})
@@ -585,33 +693,39 @@ def _cheap_simplify(e: sp.Expr) -> sp.Expr | None:
     return sp.simplify(e)
 
 
-def _match_scaled(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr]):
-    """(c, k) with expr == c * template(k x), c, k nonzero numbers; else None."""
-    c, k = sp.Wild("c", exclude=[X]), sp.Wild("k", exclude=[X])
-    m = expr.match(c * template(k * X))
-    if not m or not m.get(c) or not m.get(k) or not m[c].is_number or not m[k].is_number:
+def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr]):
+    """(c, k, d) with expr == c * template(k x) + d for real numbers c, k != 0 and d; else None."""
+    c, k, d = (sp.Wild(n, exclude=[X]) for n in "ckd")
+    m = expr.match(c * template(k * X) + d)
+    if not m or any(m.get(w) is None or not m[w].is_number or not m[w].is_real for w in (c, k, d)):
         return None
-    if not (m[c].is_real and m[k].is_real):
-        return None
-    return m[c], m[k]
+    return (m[c], m[k], m[d]) if m[c] != 0 and m[k] != 0 else None
 
 
 def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr], set[str]]:
-    """Known closed forms, and the keys known to have none (SymPy is then not tried)."""
-    m = _match_scaled(expr, sp.erf)
+    """Known closed forms, and the keys known to have none (SymPy is then not tried).
+
+    - :math:`c\,\operatorname{erf}(kx) + d`: :math:`a_0 = d`, :math:`a_1 = 2ck/\sqrt{\pi(1+2k^2)}`,
+      :math:`a_2 = 0`, :math:`\nu = c^2 \tfrac{2}{\pi}\arcsin\tfrac{2k^2}{1+2k^2} + d^2`.
+    - :math:`c\tanh(kx) + d` and :math:`c/(1+e^{kx}) + d` (sigmoids, :math:`= c/2 + d - (c/2)\tanh(kx/2)`):
+      :math:`a_0` and the even :math:`a_{2j} = 0` are exact; no closed form is known for :math:`a_1`, :math:`\nu`
+      or the odd coefficients.
+    """
+    m = _match(expr, sp.erf)
     if m:
-        c, k = m
+        c, k, d = m
         r = 2 * k**2 / (1 + 2 * k**2)
-        table = {
-            "a0": sp.S.Zero,
-            "a1": c * 2 * k / sp.sqrt(sp.pi * (1 + 2 * k**2)),
-            "a2": sp.S.Zero,
-            "nu": c**2 * 2 / sp.pi * sp.asin(r),
-        }
-        return {key: sp.nsimplify(table[key]) if key in table else None for key in keys if key in table}, set()
-    none_known = {"a1", "nu"} | {key for key in keys if key != "nu" and int(key[1:]) % 2 == 1}
-    if _match_scaled(expr, sp.tanh) or _match_scaled(expr, lambda u: 1 / (1 + sp.exp(u)) - sp.S.Half):
-        return {}, none_known & set(keys)
+        table = {"a0": d, "a1": 2 * c * k / sp.sqrt(sp.pi * (1 + 2 * k**2)), "a2": sp.S.Zero}
+        table["nu"] = c**2 * 2 / sp.pi * sp.asin(r) + d**2
+        return {key: table[key] for key in keys if key in table}, set()
+    odd = {"nu"} | {key for key in keys if key != "nu" and int(key[1:]) % 2 == 1}
+    for template, mean in ((sp.tanh, lambda c, d: d), (lambda u: 1 / (1 + sp.exp(u)), lambda c, d: c / 2 + d)):
+        m = _match(expr, template)
+        if m:
+            c, _, d = m
+            even = {key: sp.S.Zero for key in keys if key != "nu" and int(key[1:]) % 2 == 0}
+            even.update({"a0": mean(c, d)} if "a0" in keys else {})
+            return even, odd & set(keys)
     return {}, set()
 
 
@@ -637,11 +751,12 @@ def _symbolic_worker(conn, expr: sp.Expr, key: str) -> None:  # pragma: no cover
 
 
 def _context():
-    methods = mp_ctx.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = mp_ctx.get_context("forkserver")
-        ctx.set_forkserver_preload(["sympy", "symrmt.nonlinearity"])
-        return ctx
+    """fork on Linux: instant, and unlike spawn/forkserver it does not re-import the user's
+    ``__main__`` (a script without a ``__name__`` guard would otherwise recurse). The
+    children run only pure-Python SymPy and exit, so the usual fork hazards (locks held
+    by other threads, BLAS thread pools) do not apply. Elsewhere: spawn."""
+    if sys.platform.startswith("linux"):
+        return mp_ctx.get_context("fork")
     return mp_ctx.get_context("spawn")
 
 
@@ -658,7 +773,9 @@ class _Job:
     def __init__(self, ctx, expr: sp.Expr, key: str, timeout: float):
         self.key, (self.receiver, sender) = key, ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_symbolic_worker, args=(sender, expr, key), daemon=True)
-        self.proc.start()
+        with warnings.catch_warnings():  # Python >= 3.12 warns about fork in a threaded process
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.proc.start()
         sender.close()
         self.deadline = time.monotonic() + timeout
 
@@ -719,32 +836,38 @@ def _agrees(value: sp.Expr, numeric, scale) -> bool:
         return bool(mpmath.isfinite(approx) and abs(approx - numeric) <= _EXACT_RTOL * scale)
 
 
+def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict) -> tuple[list, set[str]]:
+    """Closed-form candidates that need no integration, in order of preference, and the keys
+    SymPy should not be asked about (already known, or known to have no closed form)."""
+    table, no_closed_form = _table_exact(expr, keys)
+    known = {**_polynomial_exact(expr, keys), **_parity_exact(expr, keys)}
+    candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
+    candidates += [(known, "exact"), (table, "table")]
+    return candidates, no_closed_form | set(known) | set(table) | set(hints)
+
+
 def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: float, hints=None, skip=()):
-    """{key: (mpf value, exact or None, source)} for ``keys`` (plus "nu", always computed)."""
-    label = repr(str(expr)[:80])
-    candidates: list[tuple[dict[str, sp.Expr], str]] = []
-    symbolic_keys: list[str] = []
+    """{key: (mpf value, closed form or None, source)} for ``keys``; "nu" is always computed.
+
+    ``hints`` maps keys to (closed form, source) candidates; ``skip`` lists keys SymPy
+    should not be asked about. Every candidate must agree with the quadrature."""
+    candidates, symbolic_keys = [], []
     if method == "auto":
-        table, no_closed_form = _table_exact(expr, keys)
-        known = {**_polynomial_exact(expr, keys), **_parity_exact(expr, keys), **(hints or {})}
-        candidates = [(known, "exact"), (table, "table")]
-        skip = set(skip) | no_closed_form | set(known) | set(table)
-        symbolic_keys = [k for k in keys if k not in skip]
-    numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, label)
+        candidates, known = _cheap_candidates(expr, keys, hints or {})
+        # nu first: it is usually the slowest integral, so it should not wait for a free CPU
+        symbolic_keys = sorted(set(keys) - known - set(skip), key=lambda k: (k != "nu", k))
+    numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, repr(str(expr)[:80]))
     candidates.append((found, "exact"))
-    nu = numeric_values["nu"]
     out = {}
     for key in keys:
         value = numeric_values[key]
-        scale = max(abs(value), mpmath.sqrt(abs(nu)))
-        exact, source = None, "numeric"
+        scale = max(abs(value), mpmath.sqrt(abs(numeric_values["nu"])))
+        out[key] = (value, None, "numeric")
         for cands, src in candidates:
             if key in cands and _agrees(cands[key], value, scale):
-                exact, source = cands[key], src
-                value = _to_mp(exact)
-                value = value.real if isinstance(value, mpmath.mpc) else value
+                exact_value = _to_mp(cands[key])
+                out[key] = (getattr(exact_value, "real", exact_value), cands[key], src)
                 break
-        out[key] = (value, exact, source)
     return out
 
 
@@ -916,11 +1039,12 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
         return expr, values, 0.0
     shift = a0_exact if exact_shift else sp.Float(a0, _DPS)
     centered = expr - shift
-    hints = {k: values[k][1] for k in ("a1", "a2") if values[k][1] is not None}
+    # a_k (k >= 1) do not change when a constant is subtracted; nu loses a0^2
+    hints = {k: values[k][1:] for k in ("a1", "a2") if values[k][1] is not None}
     if exact_shift:
-        hints["a0"] = sp.S.Zero
+        hints["a0"] = (sp.S.Zero, "exact")
         if values["nu"][1] is not None:
-            hints["nu"] = sp.simplify(values["nu"][1] - shift**2)
+            hints["nu"] = (sp.simplify(values["nu"][1] - shift**2), values["nu"][2])
     skip = {k for k in _KEYS if values[k][2] == "numeric"}
     new = _coefficients(centered, _KEYS, method, timeout, hints=hints, skip=skip)
     _check_nonzero(new, label)
