@@ -269,7 +269,7 @@ def _parse_string(src: str) -> sp.Expr:
             f"({_VOCABULARY})"
         ) from None
     try:
-        return sp.sympify(_Builder(text).build(tree))
+        return _Builder(text).build(tree)
     except RecursionError:
         raise SymrmtInputError(f"nonlinearity {text[:80]!r} is nested too deeply; simplify it") from None
 
@@ -535,15 +535,18 @@ _CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1
 
 
 class _Memo:
-    """f evaluated at mpmath points, remembered: the Hermite integrals share their nodes."""
+    """f and the Gaussian weight at mpmath points, remembered (the Hermite integrals share
+    their quadrature nodes), and the verified integrals already computed for this f."""
 
     def __init__(self, expr: sp.Expr, label: str):
         self.fn, self.values, self.label = _mp_compile(expr), {}, label
+        self.kinks, self.results, self.tails_checked = _kinks(expr), {}, False
 
     def __call__(self, t):
+        """(f(t), exp(-t^2/2))."""
         v = self.values.get(t)
         if v is None:
-            v = self.values[t] = self._evaluate(t)
+            v = self.values[t] = (self._evaluate(t), mpmath.exp(-t * t / 2))
         return v
 
     def _evaluate(self, t):
@@ -569,63 +572,74 @@ def _hermite_poly_mp(k: int, t):
     return h1
 
 
-def _tail_check(memo: _Memo, label: str) -> None:
+def _tail_check(memo: _Memo) -> None:
     """Refuse f whose f(x)^2 exp(-x^2/2) has not died out at |x| = 40 and 80 (not square-integrable).
 
     Both quadrature rules (and the cutoff at |x| = 100) rely on this: beyond 80 the
     integrands are assumed to keep decaying."""
-    bulk = max(abs(memo(mpmath.mpf(t))) ** 2 * mpmath.exp(-mpmath.mpf(t) ** 2 / 2) for t in _REAL_PROBES)
+    h = lambda t: abs(memo(mpmath.mpf(t))[0]) ** 2 * memo(mpmath.mpf(t))[1]  # noqa: E731
+    bulk = max(h(t) for t in _REAL_PROBES)
     for t in (-80, -40, 40, 80):
-        tt = mpmath.mpf(t)
-        tail = abs(tt) * abs(memo(tt)) ** 2 * mpmath.exp(-tt**2 / 2)
+        tail = abs(t) * h(t)
         if tail > mpmath.mpf(10) ** -16 * max(bulk, mpmath.mpf(10) ** -300):
             raise SymrmtInputError(
-                f"nonlinearity {label} is not square-integrable under the Gaussian, or too heavy-tailed for "
+                f"nonlinearity {memo.label} is not square-integrable under the Gaussian, or too heavy-tailed for "
                 f"reliable quadrature: |x| f(x)^2 exp(-x^2/2) = {mpmath.nstr(tail, 3)} at x = {t}. "
                 "E f(xi)^2 must be finite: use an f that grows slower than exp(x^2/4), e.g. tanh, erf, a polynomial"
             )
+    memo.tails_checked = True
 
 
-def _quadrature(memo: _Memo, key: str, kinks: list[float], label: str):
-    """The value of ``key`` (a_k or nu) by two tanh-sinh rules that must agree."""
+def _quadrature(memo: _Memo, key: str):
+    """The value of ``key`` (a_k or nu) by two tanh-sinh rules on different partitions, and an error bound."""
     k = None if key == "nu" else int(key[1:])
     norm = mpmath.sqrt(2 * mpmath.pi) * (1 if k is None else mpmath.sqrt(mpmath.factorial(k)))
 
     def integrand(t):
         if abs(t) > _CUTOFF:
             return mpmath.mpf(0)
-        w = mpmath.exp(-t * t / 2)
-        return memo(t) ** 2 * w if k is None else memo(t) * _hermite_poly_mp(k, t) * w
+        f, w = memo(t)
+        return f * f * w if k is None else f * _hermite_poly_mp(k, t) * w
 
-    inner = [mpmath.mpf(p) for p in kinks]
-    coarse = sorted({-40.0, -20.0, -10.0, -5.0, -2.0, 2.0, 5.0, 10.0, 20.0, 40.0, *kinks})
+    inner = [mpmath.mpf(p) for p in memo.kinks]
+    coarse = sorted({-40.0, -12.0, -4.0, 4.0, 12.0, 40.0, *memo.kinks})
     v1, e1 = mpmath.quad(integrand, [-mpmath.inf, *inner, mpmath.inf], error=True)
     v2, e2 = mpmath.quad(integrand, [mpmath.mpf(p) for p in coarse], error=True)
     return v1 / norm, v2 / norm, max(e1, e2) / norm
 
 
+@lru_cache(maxsize=64)
+def _memo_for(key: str, expr: sp.Expr, label: str) -> _Memo:  # noqa: ARG001 - key carries the identity
+    return _Memo(expr, label)
+
+
 def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath.mpf]:
-    """Verified 30-digit quadrature values of ``keys`` (``nu`` always included)."""
-    memo, kinks = _Memo(expr, label), _kinks(expr)
-    out: dict[str, mpmath.mpf] = {}
+    """Verified 30-digit quadrature values of ``keys`` (``nu`` always included); cached per f."""
+    memo = _memo_for(sp.srepr(expr), expr, label)
     with mpmath.workdps(_DPS):
-        _tail_check(memo, label)
+        if not memo.tails_checked:
+            _tail_check(memo)
         for key in ("nu", *[k for k in keys if k != "nu"]):
-            v1, v2, err = _quadrature(memo, key, kinks, label)
-            if key == "nu" and max(abs(v1), abs(v2)) < _NU_MIN:
-                raise SymrmtInputError(
-                    f"nonlinearity {label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
-                    "attention needs a non-constant f such as tanh(x)"
-                )
-            scale = max(abs(v1), mpmath.sqrt(abs(out.get("nu", v1))))
-            if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
-                raise SymrmtInputError(
-                    f"quadrature of {key} for nonlinearity {label} did not converge (two rules give "
-                    f"{mpmath.nstr(v1, 15)} and {mpmath.nstr(v2, 15)}): f may have a pole or a non-integrable "
-                    "singularity on the real line, or grow too fast; use a bounded or polynomially growing f"
-                )
-            out[key] = v1
-    return out
+            if key not in memo.results:
+                memo.results[key] = _verified(memo, key)
+    return {key: memo.results[key] for key in ("nu", *keys)}
+
+
+def _verified(memo: _Memo, key: str):
+    v1, v2, err = _quadrature(memo, key)
+    if key == "nu" and max(abs(v1), abs(v2)) < _NU_MIN:
+        raise SymrmtInputError(
+            f"nonlinearity {memo.label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
+            "attention needs a non-constant f such as tanh(x)"
+        )
+    scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
+    if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
+        raise SymrmtInputError(
+            f"quadrature of {key} for nonlinearity {memo.label} did not converge (two rules give "
+            f"{mpmath.nstr(v1, 15)} and {mpmath.nstr(v2, 15)}): f may have a pole or a non-integrable "
+            "singularity on the real line, or grow too fast; use a bounded or polynomially growing f"
+        )
+    return v1
 
 
 # --------------------------------------------------------------- exact values
@@ -703,7 +717,7 @@ def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr]):
 
 
 def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr], set[str]]:
-    """Known closed forms, and the keys known to have none (SymPy is then not tried).
+    r"""Known closed forms, and the keys known to have none (SymPy is then not tried).
 
     - :math:`c\,\operatorname{erf}(kx) + d`: :math:`a_0 = d`, :math:`a_1 = 2ck/\sqrt{\pi(1+2k^2)}`,
       :math:`a_2 = 0`, :math:`\nu = c^2 \tfrac{2}{\pi}\arcsin\tfrac{2k^2}{1+2k^2} + d^2`.
@@ -905,9 +919,9 @@ class HermiteCoefficients:
 
     Examples
     --------
-    >>> h = hermite("sin(x)")
-    >>> h.exact["a1"], round(h.nu, 12)
-    (exp(-1/2), 0.432332358382)
+    >>> h = hermite("x**3 - 3*x + x**2", center=True)
+    >>> h.f, h.centered_by, h.exact["a2"], h.nu
+    (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
     """
 
     f: sp.Expr
@@ -1004,8 +1018,8 @@ def hermite(
     >>> h = hermite("erf(x)")
     >>> h.exact["a1"], h.source["nu"]
     (2*sqrt(3)/(3*sqrt(pi)), 'table')
-    >>> hermite("relu(x)", center=True).exact["nu"]
-    (-1 + pi)/(2*pi)
+    >>> hermite("tanh(x)").source
+    {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
     """
     expr = parse_nonlinearity(f)
     _check_options(method, timeout)
@@ -1024,16 +1038,16 @@ def hermite(
 @lru_cache(maxsize=256)
 def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
     label = repr(str(expr)[:80])
-    values = _coefficients(expr, _KEYS, method, timeout)
-    _check_nonzero(values, label)
-    a0, a0_exact, _ = values["a0"]
-    if abs(a0) > _A0_TOL and not center:
-        shown = a0_exact if a0_exact is not None else mpmath.nstr(a0, 15)
+    a0 = _numeric(expr, ("a0",), label)["a0"]
+    if abs(a0) > _A0_TOL and not center:  # refuse before spending seconds on SymPy
         raise SymrmtInputError(
-            f"nonlinearity {label} is not centered: a0 = E f(xi) = {shown} (= {float(a0):.6g}), and the theory "
+            f"nonlinearity {label} is not centered: a0 = E f(xi) = {mpmath.nstr(a0, 15)}, and the theory "
             "needs a0 = 0. Pass center=True (Python) or --center (command line) to subtract a0, or subtract it "
             "in the formula"
         )
+    values = _coefficients(expr, _KEYS, method, timeout)
+    _check_nonzero(values, label)
+    a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
     if not center or not (exact_shift or (a0_exact is None and abs(a0) > _ZERO_ATOL * mpmath.sqrt(values["nu"][0]))):
         return expr, values, 0.0
