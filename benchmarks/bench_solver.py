@@ -1,0 +1,99 @@
+"""Speed of the theory, measured (not asserted): run ``python benchmarks/bench_solver.py``.
+
+Prints, each next to a baseline measured in the same run:
+
+1. a 200-point gamma curve (target < 50 ms after the first build), against the
+   same 200 points solved one call at a time (the notebook way);
+2. vectorized throughput on a random cloud of 10^4 parameter points (target
+   >= 10^4 points per second), against the same one call at a time on a sample;
+3. the one-time symbolic build for a new f in a fresh process (target < 10 s):
+   Hermite coefficients, derivation and code generation, against the bare
+   interpreter start-up with numpy, sympy and scipy imported.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from symrmt.geometry import Geometry
+from symrmt.theory import attention_error, solve_attention
+
+TANH = (0.6057055, 0.3942945)
+
+
+def best_of(fn, repeat: int = 7) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def curve() -> None:
+    gamma = np.geomspace(1e-3, 1e2, 200)
+    geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
+    attention_error(TANH, 1.0, gamma, geometry)                     # first build (not timed)
+    vectorized = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry))
+    looped = best_of(lambda: [attention_error(TANH, 1.0, g, geometry) for g in gamma], repeat=2)
+    print(f"200-point gamma curve: {1e3 * vectorized:7.1f} ms   (target < 50 ms; "
+          f"one call per point: {1e3 * looped:7.1f} ms, ratio {looped / vectorized:5.1f}x)")
+
+
+def cloud(points: int = 10_000) -> None:
+    rng = np.random.default_rng(0)
+    frames = rng.standard_normal((points, 3, 3))
+    units = frames / np.linalg.norm(frames, axis=-1, keepdims=True)
+    norms = rng.uniform(0, 1.5, (points, 3))
+    vectors = units * norms[..., None]
+    gram = np.einsum("nik,njk->nij", vectors, vectors)
+    params = dict(c=rng.uniform(0.3, 3.0, points), gamma=10 ** rng.uniform(-2, 1, points),
+                  d=rng.uniform(-0.5, 0.5, points))
+    gram_entries = dict(theta=gram[:, 0, 0], alpha_K=gram[:, 0, 1], alpha_Q=gram[:, 0, 2],
+                        omega_KK=gram[:, 1, 1], omega_QQ=gram[:, 2, 2], omega_KQ=gram[:, 1, 2])
+    solve_attention(TANH, params["c"][:10], params["gamma"][:10], d=params["d"][:10],
+                    gram={k: v[:10] for k, v in gram_entries.items()})
+    start = time.perf_counter()
+    result = solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
+    vectorized = time.perf_counter() - start
+    sample = 100
+    start = time.perf_counter()
+    for i in range(sample):
+        solve_attention(TANH, params["c"][i], params["gamma"][i], d=params["d"][i],
+                        gram={k: v[i] for k, v in gram_entries.items()})
+    looped = (time.perf_counter() - start) / sample * points
+    print(f"vectorized cloud: {points / vectorized:9.0f} points/s   (target >= 1e4; "
+          f"one call per point: {points / looped:7.0f} points/s, ratio {looped / vectorized:5.1f}x; "
+          f"max residual {result.residual.max():.1e})")
+
+
+BUILD = """
+import time; start = time.perf_counter()
+from symrmt.nonlinearity import hermite
+from symrmt.theory import attention_error
+h = hermite("{f}")
+attention_error(h, 1.0, 0.1)
+print(time.perf_counter() - start)
+"""
+BARE = "import time; start = time.perf_counter(); import numpy, scipy, sympy; print(time.perf_counter() - start)"
+
+
+def build(f: str = "tanh(2*x)/2 + sin(x)/3") -> None:
+    def run(code: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+        return time.perf_counter() - start
+
+    fresh = run(BUILD.format(f=f))
+    bare = run(BARE)
+    print(f"first build for a new f ({f}), fresh process: {fresh:5.2f} s   (target < 10 s; "
+          f"bare start-up with numpy/scipy/sympy: {bare:4.2f} s)")
+
+
+if __name__ == "__main__":
+    curve()
+    cloud()
+    build()
