@@ -272,7 +272,12 @@ def _anchors(problem: _Problem) -> np.ndarray:
 
 
 def _solve_unknowns(problem: _Problem) -> np.ndarray:
-    """The Dyson unknowns at every target: anchors by continuation, the rest by one predictor step + Newton."""
+    """Starting values of the Dyson unknowns at every target.
+
+    Anchors are continued to their targets; every other point gets one Euler step
+    from its anchor (``solve`` then polishes all of them with Newton, and falls
+    back to continuation where that fails).
+    """
     size = problem.flat["c"].size
     if not problem.compiled.unknowns:
         return np.zeros((0, size))
@@ -281,12 +286,7 @@ def _solve_unknowns(problem: _Problem) -> np.ndarray:
     t_anchor, rate_anchor = _continue(problem, anchors)
     position = np.searchsorted(anchors, anchor)
     gamma = problem.flat["gamma"]
-    guess = t_anchor[:, position] + rate_anchor[:, position] * (gamma - gamma[anchor])
-    everyone = np.arange(size)
-    t, ok, _, _ = _newton(problem, guess, gamma, everyone, PATH_TOLERANCE)
-    if not ok.all():                                   # fall back to full continuation where needed
-        t[:, ~ok] = _continue(problem, everyone[~ok])[0]
-    return t
+    return t_anchor[:, position] + rate_anchor[:, position] * (gamma - gamma[anchor])
 
 
 def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
