@@ -39,6 +39,17 @@ def parse_gamma(text: str) -> np.ndarray:
     return values
 
 
+def _argument(parse):
+    """Wrap a parser so that argparse shows its message (argparse hides a plain ValueError's text)."""
+    def wrapped(text: str):
+        try:
+            return parse(text)
+        except SymrmtInputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    wrapped.__name__ = parse.__name__
+    return wrapped
+
+
 def _add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--f", required=required, metavar="EXPR",
                    help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; "
@@ -55,7 +66,7 @@ def _add_geometry(p: argparse.ArgumentParser) -> None:
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
-    p.add_argument("--gamma", type=parse_gamma, required=True, metavar="G1,G2,...|LO:HI:NUM")
+    p.add_argument("--gamma", type=_argument(parse_gamma), required=True, metavar="G1,G2,...|LO:HI:NUM")
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
@@ -244,7 +255,10 @@ COMMANDS = {"hermite": cmd_hermite, "theory": cmd_theory, "simulate": cmd_simula
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symrmt`` console script; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:           # argparse already printed usage and the problem
+        return int(exc.code or 0)
     try:
         out = COMMANDS[args.command](args)
     except SymrmtInputError as exc:
