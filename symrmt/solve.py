@@ -325,8 +325,14 @@ def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
         (phi, error), (phi_coarse, error_coarse) = _evaluate(problem, t, rate, local)
         accurate = (np.abs(error - error_coarse) <= quadrature_tolerance) & (
             np.abs(phi - phi_coarse) <= quadrature_tolerance * np.abs(phi))
-        if problem.nodes * 3 > MAX_NODES:
-            accurate[:] = True                      # _check below still refuses non-finite output
+        if problem.nodes * 3 > MAX_NODES and not accurate.all():
+            i = int(np.flatnonzero(~accurate)[0])
+            raise ConvergenceError(
+                f"the spectral average did not reach {quadrature_tolerance:g} with {problem.nodes} nodes at "
+                + ", ".join(f"{k}={problem.flat[k][i]:.4g}" for k in problem.names)
+                + " (estimated error %.2g); gamma is too small for the quadrature here: "
+                "use a larger gamma (see symrmt.theory.ridgeless_error for the gamma -> 0 limit)."
+                % abs(error[i] - error_coarse[i]))
         done = pending[accurate]
         out["error"][done], out["phi"][done], out["residual"][done] = error[accurate], phi[accurate], residual[accurate]
         unknowns[:, done] = t[:, accurate]

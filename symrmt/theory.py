@@ -23,11 +23,11 @@ import numpy as np
 
 from .codegen import compile_derivation
 from .derive import derive_attention, derive_linear
-from .errors import SymrmtInputError
+from .errors import ConvergenceError, SymrmtInputError
 from .geometry import Geometry
 from .solve import SolveResult, solve
 
-__all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data"]
+__all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
@@ -121,7 +121,7 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     Examples
     --------
     >>> import numpy as np
-    >>> np.round(attention_error("tanh", c=1.0, gamma=[0.01, 0.1, 1.0]), 3)
+    >>> np.round(attention_error("tanh(x)", c=1.0, gamma=[0.01, 0.1, 1.0]), 3)
     array([0.167, 0.453, 0.743])
     """
     return solve_attention(f, c, gamma, geometry, d, gram).error
@@ -137,3 +137,41 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     0.447214
     """
     return solve_linear(c, gamma, geometry, gram).error
+
+
+#: gamma sequence for the ridgeless limit (half-decade steps down to 1e-5).
+RIDGELESS_GAMMAS = 10.0 ** -np.arange(2.0, 5.01, 0.5)
+
+
+def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
+                    tolerance: float = 1e-5) -> float:
+    r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)`, when it is reached numerically.
+
+    :math:`E(\gamma) = \frac{\gamma^2}{n} y^\top Q^2 y` tends to the squared norm of
+    :math:`y` on the null space of :math:`K^\top C K` (over :math:`n`); for :math:`c < 1`
+    that null space has dimension at least :math:`n - p` and the limit is positive.
+    The theory is evaluated on :data:`RIDGELESS_GAMMAS` (down to :math:`10^{-5}`); the
+    last value is returned when the last two half-decade steps differ by less than
+    ``tolerance``. Otherwise :class:`ConvergenceError` says so: for :math:`c \ge 1`,
+    :math:`E` typically goes to 0 like :math:`\sqrt\gamma` (the kernel
+    :math:`a_1\lambda + \kappa` vanishes inside the spectrum), too slowly to certify.
+
+    Examples
+    --------
+    >>> round(ridgeless_error("tanh(x)", 0.5), 6)    # noise only: the null space holds 1 - c of y
+    0.5
+    """
+    if kind == "attention":
+        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d)
+    elif kind == "linear":
+        values = linear_error(c, RIDGELESS_GAMMAS, geometry)
+    else:
+        raise SymrmtInputError(f"kind = {kind!r}: use 'attention' or 'linear'.")
+    step = abs(values[-1] - values[-2])
+    if step > tolerance:
+        raise ConvergenceError(
+            f"E(gamma) still moves by {step:.2g} between gamma = {RIDGELESS_GAMMAS[-2]:.2g} and "
+            f"{RIDGELESS_GAMMAS[-1]:.2g} (values {np.round(values, 6).tolist()}); the ridgeless limit is not "
+            "reached at the smallest gamma the quadrature resolves."
+        )
+    return float(values[-1])

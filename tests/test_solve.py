@@ -125,3 +125,22 @@ def test_bad_parameters_are_refused(bad):
 def test_nu_below_a1_squared_is_refused():
     with pytest.raises(SymrmtInputError, match="nu >= a_1"):
         attention_error((1.0, 0.5), 1.0, 0.1)
+
+
+def test_ridgeless_limit_on_noise_is_the_null_space_fraction():
+    # y is independent of X on noise, and K^T C K has rank p = cn < n: E(0+) = 1 - c.
+    from symrmt.theory import ridgeless_error
+
+    for c in (0.3, 0.5, 0.8):
+        assert np.isclose(ridgeless_error(TANH, c), 1 - c, atol=2e-6)
+        assert np.isclose(ridgeless_error(TANH, c, kind="linear"), 1 - c, atol=2e-6)
+
+
+def test_ridgeless_limit_refuses_when_not_reached_and_tiny_gamma_is_refused():
+    from symrmt.errors import ConvergenceError
+    from symrmt.theory import ridgeless_error
+
+    with pytest.raises(ConvergenceError, match="not reached"):
+        ridgeless_error(TANH, 2.0)
+    with pytest.raises(ConvergenceError, match="too small for the quadrature"):
+        attention_error(TANH, 1.0, 1e-8)

@@ -109,7 +109,7 @@ def ridge_pencil(kernel: sp.Expr, kernel_wigner: sp.Expr, data_gram: sp.Expr) ->
     Examples
     --------
     >>> from symrmt.derive.symbols import lam
-    >>> ridge_pencil(sp.Integer(1), 0, c * lam).resolvent()[0, 0]
+    >>> sp.simplify(ridge_pencil(sp.Integer(1), 0, c * lam).resolvent()[0, 0])
     1/(c*lambda + gamma)
     """
     deterministic = sp.Matrix([[gamma, kernel, 0], [kernel, 0, 1], [0, 1, data_gram]])
