@@ -61,10 +61,12 @@ __all__ = ["SimulationResult", "simulate", "simulate_once"]
 #: Rows of the score matrix updated per block by the rank-one term (bounds the temporary).
 _BLOCK_ROWS = 256
 
-#: Largest a-priori relative error of E accepted from eigh of the Gram matrix; above it
-#: (very small gamma) the SVD is used. Far below Monte Carlo noise (~1e-3), far above
-#: what the bound actually realizes (it is pessimistic by orders of magnitude).
-_GRAM_RTOL = 1e-8
+#: Largest a-priori error estimate (relative, on E) accepted from eigh of the Gram matrix;
+#: above it (very small gamma) the SVD is used. The estimate is pessimistic: measured
+#: realized errors were 1e-4 to 1e-9 times it (n = 512, 2048; c = 1, 2; gamma from 1e-8
+#: to 1e-2; tanh with signal and weights), so the Gram route stays within ~1e-9 relative,
+#: far below Monte Carlo noise (~1e-3).
+_GRAM_RTOL = 1e-5
 
 
 @dataclass(frozen=True, eq=False)
@@ -323,22 +325,24 @@ def _ridge_errors(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray
 
     Which factorization (the accuracy/speed trade-off):
 
-    * m < n: thin SVD of ``F``. Its cost is that of an m-by-m problem, and it handles
+    * m < n: thin SVD of ``F``. Its cost grows like m^2 n, not n^3, and it handles
       the (n - m)-dimensional null space exactly, where eigh of the n-by-n Gram would
       return n - m spurious eigenvalues of size eps*||F||^2/n.
     * m >= n: eigh of the n-by-n Gram :math:`F^\top F/n` (about 3x faster than the
-      SVD) when its error is provably negligible, else the SVD. Forming the Gram
-      squares the condition number: the computed decomposition is exact for a Gram
-      perturbed by :math:`\|\Delta\| \lesssim n\,\epsilon\,\lambda_{\max}` (a pessimistic,
-      dimension-linear estimate), which moves :math:`E` by a relative
+      SVD) unless a pessimistic error estimate says it may not be accurate enough.
+      Forming the Gram squares the condition number: the computed decomposition is
+      exact for a Gram perturbed by :math:`\|\Delta\| \lesssim n\,\epsilon\,\lambda_{\max}`
+      (a dimension-linear backward-error estimate), which moves :math:`E` by a relative
       :math:`\le 2\|\Delta\|/\gamma` to first order (:math:`\|(G+\gamma)^{-1}\| \le 1/\gamma`).
-      If that bound exceeds ``_GRAM_RTOL`` at the smallest :math:`\gamma` the SVD of
-      ``F`` is used instead (after a QR when m > n: :math:`F^\top F = R^\top R`): the
-      SVD gives each :math:`\sigma_i` to :math:`\epsilon\|F\|` absolutely, so
-      :math:`\lambda_i = \sigma_i^2/n` keeps its accuracy down to the smallest
-      :math:`\gamma`. Against a 40-digit reference (n = 60, c in {0.5, 0.95, 1, 2}, gamma
-      from 1e-8 to 1e-2) the SVD route agreed to <= 2e-13 relative; the Gram route to
-      <= 3e-8 at gamma = 1e-8 and <= 5e-12 at gamma = 1e-4, far inside its bound.
+      If that exceeds ``_GRAM_RTOL`` at the smallest :math:`\gamma` (at n = 2048 this
+      happens below gamma ~ 1e-6), the SVD of ``F`` is used instead, after a QR when
+      m > n (:math:`F^\top F = R^\top R`, an n-by-n SVD). The SVD gives each
+      :math:`\sigma_i` to :math:`\epsilon\|F\|` absolutely, so :math:`\lambda_i = \sigma_i^2/n`
+      keeps its accuracy down to the smallest :math:`\gamma`.
+
+    Against a 40-digit reference (n = 60, c in {0.5, 0.95, 1, 2}, tanh, gamma from 1e-8
+    to 1e-2) the SVD route agreed to <= 2e-13 relative; the Gram route to <= 3e-8 at
+    gamma = 1e-8 and <= 5e-12 at gamma = 1e-4.
     """
     m, n = F.shape
     if m >= n:
@@ -415,8 +419,8 @@ def simulate_once(
     -----
     Each error curve costs one factorization of :math:`XK` (resp. :math:`X`) for the
     whole grid: an SVD when :math:`p < n`; when :math:`p \ge n`, eigh of the n-by-n
-    Gram if its a-priori relative error at ``min(gamma)`` is below 1e-8, else an SVD
-    (see ``_ridge_errors``).
+    Gram unless ``min(gamma)`` is so small (below ~1e-6 at n = 2048) that its error
+    estimate exceeds ``_GRAM_RTOL``, then an SVD, about 3x slower (see ``_ridge_errors``).
 
     Examples
     --------
@@ -445,8 +449,10 @@ def _one_draw(f: Callable, label: str, n: int, p: int, grid: np.ndarray, geometr
     """:func:`simulate_once` after validation."""
     y, X, (_, w_k, w_q) = _draw(n, p, geometry, rng, random_frame)
     K = _attention_matrix(_scores(X, w_k, w_q), p, f, label, d)
-    attention = _ridge_errors(X @ K, y, grid)
-    del K
+    features = X @ K
+    del K  # keep at most two n-by-n arrays alive besides the factorization
+    attention = _ridge_errors(features, y, grid)
+    del features
     linear = _ridge_errors(X, y, grid)
     return attention, linear
 
