@@ -26,9 +26,11 @@ over :math:`\sqrt p`).
 Numerics (NumPy only; SymPy is imported only when ``f`` is a string or an expression):
 
 * All :math:`\gamma` come from one factorization per matrix and seed (an SVD, or
-  eigh of the Gram matrix when that is provably accurate enough), never one solve
-  per :math:`\gamma` (see ``_ridge_errors``).
-* Float64 throughout; the n-by-n score matrix is built and transformed in place.
+  eigh of the Gram matrix when a pessimistic error estimate allows it), never one
+  solve per :math:`\gamma` (see ``_ridge_errors``).
+* Float64 throughout; the n-by-n scores are built in place, ``f`` turns them into
+  one new array, and at most a few n-by-n arrays are alive at a time (about 1.5 GB
+  peak at n = p = 4096).
 * :math:`f` is never evaluated on the diagonal :math:`S_{ii} \approx \sqrt p`, which
   is overwritten by :math:`d` anyway (``exp`` or ``x**5`` would overflow there).
 
@@ -374,7 +376,9 @@ def _errors_svd(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 def _errors_gram(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, float]:
     """The eigh route of :func:`_ridge_errors` for m >= n, and its a-priori relative error bound."""
     n = F.shape[1]
-    lam, vectors = np.linalg.eigh((F.T @ F) / n)
+    gram = F.T @ F
+    gram /= n
+    lam, vectors = np.linalg.eigh(gram)
     errors = _shrunk_norm(lam, (vectors.T @ y) ** 2, gamma) / n
     bound = 2.0 * n * np.finfo(np.float64).eps * max(float(lam[-1]), 0.0) / float(gamma.min())
     return errors, bound
@@ -450,7 +454,7 @@ def _one_draw(f: Callable, label: str, n: int, p: int, grid: np.ndarray, geometr
     y, X, (_, w_k, w_q) = _draw(n, p, geometry, rng, random_frame)
     K = _attention_matrix(_scores(X, w_k, w_q), p, f, label, d)
     features = X @ K
-    del K  # keep at most two n-by-n arrays alive besides the factorization
+    del K  # free it before the factorization's workspace is allocated
     attention = _ridge_errors(features, y, grid)
     del features
     linear = _ridge_errors(X, y, grid)
