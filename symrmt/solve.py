@@ -47,13 +47,14 @@ QUADRATURE_TOLERANCE = 1e-6
 TOLERANCE = 1e-11
 #: Looser tolerance on the continuation path (only the target needs TOLERANCE).
 PATH_TOLERANCE = 1e-6
-#: A predictor this close is corrected by one Newton step without a further check.
-PREDICTOR_RESIDUAL = 1e-1
+#: A continuation step is accepted when its Newton correction is at most this fraction of the predicted change.
+STEP_CONTROL = 1.0
+#: Largest continuation step (a ratio in gamma).
+MAX_RATIO = 10.0
 #: Nodes of the cheaper rule used along the continuation path (the target is polished with the full rule).
 PATH_NODES = 24
 MAX_NEWTON = 30
 STEPS_PER_DECADE = 1.5
-MAX_HALVINGS = 12
 #: Continuation starts at START_FACTOR times a crude scale of K^T C K.
 START_FACTOR = 10.0
 
@@ -184,46 +185,6 @@ def _newton(problem: _Problem, t, gamma, index, tolerance: float = TOLERANCE):
     return t, done, size, rate
 
 
-def _advance(problem: _Problem, t, rate, g_from, g_to, index, depth=0):
-    """Move the solution from g_from to g_to: Euler predictor, then one Newton correction.
-
-    One evaluation per step where the predictor lands within PREDICTOR_RESIDUAL (the
-    correction then leaves a residual of its square, and the next step starts from
-    it); elsewhere full Newton, and halving of the step where even that fails.
-    Returns the new ``(t, rate)``.
-    """
-    guess = t + rate * (g_to - g_from)
-    residual, jacobian, dF_dgamma = problem.newton_system(guess, g_to, index)
-    with np.errstate(all="ignore"):
-        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
-    new, new_rate = guess - solved[..., 0].T, -solved[..., 1].T
-    size = np.max(np.abs(residual), axis=0)
-    ok = np.isfinite(size) & (size <= PREDICTOR_RESIDUAL * (1 + np.max(np.abs(guess), axis=0)))
-    ok &= np.isfinite(new).all(axis=0) & np.isfinite(new_rate).all(axis=0)
-    if ok.all():
-        return new, new_rate
-    hard = ~ok
-    sub = index[hard]
-    fixed, converged, _, fixed_rate = _newton(problem, np.where(np.isfinite(guess), guess, t)[:, hard],
-                                              g_to[hard], sub, PATH_TOLERANCE)
-    new[:, hard], new_rate[:, hard] = fixed, fixed_rate
-    if converged.all():
-        return new, new_rate
-    if depth >= MAX_HALVINGS:
-        bad = sub[~converged]
-        raise ConvergenceError(
-            f"the Dyson fixed point did not converge at {bad.size} point(s), e.g. "
-            + ", ".join(f"{k}={problem.flat[k][bad[0]]:.4g}" for k in problem.names)
-            + "; try a larger gamma or report this case."
-        )
-    failed = np.flatnonzero(hard)[~converged]
-    mid = np.sqrt(g_from[failed] * g_to[failed])
-    half_t, half_rate = _advance(problem, t[:, failed], rate[:, failed], g_from[failed], mid, index[failed], depth + 1)
-    new[:, failed], new_rate[:, failed] = _advance(problem, half_t, half_rate, mid, g_to[failed], index[failed],
-                                                   depth + 1)
-    return new, new_rate
-
-
 def _start_gamma(problem: _Problem) -> np.ndarray:
     """A gamma far above every scale of K^T C K, where Newton from t = 0 lands on the physical branch."""
     f = problem.flat
@@ -232,17 +193,48 @@ def _start_gamma(problem: _Problem) -> np.ndarray:
 
 
 def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Continuation in gamma for the points ``index``, from their start gamma down to their targets."""
+    """Continuation in gamma for the points ``index``, from their start gamma down to their targets.
+
+    Each point moves by its own ratio ``gamma -> gamma / ratio``: Euler predictor from the
+    implicit derivative, then one Newton correction. A step is accepted where the
+    correction is small next to the predicted change (``|correction| <= STEP_CONTROL *
+    (|change| + 1e-3 (1 + |t|))``), i.e. the predictor was inside Newton's basin of the
+    branch being followed; then the ratio grows (up to a decade). Elsewhere the step is
+    retried with the square root of the ratio. A full Newton solve from a poor guess is
+    never taken on the path: it can land on an unphysical branch of the discretized
+    equations. All points advance together, one evaluation per round.
+    """
     u = len(problem.compiled.unknowns)
     start, target = _start_gamma(problem)[index], problem.flat["gamma"][index]
     t, ok, res, rate = _newton(problem, np.zeros((u, index.size)), start, index)
     if not ok.all():
         raise ConvergenceError(f"Newton failed at the starting gamma (residual {np.nanmax(res):.3g}).")
-    steps = max(1, int(np.ceil(STEPS_PER_DECADE * np.max(np.log10(start / target)))))
-    fraction = np.linspace(0, 1, steps + 1)[:, None]
-    path = start[None, :] ** (1 - fraction) * target[None, :] ** fraction
-    for k in range(steps):
-        t, rate = _advance(problem, t, rate, path[k], path[k + 1], index)
+    gamma = start.copy()
+    ratio = np.full(index.size, 10.0 ** (1.0 / STEPS_PER_DECADE))
+    active = np.flatnonzero(gamma > target)
+    while active.size:
+        g_next = np.maximum(gamma[active] / ratio[active], target[active])
+        guess = t[:, active] + rate[:, active] * (g_next - gamma[active])
+        residual, jacobian, dF_dgamma = problem.newton_system(guess, g_next, index[active])
+        with np.errstate(all="ignore"):
+            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
+        correction, new_rate = solved[..., 0].T, -solved[..., 1].T
+        scale = np.abs(guess - t[:, active]) + 1e-3 * (1 + np.abs(t[:, active]))
+        ok = np.all(np.isfinite(correction) & np.isfinite(new_rate) & (np.abs(correction) <= STEP_CONTROL * scale),
+                    axis=0)
+        moved = active[ok]
+        t[:, moved], rate[:, moved], gamma[moved] = (guess - correction)[:, ok], new_rate[:, ok], g_next[ok]
+        ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
+        stuck = active[~ok]
+        ratio[stuck] = np.sqrt(ratio[stuck])
+        if np.any(ratio[stuck] < 1 + 1e-6):
+            bad = index[stuck[ratio[stuck] < 1 + 1e-6][0]]
+            raise ConvergenceError(
+                "the continuation of the Dyson fixed point stalled at "
+                + ", ".join(f"{k}={problem.flat[k][bad]:.4g}" for k in problem.names)
+                + "; try a larger gamma or report this case."
+            )
+        active = active[gamma[active] > target[active]]
     return t, rate
 
 
