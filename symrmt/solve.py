@@ -200,8 +200,9 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
     correction is small next to the predicted change (``|correction| <= STEP_CONTROL *
     (|change| + 1e-3 (1 + |t|))``), i.e. the predictor was inside Newton's basin of the
     branch being followed; then the ratio grows (up to a decade). Elsewhere the step is
-    retried with the square root of the ratio. A full Newton solve from a poor guess is
-    never taken on the path: it can land on an unphysical branch of the discretized
+    retried with the square root of the ratio, after re-converging the current point
+    (Newton from an accepted point stays on its branch). A full Newton solve from a poor
+    guess is never taken on the path: it can land on an unphysical branch of the discretized
     equations. All points advance together, one evaluation per round.
     """
     u = len(problem.compiled.unknowns)
@@ -227,6 +228,9 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
         ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
         stuck = active[~ok]
         ratio[stuck] = np.sqrt(ratio[stuck])
+        if stuck.size:   # re-converge where the one-correction steps left a residual, then retry smaller
+            t[:, stuck], _, _, rate[:, stuck] = _newton(problem, t[:, stuck], gamma[stuck], index[stuck],
+                                                        PATH_TOLERANCE)
         if np.any(ratio[stuck] < 1 + 1e-6):
             bad = index[stuck[ratio[stuck] < 1 + 1e-6][0]]
             raise ConvergenceError(
