@@ -15,8 +15,9 @@ Hermite coefficients are taken in the orthonormal convention
 
 so :math:`a_0 = \mathbb E f(\xi)`, :math:`a_1 = \mathbb E[\xi f(\xi)]` and
 :math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`. The theory needs
-:math:`a_0 = 0`: :func:`hermite` refuses an uncentered f unless ``center=True``
-(``--center`` on the command line), which subtracts :math:`a_0`.
+:math:`a_0 = 0`: :func:`hermite` refuses an f with
+:math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` unless ``center=True`` (``--center`` on the
+command line), which subtracts :math:`a_0` (exactly when its closed form is known).
 
 Parsing
 -------
@@ -88,11 +89,13 @@ X: sp.Symbol = sp.Symbol("x", real=True)
 _MAX_LEN = 500
 _MAX_DEPTH = 100
 _MAX_EXPONENT = 64
+_MAX_CONSTANT = 10**100
 _DPS = 30  # working precision of the quadrature (decimal digits)
 _AGREE_RTOL = 1e-13  # two quadrature rules must agree to this (relative to max(|a_k|, sqrt(nu)))
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
+_NU_MAX = 1e300  # E f^2 above this does not fit the float64 results
 _NU_MIN = 1e-40  # E f^2 below this is "f = 0" (the check would otherwise compare round-off)
-_A0_TOL = 1e-12  # |a_0| above this is refused unless center=True
+_A0_TOL = 1e-12  # |a_0| above this (times max(1, sqrt(nu))) is refused unless center=True
 _ZERO_ATOL = 1e-20  # numeric values below this (relative to sqrt(nu)) count as zero when centering
 _KEYS = ("a0", "a1", "a2", "nu")
 
@@ -146,6 +149,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int, int]] = {
     "softsign": (lambda a: a / (1 + sp.Abs(a)), 1, 1),
 }
 
+# Builders whose SymPy constructors compare their arguments (see _Builder._call).
+_COMPARING = {"Abs", "abs", "Max", "max", "Min", "min", "Heaviside", "sign", "relu", "leaky_relu", "elu", "cbrt",
+              "softsign"}
+
 _NAMES: dict[str, sp.Expr] = {"x": X, "pi": sp.pi, "E": sp.E, "e": sp.E}
 
 _BINOPS = {
@@ -168,8 +175,26 @@ def _refuse(src: str, node: ast.AST | None, what: str) -> SymrmtInputError:
     return SymrmtInputError(f"cannot parse nonlinearity {src[:80]!r}: {what}{token} is not allowed ({_VOCABULARY})")
 
 
+def _constant_value(value: sp.Expr, src: str):
+    """The value of a constant subexpression, by the guarded evaluator: SymPy itself would
+    happily spend hours on ``exp(exp(exp(64)))`` when asked to compare or round it."""
+    try:
+        with mpmath.workdps(_DPS):
+            v = _mp_compile(value)(None)
+        if not mpmath.isfinite(v):
+            raise _Overflow(f"value {v}")
+        return v
+    except _Overflow as exc:
+        raise SymrmtInputError(
+            f"cannot parse nonlinearity {src[:80]!r}: the constant {str(value)[:60]!r} is astronomically "
+            f"large ({exc})"
+        ) from None
+    except (ZeroDivisionError, ValueError, TypeError, AttributeError) as exc:
+        raise SymrmtInputError(f"cannot parse nonlinearity {src[:80]!r}: bad constant {str(value)[:60]!r} ({exc})") from None
+
+
 def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr:
-    if exponent.is_number and not exponent.has(sp.zoo, sp.nan) and abs(float(sp.N(exponent))) > _MAX_EXPONENT:
+    if X not in exponent.free_symbols and abs(_constant_value(exponent, src)) > _MAX_EXPONENT:
         raise SymrmtInputError(
             f"cannot parse nonlinearity {src[:80]!r}: exponent in {ast.get_source_segment(src, node)!r} "
             f"is larger than {_MAX_EXPONENT} in absolute value; use a smaller power"
@@ -191,6 +216,33 @@ class _Builder:
         self.src = src
 
     def build(self, node: ast.AST, depth: int = 0) -> sp.Expr:
+        value = self._build(node, depth)
+        if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise SymrmtInputError(
+                f"cannot parse nonlinearity {self.src[:80]!r}: {ast.get_source_segment(self.src, node)!r} is "
+                "infinite or undefined (division by zero?)"
+            )
+        if X not in value.free_symbols:
+            self._check_constant(value, node)
+        return value
+
+    def _check_constant(self, value: sp.Expr, node: ast.AST) -> None:
+        """Constants must be real and at most 1e100 in size: checked bottom-up by the guarded
+        evaluator before SymPy sees them, because SymPy's own comparisons of, e.g.,
+        ``tan(1/(1 + exp(10**200)))`` can run for hours."""
+        v = value if value.is_Rational else _constant_value(value, self.src)
+        if isinstance(v, mpmath.mpc) and abs(v.imag) > 1e-25 * (1 + abs(v.real)):
+            raise SymrmtInputError(
+                f"cannot parse nonlinearity {self.src[:80]!r}: the constant {ast.get_source_segment(self.src, node)!r} "
+                "is not real; f must be real-valued"
+            )
+        if abs(v) > _MAX_CONSTANT:
+            raise SymrmtInputError(
+                f"cannot parse nonlinearity {self.src[:80]!r}: the constant {ast.get_source_segment(self.src, node)!r} "
+                "is larger than 1e100 in absolute value"
+            )
+
+    def _build(self, node: ast.AST, depth: int) -> sp.Expr:
         if depth > _MAX_DEPTH:
             raise SymrmtInputError(f"nonlinearity is nested more than {_MAX_DEPTH} levels deep; simplify it")
         if isinstance(node, ast.Expression):
@@ -251,7 +303,22 @@ class _Builder:
                 f"cannot parse nonlinearity {self.src[:80]!r}: {node.func.id} takes {want} argument(s), "
                 f"got {len(node.args)}"
             )
-        return builder(*(self.build(a, depth + 1) for a in node.args))
+        args = [self.build(a, depth + 1) for a in node.args]
+        if node.func.id in _COMPARING:
+            for arg, arg_node in zip(args, node.args):
+                if X not in arg.free_symbols and any(not p.exp.is_Rational for p in arg.atoms(sp.Pow)):
+                    raise SymrmtInputError(
+                        f"cannot parse nonlinearity {self.src[:80]!r}: the constant argument "
+                        f"{ast.get_source_segment(self.src, arg_node)!r} of {node.func.id} has a non-rational "
+                        "power, which SymPy may take unbounded time to compare; give its value as a decimal"
+                    )
+        try:
+            return builder(*args)
+        except (ValueError, TypeError, ArithmeticError) as exc:  # e.g. SymPy's Max of incomparable constants
+            raise SymrmtInputError(
+                f"cannot parse nonlinearity {self.src[:80]!r}: {ast.get_source_segment(self.src, node)!r} "
+                f"cannot be built ({exc})"
+            ) from None
 
 
 def _parse_string(src: str) -> sp.Expr:
@@ -292,14 +359,21 @@ def _check_real(expr: sp.Expr, label: str) -> None:
         fn = _mp_compile(expr)
     except _Overflow as exc:
         raise SymrmtInputError(f"nonlinearity {label} contains an astronomically large constant ({exc})") from None
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise SymrmtInputError(f"nonlinearity {label} contains a constant that cannot be evaluated ({exc})") from None
     with mpmath.workdps(_DPS):
         for t in _REAL_PROBES:
             try:
                 value = fn(mpmath.mpf(t))
+            except _NotReal as exc:
+                raise SymrmtInputError(
+                    f"nonlinearity {label} is not real-valued (a part of it is {exc} at x = {t}); use a real "
+                    "version such as log(Abs(x)) for log(x), sqrt(Abs(x)) for sqrt(x), cbrt(x) for x**(1/3)"
+                ) from None
             except _Overflow as exc:
                 raise SymrmtInputError(
-                    f"nonlinearity {label} is astronomically large at x = {t} ({exc}); it cannot be "
-                    "square-integrable under the Gaussian"
+                    f"nonlinearity {label} cannot be evaluated at x = {t} ({exc}): it is astronomically large "
+                    "there and cannot be square-integrable under the Gaussian"
                 ) from None
             except (ZeroDivisionError, ValueError, OverflowError, TypeError) as exc:
                 raise SymrmtInputError(f"nonlinearity {label} cannot be evaluated at x = {t}: {exc}") from None
@@ -309,7 +383,10 @@ def _check_real(expr: sp.Expr, label: str) -> None:
                     "version such as log(Abs(x)) for log(x), sqrt(Abs(x)) for sqrt(x), cbrt(x) for x**(1/3)"
                 )
             if not mpmath.isfinite(value):
-                raise SymrmtInputError(f"nonlinearity {label} is not finite at x = {t}")
+                raise SymrmtInputError(
+                    f"nonlinearity {label} is infinite or undefined at x = {t} (value {value}): it cannot be "
+                    "square-integrable under the Gaussian"
+                )
 
 
 def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
@@ -378,40 +455,61 @@ class _NotReal(ArithmeticError):
 
 
 class _Overflow(ArithmeticError):
-    """f (or a part of it) is astronomically large: beyond anything a square-integrable f reaches."""
+    """f (or a part of it) cannot be evaluated at a sane cost: a complex value of
+    astronomical size, or a periodic function of an astronomically large argument."""
 
 
-_EXP_MAX = 11000  # exp(11000) ~ 1e4777: larger arguments overflow (or underflow to 0)
-_HUGE = mpmath.mpf(10) ** 4800
+# Real values beyond _HUGE, and exp/sinh/cosh/powers of size beyond exp(_EXP_MAX), become
+# +-inf (IEEE-like, so that e.g. sigmoid(x**3) = 1/(1 + exp(-x**3)) still evaluates to its
+# limit 0 at x = -40); an inf or nan that reaches the value of f is refused by the caller.
+# Without these bounds mpmath would work for hours on exp(exp(exp(exp(x)))).
+_EXP_MAX = 10**6
+_HUGE = mpmath.mpf(10) ** 100000
+_PERIODIC_MAX = mpmath.mpf(10) ** 100  # sin/cos/tan beyond this are refused (argument reduction cost)
 
 
 def _guard(v):
     if abs(v) > _HUGE:
-        raise _Overflow(f"a value of size {mpmath.nstr(abs(v), 3)}")
+        if isinstance(v, mpmath.mpc):
+            raise _Overflow(f"a complex value of size {mpmath.nstr(abs(v), 3)}")
+        return mpmath.inf if v > 0 else -mpmath.inf
     return v
 
 
 def _exp(a):
     re = mpmath.re(a)
     if re > _EXP_MAX:
-        raise _Overflow(f"exp of {mpmath.nstr(re, 3)}")
+        if isinstance(a, mpmath.mpc):
+            raise _Overflow(f"exp of {mpmath.nstr(a, 3)}")
+        return mpmath.inf
     return mpmath.mpf(0) if re < -_EXP_MAX else mpmath.exp(a)
 
 
-def _cosh_like(fn):
+def _hyperbolic(fn, odd: bool):
     def wrapped(a):
-        if abs(mpmath.re(a)) > _EXP_MAX:
-            raise _Overflow(f"{fn.__name__} of {mpmath.nstr(a, 3)}")
+        if isinstance(a, mpmath.mpf) and abs(a) > _EXP_MAX:
+            return mpmath.inf if (a > 0 or not odd) else -mpmath.inf
+        return fn(a)
+
+    return wrapped
+
+
+def _periodic(name: str, fn):
+    def wrapped(a):
+        if mpmath.isinf(a) or abs(a) > _PERIODIC_MAX:
+            raise _Overflow(f"{name} of {mpmath.nstr(a, 3)}")
         return fn(a)
 
     return wrapped
 
 
 def _pow(b, e):
-    if b != 0 and not (isinstance(e, int) or (mpmath.isint(e) and abs(e) <= _MAX_EXPONENT)):
+    if b != 0 and mpmath.isfinite(b) and mpmath.isfinite(e) and not (mpmath.isint(e) and abs(e) <= _MAX_EXPONENT):
         size = mpmath.re(e * mpmath.log(b))
         if size > _EXP_MAX:
-            raise _Overflow(f"power of size exp({mpmath.nstr(size, 3)})")
+            if b < 0:
+                raise _Overflow(f"a negative number to the power {mpmath.nstr(e, 3)}")
+            return mpmath.inf
         if size < -_EXP_MAX:
             return mpmath.mpf(0)
     return b**e
@@ -420,11 +518,11 @@ def _pow(b, e):
 _MP_FUNCS: dict[type, Callable] = {
     sp.exp: _exp,
     sp.log: mpmath.log,
-    sp.sin: mpmath.sin,
-    sp.cos: mpmath.cos,
-    sp.tan: mpmath.tan,
-    sp.sinh: _cosh_like(mpmath.sinh),
-    sp.cosh: _cosh_like(mpmath.cosh),
+    sp.sin: _periodic("sin", mpmath.sin),
+    sp.cos: _periodic("cos", mpmath.cos),
+    sp.tan: _periodic("tan", mpmath.tan),
+    sp.sinh: _hyperbolic(mpmath.sinh, odd=True),
+    sp.cosh: _hyperbolic(mpmath.cosh, odd=False),
     sp.tanh: mpmath.tanh,
     sp.atan: mpmath.atan,
     sp.asinh: mpmath.asinh,
@@ -524,7 +622,7 @@ def _kinks(expr: sp.Expr) -> list[float]:
         else:
             candidates += list(args)
     for c in candidates:
-        if c.is_polynomial(X) and 0 < sp.degree(c, X) <= 4:
+        if 0 < (_degree_bound(c) or 0) <= 4:
             for r in sp.Poly(c, X).nroots(n=20):
                 if r.is_real and abs(r) < 40:
                     found.add(float(r))
@@ -552,12 +650,16 @@ class _Memo:
     def _evaluate(self, t):
         where = f"nonlinearity {self.label} at x = {mpmath.nstr(t, 8)}"
         try:
-            return _real(self.fn(t))
+            v = _real(self.fn(t))
+            if not mpmath.isfinite(v):
+                raise _Overflow(f"value {v}")
+            return v
         except _NotReal as exc:
             raise SymrmtInputError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
         except _Overflow as exc:
             raise SymrmtInputError(
-                f"{where} is astronomically large ({exc}): f is not square-integrable under the Gaussian"
+                f"{where} is infinite, undefined or astronomically large ({exc}): f is not square-integrable "
+                "under the Gaussian, or not evaluable there"
             ) from None
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
             raise SymrmtInputError(f"{where} cannot be evaluated ({exc}): a pole on the real line?") from None
@@ -632,6 +734,11 @@ def _verified(memo: _Memo, key: str):
             f"nonlinearity {memo.label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
             "attention needs a non-constant f such as tanh(x)"
         )
+    if key == "nu" and v1 > _NU_MAX:
+        raise SymrmtInputError(
+            f"nonlinearity {memo.label} is too large in scale (E f(xi)^2 = {mpmath.nstr(v1, 3)} does not fit in "
+            "a float64): rescale f"
+        )
     scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
     if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
         raise SymrmtInputError(
@@ -651,7 +758,7 @@ def _moment(j: int) -> sp.Integer:
 
 
 def _gaussian_expectation_poly(p: sp.Expr) -> sp.Expr:
-    poly = sp.Poly(sp.expand(p), X)
+    poly = sp.Poly(p, X)
     return sum((c * _moment(m[0]) for m, c in zip(poly.monoms(), poly.coeffs())), sp.S.Zero)
 
 
@@ -662,49 +769,69 @@ def _integrand(expr: sp.Expr, key: str) -> sp.Expr:
     return expr * sp.hermite_prob(k, X) / sp.sqrt(sp.factorial(k))
 
 
+_POLY_MAX_DEGREE = 64
+
+
+def _degree_bound(expr: sp.Expr) -> int | None:
+    """An upper bound on the degree of ``expr`` in x if it is visibly a polynomial, else None
+    (computed structurally: expanding ((x+1)**64 + 1)**64 to find out would take forever)."""
+    if X not in expr.free_symbols:
+        return 0
+    if expr == X:
+        return 1
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        parts = [_degree_bound(a) for a in expr.args]
+        if any(p is None for p in parts):
+            return None
+        return max(parts) if isinstance(expr, sp.Add) else sum(parts)
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer and expr.exp >= 0:
+        base = _degree_bound(expr.base)
+        return None if base is None else base * int(expr.exp)
+    return None
+
+
 def _polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
-    if not expr.is_polynomial(X):
+    """Exact values for a polynomial f of degree <= 64, from the Gaussian moments."""
+    degree = _degree_bound(expr)
+    if degree is None or degree > _POLY_MAX_DEGREE:
         return {}
-    return {key: sp.simplify(_gaussian_expectation_poly(_integrand(expr, key))) for key in keys}
+    return {key: _gaussian_expectation_poly(_integrand(expr, key)) for key in keys}
 
 
-def _parity_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
-    """Zeros (and a_0) implied by f(x) + f(-x) = const (odd part only) or f(x) = f(-x)."""
+def _parity_candidates(expr: sp.Expr) -> tuple[bool, bool]:
+    """(f looks like constant + odd, f looks even), judged at a few points at 30 digits."""
     try:
-        memo = _mp_compile(expr)
+        fn = _mp_compile(expr)
         with mpmath.workdps(_DPS):
             pts = [mpmath.mpf(t) for t in (0.3, 1.1, 2.7)]
-            sums = [_safe_real(memo, t) + _safe_real(memo, -t) for t in pts]
-            diffs = [_safe_real(memo, t) - _safe_real(memo, -t) for t in pts]
+            sums = [_real(fn(t)) + _real(fn(-t)) for t in pts]
+            diffs = [_real(fn(t)) - _real(fn(-t)) for t in pts]
+            tol = mpmath.mpf(10) ** -20 * (1 + max(abs(v) for v in sums + diffs))
+            return max(abs(v - sums[0]) for v in sums) < tol, max(abs(d) for d in diffs) < tol
     except (ArithmeticError, ValueError, TypeError):
-        return {}
-    tol = mpmath.mpf(10) ** -20 * (1 + max(abs(s) for s in sums + diffs))
-    out: dict[str, sp.Expr] = {}
-    mirrored = expr.xreplace({X: -X})
-    if max(abs(s - sums[0]) for s in sums) < tol:  # f = c + odd
-        even = _cheap_simplify(expr + mirrored)
-        if even is not None and X not in even.free_symbols:
-            out.update({k: sp.S.Zero for k in keys if k != "nu" and int(k[1:]) % 2 == 0 and k != "a0"})
-            if "a0" in keys:
-                out["a0"] = even / 2
-    if max(abs(d) for d in diffs) < tol:  # f even
-        odd = _cheap_simplify(expr - mirrored)
-        if odd == 0:
+        return False, False
+
+
+def _parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+    """Zeros (and a_0) implied by f(x) + f(-x) = 2c (f = c + odd: a_0 = c, even a_k = 0) or by
+    f(x) = f(-x) (odd a_k = 0). SymPy's automatic evaluation usually proves it (tanh(-x) is
+    -tanh(x)); otherwise simplify() runs in a child process under the time budget."""
+    odd_plus_c, even = _parity_candidates(expr)
+    mirrored, out = expr.xreplace({X: -X}), {}
+    if odd_plus_c:
+        both = expr + mirrored
+        if X in both.free_symbols:
+            both = _run_limited(_simplify_worker, both, min(timeout, 2.0))
+        if both is not None and X not in both.free_symbols:
+            out.update({k: sp.S.Zero for k in keys if k not in ("nu", "a0") and int(k[1:]) % 2 == 0})
+            out.update({"a0": both / 2} if "a0" in keys else {})
+    if even:
+        diff = expr - mirrored
+        if diff != 0:
+            diff = _run_limited(_simplify_worker, diff, min(timeout, 2.0))
+        if diff == 0:
             out.update({k: sp.S.Zero for k in keys if k != "nu" and int(k[1:]) % 2 == 1})
     return out
-
-
-def _safe_real(fn, t):
-    return _real(fn(t))
-
-
-def _cheap_simplify(e: sp.Expr) -> sp.Expr | None:
-    e = sp.expand(e)
-    if X not in e.free_symbols:
-        return e
-    if sp.count_ops(e) > 200:
-        return None
-    return sp.simplify(e)
 
 
 def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr]):
@@ -747,21 +874,33 @@ def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr]
 
 
 def _symbolic_worker(conn, expr: sp.Expr, key: str) -> None:  # pragma: no cover - runs in a child process
-    """Child process: integrate term by term, send the raw result, then a simplified one."""
-    phi = sp.exp(-(X**2) / 2) / sp.sqrt(2 * sp.pi)
-    terms = sp.Add.make_args(sp.expand(_integrand(expr, key)))
+    """Child process: integrate term by term, send the raw result, then a simplified one.
+
+    An f with Abs/Max/Min/sign/Heaviside is integrated over the two half-lines with x = +-p,
+    p > 0, so that SymPy's assumptions resolve the kinks at 0 (much faster than Piecewise)."""
+    integrand, phi = sp.expand(_integrand(expr, key)), lambda v: sp.exp(-(v**2) / 2) / sp.sqrt(2 * sp.pi)
+    if expr.has(sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside):
+        p = sp.Symbol("p", positive=True)
+        pieces = [(sp.expand(integrand.xreplace({X: sign * p})), p, 0) for sign in (1, -1)]
+    else:
+        pieces = [(integrand, X, -sp.oo)]
     result = sp.S.Zero
-    for term in terms:
-        part = sp.integrate(term * phi, (X, -sp.oo, sp.oo))
-        if part.has(sp.Integral):
-            conn.send(None)
-            return
-        result += part
+    for g, var, lower in pieces:
+        for term in sp.Add.make_args(g):
+            part = sp.integrate(term * phi(var), (var, lower, sp.oo))
+            if part.has(sp.Integral):
+                conn.send(None)
+                return
+            result += part
     conn.send(result)
-    options = [sp.simplify(result)]
+    options = [result, sp.simplify(result)]
     if result.has(sp.erfc):
         options.append(sp.simplify(result.rewrite(sp.erf)))
     conn.send(min(options, key=sp.count_ops))
+
+
+def _simplify_worker(conn, expr: sp.Expr) -> None:  # pragma: no cover - runs in a child process
+    conn.send(sp.simplify(sp.expand(expr)))
 
 
 def _context():
@@ -784,9 +923,9 @@ def _workers() -> int:
 class _Job:
     """One SymPy integral running in a child process, with its own deadline."""
 
-    def __init__(self, ctx, expr: sp.Expr, key: str, timeout: float):
+    def __init__(self, ctx, key: str, timeout: float, target: Callable, *args):
         self.key, (self.receiver, sender) = key, ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_symbolic_worker, args=(sender, expr, key), daemon=True)
+        self.proc = ctx.Process(target=target, args=(sender, *args), daemon=True)
         with warnings.catch_warnings():  # Python >= 3.12 warns about fork in a threaded process
             warnings.simplefilter("ignore", DeprecationWarning)
             self.proc.start()
@@ -818,7 +957,8 @@ def _symbolic(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, s
     try:
         while pending or running:
             while pending and len(running) < _workers():
-                running.append(_Job(ctx, expr, pending.pop(0), timeout))
+                key = pending.pop(0)
+                running.append(_Job(ctx, key, timeout, _symbolic_worker, expr, key))
             wait = max(0.0, min(job.deadline for job in running) - time.monotonic())
             ready = mp_connection.wait([job.receiver for job in running], timeout=wait)
             for job in list(running):
@@ -829,6 +969,18 @@ def _symbolic(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, s
         for job in running:
             job.stop()
     return found
+
+
+def _run_limited(target: Callable, expr: sp.Expr, timeout: float):
+    """``target(conn, expr)`` in a child process; the last thing it sent within ``timeout`` s, or None."""
+    job, found = _Job(_context(), "result", timeout, target, expr), {}
+    try:
+        while job.receiver.poll(max(0.0, job.deadline - time.monotonic())):
+            if job.read(found):
+                break
+    finally:
+        job.stop()
+    return found.get("result")
 
 
 # ------------------------------------------------------------- acceptance
@@ -850,11 +1002,13 @@ def _agrees(value: sp.Expr, numeric, scale) -> bool:
         return bool(mpmath.isfinite(approx) and abs(approx - numeric) <= _EXACT_RTOL * scale)
 
 
-def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict) -> tuple[list, set[str]]:
+def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, timeout: float) -> tuple[list, set[str]]:
     """Closed-form candidates that need no integration, in order of preference, and the keys
     SymPy should not be asked about (already known, or known to have no closed form)."""
     table, no_closed_form = _table_exact(expr, keys)
-    known = {**_polynomial_exact(expr, keys), **_parity_exact(expr, keys)}
+    known = _polynomial_exact(expr, keys)
+    if not known:
+        known = _parity_exact(expr, keys, timeout)
     candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
     candidates += [(known, "exact"), (table, "table")]
     return candidates, no_closed_form | set(known) | set(table) | set(hints)
@@ -866,8 +1020,11 @@ def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: fl
     ``hints`` maps keys to (closed form, source) candidates; ``skip`` lists keys SymPy
     should not be asked about. Every candidate must agree with the quadrature."""
     candidates, symbolic_keys = [], []
+    polynomial = _polynomial_exact(expr, (*keys, "nu")) if method == "auto" else {}
+    if polynomial:  # exact by construction: no quadrature needed
+        return {key: (_to_mp(polynomial[key]), polynomial[key], "exact") for key in keys}
     if method == "auto":
-        candidates, known = _cheap_candidates(expr, keys, hints or {})
+        candidates, known = _cheap_candidates(expr, keys, hints or {}, timeout)
         # nu first: it is usually the slowest integral, so it should not wait for a free CPU
         symbolic_keys = sorted(set(keys) - known - set(skip), key=lambda k: (k != "nu", k))
     numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, repr(str(expr)[:80]))
@@ -988,7 +1145,8 @@ def hermite(
         The nonlinearity (parsed by :func:`parse_nonlinearity`).
     center : bool
         Subtract :math:`a_0 = \mathbb E f(\xi)` (exactly when it is known in closed
-        form). Without it an f with :math:`|a_0| > 10^{-12}` is refused.
+        form). Without it an f with :math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` is
+        refused.
     method : {"auto", "numeric"}
         ``"auto"``: closed forms where found (see the module docstring), numeric
         otherwise; ``"numeric"``: quadrature only (``exact`` is all None).
@@ -1038,8 +1196,9 @@ def hermite(
 @lru_cache(maxsize=256)
 def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
     label = repr(str(expr)[:80])
-    a0 = _numeric(expr, ("a0",), label)["a0"]
-    if abs(a0) > _A0_TOL and not center:  # refuse before spending seconds on SymPy
+    first = _numeric(expr, ("a0",), label)
+    a0, tol = first["a0"], _A0_TOL * max(1, mpmath.sqrt(first["nu"]))
+    if abs(a0) > tol and not center:  # refuse before spending seconds on SymPy
         raise SymrmtInputError(
             f"nonlinearity {label} is not centered: a0 = E f(xi) = {mpmath.nstr(a0, 15)}, and the theory "
             "needs a0 = 0. Pass center=True (Python) or --center (command line) to subtract a0, or subtract it "
@@ -1058,7 +1217,7 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
     if exact_shift:
         hints["a0"] = (sp.S.Zero, "exact")
         if values["nu"][1] is not None:
-            hints["nu"] = (sp.simplify(values["nu"][1] - shift**2), values["nu"][2])
+            hints["nu"] = (values["nu"][1] - shift**2, values["nu"][2])
     skip = {k for k in _KEYS if values[k][2] == "numeric"}
     new = _coefficients(centered, _KEYS, method, timeout, hints=hints, skip=skip)
     _check_nonzero(new, label)
