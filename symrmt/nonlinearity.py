@@ -33,24 +33,35 @@ levels of nesting.
 
 How each number is obtained
 ---------------------------
-Every coefficient is first computed numerically with mpmath (tanh-sinh quadrature
-at 30 significant digits over :math:`(-\infty, \infty)`, split at 0 and at the kinks
-of Abs/Max/Min/Heaviside/sign), and checked against a second tanh-sinh rule on a
-truncated partition of :math:`[-40, 40]`; disagreement beyond
-:math:`10^{-13}` (relative to :math:`\max(|a_k|, \sqrt\nu)`) raises. Then an exact
-closed form is looked for, in this order: polynomials (Gaussian moments, instant),
-parity (odd f has :math:`a_{2j} = 0`, even f has :math:`a_{2j+1} = 0`, and
-:math:`f(x) + f(-x) = 2c` gives :math:`a_0 = c`), a small table of known values
-(the :math:`\operatorname{erf}(kx)` family; tanh and sigmoid have no known closed
-form and skip SymPy), and finally :func:`sympy.integrate` in a separate process
-under a wall-clock budget (``timeout`` seconds per integral, killed on expiry). A
-closed form is kept only if it is a finite real number that agrees with the
-quadrature to :math:`10^{-12}`; ``source`` records ``"exact"`` (SymPy: integration,
-Gaussian moments or parity), ``"table"`` or ``"numeric"``.
+*Numerically*, always (except for polynomials, below): mpmath tanh-sinh quadrature at
+30 significant digits over :math:`(-\infty, \infty)`, split at 0 and at the real
+kinks of Abs/Max/Min/Heaviside/sign, checked against a second tanh-sinh rule on a
+different partition of :math:`[-40, 40]`; the two must agree, and their error
+estimates be below, :math:`10^{-13}\max(|a_k|, \sqrt\nu)`, else the f is refused
+(poles, non-integrable singularities). Before that, f is refused as not
+square-integrable when :math:`|x| f(x)^2 e^{-x^2/2}` has not died out at
+:math:`|x| = 40` and 80. f is evaluated by a small mpmath interpreter of the SymPy
+tree (no eval, no lambdify) whose intermediate overflows become :math:`\pm\infty`
+(so ``sigmoid(x**3)`` still evaluates to its limits) and whose astronomically
+large arguments are refused rather than computed for hours.
+
+*Exactly*, when possible, in this order: polynomials of degree at most 64 (Gaussian
+moments: exact by construction, so no quadrature is run); parity (odd f has
+:math:`a_{2j} = 0`, even f has :math:`a_{2j+1} = 0`, and :math:`f(x) + f(-x) = 2c`
+gives :math:`a_0 = c`); a small table (the :math:`c\operatorname{erf}(kx) + d`
+family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
+SymPy); finally :func:`sympy.integrate`, term by term, in a child process per
+integral (at most one per CPU, ``fork`` on Linux), killed after ``timeout``
+seconds of wall-clock time. A closed form is kept only if it is a finite real
+number that agrees with the quadrature to :math:`10^{-12}`. ``source`` records
+``"exact"`` (SymPy: integration, Gaussian moments or parity), ``"table"`` or
+``"numeric"``. The budget is wall-clock time, so on a heavily loaded machine
+fewer closed forms may be found; pass a larger ``timeout`` where the exact form
+matters (a finished integral returns at once, the budget is only a ceiling).
 
 Results are cached in memory per expression (keyed by ``srepr``), so repeated calls
-are instant; the first call costs up to about ``timeout`` seconds when SymPy has
-to give up on an integral.
+are instant; the first call costs up to about ``timeout`` seconds (times the
+number of integrals per CPU) when SymPy has to give up.
 """
 from __future__ import annotations
 
@@ -190,7 +201,9 @@ def _constant_value(value: sp.Expr, src: str):
             f"large ({exc})"
         ) from None
     except (ZeroDivisionError, ValueError, TypeError, AttributeError) as exc:
-        raise SymrmtInputError(f"cannot parse nonlinearity {src[:80]!r}: bad constant {str(value)[:60]!r} ({exc})") from None
+        raise SymrmtInputError(
+            f"cannot parse nonlinearity {src[:80]!r}: bad constant {str(value)[:60]!r} ({exc})"
+        ) from None
 
 
 def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr:
@@ -662,7 +675,8 @@ class _Memo:
                 "under the Gaussian, or not evaluable there"
             ) from None
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
-            raise SymrmtInputError(f"{where} cannot be evaluated ({exc}): a pole on the real line?") from None
+            why = str(exc) or type(exc).__name__
+            raise SymrmtInputError(f"{where} cannot be evaluated ({why}): a pole on the real line?") from None
 
 
 def _hermite_poly_mp(k: int, t):
@@ -1196,7 +1210,8 @@ def hermite(
 @lru_cache(maxsize=256)
 def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
     label = repr(str(expr)[:80])
-    first = _numeric(expr, ("a0",), label)
+    polynomial = _polynomial_exact(expr, ("a0", "nu")) if method == "auto" else {}
+    first = {k: _to_mp(v) for k, v in polynomial.items()} or _numeric(expr, ("a0",), label)
     a0, tol = first["a0"], _A0_TOL * max(1, mpmath.sqrt(first["nu"]))
     if abs(a0) > tol and not center:  # refuse before spending seconds on SymPy
         raise SymrmtInputError(
@@ -1205,7 +1220,7 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
             "in the formula"
         )
     values = _coefficients(expr, _KEYS, method, timeout)
-    _check_nonzero(values, label)
+    _check_scale(values, label)
     a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
     if not center or not (exact_shift or (a0_exact is None and abs(a0) > _ZERO_ATOL * mpmath.sqrt(values["nu"][0]))):
@@ -1220,16 +1235,22 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
             hints["nu"] = (values["nu"][1] - shift**2, values["nu"][2])
     skip = {k for k in _KEYS if values[k][2] == "numeric"}
     new = _coefficients(centered, _KEYS, method, timeout, hints=hints, skip=skip)
-    _check_nonzero(new, label)
+    _check_scale(new, label)
     return centered, new, float(a0)
 
 
-def _check_nonzero(values, label: str) -> None:
+def _check_scale(values, label: str) -> None:
     nu, a0 = values["nu"][0], values["a0"][0]
+    if nu > _NU_MAX:
+        raise SymrmtInputError(
+            f"nonlinearity {label} is too large in scale (E f(xi)^2 = {mpmath.nstr(nu, 3)} does not fit in a "
+            "float64): rescale f"
+        )
     if nu - a0**2 <= 1e-24 * max(nu, mpmath.mpf(10) ** -300):
         raise SymrmtInputError(
-            f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0); "
-            "attention needs a non-constant f such as tanh(x)"
+            f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0 to "
+            f"{_DPS} digits of E f^2 = {mpmath.nstr(nu, 3)}); attention needs a non-constant f such as tanh(x)"
+            + (", and a large constant offset should be removed from the formula" if nu > 1e20 else "")
         )
 
 

@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy.integrate import quad
 
@@ -130,7 +130,6 @@ def hermite_polynomials(draw):
     return [sp.Rational(c.numerator, c.denominator) for c in coeffs]
 
 
-@settings(max_examples=10)
 @given(hermite_polynomials())
 def test_hermite_form_polynomials_exactly(c):
     """f = sum_k c_k He_k (k = 1..4) has a_k = c_k sqrt(k!) and nu = sum_k c_k^2 k!, exactly."""
