@@ -208,7 +208,7 @@ def test_results_are_cached_and_callers_cannot_corrupt_the_cache():
     assert warm < 0.05 < cold and first == second
     first.exact["a1"] = "garbage"
     assert hermite("atan(x)", timeout=0.5).exact["a1"] is None
-    assert first.source["nu"] == "numeric" and cold < 4
+    assert first.source["nu"] == "numeric" and cold < 6  # two 0.5 s budgets + quadrature, with slack for load
     assert close(first.a1, gauss_expect(lambda t: t * math.atan(t)))
     assert not multiprocessing.active_children()  # SymPy workers were killed and reaped
 
