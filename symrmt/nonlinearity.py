@@ -59,17 +59,21 @@ number that agrees with the quadrature to :math:`10^{-12}`. ``source`` records
 fewer closed forms may be found; pass a larger ``timeout`` where the exact form
 matters (a finished integral returns at once, the budget is only a ceiling).
 
-Results are cached in memory per expression (keyed by ``srepr``), so repeated calls
-are instant; the first call costs up to about ``timeout`` seconds (times the
+Results are cached in memory per expression (keyed by ``srepr``) and on disk between
+runs (``$SYMRMT_CACHE_DIR``, default ``~/.cache/symrmt``, ``off`` to disable), so
+repeated calls are instant; the first call costs up to about ``timeout`` seconds (times the
 number of integrals per CPU) when SymPy has to give up.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
 import math
 import multiprocessing as mp_ctx
 import multiprocessing.connection as mp_connection
 import os
+import pathlib
+import pickle
 import sys
 import time
 import warnings
@@ -445,6 +449,9 @@ def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
 
 @lru_cache(maxsize=512)
 def _parse_string_cached(src: str) -> sp.Expr:
+    name = src.strip()
+    if name in FUNCTIONS and FUNCTIONS[name][1] <= 1 <= FUNCTIONS[name][2]:
+        src = f"{name}(x)"                     # a bare function name means that function of x
     return _validate(_parse_string(src), repr(src.strip()[:80]))
 
 
@@ -1208,7 +1215,47 @@ def hermite(
 
 
 @lru_cache(maxsize=256)
-def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
+def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):
+    """In-memory cache over the on-disk cache over the computation."""
+    path = _disk_cache_path(key, center, method)
+    if path is not None and path.is_file():
+        try:
+            with open(path, "rb") as handle:
+                return pickle.load(handle)
+        except Exception:  # noqa: BLE001 - a damaged or foreign cache entry is recomputed
+            pass
+    result = _hermite_compute(expr, center, method, timeout)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            with open(partial, "wb") as handle:
+                pickle.dump(result, handle)
+            os.replace(partial, path)
+        except OSError:
+            pass
+    return result
+
+
+def _disk_cache_path(key: str, center: bool, method: str):
+    r"""Where a result is kept between runs, or None when the disk cache is off.
+
+    ``$SYMRMT_CACHE_DIR`` (default ``~/.cache/symrmt``; ``off`` disables it). The file name
+    hashes the expression's ``srepr``, the options, and the SymPy and mpmath versions; the
+    file is a pickle written by this function only (delete the folder to reset it).
+    """
+    root = os.environ.get("SYMRMT_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "symrmt"))
+    if not root or root.lower() == "off":
+        return None
+    tag = "|".join([key, str(center), method, sp.__version__, mpmath.__version__, _CACHE_FORMAT])
+    return pathlib.Path(root) / "hermite" / (hashlib.sha256(tag.encode()).hexdigest()[:32] + ".pkl")
+
+
+#: Bump when the cached tuple changes shape.
+_CACHE_FORMAT = "1"
+
+
+def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     label = repr(str(expr)[:80])
     polynomial = _polynomial_exact(expr, ("a0", "nu")) if method == "auto" else {}
     first = {k: _to_mp(v) for k, v in polynomial.items()} or _numeric(expr, ("a0",), label)

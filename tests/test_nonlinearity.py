@@ -11,6 +11,7 @@ import builtins
 import doctest
 import math
 import multiprocessing
+import os
 import time
 
 import mpmath
@@ -424,3 +425,23 @@ def test_numeric_callable_is_vectorized_float64_and_matches_sympy():
 def test_doctests():
     result = doctest.testmod(nl, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_disk_cache_survives_a_new_process(tmp_path):
+    """The first build for a new f is kept on disk: a fresh process reads it back without quadrature."""
+    import subprocess
+    import sys
+
+    code = ("import time, symrmt.nonlinearity as m; t = time.perf_counter(); h = m.hermite('tanh(3*x)/3 + x/7');"
+            " print(h.a1, h.nu, time.perf_counter() - t)")
+    env = dict(os.environ, SYMRMT_CACHE_DIR=str(tmp_path))
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.split()[:2] == second.stdout.split()[:2]
+    assert list((tmp_path / "hermite").glob("*.pkl"))
+    assert float(second.stdout.split()[2]) < float(first.stdout.split()[2])
+
+
+def test_bare_function_name_means_function_of_x():
+    assert parse_nonlinearity("tanh") == parse_nonlinearity("tanh(x)")
