@@ -51,6 +51,9 @@ PATH_TOLERANCE = 1e-6
 STEP_CONTROL = 1.0
 #: Largest continuation step (a ratio in gamma).
 MAX_RATIO = 10.0
+#: Points solved together (larger inputs are split), and the largest points x nodes array.
+BATCH_POINTS = 20_000
+CHUNK_ELEMENTS = 2_000_000
 #: Nodes of the cheaper rule used along the continuation path (the target is polished with the full rule).
 PATH_NODES = 24
 MAX_NEWTON = 30
@@ -303,43 +306,64 @@ def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
         three times as many nodes, up to :data:`MAX_NODES`.
     """
     problem, shape = _Problem.from_arrays(compiled, params, nodes)
+    size = problem.flat["c"].size
+    parts = [_solve_flat(problem.subset(slice(i, i + BATCH_POINTS), nodes), quadrature_tolerance)
+             for i in range(0, size, BATCH_POINTS)]
+    error, phi, residual = (np.concatenate([part[k] for part in parts]) for k in range(3))
+    unknowns = np.concatenate([part[3] for part in parts], axis=1)
+    full, _ = _Problem.from_arrays(compiled, params, 3)
+    _check(full, phi, error, residual)
+    return SolveResult(error.reshape(shape), phi.reshape(shape), unknowns.reshape(len(unknowns), *shape),
+                       residual.reshape(shape))
+
+
+def _solve_flat(problem: _Problem, quadrature_tolerance: float):
+    """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes."""
     t = _solve_unknowns(problem.subset(slice(None), PATH_NODES))
     size = problem.flat["c"].size
     out = {k: np.empty(size) for k in ("error", "phi", "residual")}
     unknowns = np.empty_like(t)
     pending = np.arange(size)
-    while True:
-        local = np.arange(pending.size)
-        t, ok, residual, rate = (_newton(problem, t, problem.flat["gamma"], local)
-                                 if len(t) else (t, np.ones(local.size, bool), np.zeros(local.size), t))
-        if not ok.all():                     # the cheap path was not close enough: continue with this rule
-            t[:, ~ok] = _continue(problem, local[~ok])[0]
-            t, ok, residual, rate = _newton(problem, t, problem.flat["gamma"], local)
-            if not ok.all():
-                raise ConvergenceError(
-                    f"Newton did not converge at the target gamma (residual {np.nanmax(residual):.3g}).")
-        (phi, error), (phi_coarse, error_coarse) = _evaluate(problem, t, rate, local)
-        accurate = (np.abs(error - error_coarse) <= quadrature_tolerance) & (
-            np.abs(phi - phi_coarse) <= quadrature_tolerance * np.abs(phi))
-        if problem.nodes * 3 > MAX_NODES and not accurate.all():
-            i = int(np.flatnonzero(~accurate)[0])
-            raise ConvergenceError(
-                f"the spectral average did not reach {quadrature_tolerance:g} with {problem.nodes} nodes at "
-                + ", ".join(f"{k}={problem.flat[k][i]:.4g}" for k in problem.names)
-                + " (estimated error %.2g); gamma is too small for the quadrature here: "
-                "use a larger gamma (see symrmt.theory.ridgeless_error for the gamma -> 0 limit)."
-                % abs(error[i] - error_coarse[i]))
-        done = pending[accurate]
-        out["error"][done], out["phi"][done], out["residual"][done] = error[accurate], phi[accurate], residual[accurate]
-        unknowns[:, done] = t[:, accurate]
-        if accurate.all():
-            break
+    while pending.size:
+        accurate = np.zeros(pending.size, bool)
+        step = max(1, CHUNK_ELEMENTS // (problem.nodes + 1))    # bounds memory: ~24 arrays of step x nodes
+        for start in range(0, pending.size, step):
+            chunk = slice(start, start + step)
+            part = problem if step >= pending.size else problem.subset(chunk, problem.nodes)
+            t[:, chunk], accurate[chunk], error, phi, residual = _level(part, t[:, chunk], quadrature_tolerance)
+            good = accurate[chunk]
+            done = pending[chunk][good]
+            out["error"][done], out["phi"][done], out["residual"][done] = error[good], phi[good], residual[good]
+            unknowns[:, done] = t[:, chunk][:, good]
         pending, t = pending[~accurate], t[:, ~accurate]
-        problem = problem.subset(~accurate, problem.nodes * 3)
-    full, _ = _Problem.from_arrays(compiled, params, 3)
-    _check(full, out["phi"], out["error"], out["residual"])
-    return SolveResult(out["error"].reshape(shape), out["phi"].reshape(shape),
-                       unknowns.reshape(len(unknowns), *shape), out["residual"].reshape(shape))
+        if pending.size:
+            problem = problem.subset(~accurate, problem.nodes * 3)
+    return out["error"], out["phi"], out["residual"], unknowns
+
+
+def _level(problem: _Problem, t, quadrature_tolerance: float):
+    """Newton at the targets with this rule, then (Phi, E) and whether the quadrature is accurate enough."""
+    local = np.arange(problem.flat["c"].size)
+    t, ok, residual, rate = (_newton(problem, t, problem.flat["gamma"], local)
+                             if len(t) else (t, np.ones(local.size, bool), np.zeros(local.size), t))
+    if not ok.all():                     # the cheap path was not close enough: continue with this rule
+        t[:, ~ok] = _continue(problem, local[~ok])[0]
+        t, ok, residual, rate = _newton(problem, t, problem.flat["gamma"], local)
+        if not ok.all():
+            raise ConvergenceError(
+                f"Newton did not converge at the target gamma (residual {np.nanmax(residual):.3g}).")
+    (phi, error), (phi_coarse, error_coarse) = _evaluate(problem, t, rate, local)
+    accurate = (np.abs(error - error_coarse) <= quadrature_tolerance) & (
+        np.abs(phi - phi_coarse) <= quadrature_tolerance * np.abs(phi))
+    if problem.nodes * 3 > MAX_NODES and not accurate.all():
+        i = int(np.flatnonzero(~accurate)[0])
+        raise ConvergenceError(
+            f"the spectral average did not reach {quadrature_tolerance:g} with {problem.nodes} nodes at "
+            + ", ".join(f"{k}={problem.flat[k][i]:.4g}" for k in problem.names)
+            + " (estimated error %.2g); gamma is too small for the quadrature here: "
+            "use a larger gamma (see symrmt.theory.ridgeless_error for the gamma -> 0 limit)."
+            % abs(error[i] - error_coarse[i]))
+    return t, accurate, error, phi, residual
 
 
 def _evaluate(problem: _Problem, t, rate, index):
