@@ -246,9 +246,10 @@ def check_noise_only_section3(theory: Theory, point: Point, gammas=GAMMAS) -> No
 
     Compared with :func:`.reference.section3_noise_only` (2x2 pencil with
     :math:`(cA)^{-1}`, own quadrature and Newton, finite-difference derivative), for
-    :math:`E` and :math:`(1/n)\operatorname{tr} Q = \Phi`. Tolerance :math:`10^{-6}`: the
-    reference's 400-node Gauss rule is accurate to :math:`10^{-8}` or better on this
-    range (checked against 1200 nodes) and its five-point difference to :math:`10^{-10}`.
+    :math:`E` and :math:`(1/n)\operatorname{tr} Q = \Phi`. Tolerance :math:`10^{-6}`
+    (absolute in E, relative in :math:`\Phi`): the reference refines its Gauss rule until
+    two levels agree to :math:`10^{-10}`, and its five-point difference is accurate to
+    about :math:`10^{-10}`; the margin covers the finite-difference round-off.
     """
     noise = point.noise_only()
     gammas = np.asarray(gammas, float)

@@ -30,7 +30,7 @@ from symrmt.codegen import CompiledDerivation
 from symrmt.errors import ConvergenceError
 from symrmt.theory import solve_attention, solve_linear
 
-__all__ = ["Point", "Theory", "PackageTheory", "DerivedTheory", "KnownSolverBugWarning", "GRAM_NAMES"]
+__all__ = ["with_known_bug_retry", "Point", "Theory", "PackageTheory", "DerivedTheory", "KnownSolverBugWarning", "GRAM_NAMES"]
 
 GRAM_NAMES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
 #: Continuation steps per decade used for the one retry after a ConvergenceError.
@@ -90,7 +90,8 @@ def _fine_continuation():
         solve_module.STEPS_PER_DECADE = saved
 
 
-def _with_retry(call, describe):
+def with_known_bug_retry(call, describe=lambda: "a public API call"):
+    """``call()``, retried once with a finer continuation if it raises ConvergenceError (module docstring)."""
     try:
         return call()
     except ConvergenceError as first:
@@ -110,11 +111,11 @@ class Theory:
     name = "theory"
 
     def attention(self, point: Point, gamma):
-        return _with_retry(lambda: self._attention(point, np.asarray(gamma, float)),
+        return with_known_bug_retry(lambda: self._attention(point, np.asarray(gamma, float)),
                            lambda: f"{self.name} attention {point}, gamma={gamma}")
 
     def linear(self, point: Point, gamma):
-        return _with_retry(lambda: self._linear(point, np.asarray(gamma, float)),
+        return with_known_bug_retry(lambda: self._linear(point, np.asarray(gamma, float)),
                            lambda: f"{self.name} linear {point}, gamma={gamma}")
 
     def __repr__(self) -> str:
