@@ -49,6 +49,8 @@ TOLERANCE = 1e-11
 PATH_TOLERANCE = 1e-6
 #: A continuation step is accepted when its Newton correction is at most this fraction of the predicted change.
 STEP_CONTROL = 1.0
+#: Newton corrections allowed in one continuation step.
+PATH_NEWTON = 3
 #: Largest continuation step (a ratio in gamma).
 MAX_RATIO = 10.0
 #: Points solved together (larger inputs are split), and the largest points x nodes array.
@@ -199,14 +201,13 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Continuation in gamma for the points ``index``, from their start gamma down to their targets.
 
     Each point moves by its own ratio ``gamma -> gamma / ratio``: Euler predictor from the
-    implicit derivative, then one Newton correction. A step is accepted where the
-    correction is small next to the predicted change (``|correction| <= STEP_CONTROL *
-    (|change| + 1e-3 (1 + |t|))``), i.e. the predictor was inside Newton's basin of the
-    branch being followed; then the ratio grows (up to a decade). Elsewhere the step is
-    retried with the square root of the ratio, after re-converging the current point
-    (Newton from an accepted point stays on its branch). A full Newton solve from a poor
-    guess is never taken on the path: it can land on an unphysical branch of the discretized
-    equations. All points advance together, one evaluation per round.
+    implicit derivative, then at most PATH_NEWTON Newton corrections, each of which must
+    shrink the residual by half. A step is accepted only when the residual is below
+    PATH_TOLERANCE, the first correction is no larger than the predicted change
+    (STEP_CONTROL: the predictor was inside Newton's basin of the branch being followed)
+    and the point is physical (``_physical``); then the ratio grows, up to MAX_RATIO.
+    Otherwise the point stays where it was (a converged point of its branch) and retries
+    with the square root of the ratio. All points advance together.
     """
     u = len(problem.compiled.unknowns)
     start, target = _start_gamma(problem)[index], problem.flat["gamma"][index]
@@ -218,22 +219,13 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
     active = np.flatnonzero(gamma > target)
     while active.size:
         g_next = np.maximum(gamma[active] / ratio[active], target[active])
-        guess = t[:, active] + rate[:, active] * (g_next - gamma[active])
-        residual, jacobian, dF_dgamma = problem.newton_system(guess, g_next, index[active])
-        with np.errstate(all="ignore"):
-            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
-        correction, new_rate = solved[..., 0].T, -solved[..., 1].T
-        scale = np.abs(guess - t[:, active]) + 1e-3 * (1 + np.abs(t[:, active]))
-        ok = np.all(np.isfinite(correction) & np.isfinite(new_rate) & (np.abs(correction) <= STEP_CONTROL * scale),
-                    axis=0)
+        new, new_rate, ok = _corrected_step(problem, t[:, active], rate[:, active], gamma[active], g_next,
+                                            index[active])
         moved = active[ok]
-        t[:, moved], rate[:, moved], gamma[moved] = (guess - correction)[:, ok], new_rate[:, ok], g_next[ok]
+        t[:, moved], rate[:, moved], gamma[moved] = new[:, ok], new_rate[:, ok], g_next[ok]
         ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
         stuck = active[~ok]
         ratio[stuck] = np.sqrt(ratio[stuck])
-        if stuck.size:   # re-converge where the one-correction steps left a residual, then retry smaller
-            t[:, stuck], _, _, rate[:, stuck] = _newton(problem, t[:, stuck], gamma[stuck], index[stuck],
-                                                        PATH_TOLERANCE)
         if np.any(ratio[stuck] < 1 + 1e-6):
             bad = index[stuck[ratio[stuck] < 1 + 1e-6][0]]
             raise ConvergenceError(
@@ -243,6 +235,44 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
             )
         active = active[gamma[active] > target[active]]
     return t, rate
+
+
+def _corrected_step(problem: _Problem, t, rate, g_from, g_to, index):
+    """One predictor-corrector step; returns ``(t, rate, accepted)`` (rate from the last Jacobian)."""
+    guess = t + rate * (g_to - g_from)
+    new, new_rate = guess.copy(), rate.copy()
+    accepted = np.zeros(index.size, bool)
+    live = np.arange(index.size)
+    previous = np.full(index.size, np.inf)
+    for k in range(PATH_NEWTON + 1):
+        residual, jacobian, dF_dgamma = problem.newton_system(new[:, live], g_to[live], index[live])
+        size = np.max(np.abs(residual), axis=0)
+        with np.errstate(all="ignore"):
+            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
+        correction, new_rate[:, live] = solved[..., 0].T, -solved[..., 1].T
+        finite = np.isfinite(size) & np.all(np.isfinite(solved), axis=(1, 2))
+        converged = finite & (size <= PATH_TOLERANCE * (1 + np.max(np.abs(new[:, live]), axis=0)))
+        converged &= _physical(problem, new[:, live], g_to[live], index[live])
+        accepted[live[converged]] = True
+        keep = finite & ~converged & (size <= 0.5 * previous[live])
+        if k == 0:
+            change = np.abs(guess - t)[:, live] + 1e-3 * (1 + np.abs(t[:, live]))
+            keep &= np.all(np.abs(correction) <= STEP_CONTROL * change, axis=0)
+        previous[live] = size
+        new[:, live[keep]] -= correction[:, keep]
+        live = live[keep]
+        if not live.size:
+            break
+    return new, new_rate, accepted
+
+
+def _physical(problem: _Problem, t, gamma, index) -> np.ndarray:
+    r"""Cheap necessary condition for the physical branch: :math:`0 < c\,t_{11} = \operatorname{tr} Q / n \le 1/\gamma`."""
+    names = [x.name for x in problem.compiled.unknowns]
+    if "t_11" not in names:
+        return np.ones(index.size, bool)
+    trace = problem.flat["c"][index] * t[names.index("t_11")]
+    return (trace > 0) & (trace <= (1 + 1e-9) / gamma)
 
 
 def _anchors(problem: _Problem) -> np.ndarray:
@@ -346,9 +376,11 @@ def _level(problem: _Problem, t, quadrature_tolerance: float):
     local = np.arange(problem.flat["c"].size)
     t, ok, residual, rate = (_newton(problem, t, problem.flat["gamma"], local)
                              if len(t) else (t, np.ones(local.size, bool), np.zeros(local.size), t))
-    if not ok.all():                     # the cheap path was not close enough: continue with this rule
+    ok &= _physical(problem, t, problem.flat["gamma"], local)
+    if not ok.all():                     # the cheaper rule's solution was not close enough: continue with this rule
         t[:, ~ok] = _continue(problem, local[~ok])[0]
         t, ok, residual, rate = _newton(problem, t, problem.flat["gamma"], local)
+        ok &= _physical(problem, t, problem.flat["gamma"], local)
         if not ok.all():
             raise ConvergenceError(
                 f"Newton did not converge at the target gamma (residual {np.nanmax(residual):.3g}).")
