@@ -208,15 +208,10 @@ def cmd_compare(args) -> dict:
             print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
                   f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
     if args.plot:
-        from .plotting import plot_panels
-        from .theory import attention_error, linear_error
+        from .plotting import comparison_panel, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
-        panel = {"title": f"f = {h.f}, c = {args.c}", "gamma_theory": grid,
-                 "attention_theory": attention_error(h, args.c, grid, geometry, args.diag),
-                 "linear_theory": linear_error(args.c, grid, geometry), "gamma_mc": mc.gamma,
-                 "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
-                 "linear_mean": mc.linear_mean, "linear_se": mc.linear_se}
+        panel = comparison_panel(f"f = {h.f}, c = {args.c}", h, args.c, grid, geometry, args.diag, mc)
         out["plot"] = plot_panels([panel], args.plot)
         if not args.json:
             print(f"plot written to {args.plot}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from .geometry import Geometry
 from .nonlinearity import hermite
-from .plotting import plot_panels
+from .plotting import comparison_panel, plot_panels
 from .simulate import simulate
 from .theory import attention_error, linear_error
 
@@ -47,11 +47,7 @@ def run_demo(n: int = 400, seeds: int = 4, plot: str | None = "symrmt-demo.png",
         for i, g in enumerate(GAMMA_MC):
             say(f"  {g:7.3g} | {attention[i]:16.4f} {mc.attention_mean[i]:9.4f} ± {mc.attention_se[i]:.4f} |"
                 f" {linear[i]:13.4f} {mc.linear_mean[i]:9.4f} ± {mc.linear_se[i]:.4f}")
-        panels.append({"title": label, "gamma_theory": GAMMA_THEORY,
-                       "attention_theory": attention_error(h, C, GAMMA_THEORY, geometry),
-                       "linear_theory": linear_error(C, GAMMA_THEORY, geometry), "gamma_mc": GAMMA_MC,
-                       "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
-                       "linear_mean": mc.linear_mean, "linear_se": mc.linear_se})
+        panels.append(comparison_panel(label, h, C, GAMMA_THEORY, geometry, 0.0, mc))
         report.append({"setting": label, "geometry": geometry.as_dict(), "gamma": GAMMA_MC.tolist(),
                        "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
                        "simulation": mc.as_dict()})
