@@ -200,8 +200,8 @@ def _start_gamma(problem: _Problem) -> np.ndarray:
 def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Continuation in gamma for the points ``index``, from their start gamma down to their targets.
 
-    Each point moves by its own ratio ``gamma -> gamma / ratio``: Euler predictor from the
-    implicit derivative, then at most PATH_NEWTON Newton corrections, each of which must
+    Each point moves by its own ratio ``gamma -> gamma / ratio``: Euler predictor in
+    :math:`1/\gamma` from the implicit derivative, then at most PATH_NEWTON Newton corrections, each of which must
     shrink the residual by half. A step is accepted only when the residual is below
     PATH_TOLERANCE, the first correction is no larger than the predicted change
     (STEP_CONTROL: the predictor was inside Newton's basin of the branch being followed)
@@ -239,7 +239,9 @@ def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _corrected_step(problem: _Problem, t, rate, g_from, g_to, index):
     """One predictor-corrector step; returns ``(t, rate, accepted)`` (rate from the last Jacobian)."""
-    guess = t + rate * (g_to - g_from)
+    # Euler step in s = 1/gamma (dt/ds = -gamma^2 dt/dgamma): the unknowns are analytic in 1/gamma at
+    # large gamma (t_11 ~ 1/(c gamma)), where a step in gamma itself would badly undershoot.
+    guess = t + rate * (g_to - g_from) * (g_from / g_to)
     new, new_rate = guess.copy(), rate.copy()
     accepted = np.zeros(index.size, bool)
     live = np.arange(index.size)
