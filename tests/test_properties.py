@@ -24,9 +24,9 @@ to replay a whole run use the seed pytest prints, e.g.
 ``python3 -m pytest tests/test_properties.py --hypothesis-seed=1234 -k large_gamma``
 (examples are randomized on purpose: no ``derandomize``).
 
-A known solver bug (continuation in gamma can leave the physical branch, then
-ConvergenceError) is worked around by one retry with a finer continuation, with a
-warning; see ``tests/properties/theories.py`` and the strict xfail test below.
+A solver bug found by this suite (the continuation in gamma could leave the physical
+branch, then ConvergenceError) is fixed; its cases are regression tests below. A
+ConvergenceError anywhere else fails the property that met it.
 """
 from __future__ import annotations
 
@@ -45,18 +45,14 @@ from scipy import stats
 import strategies as S
 from properties import checks
 from properties import reference as ref
-from properties.theories import PackageTheory, Point, with_known_bug_retry
+from properties.theories import PackageTheory, Point
 from symrmt import Geometry, attention_error, hermite, linear_error, parse_nonlinearity, simulate
-from symrmt.errors import ConvergenceError, SymrmtInputError
+from symrmt.errors import SymrmtInputError
 
 THEORY = PackageTheory()
 #: Solver-heavy or reference-heavy properties run fewer examples than the profile's 25.
 FEW = settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow])
 
-
-def api(fn, *args, **kwargs):
-    """A public API call (attention_error, linear_error) with the retry for the known solver bug."""
-    return with_known_bug_retry(lambda: fn(*args, **kwargs), lambda: f"{fn.__name__}{args} {kwargs}")
 
 
 # =========================================================================== 1. bounds, monotonicity, large gamma
@@ -119,11 +115,11 @@ def test_one_sided_weights(point):
 @given(geometry=S.geometries(), a1_nu=S.hermite_pairs(), c=S.ratios(), d=S.diagonals(), gamma=S.ridges())
 def test_error_depends_on_geometry_only_through_gram(geometry, a1_nu, c, d, gamma):
     """Geometry(norms, cosines) and the Gram entries of the same three vectors give the same E (public API)."""
-    by_geometry = api(attention_error, a1_nu, c, gamma, geometry.geometry, d=d)
-    by_gram = api(attention_error, a1_nu, c, gamma, d=d, gram=geometry.gram)
+    by_geometry = attention_error(a1_nu, c, gamma, geometry.geometry, d=d)
+    by_gram = attention_error(a1_nu, c, gamma, d=d, gram=geometry.gram)
     assert by_geometry == pytest.approx(by_gram, abs=checks.SOLVER_ATOL)
-    by_geometry = api(linear_error, c, gamma, geometry.geometry)
-    assert by_geometry == pytest.approx(api(linear_error, c, gamma, gram=geometry.gram), abs=checks.SOLVER_ATOL)
+    by_geometry = linear_error(c, gamma, geometry.geometry)
+    assert by_geometry == pytest.approx(linear_error(c, gamma, gram=geometry.gram), abs=checks.SOLVER_ATOL)
 
 
 @given(cosines=st.tuples(*[st.floats(-1.0, 1.0)] * 3), mu_norm=st.floats(0.0, 2.0), a1_nu=S.hermite_pairs(),
@@ -131,8 +127,8 @@ def test_error_depends_on_geometry_only_through_gram(geometry, a1_nu, c, d, gamm
 def test_no_weights_no_cosine_dependence(cosines, mu_norm, a1_nu, c, d, gamma):
     """w_K = w_Q = 0 removes every dependence on the cosines (any cosines at all, even unrealizable ones, are accepted
     and ignored once two of the three norms vanish)."""
-    bare = api(attention_error, a1_nu, c, gamma, Geometry(mu_norm=mu_norm), d=d)
-    tilted = api(attention_error, a1_nu, c, gamma, Geometry(mu_norm, 0.0, 0.0, *cosines), d=d)
+    bare = attention_error(a1_nu, c, gamma, Geometry(mu_norm=mu_norm), d=d)
+    tilted = attention_error(a1_nu, c, gamma, Geometry(mu_norm, 0.0, 0.0, *cosines), d=d)
     assert tilted == pytest.approx(bare, abs=checks.SOLVER_ATOL)
 
 
@@ -202,7 +198,7 @@ def test_a1_zero_with_diagonal_depends_on_signal(theta):
     noise-only value 1/sqrt(5).
     """
     gram = dict(theta=theta, alpha_K=0.0, alpha_Q=0.0, omega_KK=0.0, omega_QQ=0.0, omega_KQ=0.0)
-    with_signal = api(attention_error, (0.0, 0.0), 1.0, 0.25, d=0.5, gram=gram)
+    with_signal = attention_error((0.0, 0.0), 1.0, 0.25, d=0.5, gram=gram)
     assert with_signal == pytest.approx(ref.linear_regression_error(1.0, theta, 1.0)[0], abs=checks.SOLVER_ATOL)
     assert with_signal < 1 / math.sqrt(5) - 0.01
 
@@ -236,7 +232,8 @@ def test_small_c_limits(point):
 @FEW
 @given(point=S.points())
 def test_large_c_limits(point):
-    """c -> oo: c^2 E_lin/gamma^2 -> 1 + (3 - 2 gamma - 2 theta)/c; E_attn -> sqrt(gamma/(gamma + 4 nu)) at d = 0."""
+    """c -> oo: E_lin(g c) -> (g/(1+g))^2 with its 1/c correction; E_attn -> sqrt(gamma/(gamma + 4 nu)) at d = 0;
+    E_attn(g c d^2) -> (g/(1+g))^2 at d != 0."""
     checks.check_large_c(THEORY, point)
 
 
@@ -247,26 +244,16 @@ def test_error_is_derivative_of_phi(point):
     checks.check_error_is_derivative_of_phi(THEORY, point)
 
 
-# ---- the solver's continuation bug: fixed case (regression) and a case still open
+# ---- the solver's continuation bug found by this suite (fixed in symrmt.solve, 23443d9 and a969d1b)
 
 
-@pytest.mark.parametrize("a1, nu, c, d, gamma", [(0.7, 0.9, 1.2, 0.0, 0.01), (0.7, 0.9, 1.5, 0.3, 0.01)])
+@pytest.mark.parametrize("a1, nu, c, d, gamma", [(0.7, 0.9, 1.2, 0.0, 0.01), (0.7, 0.9, 1.5, 0.3, 0.01),
+                                                 (-0.66, 2.31, 0.98, 0.0, 0.05), (0.91, 2.774, 1.435, 0.25, 0.01)])
 def test_solver_continuation_regression(a1, nu, c, d, gamma):
-    """Found by this suite (the continuation jumped to an unphysical branch); fixed in symrmt.solve (23443d9)."""
+    """Ordinary noise-only points where the continuation in gamma used to land on an unphysical branch of the
+    discretized Dyson equation (then ConvergenceError); the independent section-3 solution is the reference."""
     expected, _ = ref.section3_noise_only(a1, nu, c, [gamma], d)
     assert attention_error((a1, nu), c, gamma, d=d) == pytest.approx(expected[0], abs=1e-6)
-
-
-@pytest.mark.xfail(strict=True, raises=ConvergenceError,
-                   reason="symrmt.solve: the continuation in gamma still lands on an unphysical branch of the "
-                          "discretized Dyson equation for some ordinary points (about 1 in 200 noise-only draws at "
-                          "gamma <= 0.05) and then refuses with ConvergenceError ('spectral average did not reach "
-                          "1e-06 with 3888 nodes ... gamma is too small'); the physical solution exists (section 3 "
-                          "solved independently) and 12 steps per decade find it")
-def test_known_solver_bug_continuation_leaves_physical_branch():
-    """Noise only, a1 = -0.66, nu = 2.31, c = 0.98, d = 0, gamma = 0.05 (nothing extreme): E = 0.184363 by section 3."""
-    expected, _ = ref.section3_noise_only(-0.66, 2.31, 0.98, [0.05], 0.0)
-    assert attention_error((-0.66, 2.31), 0.98, 0.05) == pytest.approx(expected[0], abs=1e-6)
 
 
 # =========================================================================== 4. theory against simulation
@@ -419,14 +406,14 @@ def test_properties_hold_for_symbolic_f(f, point, gamma):
     h = hermite(f)
     p = point.replace(a1=h.a1, nu=h.nu)
     gram, g = p.gram, np.array([gamma])
-    by_string = api(attention_error, f, p.c, gamma, d=p.d, gram=gram)
+    by_string = attention_error(f, p.c, gamma, d=p.d, gram=gram)
     assert by_string == pytest.approx(THEORY.attention(p, g).error[0], abs=checks.SOLVER_ATOL)
     minus = hermite(f"-({f})", method="numeric")
-    assert api(attention_error, minus, p.c, gamma, d=-p.d, gram=gram) == pytest.approx(by_string, abs=checks.SOLVER_ATOL)
+    assert attention_error(minus, p.c, gamma, d=-p.d, gram=gram) == pytest.approx(by_string, abs=checks.SOLVER_ATOL)
     checks.check_large_gamma(THEORY, p)
     if h.exact["a1"] == 0:
-        bare = api(attention_error, f, p.c, gamma)
-        assert api(attention_error, f, p.c, gamma, gram=gram) == pytest.approx(bare, abs=checks.SOLVER_ATOL)
+        bare = attention_error(f, p.c, gamma)
+        assert attention_error(f, p.c, gamma, gram=gram) == pytest.approx(bare, abs=checks.SOLVER_ATOL)
 
 
 # ---- parsing never executes code

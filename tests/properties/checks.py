@@ -46,9 +46,9 @@ class PropertyViolation(AssertionError):
 
 
 def _close(name: str, got, expected, atol, context) -> None:
-    got, expected = np.asarray(got, float), np.asarray(expected, float)
+    got, expected, atol = np.broadcast_arrays(np.asarray(got, float), np.asarray(expected, float),
+                                              np.asarray(atol, float))
     gap = np.abs(got - expected)
-    atol = np.broadcast_to(np.asarray(atol, float), gap.shape)
     if not np.all(np.isfinite(got)) or np.any(gap > atol):
         i = int(np.argmax(np.where(np.isfinite(gap), gap - atol, np.inf)))
         raise PropertyViolation(
@@ -323,32 +323,42 @@ def check_small_c(theory: Theory, point: Point, gammas=(0.1, 1.0, 10.0)) -> None
 
 
 @_property
-def check_large_c(theory: Theory, point: Point, gammas=(0.5, 2.0, 5.0)) -> None:
-    r"""c → ∞, extrapolated from :math:`c = 250, 500, 1000`.
+def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(0.5, 2.0, 5.0)) -> None:
+    r"""c → ∞, extrapolated from :math:`c = 250, 500, 1000` (:func:`.reference.extrapolate`).
 
-    * Linear: :math:`c^2 E_\mathrm{lin}/\gamma^2 \to 1` with first correction
-      :math:`(3 - 2\gamma - 2\theta)/c` (:func:`.reference.linear_large_c_slope`).
-    * Attention, :math:`d = 0`, any geometry: :math:`E_\mathrm{attn} \to \sqrt{\gamma/(\gamma + 4\nu)}`
-      (:func:`.reference.wishart_square_limit`: :math:`\sqrt c K` becomes a Wigner matrix of
-      variance :math:`\nu`, the signal and the weights drop out).
-    * Attention, :math:`d \ne 0`, any geometry: :math:`K \to dI`, so
-      :math:`c^2 d^4 E_\mathrm{attn}/\gamma^2 \to 1` (:math:`E \to 0`).
+    * Linear, ridge :math:`\gamma = g c`: :math:`E_\mathrm{lin} \to (g/(1+g))^2`
+      (:func:`.reference.large_c_ridge_limit`) with first correction
+      :math:`[3g^2/(1+g)^4 - 2\theta g^2/(1+g)^3]/c` (:func:`.reference.linear_large_c_slope`).
+      At fixed :math:`\gamma` this is :math:`E_\mathrm{lin} \sim \gamma^2/c^2 \to 0`.
+    * Attention, :math:`d = 0`, fixed :math:`\gamma`, any geometry:
+      :math:`E_\mathrm{attn} \to \sqrt{\gamma/(\gamma + 4\nu)}` (:func:`.reference.wishart_square_limit`:
+      :math:`\sqrt c K` becomes a Wigner matrix of variance :math:`\nu`; signal and weights drop out).
+    * Attention, :math:`d \ne 0`, ridge :math:`\gamma = g c d^2`, any geometry: :math:`K \to dI`, so
+      :math:`E_\mathrm{attn} \to (g/(1+g))^2` (at fixed :math:`\gamma`, :math:`E \to 0`).
+
+    The ridge is scaled with c where the limit at fixed :math:`\gamma` is 0, so that every
+    compared value is :math:`O(1)` and the solver's absolute accuracy is what matters.
+    Tolerance: the Richardson bound plus :math:`10^{-6}` (:math:`10^{-3}` relative for the slope,
+    which multiplies the solver's error by c).
     """
-    gammas = np.asarray(gammas, float)
+    g, gammas = np.asarray(ratios, float), np.asarray(gammas, float)
     cs = 250.0 * np.array([1.0, 2.0, 4.0])
-    context = f"{point}, gammas={gammas.tolist()}"
-    scaled = _over_c(theory.linear, point, cs, gammas) * cs[:, None] ** 2 / gammas**2
-    ext = ref.extrapolate(scaled)
-    _close("c -> oo: c^2 E_lin / gamma^2 -> 1", ext.value, 1.0, ext.bound + 1e-6, "linear " + context)
-    slope = ref.extrapolate(cs[:, None] * (scaled - 1))
-    _close("c -> oo: first correction of c^2 E_lin / gamma^2", slope.value,
-           ref.linear_large_c_slope(gammas, point.theta), slope.bound + 1e-3 * (1 + np.abs(slope.value)), "linear " + context)
+    limit = ref.large_c_ridge_limit(g)
+    context = f"{point}, ridge ratios g={g.tolist()}"
+    linear = np.array([theory.linear(point.replace(c=float(c)), g * c).error for c in cs])
+    ext = ref.extrapolate(linear)
+    _close("c -> oo: E_lin(g c) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6, "linear " + context)
+    slope = ref.extrapolate(cs[:, None] * (linear - limit))
+    expected = ref.linear_large_c_slope(g, point.theta)
+    _close("c -> oo: first correction of E_lin(g c)", slope.value, expected,
+           slope.bound + 1e-3 * (1 + np.abs(expected)), "linear " + context)
     ext = ref.extrapolate(_over_c(theory.attention, point.replace(d=0.0), cs, gammas))
     _close("c -> oo, d = 0: E_attn -> sqrt(gamma/(gamma + 4 nu))", ext.value,
-           ref.wishart_square_limit(gammas, point.nu), ext.bound + 1e-6, "attention d=0 " + context)
+           ref.wishart_square_limit(gammas, point.nu), ext.bound + 1e-6, f"attention d=0 {point}, gammas={gammas}")
     d = point.d if abs(point.d) >= 0.3 else 0.5
-    ext = ref.extrapolate(_over_c(theory.attention, point.replace(d=d), cs, gammas) * cs[:, None] ** 2 * d**4 / gammas**2)
-    _close("c -> oo, d != 0: c^2 d^4 E_attn / gamma^2 -> 1", ext.value, 1.0, ext.bound + 1e-5,
+    attention = np.array([theory.attention(point.replace(c=float(c), d=d), g * c * d * d).error for c in cs])
+    ext = ref.extrapolate(attention)
+    _close("c -> oo, d != 0: E_attn(g c d^2) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6,
            f"attention d={d} " + context)
 
 

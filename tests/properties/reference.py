@@ -35,7 +35,8 @@ import numpy as np
 __all__ = [
     "mp_moments", "mp_stieltjes", "large_gamma_m1", "linear_m1", "signal_resolvent",
     "kernel_polynomial_error", "linear_f_attention_error", "linear_regression_error",
-    "section3_noise_only", "wishart_square_limit", "linear_small_c_limit", "linear_large_c_slope",
+    "section3_noise_only", "wishart_square_limit", "linear_small_c_limit", "large_c_ridge_limit",
+    "linear_large_c_slope",
     "Extrapolation", "extrapolate",
 ]
 
@@ -344,18 +345,33 @@ def linear_small_c_limit(gamma, theta: float):
     return 1 / (1 + theta) + theta / (1 + theta) * (gamma / (gamma + 1 + theta)) ** 2
 
 
-def linear_large_c_slope(gamma, theta: float):
-    r""":math:`\lim_{c\to\infty} c\,(c^2 E_\mathrm{lin}/\gamma^2 - 1) = 3 - 2\gamma - 2\theta`.
+def large_c_ridge_limit(g):
+    r""":math:`\lim_{c\to\infty} E(\gamma = g\,c\,s^2) = (g/(1 + g))^2` when :math:`K \to sI` (linear: :math:`s = 1`; attention: :math:`s = d \ne 0`).
 
-    :math:`c^2 E_\mathrm{lin}/\gamma^2 = y^\top (A + \varepsilon)^{-2} y/n` with
-    :math:`\varepsilon = (\gamma + P/n)/c`. To first order in :math:`1/c`:
-    :math:`y^\top A^{-2} y/n = \mathbb E\lambda^{-2} = (1 - 1/c)^{-3} = 1 + 3/c + O(c^{-2})`,
-    the :math:`\gamma` term gives :math:`-2\gamma\,\mathbb E\lambda^{-3}/c \to -2\gamma/c`, and the
-    :math:`P` term :math:`-2\,y^\top P y/(n^2 c) \to -2\theta/c` (:math:`A \to I`). In
-    particular :math:`c^2 E_\mathrm{lin}/\gamma^2 \to 1`: :math:`E_\mathrm{lin} \sim \gamma^2/c^2 \to 0`.
+    As :math:`c \to \infty`, :math:`A = I + O(c^{-1/2})`, :math:`K = sI + O(c^{-1/2})` (the
+    noise kernel :math:`a_1(A - I) + bW/\sqrt p` and :math:`L` vanish), so
+    :math:`K^\top C K/(c s^2) = A + O(c^{-1/2})` and the spectral measure of y for it tends
+    to :math:`\delta_1`; with the ridge scaled as :math:`\gamma = g c s^2`,
+    :math:`E = \int\nu(\mathrm dx)\,(g/(g + x))^2 \to (g/(1 + g))^2`. (At fixed
+    :math:`\gamma` this says :math:`E \sim \gamma^2/(c s^2)^2 \to 0`; scaling the ridge keeps
+    :math:`E = O(1)`, where the solver's absolute accuracy is meaningful.)
     """
-    gamma = np.asarray(gamma, dtype=float)
-    return 3 - 2 * gamma - 2 * theta
+    g = np.asarray(g, dtype=float)
+    return (g / (1 + g)) ** 2
+
+
+def linear_large_c_slope(g, theta: float):
+    r""":math:`\lim_{c\to\infty} c\,[E_\mathrm{lin}(g c) - (g/(1+g))^2] = \frac{3g^2}{(1+g)^4} - \frac{2\theta g^2}{(1+g)^3}`.
+
+    :math:`E_\mathrm{lin}(gc) = g^2\,y^\top (g + A + P/(nc))^{-2} y/n`. With
+    :math:`A = I + \Delta`, :math:`\mathbb E\Delta = 0` and :math:`\mathbb E\Delta^2 = 1/c` in the
+    spectral measure of y (MP: :math:`\mathbb E\lambda^2 - 1 = 1/c`), the second-order
+    Taylor term of :math:`(g + \lambda)^{-2}` gives :math:`3/(c(1+g)^4)`; the :math:`P` term
+    gives :math:`-2\,y^\top P y/(n^2 c)\,(1+g)^{-3} \to -2\theta/(c(1+g)^3)` (first order,
+    :math:`A \to I`); both times :math:`g^2`.
+    """
+    g = np.asarray(g, dtype=float)
+    return 3 * g**2 / (1 + g) ** 4 - 2 * theta * g**2 / (1 + g) ** 3
 
 
 # --------------------------------------------------------------------------- extrapolation

@@ -6,39 +6,23 @@ the real package or on a deliberately wrong copy of its derivation.
 :class:`~symrmt.derive.Derivation` (e.g. a mutated one) with
 :class:`symrmt.codegen.CompiledDerivation` and solves it with :func:`symrmt.solve.solve`.
 
-Known solver bug (reported; see ``test_known_solver_bug_continuation_leaves_physical_branch``
-in tests/test_properties.py): the continuation in gamma of :mod:`symrmt.solve` takes
-steps of 1/STEPS_PER_DECADE = 2/3 of a decade, and for strong Wigner parts
-(:math:`b^2 \gtrsim 1`) at small gamma Newton can land on an unphysical branch; the
-solver then raises ConvergenceError (it does not return a wrong number). Both theories
-retry such a call once with 12 steps per decade and emit a :class:`KnownSolverBugWarning`;
-a second failure propagates. A deliberately wrong theory that produces unphysical values
-therefore still fails, while the derivation properties are not held hostage by the
-step-size bug (which has its own strict xfail test).
+A :class:`~symrmt.errors.ConvergenceError` is not caught here: the properties report it
+as a violation (a theory that gives no physical answer fails them).
 """
 from __future__ import annotations
 
 import dataclasses
-import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 import symrmt.solve as solve_module
 from symrmt.codegen import CompiledDerivation
-from symrmt.errors import ConvergenceError
 from symrmt.theory import solve_attention, solve_linear
 
-__all__ = ["with_known_bug_retry", "Point", "Theory", "PackageTheory", "DerivedTheory", "KnownSolverBugWarning", "GRAM_NAMES"]
+__all__ = ["Point", "Theory", "PackageTheory", "DerivedTheory", "GRAM_NAMES"]
 
 GRAM_NAMES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
-#: Continuation steps per decade used for the one retry after a ConvergenceError.
-FINE_STEPS_PER_DECADE = 12
-
-
-class KnownSolverBugWarning(UserWarning):
-    """A solve failed with the package's step size and succeeded with a finer continuation."""
 
 
 @dataclass(frozen=True)
@@ -80,43 +64,16 @@ class Point:
         return self.without_weights().replace(theta=0.0)
 
 
-@contextmanager
-def _fine_continuation():
-    saved = solve_module.STEPS_PER_DECADE
-    solve_module.STEPS_PER_DECADE = FINE_STEPS_PER_DECADE
-    try:
-        yield
-    finally:
-        solve_module.STEPS_PER_DECADE = saved
-
-
-def with_known_bug_retry(call, describe=lambda: "a public API call"):
-    """``call()``, retried once with a finer continuation if it raises ConvergenceError (module docstring)."""
-    try:
-        return call()
-    except ConvergenceError as first:
-        with _fine_continuation():
-            try:
-                result = call()
-            except ConvergenceError:
-                raise first from None
-        warnings.warn(KnownSolverBugWarning(
-            f"symrmt.solve needed a finer continuation at {describe()} (first attempt: {first})"), stacklevel=3)
-        return result
-
-
 class Theory:
     """``attention(point, gamma)`` and ``linear(point, gamma)`` return :class:`symrmt.solve.SolveResult` over ``gamma``."""
 
     name = "theory"
 
     def attention(self, point: Point, gamma):
-        return with_known_bug_retry(lambda: self._attention(point, np.asarray(gamma, float)),
-                           lambda: f"{self.name} attention {point}, gamma={gamma}")
+        return self._attention(point, np.asarray(gamma, float))
 
     def linear(self, point: Point, gamma):
-        return with_known_bug_retry(lambda: self._linear(point, np.asarray(gamma, float)),
-                           lambda: f"{self.name} linear {point}, gamma={gamma}")
+        return self._linear(point, np.asarray(gamma, float))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
