@@ -15,6 +15,25 @@ Asserted:
   same route (so a catch is not an artefact of the route);
 * every mutant violates at least one property, and in particular each property
   listed for it in :data:`MUTANTS` (the catch table, kept honest by the test).
+
+Catches observed at :data:`POINT` ("refusal": the mutant's system has no physical
+solution, so the solver raises and the property reports it):
+
+=========================  ==========================================================
+mutant                     properties violated
+=========================  ==========================================================
+swap_alpha_in_sigma        large_gamma, weight_rescaling, one_sided_weights
+woodbury_sign              linear_regression, large_c (values); the rest by refusal
+drop_tau_a                 large_gamma, linear_f, linear_regression, small_c
+tau_a_unweighted           large_gamma, linear_f, linear_regression, small_c, bounds
+covariance_t11_t22         all but linear_f / linear_regression (b = 0 there), by refusal
+drop_t12                   noise_only_section3
+kappa_sign                 large_gamma, noise_only_section3, linear_f, large_c
+wigner_variance_doubled    large_gamma, noise_only_section3, large_c
+drop_theta_yy_in_data      large_gamma, linear_f, linear_regression, small_c, large_c
+drop_s_terms_of_l          large_gamma, linear_f
+transpose_l                large_gamma (and only it: K C K^T vs K^T C K differs from m_1 on)
+=========================  ==========================================================
 """
 from __future__ import annotations
 
