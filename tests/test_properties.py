@@ -203,8 +203,16 @@ def test_a1_zero_with_diagonal_depends_on_signal(theta):
     assert with_signal < 1 / math.sqrt(5) - 0.01
 
 
+#: The independent section-3 reference integrates the MP density with its 1/lambda factor; when c is
+#: within 1e-3 of 1 (but not 1), lambda_- ~ (1 - 1/sqrt(c))^2 < 1e-7 puts that pole next to the support and
+#: the reference's quadrature does not converge (seen: c = 1.000001, 97200 nodes). The package's own rule
+#: subtracts the pole; those c are covered by the other properties.
+NEAR_ONE = 1e-3
+
+
 @FEW
-@given(a1_nu=S.hermite_pairs(), c=S.ratios(), d=S.diagonals())
+@given(a1_nu=S.hermite_pairs(), c=S.ratios().filter(lambda c: c == 1.0 or abs(c - 1.0) > NEAR_ONE),
+       d=S.diagonals())
 def test_noise_only_matches_section3(a1_nu, c, d):
     """mu = 0 and w = 0 reduce to the noise-only system of THEORY.md section 3 (solved independently)."""
     checks.check_noise_only_section3(THEORY, Point(*a1_nu, c=c, d=d))
