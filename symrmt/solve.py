@@ -53,8 +53,6 @@ STEP_CONTROL = 1.0
 PATH_NEWTON = 3
 #: Largest continuation step (a ratio in gamma).
 MAX_RATIO = 10.0
-#: Below this gamma the quadrature starts at three times the initial nodes (it nearly always needs them).
-SMALL_GAMMA = 0.1
 #: Points solved together (larger inputs are split), and the largest points x nodes array.
 BATCH_POINTS = 20_000
 CHUNK_ELEMENTS = 2_000_000
@@ -341,15 +339,10 @@ def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
     """
     problem, shape = _Problem.from_arrays(compiled, params, nodes)
     size = problem.flat["c"].size
-    error, phi, residual = np.empty(size), np.empty(size), np.empty(size)
-    unknowns = np.empty((len(compiled.unknowns), size))
-    # Small gamma nearly always needs the next quadrature level: start those points there.
-    small = problem.flat["gamma"] < SMALL_GAMMA
-    for group, level in ((np.flatnonzero(~small), nodes), (np.flatnonzero(small), 3 * nodes)):
-        for i in range(0, group.size, BATCH_POINTS):
-            batch = group[i: i + BATCH_POINTS]
-            part = _solve_flat(problem.subset(batch, level), quadrature_tolerance)
-            error[batch], phi[batch], residual[batch], unknowns[:, batch] = part
+    parts = [_solve_flat(problem.subset(slice(i, i + BATCH_POINTS), nodes), quadrature_tolerance)
+             for i in range(0, size, BATCH_POINTS)]
+    error, phi, residual = (np.concatenate([part[k] for part in parts]) for k in range(3))
+    unknowns = np.concatenate([part[3] for part in parts], axis=1)
     full, _ = _Problem.from_arrays(compiled, params, 3)
     _check(full, phi, error, residual)
     return SolveResult(error.reshape(shape), phi.reshape(shape), unknowns.reshape(len(unknowns), *shape),
