@@ -335,6 +335,11 @@ def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(
       :math:`\sqrt c K` becomes a Wigner matrix of variance :math:`\nu`; signal and weights drop out).
     * Attention, :math:`d \ne 0`, ridge :math:`\gamma = g c d^2`, any geometry: :math:`K \to dI`, so
       :math:`E_\mathrm{attn} \to (g/(1+g))^2` (at fixed :math:`\gamma`, :math:`E \to 0`).
+      The off-diagonal part of K has operator norm of order :math:`\sqrt{\nu/c}` against the
+      diagonal :math:`d`, so the expansion parameter is :math:`\nu/(c d^2)`: this limit is
+      extrapolated from :math:`c = c_0, 2c_0, 4c_0` with :math:`c_0 = 250\max(1, \nu/d^2)`
+      (with :math:`c_0 = 250` a draw with :math:`\nu/d^2 = 9` was still pre-asymptotic: the
+      :math:`1/c^2` term outweighed the :math:`1/c` term and the Richardson bound was too small).
 
     The ridge is scaled with c where the limit at fixed :math:`\gamma` is 0, so that every
     compared value is :math:`O(1)` and the solver's absolute accuracy is what matters.
@@ -356,6 +361,7 @@ def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(
     _close("c -> oo, d = 0: E_attn -> sqrt(gamma/(gamma + 4 nu))", ext.value,
            ref.wishart_square_limit(gammas, point.nu), ext.bound + 1e-6, f"attention d=0 {point}, gammas={gammas}")
     d = point.d if abs(point.d) >= 0.3 else 0.5
+    cs = 250.0 * max(1.0, point.nu / d**2) * np.array([1.0, 2.0, 4.0])
     attention = np.array([theory.attention(point.replace(c=float(c), d=d), g * c * d * d).error for c in cs])
     ext = ref.extrapolate(attention)
     _close("c -> oo, d != 0: E_attn(g c d^2) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6,
