@@ -198,7 +198,7 @@ def _start_gamma(problem: _Problem) -> np.ndarray:
 
 
 def _continue(problem: _Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Continuation in gamma for the points ``index``, from their start gamma down to their targets.
+    r"""Continuation in gamma for the points ``index``, from their start gamma down to their targets.
 
     Each point moves by its own ratio ``gamma -> gamma / ratio``: Euler predictor in
     :math:`1/\gamma` from the implicit derivative, then at most PATH_NEWTON Newton corrections, each of which must
