@@ -56,6 +56,8 @@ MAX_RATIO = 10.0
 #: Points solved together (larger inputs are split), and the largest points x nodes array.
 BATCH_POINTS = 20_000
 CHUNK_ELEMENTS = 2_000_000
+#: Point-nodes per block when generated integrands are evaluated (temporaries of 200 kB stay in cache).
+CACHE_ELEMENTS = 25_000
 #: Nodes of the cheaper rule used along the continuation path (the target is polished with the full rule).
 PATH_NODES = 24
 MAX_NEWTON = 30
@@ -148,15 +150,30 @@ class _Problem:
         return [p[:, None] for p in out]
 
     @staticmethod
-    def expect(integrands: list, weights: np.ndarray) -> np.ndarray:
-        """E_lambda of each integrand (a list of arrays (N, nodes), or constant in lambda) with ``weights`` (N, nodes)."""
-        out = np.empty((len(integrands), len(weights)))
-        for k, values in enumerate(integrands):
-            values = np.asarray(values, dtype=float)
-            if values.ndim == 2 and values.shape[1] > 1:
-                out[k] = np.einsum("nj,nj->n", values, weights)
-            else:                                   # constant in lambda: every rule sums to 1
-                out[k] = np.broadcast_to(values, (len(weights), 1))[:, 0]
+    def expect(integrand, columns: list, weights: np.ndarray) -> np.ndarray:
+        r""":math:`\mathbb E_\lambda` of every output of ``integrand(*columns)`` with ``weights`` (N, nodes).
+
+        ``columns`` are arrays of N rows (nodes, or one column for what is constant in
+        :math:`\lambda`); ``integrand`` returns a list of arrays (N, nodes), or of smaller
+        shape where an output does not depend on :math:`\lambda`. The rows are taken in blocks
+        of about CACHE_ELEMENTS point-nodes so that the generated code's temporaries stay in
+        the CPU cache (measured 3x faster than whole (10^4, 49) arrays).
+        """
+        rows = len(weights)
+        block = max(1, CACHE_ELEMENTS // weights.shape[1])
+        out = None
+        for start in range(0, rows, block):
+            part = slice(start, start + block)
+            integrands = integrand(*(x[part] for x in columns))
+            if out is None:
+                out = np.empty((len(integrands), rows))
+            w = weights[part]
+            for k, values in enumerate(integrands):
+                values = np.asarray(values, dtype=float)
+                if values.ndim == 2 and values.shape[1] > 1:
+                    out[k, part] = np.einsum("nj,nj->n", values, w)
+                else:                               # constant in lambda: every rule sums to 1
+                    out[k, part] = np.broadcast_to(values, (len(w), 1))[:, 0]
         return out
 
     def rule(self, index, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -169,8 +186,8 @@ class _Problem:
         """Residual F = t - tau/c, its Jacobian, and dF/dgamma at (t, gamma) for the points ``index``."""
         u = len(self.compiled.unknowns)
         lam, weights = self.rule(index, coarse)
-        values = self.expect(self.compiled.fixed_point(lam, [x[:, None] for x in t], self.params(index, gamma)),
-                             weights)
+        values = self.expect(lambda lam, *rest: self.compiled.fixed_point(lam, rest[:u], rest[u:]),
+                             [lam, *(x[:, None] for x in t), *self.params(index, gamma)], weights)
         c = self.flat["c"][index]
         tau, dtau_dt, dtau_dg = values[:u], values[u: u + u * u], values[u + u * u:]
         residual = t - tau / c
@@ -438,10 +455,11 @@ def _coarse_solution(problem: _Problem, t, index):
 def _evaluate(problem: _Problem, t, rate, index, coarse: bool = False):
     """(Phi, E) at the solved unknowns ``t`` with their gamma-rate, with the full rule or the embedded coarse rule."""
     lam, weights = problem.rule(index, coarse)
-    integrands = problem.compiled.averages(lam, [x[:, None] for x in t], [x[:, None] for x in rate],
-                                           problem.params(index))
+    u = len(t)
+    values = problem.expect(lambda lam, *rest: problem.compiled.averages(lam, rest[:u], rest[u: 2 * u], rest[2 * u:]),
+                            [lam, *(x[:, None] for x in t), *(x[:, None] for x in rate), *problem.params(index)],
+                            weights)
     count = len(problem.compiled.taus)
-    values = problem.expect(integrands, weights)
     phi, dphi = _woodbury(problem.compiled, values[:count], values[count:], problem.params(index))
     return phi, -problem.flat["gamma"][index] ** 2 * dphi
 
