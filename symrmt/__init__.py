@@ -10,7 +10,7 @@ Derive (SymPy) -> generate (lambdify, once) -> solve (NumPy) -> check (Monte Car
 from .errors import ConvergenceError, SymrmtInputError
 from .geometry import Geometry
 from .nonlinearity import HermiteCoefficients, hermite, parse_nonlinearity
-from .simulate import SimulationResult, simulate
+from .simulation import SimulationResult, simulate
 from .theory import attention_error, linear_error, solve_attention, solve_linear
 
 __version__ = "0.1.0"

@@ -174,7 +174,7 @@ def cmd_theory(args) -> dict:
 
 def _simulate(args, geometry: Geometry):
     from .nonlinearity import hermite
-    from .simulate import simulate
+    from .simulation import simulate
 
     _check_c(args.c)
     f = hermite(args.f, center=args.center).f if args.center else args.f

@@ -14,7 +14,7 @@ import numpy as np
 from .geometry import Geometry
 from .nonlinearity import hermite
 from .plotting import comparison_panel, plot_panels
-from .simulate import simulate
+from .simulation import simulate
 from .theory import attention_error, linear_error
 
 __all__ = ["run_demo", "SETTINGS"]

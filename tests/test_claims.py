@@ -7,7 +7,7 @@ from scipy import stats
 
 from symrmt.geometry import Geometry
 from symrmt.nonlinearity import hermite
-from symrmt.simulate import simulate
+from symrmt.simulation import simulate
 from symrmt.theory import attention_error, linear_error
 
 USUAL_F = ["tanh(x)", "erf(x)", "sin(x)", "Max(x, 0) - 1/sqrt(2*pi)", "x*(1 + erf(x/sqrt(2)))/2 - 1/sqrt(2*pi)"]

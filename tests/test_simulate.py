@@ -1,4 +1,4 @@
-"""Tests of symrmt.simulate: an independent slow implementation, properties, refusals.
+"""Tests of symrmt.simulation: an independent slow implementation, properties, refusals.
 
 The reference below is written from THEORY.md section 1 directly (explicit p-by-p M,
 explicit loops for K, one ridge solve per gamma) and shares only the documented draw
@@ -18,11 +18,10 @@ import sympy as sp
 
 from symrmt.errors import SymrmtInputError
 from symrmt.geometry import Geometry
-from symrmt.simulate import SimulationResult, simulate, simulate_once
-from symrmt.simulate import _GRAM_RTOL, _errors_gram, _errors_svd, _ridge_errors
+from symrmt.simulation import SimulationResult, simulate, simulate_once
+from symrmt.simulation import _GRAM_RTOL, _errors_gram, _errors_svd, _ridge_errors
 
-# importlib: symrmt/__init__ re-exports the function ``simulate`` under the module's name.
-simulate_module = importlib.import_module("symrmt.simulate")
+simulate_module = importlib.import_module("symrmt.simulation")
 
 GAMMAS = np.array([1e-3, 1e-2, 0.1, 1.0, 10.0])
 

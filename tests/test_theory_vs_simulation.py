@@ -29,7 +29,7 @@ from scipy import stats
 
 from symrmt.geometry import Geometry
 from symrmt.nonlinearity import hermite
-from symrmt.simulate import simulate
+from symrmt.simulation import simulate
 from symrmt.theory import attention_error, linear_error
 
 pytestmark = pytest.mark.slow
