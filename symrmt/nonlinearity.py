@@ -51,13 +51,14 @@ moments: exact by construction, so no quadrature is run); parity (odd f has
 gives :math:`a_0 = c`); a small table (the :math:`c\operatorname{erf}(kx) + d`
 family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
 SymPy); finally :func:`sympy.integrate`, term by term, in a child process per
-integral (at most one per CPU, ``fork`` on Linux), killed after ``timeout``
-seconds of wall-clock time. A closed form is kept only if it is a finite real
-number that agrees with the quadrature to :math:`10^{-12}`. ``source`` records
-``"exact"`` (SymPy: integration, Gaussian moments or parity), ``"table"`` or
-``"numeric"``. The budget is wall-clock time, so on a heavily loaded machine
-fewer closed forms may be found; pass a larger ``timeout`` where the exact form
-matters (a finished integral returns at once, the budget is only a ceiling).
+integral (at most one per CPU, ``fork`` on Linux), stopped after ``timeout``
+seconds of its own CPU time (``ITIMER_PROF``; where that does not exist, wall-clock
+time), so the closed forms found do not depend on how busy the machine is (a wall
+clock of ``WALL_CLOCK_FACTOR * timeout`` remains as a safety net). A closed form is
+kept only if it is a finite real number that agrees with the quadrature to
+:math:`10^{-12}`. ``source`` records ``"exact"`` (SymPy: integration, Gaussian
+moments or parity), ``"table"`` or ``"numeric"``. Pass a larger ``timeout`` where
+the exact form matters (a finished integral returns at once, the budget is only a ceiling).
 
 Results are cached in memory per expression (keyed by ``srepr``) and on disk between
 runs (``$SYMRMT_CACHE_DIR``, default ``~/.cache/symrmt``, ``off`` to disable), so
@@ -74,6 +75,7 @@ import multiprocessing.connection as mp_connection
 import os
 import pathlib
 import pickle
+import signal
 import sys
 import time
 import warnings
@@ -941,17 +943,38 @@ def _workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Where the child can limit its own CPU time, the wall-clock deadline is only a safety net
+#: of this many budgets (a child starved by other processes still gets its full CPU budget).
+WALL_CLOCK_FACTOR = 10.0
+
+
+def _cpu_limited(conn, cpu_seconds: float, target: Callable, *args) -> None:  # pragma: no cover - child process
+    """Child process: run ``target(conn, *args)`` and die (SIGPROF) after ``cpu_seconds`` of CPU time.
+
+    The budget is CPU time, not wall-clock time, so that which closed forms are found does
+    not depend on how busy the machine is. ``ITIMER_PROF`` counts this process's user and
+    system time; its default action terminates the process; timers are not inherited by
+    ``fork``, so the child sets its own.
+    """
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    target(conn, *args)
+
+
 class _Job:
-    """One SymPy integral running in a child process, with its own deadline."""
+    """One SymPy integral running in a child process with a CPU-time budget (wall clock where unsupported)."""
 
     def __init__(self, ctx, key: str, timeout: float, target: Callable, *args):
         self.key, (self.receiver, sender) = key, ctx.Pipe(duplex=False)
+        cpu_limit = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
+        if cpu_limit:
+            target, args = _cpu_limited, (timeout, target, *args)
         self.proc = ctx.Process(target=target, args=(sender, *args), daemon=True)
         with warnings.catch_warnings():  # Python >= 3.12 warns about fork in a threaded process
             warnings.simplefilter("ignore", DeprecationWarning)
             self.proc.start()
         sender.close()
-        self.deadline = time.monotonic() + timeout
+        self.deadline = time.monotonic() + (WALL_CLOCK_FACTOR * timeout + 1.0 if cpu_limit else timeout)
 
     def read(self, found: dict) -> bool:
         """Take what the child sent into ``found``; True when the child has nothing more to say."""
