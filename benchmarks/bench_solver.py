@@ -61,13 +61,18 @@ def cloud(points: int = 10_000) -> None:
     start = time.perf_counter()
     result = solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
     vectorized = time.perf_counter() - start
+    os.environ["SYMRMT_THREADS"] = "1"
+    start = time.perf_counter()
+    solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
+    one_thread = time.perf_counter() - start
+    del os.environ["SYMRMT_THREADS"]
     sample = 100
     start = time.perf_counter()
     for i in range(sample):
         solve_attention(TANH, params["c"][i], params["gamma"][i], d=params["d"][i],
                         gram={k: v[i] for k, v in gram_entries.items()})
     looped = (time.perf_counter() - start) / sample * points
-    print(f"vectorized cloud: {points / vectorized:9.0f} points/s   (target >= 1e4; "
+    print(f"vectorized cloud: {points / vectorized:9.0f} points/s   (one thread: {points / one_thread:6.0f}; target >= 1e4; "
           f"one call per point: {points / looped:7.0f} points/s, ratio {looped / vectorized:5.1f}x; "
           f"max residual {result.residual.max():.1e})")
 

@@ -27,6 +27,8 @@ rather than returning NaN.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +67,8 @@ MIN_RATIO = 1.0001
 #: Points solved together (larger inputs are split), and the largest points x nodes array.
 BATCH_POINTS = 20_000
 CHUNK_ELEMENTS = 2_000_000
+#: Inputs of at least twice this many points are split into batches solved in parallel threads.
+PARALLEL_POINTS = 2_000
 #: Point-nodes per block when generated integrands are evaluated (temporaries of 200 kB stay in cache).
 CACHE_ELEMENTS = 25_000
 #: Nodes of the cheaper rule used along the continuation path (the target is polished with the full rule).
@@ -380,14 +384,30 @@ def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
     """
     problem, shape = _Problem.from_arrays(compiled, params, nodes)
     size = problem.flat["c"].size
-    parts = [_solve_flat(problem.subset(slice(i, i + BATCH_POINTS), nodes), quadrature_tolerance)
-             for i in range(0, size, BATCH_POINTS)]
+    batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // _threads())))
+    batches = [problem.subset(slice(i, i + batch), nodes) for i in range(0, size, batch)]
+    if len(batches) > 1 and _threads() > 1:
+        # NumPy releases the GIL inside its loops, so batches solved in threads use every core.
+        with ThreadPoolExecutor(max_workers=_threads()) as pool:
+            parts = list(pool.map(lambda part: _solve_flat(part, quadrature_tolerance), batches))
+    else:
+        parts = [_solve_flat(part, quadrature_tolerance) for part in batches]
     error, phi, residual = (np.concatenate([part[k] for part in parts]) for k in range(3))
     unknowns = np.concatenate([part[3] for part in parts], axis=1)
     full, _ = _Problem.from_arrays(compiled, params, 3)
     _check(full, phi, error, residual)
     return SolveResult(error.reshape(shape), phi.reshape(shape), unknowns.reshape(len(unknowns), *shape),
                        residual.reshape(shape))
+
+
+def _threads() -> int:
+    """Threads for large inputs: the CPUs this process may use (``SYMRMT_THREADS`` overrides)."""
+    if os.environ.get("SYMRMT_THREADS"):
+        return max(1, int(os.environ["SYMRMT_THREADS"]))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _solve_flat(problem: _Problem, quadrature_tolerance: float):
