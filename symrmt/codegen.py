@@ -121,7 +121,10 @@ class CompiledDerivation:
     @staticmethod
     def _stack(values, *arrays) -> np.ndarray:
         shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
-        return np.stack([np.broadcast_to(v, shape) for v in values])
+        out = np.empty((len(values), *shape))
+        for k, v in enumerate(values):
+            out[k] = v                              # assignment broadcasts constants
+        return out
 
     def fixed_point(self, lam, t, params) -> list:
         """The fixed-point integrands as a list (entries constant in lambda may not be full-shape)."""

@@ -186,7 +186,7 @@ class _Problem:
                 if values.ndim == 2 and values.shape[1] > 1:
                     out[k, part] = np.einsum("nj,nj->n", values, w)
                 else:                               # constant in lambda: every rule sums to 1
-                    out[k, part] = np.broadcast_to(values, (len(w), 1))[:, 0]
+                    out[k, part] = values[:, 0] if values.ndim == 2 else values
         return out
 
     def rule(self, index, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
