@@ -208,6 +208,17 @@ class _Problem:
         return residual, np.moveaxis(jacobian, -1, 0), -dtau_dg / c
 
 
+def _newton_step(residual, jacobian, dF_dgamma) -> tuple[np.ndarray, np.ndarray]:
+    r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm d\gamma = -J^{-1}\partial_\gamma F`, each (U, N).
+
+    One batched solve for both right-hand sides. Floating-point warnings are silenced:
+    the callers test the entries for non-finite values.
+    """
+    with np.errstate(all="ignore"):
+        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
+    return solved[..., 0].T, -solved[..., 1].T
+
+
 def _newton(problem: _Problem, t, gamma, index, tolerance: float = TOLERANCE):
     """Newton iterations from ``t`` (``gamma`` is aligned with ``index``); converged points stop being evaluated.
 
@@ -222,9 +233,7 @@ def _newton(problem: _Problem, t, gamma, index, tolerance: float = TOLERANCE):
     for _ in range(MAX_NEWTON + 1):
         residual, jacobian, dF_dgamma = problem.newton_system(t[:, live], gamma[live], index[live])
         size[live] = np.max(np.abs(residual), axis=0)
-        with np.errstate(all="ignore"):
-            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
-        step, rate[:, live] = solved[..., 0].T, -solved[..., 1].T
+        step, rate[:, live] = _newton_step(residual, jacobian, dF_dgamma)
         converged = np.isfinite(size[live]) & (size[live] <= tolerance * (1 + np.max(np.abs(t[:, live]), axis=0)))
         done[live[converged]] = True
         move = ~converged & np.all(np.isfinite(step), axis=0)
@@ -294,10 +303,9 @@ def _corrected_step(problem: _Problem, t, rate, g_from, g_to, index):
     for k in range(PATH_NEWTON + 1):
         residual, jacobian, dF_dgamma = problem.newton_system(new[:, live], g_to[live], index[live])
         size = np.max(np.abs(residual), axis=0)
-        with np.errstate(all="ignore"):
-            solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
-        correction, new_rate[:, live] = solved[..., 0].T, -solved[..., 1].T
-        finite = np.isfinite(size) & np.all(np.isfinite(solved), axis=(1, 2))
+        correction, new_rate[:, live] = _newton_step(residual, jacobian, dF_dgamma)
+        finite = (np.isfinite(size) & np.all(np.isfinite(correction), axis=0)
+                  & np.all(np.isfinite(new_rate[:, live]), axis=0))
         converged = finite & (size <= PATH_TOLERANCE * (1 + np.max(np.abs(new[:, live]), axis=0)))
         converged &= _physical(problem, new[:, live], g_to[live], index[live])
         accepted[live[converged]] = True
@@ -475,10 +483,8 @@ def _coarse_solution(problem: _Problem, t, index):
     """
     if not len(t):                                  # no fixed point (e.g. linear regression)
         return t, t
-    residual, jacobian, dF_dgamma = problem.newton_system(t, problem.flat["gamma"][index], index, coarse=True)
-    with np.errstate(all="ignore"):
-        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dgamma], axis=-1).transpose(1, 0, 2))
-    return t - solved[..., 0].T, -solved[..., 1].T
+    step, rate = _newton_step(*problem.newton_system(t, problem.flat["gamma"][index], index, coarse=True))
+    return t - step, rate
 
 
 def _evaluate(problem: _Problem, t, rate, index, coarse: bool = False):
