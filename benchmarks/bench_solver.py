@@ -61,11 +61,17 @@ def cloud(points: int = 10_000) -> None:
     start = time.perf_counter()
     result = solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
     vectorized = time.perf_counter() - start
+    previous = os.environ.get("SYMRMT_THREADS")
     os.environ["SYMRMT_THREADS"] = "1"
-    start = time.perf_counter()
-    solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
-    one_thread = time.perf_counter() - start
-    del os.environ["SYMRMT_THREADS"]
+    try:
+        start = time.perf_counter()
+        solve_attention(TANH, params["c"], params["gamma"], d=params["d"], gram=gram_entries)
+        one_thread = time.perf_counter() - start
+    finally:
+        if previous is None:
+            del os.environ["SYMRMT_THREADS"]
+        else:
+            os.environ["SYMRMT_THREADS"] = previous
     sample = 100
     start = time.perf_counter()
     for i in range(sample):

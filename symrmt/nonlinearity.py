@@ -88,6 +88,7 @@ import numpy as np
 import sympy as sp
 
 from symrmt.codegen import numpy_function
+from symrmt.cpus import usable_cpus
 from symrmt.errors import SymrmtInputError
 
 __all__ = [
@@ -936,13 +937,6 @@ def _context():
     return mp_ctx.get_context("spawn")
 
 
-def _workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 #: Where the child can limit its own CPU time, the wall-clock deadline is only a safety net
 #: of this many budgets (a child starved by other processes still gets its full CPU budget).
 WALL_CLOCK_FACTOR = 10.0
@@ -1000,7 +994,7 @@ def _symbolic(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, s
     ctx, pending, running, found = _context(), list(keys), [], {}
     try:
         while pending or running:
-            while pending and len(running) < _workers():
+            while pending and len(running) < usable_cpus():
                 key = pending.pop(0)
                 running.append(_Job(ctx, key, timeout, _symbolic_worker, expr, key))
             wait = max(0.0, min(job.deadline for job in running) - time.monotonic())

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cpus import usable_cpus
 from .errors import ConvergenceError
 
 __all__ = ["SolveResult", "solve", "marchenko_pastur_rule", "INITIAL_NODES"]
@@ -392,11 +393,12 @@ def solve(compiled, params: dict[str, np.ndarray], nodes: int = INITIAL_NODES,
     """
     problem, shape = _Problem.from_arrays(compiled, params, nodes)
     size = problem.flat["c"].size
-    batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // _threads())))
+    threads = _threads()
+    batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // threads)))
     batches = [problem.subset(slice(i, i + batch), nodes) for i in range(0, size, batch)]
-    if len(batches) > 1 and _threads() > 1:
+    if len(batches) > 1 and threads > 1:
         # NumPy releases the GIL inside its loops, so batches solved in threads use every core.
-        with ThreadPoolExecutor(max_workers=_threads()) as pool:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(lambda part: _solve_flat(part, quadrature_tolerance), batches))
     else:
         parts = [_solve_flat(part, quadrature_tolerance) for part in batches]
@@ -412,10 +414,7 @@ def _threads() -> int:
     """Threads for large inputs: the CPUs this process may use (``SYMRMT_THREADS`` overrides)."""
     if os.environ.get("SYMRMT_THREADS"):
         return max(1, int(os.environ["SYMRMT_THREADS"]))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def _solve_flat(problem: _Problem, quadrature_tolerance: float):
