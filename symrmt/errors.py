@@ -1,17 +1,37 @@
 """Exceptions raised by symrmt.
 
-Every error a user can trigger with bad input is a :class:`SymrmtInputError`
-(a ``ValueError``) whose message names the problem and the fix; the CLI turns it
-into a one-line message and exit status 2.
+Every error symrmt raises on purpose is a :class:`SymrmtError`. Bad input is a
+:class:`SymrmtInputError` (also a ``ValueError``) whose message names the
+parameter, the value and the fix; its subclasses say which kind of input was
+wrong. :class:`ConvergenceError` is only for input that is valid but that the
+solver could not solve to its tolerance. The CLI maps them to exit statuses
+2 (bad input) and 3 (did not converge).
 """
 from __future__ import annotations
 
-__all__ = ["SymrmtInputError", "ConvergenceError"]
+__all__ = ["SymrmtError", "SymrmtInputError", "ParseError", "NonlinearityError", "ParameterError",
+           "ConvergenceError"]
 
 
-class SymrmtInputError(ValueError):
+class SymrmtError(Exception):
+    """Base class of every error symrmt raises on purpose."""
+
+
+class SymrmtInputError(SymrmtError, ValueError):
     """Bad user input: the message says what is wrong and how to fix it."""
 
 
-class ConvergenceError(RuntimeError):
-    """A numeric solver did not reach its tolerance; the message gives the residual."""
+class ParseError(SymrmtInputError):
+    """A formula for f that the whitelist parser does not accept."""
+
+
+class NonlinearityError(SymrmtInputError):
+    """A nonlinearity that parses but is not usable (not square-integrable, not real, not centered, ...)."""
+
+
+class ParameterError(SymrmtInputError):
+    """A numeric parameter (size, ratio, ridge, geometry, ...) that is out of range or of the wrong type."""
+
+
+class ConvergenceError(SymrmtError, RuntimeError):
+    """Valid input that the numeric solver did not solve to its tolerance; the message gives the point."""
