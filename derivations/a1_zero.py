@@ -8,15 +8,18 @@ e_1 (R_13 = 0); then checks numerically that E_attn does not move with |mu| or a
 import numpy as np
 import sympy as sp
 
-from symrmt.derive import derive_attention, symbols as S
+from symrmt.codegen import expand_definitions
+from symrmt.derive import attention_system, symbols as S
+from symrmt.derive.attention import PHI, RESOLVENT
 from symrmt.geometry import Geometry
 from symrmt.theory import attention_error, solve_attention
 
 if __name__ == "__main__":
-    derivation = derive_attention().subs({S.a1: 0, S.d: 0})
+    system = attention_system().subs({S.a1: 0, S.d: 0})
     print("Woodbury core with a_1 = 0, d = 0:")
-    sp.pprint(derivation.woodbury.core)
-    r13 = sp.simplify(derivation.resolvent[0, 2].subs(S.trace_symbol(1, 2), 0))
+    sp.pprint(system.observables[PHI].core)
+    resolvent = expand_definitions(system.definitions)[RESOLVENT[0, 2]]
+    r13 = sp.simplify(resolvent.subs(S.trace_symbol(1, 2), 0))
     print("R_13 at t_12 = 0:", r13)
     f = "cos(x) - exp(-1/2)"
     gamma = np.array([0.01, 0.1, 1.0])

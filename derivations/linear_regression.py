@@ -6,16 +6,15 @@ Prints the system, the closed form of y^T Q y / n in the spectral averages, and 
 import numpy as np
 import sympy as sp
 
-from symrmt.derive import derive_linear
+from symrmt.derive import linear_system
 from symrmt.derive.latex import system_latex
 from symrmt.geometry import Geometry
 from symrmt.theory import linear_error
 
 if __name__ == "__main__":
-    derivation = derive_linear()
-    print(system_latex(derivation))
-    print("y^T Q y / n =", sp.simplify(derivation.woodbury.value()))
-    print("resolvent R(lambda) =", sp.simplify(derivation.resolvent))
+    system = linear_system()
+    print(system_latex(system))
+    print("y^T Q y / n =", sp.simplify(system.observables[sp.Symbol("Phi")].expression()))
     gamma = np.array([0.01, 0.1, 1.0])
     for c in (0.5, 1.0, 2.0):
         for mu in (0.0, 1.0, 2.0):

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from symrmt.derive import derive_attention
+from symrmt.derive import attention_system
 from symrmt.derive.latex import hermite_substitution, system_latex
 from symrmt.geometry import Geometry
 from symrmt.nonlinearity import hermite
@@ -19,7 +19,7 @@ if __name__ == "__main__":
     h = hermite(f)
     a1 = h.exact["a1"] if h.exact["a1"] is not None else h.a1
     nu = h.exact["nu"] if h.exact["nu"] is not None else h.nu
-    print(system_latex(derive_attention(), hermite_substitution(a1, nu)))
+    print(system_latex(attention_system(), hermite_substitution(a1, nu)))
     gamma = np.array([0.01, 0.1, 1.0, 10.0])
     for label, geometry in [("noise", Geometry()), ("signal |mu|=1.5", Geometry(mu_norm=1.5)),
                             ("aligned", Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0))]:

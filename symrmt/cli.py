@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     _add_f(p, required=False)
     p.add_argument("--kind", choices=("attention", "linear"), default="attention")
+    p.add_argument("--rank", type=int, default=1, help="rank r of the attention weights (default 1)")
+    p.add_argument("--digits", type=int, default=6, help="significant digits of numbers put in with --f (default 6)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("demo", help="tanh: Hermite data, theory vs linear regression vs Monte Carlo, plot")
@@ -219,11 +221,11 @@ def cmd_compare(args) -> dict:
 
 
 def cmd_latex(args) -> dict:
-    from .derive import derive_attention, derive_linear
+    from .derive import attention_system, linear_system
     from .derive.latex import hermite_substitution, system_latex
 
-    derivation = derive_attention() if args.kind == "attention" else derive_linear()
-    substitution = None
+    system = attention_system(args.rank) if args.kind == "attention" else linear_system()
+    substitution, note = None, None
     if args.f is not None and args.kind == "attention":
         from .nonlinearity import hermite
 
@@ -231,10 +233,18 @@ def cmd_latex(args) -> dict:
         a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
         nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
         substitution = hermite_substitution(a1, nu)
-    text = system_latex(derivation, substitution)
+    elif args.f is not None:
+        note = "linear regression does not depend on f: --f is ignored"
+        print(f"symrmt latex: note: {note}", file=sys.stderr)
+    text = system_latex(system, substitution, digits=args.digits)
     if not args.json:
         print(text)
-    return {"kind": args.kind, "f": args.f, "latex": text}
+    out = {"kind": args.kind, "f": args.f, "latex": text}
+    if args.kind == "attention":
+        out["rank"] = args.rank
+    if note:
+        out["note"] = note
+    return out
 
 
 def cmd_demo(args) -> dict:

@@ -1,10 +1,18 @@
 r"""The one place where SymPy expressions become NumPy functions.
 
 Every numeric function symrmt evaluates from a derived expression (the
-nonlinearity f in the simulator, the Dyson integrands and the Woodbury
-correction in the solver) is produced here by :func:`sympy.lambdify`, with
-explicit modules and common-subexpression elimination, once per expression
-(cached in memory by the expression's ``srepr``).
+nonlinearity f in the simulator, and everything the solver evaluates of a
+:class:`~symrmt.derive.FixedPointSystem`) is produced here by
+:func:`sympy.lambdify`, with explicit modules and common-subexpression
+elimination, once per expression (cached in memory by the expression's ``srepr``).
+
+:func:`compile_system` compiles exactly the objects of a system -- its residuals,
+the integrands of its spectral averages, its observables, its continuation start,
+branch conditions and admissible ranges -- and the derivatives the solver needs,
+taken here symbolically: the Jacobian of the residuals through the averages
+(:math:`\partial F/\partial t + \partial F/\partial\tau\;\mathbb E[\partial g/\partial t]`),
+and total derivatives along the continuation variable for observables written with
+:func:`~symrmt.derive.derivative_of`. Nothing here knows which model a system describes.
 
 Generated functions do not pickle: send expressions to worker processes and
 call :func:`numpy_function` there.
@@ -18,11 +26,12 @@ import numpy as np
 import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
 
-__all__ = ["numpy_function", "compile_derivation", "CompiledDerivation", "MODULES"]
+__all__ = ["numpy_function", "compile_system", "CompiledSystem", "MODULES"]
 
 #: scipy.special first so that erf, gamma, ... are vectorized ufuncs; then NumPy.
 #: ``Heaviside`` at 0 is 1/2, SymPy's default.
-MODULES = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}, "scipy", "numpy"]
+MODULES = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0), "im": np.imag, "re": np.real},
+           "scipy", "numpy"]
 
 
 def numpy_function(
@@ -69,83 +78,243 @@ def _lambdify_cached(key: tuple, expr, args):  # noqa: ARG001 - key carries the 
     return sp.lambdify(args, target, modules=MODULES, cse=True, docstring_limit=200, printer=printer)
 
 
-class CompiledDerivation:
-    r"""Numeric functions generated from one :class:`~symrmt.derive.Derivation`.
+def _interval(domain: sp.Set) -> tuple[float, float, bool, bool]:
+    """``(lower, upper, lower_open, upper_open)`` of a parameter domain (an interval of the reals)."""
+    if domain == sp.S.Reals:
+        return -np.inf, np.inf, True, True
+    if isinstance(domain, sp.Interval):
+        return float(domain.inf), float(domain.sup), bool(domain.left_open), bool(domain.right_open)
+    raise ValueError(f"cannot compile the parameter domain {domain}: use an interval of the reals")
 
-    Built once per derivation (see :func:`compile_derivation`). Every function
-    broadcasts NumPy arrays; entries that do not depend on :math:`\lambda` come back
-    with a smaller shape (or as scalars), which the solver uses to skip work. With :math:`U`
-    unknowns :math:`t` and :math:`T` spectral averages :math:`\tau`:
+
+_RELATIONS = {sp.StrictGreaterThan: ">", sp.GreaterThan: ">=", sp.StrictLessThan: "<", sp.LessThan: "<="}
+
+
+def inverse_entries(matrix: sp.Matrix) -> sp.Matrix:
+    r"""The inverse of a small matrix, entrywise, as :math:`\operatorname{adj} M / \det M`.
+
+    Written as the generic inverse in placeholder entries, then filled in with the
+    entries of :math:`M` without expanding, so that the generated code evaluates
+    :math:`M` once and inverts it in a handful of operations.
+    """
+    k = matrix.shape[0]
+    placeholders = sp.Matrix(k, k, lambda i, j: 0 if matrix[i, j] == 0 else sp.Dummy(f"m_{i}{j}"))
+    inverse = placeholders.adjugate() / placeholders.det(method="berkowitz")
+    fill = {placeholders[i, j]: matrix[i, j] for i in range(k) for j in range(k) if matrix[i, j] != 0}
+    return inverse.applyfunc(lambda e: e.xreplace(fill))
+
+
+def expand_definitions(definitions) -> dict:
+    """Substitution taking every defined symbol (and matrix element) to its explicit expression."""
+    mapping: dict = {}
+    for symbol, definition in definitions.items():
+        if isinstance(definition, sp.Inverse):
+            inner = definition.arg
+            value = inverse_entries(sp.Matrix(inner.shape[0], inner.shape[1], lambda i, j: mapping[inner[i, j]]))
+        else:
+            value = definition.xreplace(mapping) if isinstance(definition, sp.Basic) else \
+                definition.applyfunc(lambda e: e.xreplace(mapping))
+        if isinstance(symbol, sp.MatrixSymbol):
+            value = sp.Matrix(value)
+            for i in range(symbol.shape[0]):
+                for j in range(symbol.shape[1]):
+                    mapping[symbol[i, j]] = value[i, j]
+        else:
+            mapping[symbol] = value
+    return mapping
+
+
+class CompiledSystem:
+    r"""Numeric functions generated from one :class:`~symrmt.derive.FixedPointSystem`.
+
+    Built once per system (see :func:`compile_system`). Every function broadcasts
+    NumPy arrays; entries that do not depend on :math:`\lambda` may come back with a
+    smaller shape (or as scalars), which the solver uses to skip work. With :math:`U`
+    unknowns :math:`t`, :math:`P` averages :math:`\tau` used by the residuals (of
+    :math:`A` in all) and the continuation variable :math:`v`:
 
     ``fixed_point(lam, t, params)``
-        a list of ``U + U*U + U`` arrays: the integrands of the :math:`\tau` that
-        define the unknowns, their derivatives in each unknown and in
-        :math:`\gamma` (from :math:`\partial R = -R\,\partial M\,R`).
+        ``P + P*U + P`` arrays: the integrands :math:`g_k` of the residuals' averages,
+        :math:`\partial g_k/\partial t_u` and :math:`\partial g_k/\partial v`.
+    ``residual(t, tau, params)``
+        ``U + U*U + U*P + U`` arrays: :math:`F`, :math:`\partial F/\partial t`,
+        :math:`\partial F/\partial\tau`, :math:`\partial F/\partial v`.
     ``averages(lam, t, dt, params)``
-        a list of ``2T`` arrays: every integrand, then its total
-        :math:`\gamma`-derivative given :math:`\mathrm dt/\mathrm d\gamma` = ``dt``.
-    ``woodbury(taus, params)``
-        the core, Gram matrix and source vector of the Woodbury correction.
+        ``A`` integrands, then (if the observables need derivatives) their total
+        :math:`v`-derivatives given :math:`\mathrm dt/\mathrm dv` = ``dt``.
+    ``observables``
+        one :class:`CompiledObservable` per observable, in order.
+
+    ``params`` are arrays in the order of :attr:`parameter_names`.
     """
 
-    def __init__(self, derivation) -> None:
-        from .derive import symbols as S
+    def __init__(self, system) -> None:
+        self.system = _explicit(system)
+        self.name = system.name
+        self.parameters = tuple(system.parameters)
+        self.parameter_names = tuple(p.name for p in self.parameters)
+        self.domains = {p.name: _interval(dom) for p, dom in system.parameters.items()}
+        self.unknowns = tuple(system.unknowns)
+        self.unknown_names = tuple(t.name for t in self.unknowns)
+        self.complex = bool(system.complex_unknowns)
+        self.variable = system.continuation.variable
+        if self.variable not in self.parameters:
+            raise ValueError(f"{self.name}: the continuation variable {self.variable} is not a parameter")
+        self.variable_index = self.parameters.index(self.variable)
+        self._compile_law()
+        self._compile_fixed_point()
+        self._compile_observables()
+        self._compile_model_data()
 
-        self.derivation = derivation
-        self.unknowns = derivation.unknowns
-        self.taus = derivation.taus
-        self.parameters = derivation.parameters
-        self.fixed_point_taus = [derivation.tau_of_unknown(t) for t in self.unknowns]
-        rates = [sp.Symbol(f"d{t.name}") for t in self.unknowns]
-        R, M = derivation.resolvent, derivation.dyson
+    # ----------------------------------------------------------------- spectral law and fixed point
+    def _compile_law(self) -> None:
+        averages = self.system.averages
+        laws = {(a.law.name, tuple(sorted((k, sp.srepr(v)) for k, v in a.law.parameters.items())),
+                 a.variable) for a in averages.values()}
+        if len(laws) > 1:
+            raise ValueError(f"{self.name}: the averages use several spectral laws; the solver takes one")
+        self.average_symbols = tuple(averages)
+        self.lam = next(iter(averages.values())).variable if averages else sp.Symbol("lambda")
+        law = next(iter(averages.values())).law if averages else None
+        self.law = law.name if law else None
+        names = tuple(law.parameters) if law else ()
+        self.law_parameter_names = names
+        self._law = numpy_function([law.parameters[k] for k in names], self.parameters,
+                                   name=f"{self.name} spectral law") if names else None
 
-        def integrand(tau, matrix):
-            i, j = int(tau.name[-2]) - 1, int(tau.name[-1]) - 1
-            return (S.lam if tau.name.startswith("tauA") else 1) * matrix[i, j]
+    def law_parameters(self, params) -> dict[str, np.ndarray]:
+        """The spectral law's parameters at ``params``."""
+        if self._law is None:
+            return {}
+        return dict(zip(self.law_parameter_names, self._law(*params)))
 
-        partial = {x: -R * M.diff(x) * R for x in (*self.unknowns, S.gamma)}
-        total = -R * (M.diff(S.gamma) + sum((M.diff(t) * r for t, r in zip(self.unknowns, rates)), sp.zeros(*M.shape))) * R
-        fixed = [integrand(tau, R) for tau in self.fixed_point_taus]
-        fixed += [integrand(tau, partial[x]) for tau in self.fixed_point_taus for x in self.unknowns]
-        fixed += [integrand(tau, partial[S.gamma]) for tau in self.fixed_point_taus]
-        every = [integrand(tau, R) for tau in self.taus] + [integrand(tau, total) for tau in self.taus]
-        base = (S.lam, *self.unknowns)
-        self._fixed_point = numpy_function(fixed, (*base, *self.parameters), name=f"{derivation.name} Dyson integrands")
-        self._averages = numpy_function(every, (*base, *rates, *self.parameters), name=f"{derivation.name} averages")
-        w = derivation.woodbury
-        self.size = len(w.vectors)
-        self._woodbury = numpy_function(
-            [*w.core, *w.gram, *w.source], (*self.taus, *self.parameters), name=f"{derivation.name} Woodbury"
-        ) if self.size else None
-
-    @staticmethod
-    def _stack(values, *arrays) -> np.ndarray:
-        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
-        out = np.empty((len(values), *shape))
-        for k, v in enumerate(values):
-            out[k] = v                              # assignment broadcasts constants
-        return out
+    def _compile_fixed_point(self) -> None:
+        system, t, v = self.system, self.unknowns, self.variable
+        residuals = [system.residuals[u] for u in t]
+        used = set().union(*(r.free_symbols for r in residuals)) if residuals else set()
+        self.fixed_point_averages = tuple(a for a in self.average_symbols if a in used)
+        g = [system.averages[a].integrand for a in self.fixed_point_averages]
+        fixed = g + [sp.diff(gk, u) for gk in g for u in t] + [sp.diff(gk, v) for gk in g]
+        base = (self.lam, *t)
+        self._fixed_point = numpy_function(fixed, (*base, *self.parameters),
+                                           name=f"{self.name} residual integrands") if g else None
+        taus = self.fixed_point_averages
+        resid = (residuals + [sp.diff(F, u) for F in residuals for u in t]
+                 + [sp.diff(F, a) for F in residuals for a in taus] + [sp.diff(F, v) for F in residuals])
+        self._residual = numpy_function(resid, (*t, *taus, *self.parameters),
+                                        name=f"{self.name} residuals") if residuals else None
+        self.rates = tuple(sp.Symbol(f"d{u.name}") for u in t)
 
     def fixed_point(self, lam, t, params) -> list:
-        """The fixed-point integrands as a list (entries constant in lambda may not be full-shape)."""
+        """Integrands of the residuals' averages and their partials (see the class docstring)."""
         return self._fixed_point(lam, *t, *params)
 
+    def residual(self, t, tau, params) -> list:
+        """Residuals and their partials (see the class docstring)."""
+        return self._residual(*t, *tau, *params)
+
+    # ----------------------------------------------------------------- observables
+    def _compile_observables(self) -> None:
+        system, v = self.system, self.variable
+        names = [o for o in system.observables]
+        values = {o: sp.Symbol(f"value_{o.name}") for o in names}
+        rates = {o: sp.Symbol(f"rate_{o.name}") for o in names}
+        derivatives = {sp.Derivative(sp.Function(o.name)(v), v): rates[o] for o in names}
+        self.needs_derivatives = any(isinstance(e, sp.Basic) and e.has(sp.Derivative)
+                                     for e in system.observables.values())
+        taus = self.average_symbols
+        dtaus = tuple(sp.Symbol(f"d{a.name}") for a in taus)
+        self.observables: list[CompiledObservable] = []
+        previous: list = []
+        for o in names:
+            expr = system.observables[o]
+            if not isinstance(expr, sp.Basic) and not hasattr(expr, "offset"):
+                raise ValueError(f"{self.name}: observable {o} is neither an expression nor a WoodburyForm")
+            self.observables.append(CompiledObservable(
+                o.name, expr, self, taus, dtaus, [(values[p], rates[p]) for p in previous], values, derivatives))
+            previous.append(o)
+        g = [system.averages[a].integrand for a in taus]
+        total = [sp.diff(gk, v) + sum((sp.diff(gk, u) * r for u, r in zip(self.unknowns, self.rates)),
+                                      sp.Integer(0)) for gk in g] if self.needs_derivatives else []
+        self._averages = numpy_function(g + total, (self.lam, *self.unknowns, *self.rates, *self.parameters),
+                                        name=f"{self.name} averages") if g else None
+
     def averages(self, lam, t, dt, params) -> list:
-        """Every integrand, then its total gamma-derivative, as a list."""
+        """Every integrand, then (if needed) its total derivative along the continuation variable."""
         return self._averages(lam, *t, *dt, *params)
 
-    def woodbury(self, taus: np.ndarray, params):
-        """``(core, gram, source)`` with shapes ``(..., k, k)``, ``(..., k, k)``, ``(..., k)``; ``taus`` is ``(T, ...)``."""
-        k = self.size
-        flat = self._stack(self._woodbury(*taus, *params), *taus, *params)
-        shape = flat.shape[1:]
-        core = np.moveaxis(flat[: k * k].reshape(k, k, *shape), (0, 1), (-2, -1))
-        gram = np.moveaxis(flat[k * k: 2 * k * k].reshape(k, k, *shape), (0, 1), (-2, -1))
-        source = np.moveaxis(flat[2 * k * k:], 0, -1)
-        return core, gram, source
+    # ----------------------------------------------------------------- what the solver needs to know
+    def _compile_model_data(self) -> None:
+        system, p = self.system, self.parameters
+        c = system.continuation
+        self._start = numpy_function(c.start, p, name=f"{self.name} continuation start")
+        self._initial = numpy_function([sp.sympify(c.initial.get(u, 0)) for u in self.unknowns], p,
+                                       name=f"{self.name} initial guess") if self.unknowns else None
+        self.branch = []
+        for condition in system.branch:
+            relation = _RELATIONS.get(type(condition))
+            if relation is None:
+                raise ValueError(f"{self.name}: branch condition {condition} must be <, <=, > or >=")
+            self.branch.append((relation, numpy_function([condition.lhs, condition.rhs], (*self.unknowns, *p),
+                                                         name=f"{self.name} branch condition")))
+        self.admissible = {}
+        for o, a in system.admissible.items():
+            self.admissible[o.name] = (numpy_function([sp.sympify(a.lower), sp.sympify(a.upper)], p,
+                                                      name=f"{self.name} range of {o.name}"), a.accuracy)
+
+    def start(self, params) -> np.ndarray:
+        """The continuation variable's start value at each point."""
+        return np.asarray(self._start(*params), dtype=float)
+
+    def initial(self, params) -> list:
+        """The initial guess of the unknowns at the start."""
+        return self._initial(*params)
 
 
-@lru_cache(maxsize=None)
-def compile_derivation(derivation) -> CompiledDerivation:
-    """Generate the numeric functions of a derivation, once (cached per derivation object)."""
-    return CompiledDerivation(derivation)
+class CompiledObservable:
+    r"""One observable: ``value(taus, t, params, earlier)`` and, if defined, ``rate(...)`` along the variable.
+
+    A :class:`~symrmt.derive.WoodburyForm` compiles to its entries, evaluated by the solver as
+    :math:`\text{offset} - g^\top \mathsf C (I + \mathsf G\mathsf C)^{-1} g` (``kind = "woodbury"``);
+    an expression compiles to one function (``kind = "expression"``). ``earlier`` holds the
+    values and rates of the observables before this one.
+    """
+
+    def __init__(self, name, expr, compiled: CompiledSystem, taus, dtaus, earlier, values, derivatives) -> None:
+        self.name = name
+        t, dt, p = compiled.unknowns, compiled.rates, compiled.parameters
+        earlier_symbols = [s for pair in earlier for s in pair]
+        args = (*taus, *t, *earlier_symbols, *p)
+        dargs = (*taus, *dtaus, *t, *dt, *earlier_symbols, *p)
+        chain = lambda e: (sp.diff(e, compiled.variable)  # noqa: E731 - total derivative along the variable
+                           + sum((sp.diff(e, a) * da for a, da in zip(taus, dtaus)), sp.Integer(0))
+                           + sum((sp.diff(e, u) * du for u, du in zip(t, dt)), sp.Integer(0))
+                           + sum((sp.diff(e, s) * r for s, r in earlier), sp.Integer(0)))
+        if hasattr(expr, "offset"):
+            self.kind = "woodbury"
+            self.size = expr.size
+            entries = [expr.offset, *expr.core, *expr.gram, *expr.source]
+            self.value = numpy_function(entries, args, name=f"observable {name}")
+            self.rate = numpy_function([chain(e) for e in entries], dargs, name=f"rate of {name}") \
+                if compiled.needs_derivatives else None
+        else:
+            self.kind = "expression"
+            self.size = 0
+            expr = sp.sympify(expr).xreplace(derivatives).xreplace(values)
+            self.value = numpy_function(expr, args, name=f"observable {name}")
+            has_rates = any(r in expr.free_symbols for _, r in earlier)
+            self.rate = None if has_rates or not compiled.needs_derivatives else \
+                numpy_function(chain(expr), dargs, name=f"rate of {name}")
+
+
+def _explicit(system):
+    """The system with its definitions substituted into every expression (what is compiled)."""
+    if not system.definitions:
+        return system
+    return system.subs(expand_definitions(system.definitions))
+
+
+@lru_cache(maxsize=32)
+def compile_system(system) -> CompiledSystem:
+    """Generate the numeric functions of a :class:`~symrmt.derive.FixedPointSystem`, once per system object."""
+    return CompiledSystem(system)

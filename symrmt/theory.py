@@ -5,130 +5,230 @@ r"""Deterministic equivalents of the interpolation errors: the public entry poin
     E_\mathrm{attn}(\gamma) \simeq -\gamma^2 \frac{\mathrm d}{\mathrm d\gamma}\Phi_\mathrm{attn}(\gamma),
     \qquad E_\mathrm{lin}(\gamma) \simeq -\gamma^2 \frac{\mathrm d}{\mathrm d\gamma}\Phi_\mathrm{lin}(\gamma),
 
-with :math:`\Phi = y^\top Q y / n` given by the derived system of
-:mod:`symrmt.derive` (print it with :func:`symrmt.latex.system_latex`) and
-solved by :mod:`symrmt.solve`. Every function here is vectorized: parameters
-broadcast against each other (a curve in :math:`\gamma`, a grid in
-:math:`(c, \gamma)`, ...).
+with :math:`\Phi = y^\top Q y / n` given by the derived systems
+:func:`symrmt.derive.attention_system` and :func:`symrmt.derive.linear_system`
+(print them with ``symrmt latex``) and solved by :func:`symrmt.solve.solve`.
+Every function here is vectorized: parameters broadcast against each other (a
+curve in :math:`\gamma`, a grid in :math:`(c, \gamma)`, a stack of Gram matrices, ...).
 
-The symbolic build happens once per process on first use (about a second);
-a new nonlinearity only costs its Hermite coefficients, since the system is
-derived for general :math:`(a_1, \nu)`.
+The geometry of the signal :math:`\mu` and of rank-:math:`r` weights
+:math:`W_K^\top W_Q = I + \sum_{k\le r} w_K^{(k)} w_Q^{(k)\top}` enters only through the
+Gram matrix of :math:`(\mu, w_K^{(1)}, \dots, w_K^{(r)}, w_Q^{(1)}, \dots, w_Q^{(r)})`
+(size :math:`1 + 2r`, in that order), given as ``gram=G`` with shape
+``(..., 1 + 2r, 1 + 2r)``; for :math:`r = 1` also as a :class:`~symrmt.geometry.Geometry`
+(norms and cosines) or a dict of the six entries ``theta, alpha_K, alpha_Q, omega_KK,
+omega_QQ, omega_KQ``.
+
+The symbolic build happens once per process and rank on first use (about a second);
+a new nonlinearity only costs its Hermite coefficients, since the systems are derived
+for general :math:`(a_1, \nu)`.
 """
 from __future__ import annotations
 
-from typing import Union
+from dataclasses import dataclass
+from typing import Any, Mapping, Union
 
 import numpy as np
 
-from .codegen import compile_derivation
-from .derive import derive_attention, derive_linear
-from .errors import ConvergenceError, SymrmtInputError
+from .errors import ConvergenceError, ParameterError, SymrmtInputError
 from .geometry import Geometry
-from .solve import SolveResult, solve
+from .solve import solve
 
-__all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error"]
+__all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
+           "RidgeSolution", "gram_parameters", "GRAM_NAMES"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
+#: The six named Gram entries of rank 1, as the derivation calls them.
+GRAM_NAMES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
+#: Relative tolerance on symmetry and on the smallest eigenvalue of a Gram matrix (round-off of its entries).
+_GRAM_RTOL = 1e-10
 
-def hermite_data(f) -> tuple[float, float]:
-    """``(a_1, nu)`` from a nonlinearity (string, SymPy expression, HermiteCoefficients, or a pair)."""
-    if isinstance(f, tuple) and len(f) == 2:
-        return float(f[0]), float(f[1])
+
+@dataclass(frozen=True)
+class RidgeSolution:
+    r"""The solved system at every point: :math:`E`, :math:`\Phi = y^\top Q y/n`, the unknowns and residuals."""
+
+    error: np.ndarray
+    phi: np.ndarray
+    unknowns: np.ndarray
+    residual: np.ndarray
+    unknown_names: tuple = ()
+
+
+def hermite_data(f) -> tuple[Any, Any]:
+    """``(a_1, nu)`` from a nonlinearity (string, SymPy expression, HermiteCoefficients, dict, or a pair)."""
+    if isinstance(f, tuple):
+        if len(f) != 2:
+            raise SymrmtInputError(f"f = {f!r}: a tuple must be the Hermite pair (a_1, nu).")
+        return f
+    if isinstance(f, Mapping):
+        missing = [k for k in ("a1", "nu") if k not in f]
+        if missing:
+            raise SymrmtInputError(f"f = {f!r}: a dict of Hermite data needs the keys 'a1' and 'nu' "
+                                   f"(missing {missing}).")
+        return f["a1"], f["nu"]
     if hasattr(f, "a1") and hasattr(f, "nu"):
-        return float(f.a1), float(f.nu)
+        return f.a1, f.nu
     from .nonlinearity import hermite
 
     data = hermite(f)
     return data.a1, data.nu
 
 
-def _positive(name: str, value: ArrayLike) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(array)) or np.any(array <= 0):
-        raise SymrmtInputError(f"{name} must be finite and > 0 (got {value!r}).")
+def _real(name: str, value: Any) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - ragged lists and the like
+        raise ParameterError(f"{name} = {value!r}: give a number or an array of numbers.") from None
+    if array.dtype.kind == "c":
+        raise ParameterError(f"{name}: complex values are not allowed (got {value!r}).")
+    if array.dtype.kind not in "biuf":
+        raise ParameterError(f"{name} = {value!r}: give a real number or an array of real numbers.")
+    array = array.astype(float)
+    if not np.all(np.isfinite(array)):
+        raise ParameterError(f"{name} = {value!r}: every value must be finite.")
     return array
 
 
-def _geometry_parameters(geometry: Geometry | None, gram: dict | None) -> dict[str, np.ndarray]:
-    if gram is not None:
-        names = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
-        unknown = set(gram) - set(names)
-        if unknown:
-            raise SymrmtInputError(f"unknown Gram entries {sorted(unknown)}; use {names}.")
-        values = {k: np.asarray(gram.get(k, 0.0), float) for k in names}
-        _check_gram(values)
-        return values
-    g = geometry or Geometry()
-    return {"theta": g.theta, "alpha_K": g.alpha_k, "alpha_Q": g.alpha_q,
-            "omega_KK": g.wk_norm**2, "omega_QQ": g.wq_norm**2, "omega_KQ": g.wk_wq}
+def _positive(name: str, value: ArrayLike) -> np.ndarray:
+    array = _real(name, value)
+    if np.any(array <= 0):
+        raise ParameterError(f"{name} must be > 0 (got {value!r}).")
+    return array
 
 
-def _check_gram(v: dict[str, np.ndarray]) -> None:
-    b = np.broadcast_arrays(v["theta"], v["alpha_K"], v["alpha_Q"], v["omega_KK"], v["omega_KQ"], v["omega_QQ"])
-    gram = np.stack([np.stack([b[0], b[1], b[2]], -1), np.stack([b[1], b[3], b[4]], -1),
-                     np.stack([b[2], b[4], b[5]], -1)], -2)
-    if not np.all(np.isfinite(gram)):
-        raise SymrmtInputError("Gram entries must be finite.")
-    smallest = np.linalg.eigvalsh(gram)[..., 0]
-    scale = np.maximum(1.0, np.abs(gram).max(axis=(-1, -2)))
-    if np.any(smallest < -1e-10 * scale):
-        raise SymrmtInputError("the Gram matrix of (mu, w_K, w_Q) is not positive semi-definite at some point; "
-                               "give the inner products of actual vectors.")
+def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict[str, np.ndarray]]:
+    r"""``(rank, {parameter name: array})`` of the geometry, from a Geometry, a dict of six entries or a Gram matrix.
 
-
-def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: dict | None = None) -> SolveResult:
-    r"""Solve the attention system; returns the :class:`~symrmt.solve.SolveResult` (error, :math:`\Phi`, unknowns, residual).
-
-    Parameters
-    ----------
-    f : str, SymPy expression, HermiteCoefficients, or ``(a_1, nu)``
-        The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data.
-    c, gamma : array_like
-        :math:`c = p/n > 0` and the ridge :math:`\gamma > 0`; broadcast together.
-    geometry : Geometry, optional
-        Norms and cosines of :math:`(\mu, w_K, w_Q)`; default none.
-    d : array_like
-        Diagonal :math:`K_{ii}`.
-    gram : dict, optional
-        Instead of ``geometry``, arrays of the Gram entries ``theta, alpha_K, alpha_Q,
-        omega_KK, omega_QQ, omega_KQ`` (vectorized over alignments).
+    A Gram matrix ``G`` of shape ``(..., 1 + 2r, 1 + 2r)`` is the Gram matrix of
+    :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`; it must be symmetric and positive
+    semi-definite (checked), and its leading dimensions broadcast with the other
+    parameters.
     """
-    a1, nu = hermite_data(f) if not isinstance(f, dict) else (f["a1"], f["nu"])
-    a1, nu = np.asarray(a1, float), np.asarray(nu, float)
+    if geometry is not None and gram is not None:
+        raise ParameterError("give the geometry either as geometry=Geometry(...) or as gram=..., not both.")
+    if gram is None:
+        if geometry is not None and not isinstance(geometry, Geometry):
+            raise ParameterError(f"geometry = {geometry!r}: must be a symrmt.Geometry (or use gram=...).")
+        g = geometry or Geometry()
+        return 1, {"theta": np.asarray(g.theta), "alpha_K": np.asarray(g.alpha_k), "alpha_Q": np.asarray(g.alpha_q),
+                   "omega_KK": np.asarray(g.wk_norm**2), "omega_QQ": np.asarray(g.wq_norm**2),
+                   "omega_KQ": np.asarray(g.wk_wq)}
+    if isinstance(gram, Mapping):
+        unknown = set(gram) - set(GRAM_NAMES)
+        if unknown:
+            raise ParameterError(f"unknown Gram entries {sorted(unknown)}; use {GRAM_NAMES}.")
+        values = {k: _real(k, gram.get(k, 0.0)) for k in GRAM_NAMES}
+        matrix = _matrix_from_entries(values)
+        _check_psd(matrix)
+        return 1, values
+    matrix = _real("gram", gram)
+    if matrix.ndim < 2 or matrix.shape[-1] != matrix.shape[-2] or matrix.shape[-1] < 3 or matrix.shape[-1] % 2 == 0:
+        raise ParameterError(f"gram has shape {matrix.shape}: give the (1+2r) x (1+2r) Gram matrix of "
+                             "(mu, w_K^(1..r), w_Q^(1..r)), e.g. 3 x 3 for rank 1 (leading dimensions broadcast).")
+    scale = np.maximum(1.0, np.abs(matrix).max(axis=(-1, -2), keepdims=True))
+    if np.any(np.abs(matrix - np.swapaxes(matrix, -1, -2)) > _GRAM_RTOL * scale):
+        raise ParameterError("gram is not symmetric: give the Gram matrix of actual vectors (G[i, j] = v_i . v_j).")
+    _check_psd(matrix)
+    rank = (matrix.shape[-1] - 1) // 2
+    from .derive.symbols import geometry_vectors, gram_symbols  # lazy: SymPy only when a rank-r system is built
+
+    vectors = geometry_vectors(rank)
+    position = {}
+    for i, u in enumerate(vectors):
+        for j, v in enumerate(vectors):
+            position.setdefault(_symbol_name(u, v), (i, j))
+    return rank, {s.name: matrix[..., position[s.name][0], position[s.name][1]] for s in gram_symbols(rank)}
+
+
+def _symbol_name(u: str, v: str) -> str:
+    from .derive.symbols import gram_symbol
+
+    return gram_symbol(u, v).name
+
+
+def _matrix_from_entries(v: dict[str, np.ndarray]) -> np.ndarray:
+    b = np.broadcast_arrays(v["theta"], v["alpha_K"], v["alpha_Q"], v["omega_KK"], v["omega_KQ"], v["omega_QQ"])
+    return np.stack([np.stack([b[0], b[1], b[2]], -1), np.stack([b[1], b[3], b[4]], -1),
+                     np.stack([b[2], b[4], b[5]], -1)], -2)
+
+
+def _check_psd(matrix: np.ndarray) -> None:
+    smallest = np.linalg.eigvalsh(matrix)[..., 0]
+    scale = np.maximum(1.0, np.abs(matrix).max(axis=(-1, -2)))
+    if np.any(smallest < -_GRAM_RTOL * scale):
+        raise ParameterError("the Gram matrix of (mu, w_K, w_Q) is not positive semi-definite at some point "
+                             f"(smallest eigenvalue {smallest.min():.3g}); give the inner products of actual vectors.")
+
+
+def _hermite_arrays(f) -> tuple[np.ndarray, np.ndarray]:
+    a1, nu = hermite_data(f)
+    a1, nu = _real("a_1", a1), _real("nu", nu)
     b2 = nu - a1**2
     if np.any(b2 < -1e-12 * np.maximum(1, nu)):
         raise SymrmtInputError("need nu >= a_1^2 (nu = E f^2 bounds a_1 = E[xi f] by Cauchy-Schwarz).")
-    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "a_1": a1,
-              "b": np.sqrt(np.clip(b2, 0, None)), "d": np.asarray(d, float), **_geometry_parameters(geometry, gram)}
-    return solve(compile_derivation(derive_attention()), params)
+    return a1, np.sqrt(np.clip(b2, 0, None))
 
 
-def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None,
-                 gram: dict | None = None) -> SolveResult:
-    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`)."""
-    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "a_1": 0.0, "b": 0.0, "d": 0.0,
-              **_geometry_parameters(geometry, gram)}
-    return solve(compile_derivation(derive_linear()), params)
+def _solution(result) -> RidgeSolution:
+    return RidgeSolution(result["E"], result["Phi"], result.unknowns, result.residual, result.unknown_names)
+
+
+def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                    gram: Any = None) -> RidgeSolution:
+    r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
+        The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data (arrays broadcast).
+    c, gamma : array_like
+        :math:`c = p/n > 0` and the ridge :math:`\gamma > 0`; broadcast together.
+    geometry : Geometry, optional
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none.
+    d : array_like
+        Diagonal :math:`K_{ii}`.
+    gram : array_like or dict, optional
+        Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
+        shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
+        entries ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
+    """
+    from .derive import attention_system
+
+    a1, b = _hermite_arrays(f)
+    rank, geometry_params = gram_parameters(geometry, gram)
+    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "a_1": a1, "b": b, "d": _real("d", d),
+              **geometry_params}
+    return _solution(solve(attention_system(rank), params))
+
+
+def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
+    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters)."""
+    from .derive import linear_system
+
+    _, geometry_params = gram_parameters(geometry, gram)
+    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "theta": geometry_params["theta"]}
+    return _solution(solve(linear_system(), params))
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: dict | None = None) -> np.ndarray:
-    r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)`.
+                    gram: Any = None) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Examples
     --------
     >>> import numpy as np
     >>> np.round(attention_error("tanh(x)", c=1.0, gamma=[0.01, 0.1, 1.0]), 3)
     array([0.167, 0.453, 0.743])
+    >>> G = np.diag([1.0, 0.5, 0.5, 0.5, 0.5])            # rank 2: mu, w_K^(1), w_K^(2), w_Q^(1), w_Q^(2)
+    >>> attention_error("tanh(x)", c=1.0, gamma=0.1, gram=G).shape
+    ()
     """
     return solve_attention(f, c, gamma, geometry, d, gram).error
 
 
-def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None,
-                 gram: dict | None = None) -> np.ndarray:
+def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
 
     Examples
@@ -144,7 +244,7 @@ RIDGELESS_GAMMAS = 10.0 ** -np.arange(2.0, 5.01, 0.5)
 
 
 def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
-                    tolerance: float = 1e-5) -> float:
+                    tolerance: float = 1e-5, gram: Any = None) -> float:
     r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)`, when it is reached numerically.
 
     :math:`E(\gamma) = \frac{\gamma^2}{n} y^\top Q^2 y` tends to the squared norm of
@@ -162,11 +262,11 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     0.5
     """
     if kind == "attention":
-        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d)
+        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram)
     elif kind == "linear":
-        values = linear_error(c, RIDGELESS_GAMMAS, geometry)
+        values = linear_error(c, RIDGELESS_GAMMAS, geometry, gram)
     else:
-        raise SymrmtInputError(f"kind = {kind!r}: use 'attention' or 'linear'.")
+        raise ParameterError(f"kind = {kind!r}: use 'attention' or 'linear'.")
     step = abs(values[-1] - values[-2])
     if step > tolerance:
         raise ConvergenceError(

@@ -1,11 +1,12 @@
 r"""Mutation check of the property suite: deliberately wrong theories must be caught.
 
-Each mutant is a copy of the package's derivation (``derive_attention()``,
-``derive_linear()``) with one plausible derivation error planted -- a wrong sign, a
+Each mutant is a copy of the package's systems (``attention_system()``,
+``linear_system()``) with one plausible derivation error planted -- a wrong sign, a
 dropped term, a swapped index -- built here with SymPy (``dataclasses.replace`` of
-the :class:`~symrmt.derive.Derivation`, ``xreplace`` of its matrices); no package
-file is touched. Each is compiled by :class:`symrmt.codegen.CompiledDerivation` and
-solved by :func:`symrmt.solve.solve` (:class:`properties.theories.DerivedTheory`),
+the :class:`~symrmt.derive.FixedPointSystem`, ``xreplace`` of its Dyson matrix or
+Woodbury form); no package file is touched. Each is compiled by
+:func:`symrmt.codegen.compile_system` and solved by :func:`symrmt.solve.solve`
+(:class:`properties.theories.DerivedTheory`),
 then every property of :mod:`properties.checks` runs on it at fixed points.
 
 Asserted:
@@ -45,10 +46,12 @@ import sympy as sp
 
 from properties.checks import ALL_CHECKS, PropertyViolation
 from properties.theories import DerivedTheory, PackageTheory, Point
-from symrmt.derive import derive_attention, derive_linear
+from symrmt.derive import attention_system, linear_system
 from symrmt.derive import symbols as S
+from symrmt.derive.attention import DYSON, PHI, ridge_system
 from symrmt.derive.gaussian_equivalent import data_low_rank, score_low_rank
-from symrmt.derive.woodbury import PlacedTerm, WoodburyCorrection, woodbury_correction
+from symrmt.derive.pencil import ridge_pencil
+from symrmt.derive.woodbury import PlacedTerm
 from symrmt.geometry import Geometry
 
 # Signal, asymmetric weights (all Gram entries distinct and nonzero), d != 0, c != 1, b^2 > 0.
@@ -60,50 +63,58 @@ POINT = Point(a1=0.7, nu=0.9, c=1.5, d=0.3, theta=_G.theta, alpha_K=_G.alpha_k, 
 # --------------------------------------------------------------------------- building mutants
 
 
-def _with_woodbury(derivation, core=None, gram=None, source=None, woodbury=None):
-    w = woodbury or derivation.woodbury
-    new = WoodburyCorrection(w.vectors, w.core if core is None else core, w.gram if gram is None else gram,
-                             w.source if source is None else source)
-    return dataclasses.replace(derivation, woodbury=new)
+def _with_woodbury(system, core=None, gram=None, source=None):
+    """The system with its Woodbury form Phi given new matrices."""
+    w = system.observables[PHI]
+    new = dataclasses.replace(w, core=w.core if core is None else core, gram=w.gram if gram is None else gram,
+                              source=w.source if source is None else source)
+    return dataclasses.replace(system, observables={**system.observables, PHI: new})
 
 
-def _with_dyson(derivation, mapping):
-    """Replace symbols in M(lambda) and recompute R = M^{-1} (adjugate over determinant)."""
-    dyson = derivation.dyson.xreplace(mapping)
-    return dataclasses.replace(derivation, dyson=dyson, resolvent=dyson.adjugate() / dyson.det(method="berkowitz"))
+def _with_dyson(system, mapping):
+    """Replace symbols in the printed Dyson matrix M(lambda) (R = M^{-1} follows, as in the package)."""
+    return dataclasses.replace(system, definitions={**system.definitions,
+                                                    DYSON: system.definitions[DYSON].xreplace(mapping)})
 
 
 def _taus_weighted():
     return [S.tau_symbol(i, j, True) for i in range(1, 4) for j in range(i, 4)]
 
 
-def _core_entries(derivation, pairs, value=0):
-    w = derivation.woodbury
-    core = w.core.copy()
+def _core_entries(system, pairs, value=0):
+    form = system.observables[PHI]
+    core = form.core.copy()
     for (u, a), (v, b) in pairs:
-        core[w.vectors.index((u, a)), w.vectors.index((v, b))] = value
+        core[form.labels.index(f"{u}^({a})"), form.labels.index(f"{v}^({b})")] = value
     return core
+
+
+def _attention_terms(transposed: bool = False):
+    delta, data = score_low_rank(), data_low_rank()
+    scale = S.a1 / S.c
+    first, second = (delta.transpose(), delta) if transposed else (delta, delta.transpose())
+    return [PlacedTerm(2, 1, first, scale), PlacedTerm(1, 2, second, scale), PlacedTerm(3, 3, data, sp.Integer(1))]
 
 
 def swap_alpha_in_sigma(d):
     """Sigma with alpha_K and alpha_Q exchanged (THEORY.md section 4 warns: invisible when w_K = w_Q)."""
-    return _with_woodbury(d, core=d.woodbury.core.xreplace({S.alpha_K: S.alpha_Q, S.alpha_Q: S.alpha_K}))
+    return _with_woodbury(d, core=d.observables[PHI].core.xreplace({S.alpha_K: S.alpha_Q, S.alpha_Q: S.alpha_K}))
 
 
 def woodbury_sign(d):
     """y^T Q y/n = tau_11 + (not -) g^T C (I + G C)^{-1} g: core and Gram negated."""
-    return _with_woodbury(d, core=-d.woodbury.core, gram=-d.woodbury.gram)
+    return _with_woodbury(d, core=-d.observables[PHI].core, gram=-d.observables[PHI].gram)
 
 
 def drop_tau_a(d):
     """The (Z^T u)^T R (Z^T v) forms dropped: every tau^A set to 0."""
-    return _with_woodbury(d, gram=d.woodbury.gram.xreplace({t: 0 for t in _taus_weighted()}))
+    return _with_woodbury(d, gram=d.observables[PHI].gram.xreplace({t: 0 for t in _taus_weighted()}))
 
 
 def tau_a_unweighted(d):
     """E[lambda R] replaced by E[R] in the projection forms (the lambda weight forgotten)."""
     swap = {S.tau_symbol(i, j, True): S.tau_symbol(i, j) for i in range(1, 4) for j in range(i, 4)}
-    return _with_woodbury(d, gram=d.woodbury.gram.xreplace(swap))
+    return _with_woodbury(d, gram=d.observables[PHI].gram.xreplace(swap))
 
 
 def covariance_t11_t22(d):
@@ -140,12 +151,9 @@ def drop_s_terms_of_l(d):
 
 def transpose_l(d):
     """L^T placed where L belongs: the theory of K C K^T instead of K^T C K (w_K and w_Q exchange roles)."""
-    delta, data = score_low_rank(), data_low_rank()
-    delta_t = type(delta)(delta.right, delta.left, delta.core.T)
-    scale = S.a1 / S.c
-    woodbury = woodbury_correction([PlacedTerm(2, 1, delta_t, scale), PlacedTerm(1, 2, delta, scale),
-                                    PlacedTerm(3, 3, data, sp.Integer(1))])
-    return dataclasses.replace(d, woodbury=woodbury)
+    pencil = ridge_pencil(S.a1 * S.lam + S.d - S.a1, S.b, S.c * S.lam)
+    return ridge_system("attention, L transposed", pencil, _attention_terms(transposed=True), tuple(d.parameters),
+                        1 + S.a1**2 + S.b**2 + S.d**2)
 
 
 #: name -> (attention mutation, linear mutation or None, checks that must catch it).
@@ -174,8 +182,8 @@ MUTANTS = {
 @lru_cache(maxsize=None)
 def mutant_theory(name: str) -> DerivedTheory:
     attention, linear, _ = MUTANTS[name]
-    return DerivedTheory(name, attention(derive_attention()),
-                         linear(derive_linear()) if linear else derive_linear())
+    return DerivedTheory(name, attention(attention_system()),
+                         linear(linear_system()) if linear else linear_system())
 
 
 def outcomes(theory) -> dict[str, str]:
@@ -198,7 +206,7 @@ def outcomes(theory) -> dict[str, str]:
 @pytest.mark.parametrize("theory", [PackageTheory(), "unmutated"], ids=["public-api", "rebuilt"])
 def test_every_check_passes_on_the_real_theory(theory):
     if theory == "unmutated":
-        theory = DerivedTheory("unmutated", derive_attention(), derive_linear())
+        theory = DerivedTheory("unmutated", attention_system(), linear_system())
     failed = {k: v for k, v in outcomes(theory).items() if v != "pass"}
     assert not failed, failed
 

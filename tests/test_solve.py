@@ -92,15 +92,14 @@ def test_implicit_derivative_matches_finite_differences():
 
 def test_quadrature_refinement_converges_at_small_gamma():
     # The embedded error estimate must push small gamma at c = 1 to enough nodes: compare two start levels.
-    from symrmt.codegen import compile_derivation
-    from symrmt.derive import derive_attention
+    from symrmt.derive import attention_system
     from symrmt.solve import solve
 
     params = dict(c=1.0, gamma=np.array([1e-3, 1e-2]), a_1=TANH[0], b=np.sqrt(TANH[1] - TANH[0] ** 2), d=0.0,
                   theta=1.0, alpha_K=0.5, alpha_Q=0.5, omega_KK=1.0, omega_QQ=1.0, omega_KQ=1.0)
-    compiled = compile_derivation(derive_attention())
-    coarse, fine = solve(compiled, params, nodes=48), solve(compiled, params, nodes=1296)
-    assert np.allclose(coarse.error, fine.error, atol=1e-8)
+    system = attention_system()
+    coarse, fine = solve(system, params, nodes=48), solve(system, params, nodes=1296)
+    assert np.allclose(coarse["E"], fine["E"], atol=1e-8)
 
 
 def test_residuals_are_reported_and_small():

@@ -1,18 +1,24 @@
-r"""LaTeX export of a derived system: exactly the objects the solver evaluates.
+r"""LaTeX export of a derived :class:`~.fixed_point.FixedPointSystem`: exactly the objects the solver evaluates.
 
-:func:`system_latex` prints the Dyson matrix :math:`M(\lambda)`, the
-fixed-point equations, the spectral averages, the Woodbury matrices and the
-error formula of a :class:`~.system.Derivation`, optionally with the Hermite
-data of a given nonlinearity (or any other substitution) put in exactly.
+:func:`system_latex` prints, in ``aligned`` blocks that KaTeX and MathJax render,
+the definitions (e.g. the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`),
+the fixed-point equations (each residual, solved for its unknown when it is of the
+form :math:`t - \text{rhs}`), the spectral averages and their law, the observables
+and the glossary of the symbols that appear -- optionally with symbols replaced
+(a nonlinearity's Hermite data, a special case), numbers rounded to ``digits``.
 """
 from __future__ import annotations
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
 from . import symbols as S
-from .system import Derivation
+from .fixed_point import FixedPointSystem, WoodburyForm
 
-__all__ = ["system_latex", "hermite_substitution"]
+__all__ = ["system_latex", "hermite_substitution", "to_latex"]
+
+_LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p "
+                             r"\ (\text{ratio } 1/c,\ \text{atom } (1 - c)_+ \text{ at } 0)"}
 
 
 def hermite_substitution(a1: sp.Expr, nu: sp.Expr) -> dict:
@@ -21,58 +27,104 @@ def hermite_substitution(a1: sp.Expr, nu: sp.Expr) -> dict:
     return {S.a1: a1, S.b: sp.sqrt(sp.simplify(nu - a1**2))}
 
 
-def _names(expr) -> dict:
-    """LaTeX names for the solver's symbols: tauA_12 -> \\tau^{A}_{12}, t_12 -> t_{12}."""
-    out = {}
-    for s in sp.sympify(expr).free_symbols:
-        if s.name.startswith("tauA_"):
-            out[s] = r"\tau^{A}_{" + s.name[5:] + "}"
-        elif s.name.startswith("tau_"):
-            out[s] = r"\tau_{" + s.name[4:] + "}"
-    return out
+class _Printer(LatexPrinter):
+    """SymPy's LaTeX printer with 1-based matrix elements and the package's average names."""
+
+    def _print_MatrixElement(self, expr):
+        return f"{self._print(expr.parent)}_{{{int(expr.i) + 1}{int(expr.j) + 1}}}"
+
+    def _print_Symbol(self, expr, style="plain"):
+        name = expr.name
+        if name.startswith("tauA_"):
+            return r"\tau^{A}_{" + name[5:] + "}"
+        if name.startswith("tau_"):
+            return r"\tau_{" + name[4:] + "}"
+        return super()._print_Symbol(expr, style)
 
 
-def _tex(expr) -> str:
-    return sp.latex(expr, symbol_names=_names(expr))
+def to_latex(expr, digits: int | None = None) -> str:
+    """One expression (or matrix) in LaTeX, floats rounded to ``digits`` significant digits."""
+    if digits is not None and isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        expr = _round(expr, digits)
+    return _Printer({"mat_delim": "", "mat_str": "pmatrix"}).doprint(expr)
 
 
-def _matrix(m: sp.Matrix) -> str:
-    return sp.latex(m, mat_delim="", mat_str="pmatrix", symbol_names=_names(m))
+def _round(expr, digits: int):
+    floats = {f: sp.Float(f, digits) for f in (expr.atoms(sp.Float) if hasattr(expr, "atoms") else ())}
+    return expr.xreplace(floats) if floats else expr
 
 
-def system_latex(derivation: Derivation, substitution: dict | None = None) -> str:
-    r"""The derived system as a LaTeX ``align*`` block (a string).
+def _block(lines: list[str]) -> str:
+    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+
+def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6) -> str:
+    r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
 
     Parameters
     ----------
-    derivation : Derivation
-        From :func:`~.system.derive_attention` or :func:`~.system.derive_linear`.
+    system : FixedPointSystem
+        From :func:`~.attention.attention_system`, :func:`~.attention.linear_system`, ...
     substitution : dict, optional
         Symbols to replace (e.g. :func:`hermite_substitution` of a given f, or a special case).
+    digits : int, optional
+        Significant digits of the numbers that the substitution puts in.
     """
-    d = derivation.subs(substitution) if substitution else derivation
-    lines = [r"\begin{align*}"]
-    lines.append(r"M(\lambda) &= " + _matrix(d.dyson) + r", \qquad R(\lambda) = M(\lambda)^{-1},\\")
-    for t, rhs in d.fixed_point.items():
-        lines.append(_tex(t) + " &= " + _tex(rhs) + r",\\")
-    averages = ", ".join(
-        _tex(tau) + r" = \mathbb{E}_\lambda[" + (r"\lambda " if tau.name.startswith("tauA") else "")
-        + "R_{" + tau.name[-2:] + r"}(\lambda)]"
-        for tau in d.taus
-    )
-    lines.append(r"&" + averages + r",\\")
-    lines.append(r"&\lambda \sim \text{Marchenko--Pastur}(1/c)\ \text{(atom } (1-c)_+ \text{ at } 0),\\")
-    w = d.woodbury
-    if w.vectors:
-        placed = ", ".join(f"{name}^{{({block})}}" for name, block in w.vectors)
-        lines.append(r"&\mathcal{U} = [" + placed + r"]\quad (v^{(a)}: \text{vector } v \text{ in pencil block } a),\\")
-        lines.append(r"\mathsf{G} &= " + _matrix(w.gram) + r",\\")
-        lines.append(r"\mathsf{C} &= " + _matrix(w.core) + r",\\")
-        lines.append(r"g &= " + _matrix(w.source) + r",\\")
-        lines.append(r"\Phi(\gamma) &= \tau_{11} - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g,\\")
-    else:
-        lines.append(r"\Phi(\gamma) &= \tau_{11},\\")
-    name = r"E_\mathrm{attn}" if d.name == "attention" else r"E_\mathrm{lin}"
-    lines.append(name + r"(\gamma) &= -\gamma^2\,\frac{\mathrm{d}\Phi}{\mathrm{d}\gamma}.")
-    lines.append(r"\end{align*}")
-    return "\n".join(lines)
+    s = system.subs(substitution) if substitution else system
+    tex = lambda e: to_latex(e, digits)  # noqa: E731
+    blocks = []
+    definitions = []
+    for symbol, definition in s.definitions.items():
+        name = tex(symbol) + (r"(\lambda)" if isinstance(symbol, sp.MatrixSymbol) else "")
+        if isinstance(definition, sp.Inverse):
+            definitions.append(name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}")
+        else:
+            definitions.append(name + " &= " + tex(definition))
+    if definitions:
+        blocks.append(_block(definitions))
+    equations = []
+    for t in s.unknowns:
+        residual = s.residuals[t]
+        rhs = sp.expand(t - residual)
+        if t not in rhs.free_symbols:
+            equations.append(tex(t) + " &= " + tex(t - residual))
+        else:
+            equations.append("0 &= " + tex(residual))
+    if equations:
+        blocks.append(_block(equations))
+    averages = [tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]" for a, v in s.averages.items()]
+    laws = {v.law.name for v in s.averages.values()}
+    if averages:
+        averages.append(r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws))
+        blocks.append(_block(averages))
+    observables = []
+    for o, value in s.observables.items():
+        name = s.display.get(o, tex(o)) + "(" + tex(s.continuation.variable) + ")"
+        if isinstance(value, WoodburyForm):
+            observables.extend(_woodbury_lines(name, value, tex))
+        else:
+            observables.append(name + " &= " + tex(value))
+    blocks.append(_block(observables))
+    glossary = _glossary(s)
+    if glossary:
+        blocks.append(_block([r"& \text{where } " + glossary[0], *(r"& " + g for g in glossary[1:])]))
+    return "\n\n".join(blocks)
+
+
+def _woodbury_lines(name: str, form: WoodburyForm, tex) -> list[str]:
+    if not form.size:
+        return [name + " &= " + tex(form.offset)]
+    return [name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g",
+            r"\mathsf{G} &= " + tex(form.gram), r"\mathsf{C} &= " + tex(form.core), r"g &= " + tex(form.source)]
+
+
+def _glossary(system: FixedPointSystem) -> list[str]:
+    used = set()
+    for v in system.residuals.values():
+        used |= v.free_symbols
+    for v in system.averages.values():
+        used |= v.integrand.free_symbols | {v.variable}
+    for v in system.definitions.values():
+        used |= getattr(v, "free_symbols", set())
+    used |= set(system.parameters)
+    return [text for symbol, text in system.glossary.items() if symbol in used]

@@ -1,7 +1,7 @@
 r"""Linear pencil, covariance map and Dyson equations of the noise part.
 
 The ridge resolvent is the top-left block of the inverse of a pencil with no
-inverses in it (THEORY.md section 4): with :math:`C = X^\top X / n`,
+inverses in it (docs/theory.md, "The pencil"): with :math:`C = X^\top X / n`,
 
 .. math::
 
@@ -84,17 +84,16 @@ class Pencil:
         fill = {placeholders[i, j]: m[i, j] for i in range(k) for j in range(k) if m[i, j] != 0}
         return inverse.applyfunc(lambda e: e.xreplace(fill))
 
-    def fixed_point_equations(self, expectation) -> dict[sp.Symbol, sp.Expr]:
-        r""":math:`t_{ij} = \mathbb E_\lambda[R_{ij}]/c` for each unknown, as ``{t_ij: rhs}``.
-
-        ``expectation`` maps a symbol :math:`(i, j)` block to the symbol or expression
-        standing for :math:`\mathbb E_\lambda[R_{ij}]`.
-        """
+    def unknown_blocks(self) -> dict[sp.Symbol, tuple[int, int]]:
+        """Each unknown with its block (i, j), i <= j, numbered from 1."""
+        unknowns = set(self.unknowns())
+        trace = self.trace_matrix()
         out = {}
-        for t in self.unknowns():
-            i, j = int(t.name[2]), int(t.name[3])
-            out[t] = expectation(i, j) / c
-        return out
+        for i in range(self.size):
+            for j in range(i, self.size):
+                if trace[i, j] in unknowns:
+                    out[trace[i, j]] = (i + 1, j + 1)
+        return dict(sorted(out.items(), key=lambda item: item[0].name))
 
 
 def ridge_pencil(kernel: sp.Expr, kernel_wigner: sp.Expr, data_gram: sp.Expr) -> Pencil:

@@ -12,8 +12,16 @@ symbol                    meaning
 ``omega_KK`` ...          :math:`\|w_K\|^2`, :math:`\|w_Q\|^2`, :math:`w_K^\top w_Q`
 ``lambda``                an eigenvalue of :math:`A = Z^\top Z / p`
 ========================  =====================================================
+
+With rank-:math:`r` weights :math:`W_K^\top W_Q = I + \sum_k w_K^{(k)} w_Q^{(k)\top}`
+(:math:`r > 1`) the Gram entries carry indices: ``alpha_K_i`` :math:`= \mu^\top w_K^{(i)}`,
+``omega_KK_ij`` :math:`= w_K^{(i)\top} w_K^{(j)}` (:math:`i \le j`),
+``omega_QQ_ij`` likewise, and ``omega_KQ_ij`` :math:`= w_K^{(i)\top} w_Q^{(j)}` (all
+:math:`i, j`). Rank 1 keeps the unindexed names above.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import sympy as sp
 
@@ -30,29 +38,89 @@ omega_KK = sp.Symbol("omega_KK", nonnegative=True)
 omega_QQ = sp.Symbol("omega_QQ", nonnegative=True)
 omega_KQ = sp.Symbol("omega_KQ", real=True)
 lam = sp.Symbol("lambda", nonnegative=True)
+#: Spectral argument z = x + i eta of a Stieltjes transform.
+x = sp.Symbol("x", real=True)
+eta = sp.Symbol("eta", nonnegative=True)
 
-#: Parameters of the attention problem, in the order the generated code takes them.
-PARAMETERS = (c, gamma, a1, b, d, theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ)
-
-#: Inner products of the deterministic vectors: GRAM[(u, v)] = u^T v.
-GRAM = {
-    ("mu", "mu"): theta, ("mu", "wK"): alpha_K, ("mu", "wQ"): alpha_Q,
-    ("wK", "wK"): omega_KK, ("wQ", "wQ"): omega_QQ, ("wK", "wQ"): omega_KQ,
-}
+#: The ridge problem's parameters before the geometry (the Gram entries follow, see :func:`gram_symbols`).
+MODEL_PARAMETERS = (c, gamma, a1, b, d)
 
 
-def gram_entry(u: str, v: str) -> sp.Expr:
-    """:math:`u^\\top v` for two of the deterministic vectors ``mu``, ``wK``, ``wQ``."""
-    return GRAM.get((u, v), GRAM.get((v, u)))
+def weight_vectors(rank: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Names of :math:`(w_K^{(1..r)})` and :math:`(w_Q^{(1..r)})`: ``wK``/``wQ`` at rank 1, ``wK1``... above."""
+    if rank < 1:
+        raise ValueError(f"rank = {rank}: the low-rank part needs rank >= 1")
+    if rank == 1:
+        return ("wK",), ("wQ",)
+    return tuple(f"wK{i}" for i in range(1, rank + 1)), tuple(f"wQ{i}" for i in range(1, rank + 1))
+
+
+def geometry_vectors(rank: int) -> tuple[str, ...]:
+    r"""The deterministic vectors in the order of the Gram matrix: :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`."""
+    keys, queries = weight_vectors(rank)
+    return ("mu", *keys, *queries)
+
+
+def projection_name(vector: str) -> str:
+    r"""The :math:`n`-vector :math:`Z^\top v`: ``s`` for :math:`\mu`, ``k``/``q`` (``k1``, ...) for the weights."""
+    if vector == "mu":
+        return "s"
+    return ("k" if vector.startswith("wK") else "q") + vector[2:]
+
+
+def _index(vector: str) -> str:
+    return vector[2:]
+
+
+@lru_cache(maxsize=None)
+def gram_symbol(u: str, v: str) -> sp.Symbol:
+    r""":math:`u^\top v` for two deterministic vectors (``mu``, ``wK``, ``wQ``, ``wK1``, ...); symmetric in (u, v)."""
+    order = {"mu": 0, "K": 1, "Q": 2}
+    kind = lambda w: "mu" if w == "mu" else w[1]  # noqa: E731
+    u, v = sorted((u, v), key=lambda w: (order[kind(w)], w))
+    if u == "mu" and v == "mu":
+        return theta
+    if u == "mu":
+        name = f"alpha_{kind(v)}" + (f"_{_index(v)}" if _index(v) else "")
+        return sp.Symbol(name, real=True)
+    pair = kind(u) + kind(v)
+    iu, iv = _index(u), _index(v)
+    if not iu:                                        # rank 1
+        return {"KK": omega_KK, "QQ": omega_QQ, "KQ": omega_KQ}[pair]
+    if pair in ("KK", "QQ"):
+        iu, iv = sorted((iu, iv), key=int)
+    return sp.Symbol(f"omega_{pair}_{iu}{iv}", nonnegative=True) if (pair != "KQ" and iu == iv) else \
+        sp.Symbol(f"omega_{pair}_{iu}{iv}", real=True)
+
+
+def gram_symbols(rank: int) -> tuple[sp.Symbol, ...]:
+    r"""The distinct Gram entries of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`.
+
+    Order: :math:`\theta`, the :math:`\alpha_K`, the :math:`\alpha_Q`, then the :math:`\omega_{KK}`,
+    :math:`\omega_{QQ}` (upper triangles) and :math:`\omega_{KQ}` (all pairs); at rank 1 this is
+    ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
+    """
+    keys, queries = weight_vectors(rank)
+    out = [theta, *(gram_symbol("mu", k) for k in keys), *(gram_symbol("mu", q) for q in queries)]
+    out += [gram_symbol(u, v) for i, u in enumerate(keys) for v in keys[i:]]
+    out += [gram_symbol(u, v) for i, u in enumerate(queries) for v in queries[i:]]
+    out += [gram_symbol(u, v) for u in keys for v in queries]
+    return tuple(out)
+
+
+def gram_matrix(rank: int) -> sp.Matrix:
+    r"""The symbolic Gram matrix, size :math:`1 + 2r`, in the order of :func:`geometry_vectors`."""
+    vectors = geometry_vectors(rank)
+    return sp.Matrix(len(vectors), len(vectors), lambda i, j: gram_symbol(vectors[i], vectors[j]))
 
 
 def trace_symbol(i: int, j: int) -> sp.Symbol:
     r"""The unknown :math:`t_{ij} = \operatorname{tr} R_{ij} / p` (symmetric: ``t_ji`` is ``t_ij``)."""
     i, j = min(i, j), max(i, j)
-    return sp.Symbol(f"t_{i}{j}", real=True)
+    return sp.Symbol(f"t_{i}{j}")
 
 
 def tau_symbol(i: int, j: int, weighted: bool = False) -> sp.Symbol:
     r""":math:`\tau_{ij} = \mathbb E_\lambda[R_{ij}]`, or :math:`\tau^A_{ij} = \mathbb E_\lambda[\lambda R_{ij}]` if ``weighted``."""
     i, j = min(i, j), max(i, j)
-    return sp.Symbol(f"tau{'A' if weighted else ''}_{i}{j}", real=True)
+    return sp.Symbol(f"tau{'A' if weighted else ''}_{i}{j}")

@@ -23,12 +23,20 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .gaussian_equivalent import PROJECTION, LowRank
-from .symbols import gram_entry, tau_symbol
+from .fixed_point import WoodburyForm
+from .gaussian_equivalent import LowRank
+from .symbols import gram_symbol, tau_symbol
 
 __all__ = ["PlacedTerm", "WoodburyCorrection", "woodbury_correction"]
 
-_SOURCE = {projected: vector for vector, projected in PROJECTION.items()}
+
+def _source_vector(name: str) -> str | None:
+    """The deterministic vector v of a projection n-vector Z^T v (``s`` -> ``mu``, ``k2`` -> ``wK2``); None for y."""
+    if name == "s":
+        return "mu"
+    if name[0] in "kq":
+        return ("wK" if name[0] == "k" else "wQ") + name[1:]
+    return None
 
 
 @dataclass(frozen=True)
@@ -54,29 +62,39 @@ class WoodburyCorrection:
     gram: sp.Matrix                        # G = U^T R U / n, in tau symbols
     source: sp.Matrix                      # g = U^T R e_1 / n, in tau symbols
 
-    def value(self, tau11: sp.Expr = tau_symbol(1, 1)) -> sp.Expr:
-        r""":math:`y^\top Q y / n` as one expression (uses a symbolic inverse: small cases only)."""
-        if not self.vectors:
-            return tau11
-        size = len(self.vectors)
-        inner = (sp.eye(size) + self.gram * self.core).inv(method="LU")
-        return tau11 - (self.source.T * self.core * inner * self.source)[0, 0]
+    def form(self, offset: sp.Expr) -> WoodburyForm:
+        r""":math:`\text{offset} - g^\top \mathsf C (I + \mathsf G \mathsf C)^{-1} g` as a :class:`~.fixed_point.WoodburyForm`."""
+        return WoodburyForm(offset, self.source, self.core, self.gram,
+                            tuple(f"{name}^({block})" for name, block in self.vectors))
 
-    def taus(self) -> set[sp.Symbol]:
-        """The spectral averages the correction needs."""
-        return (self.gram.free_symbols | self.source.free_symbols) & _all_taus()
+    def averages(self) -> list[tuple[int, int, bool]]:
+        """The spectral averages the correction needs, as (i, j, weighted), in a stable order."""
+        out = []
+        for i, (u, a) in enumerate(self.vectors):
+            for j, (v, b) in enumerate(self.vectors):
+                kind = _quadratic_kind(u, v)
+                if kind is not None and self.gram[i, j] != 0:
+                    out.append((min(a, b), max(a, b), kind))
+            if _quadratic_kind(u, "y") is not None and self.source[i] != 0:
+                out.append((min(a, 1), max(a, 1), False))
+        return sorted(set(out), key=lambda k: (k[2], k[0], k[1]))
 
 
-def _all_taus() -> set[sp.Symbol]:
-    return {tau_symbol(i, j, w) for i in range(1, 4) for j in range(1, 4) for w in (False, True)}
+def _quadratic_kind(u: str, v: str) -> bool | None:
+    """Whether (1/n) u^T R v averages R (False) or lambda R (True); None when it vanishes."""
+    if u == "y" and v == "y":
+        return False
+    if _source_vector(u) and _source_vector(v):
+        return True
+    return None
 
 
 def _quadratic_form(u: str, a: int, v: str, b: int) -> sp.Expr:
     """(1/n) u^T R_ab v for two named n-vectors in blocks a and b."""
     if u == "y" and v == "y":
         return tau_symbol(a, b)
-    if u in _SOURCE and v in _SOURCE:
-        return gram_entry(_SOURCE[u], _SOURCE[v]) * tau_symbol(a, b, weighted=True)
+    if _source_vector(u) and _source_vector(v):
+        return gram_symbol(_source_vector(u), _source_vector(v)) * tau_symbol(a, b, weighted=True)
     return sp.Integer(0)
 
 

@@ -2,9 +2,9 @@ r"""The theory under test behind one small interface, so that every property can
 the real package or on a deliberately wrong copy of its derivation.
 
 :class:`PackageTheory` goes through the public API (:func:`symrmt.theory.solve_attention`,
-:func:`symrmt.theory.solve_linear`); :class:`DerivedTheory` compiles any
-:class:`~symrmt.derive.Derivation` (e.g. a mutated one) with
-:class:`symrmt.codegen.CompiledDerivation` and solves it with :func:`symrmt.solve.solve`.
+:func:`symrmt.theory.solve_linear`); :class:`DerivedTheory` solves any pair of
+:class:`~symrmt.derive.FixedPointSystem` (e.g. mutated ones) with :func:`symrmt.solve.solve`,
+which compiles them with :func:`symrmt.codegen.compile_system`.
 
 A :class:`~symrmt.errors.ConvergenceError` is not caught here: the properties report it
 as a violation (a theory that gives no physical answer fails them).
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import symrmt.solve as solve_module
-from symrmt.codegen import CompiledDerivation
-from symrmt.theory import solve_attention, solve_linear
+from symrmt.codegen import compile_system
+from symrmt.theory import RidgeSolution, solve_attention, solve_linear
 
 __all__ = ["Point", "Theory", "PackageTheory", "DerivedTheory", "GRAM_NAMES"]
 
@@ -92,19 +92,23 @@ class PackageTheory(Theory):
 
 
 class DerivedTheory(Theory):
-    """Any pair of derivations (attention, linear), compiled and solved by the package's own machinery."""
+    """Any pair of systems (attention, linear), compiled and solved by the package's own machinery.
+
+    Results are :class:`symrmt.theory.RidgeSolution` like the public API's.
+    """
 
     def __init__(self, name: str, attention, linear) -> None:
         self.name = name
-        self._compiled = CompiledDerivation(attention)
-        self._compiled_linear = CompiledDerivation(linear)
-
-    @staticmethod
-    def _params(point, gamma, a1, b, d):
-        return {"c": point.c, "gamma": gamma, "a_1": a1, "b": b, "d": d, **point.gram}
+        self._compiled = compile_system(attention)
+        self._compiled_linear = compile_system(linear)
 
     def _attention(self, point, gamma):
-        return solve_module.solve(self._compiled, self._params(point, gamma, point.a1, np.sqrt(point.b2), point.d))
+        params = {"c": point.c, "gamma": gamma, "a_1": point.a1, "b": np.sqrt(point.b2), "d": point.d, **point.gram}
+        return _ridge(solve_module.solve(self._compiled, params))
 
     def _linear(self, point, gamma):
-        return solve_module.solve(self._compiled_linear, self._params(point, gamma, 0.0, 0.0, 0.0))
+        return _ridge(solve_module.solve(self._compiled_linear, {"c": point.c, "gamma": gamma, "theta": point.theta}))
+
+
+def _ridge(result) -> RidgeSolution:
+    return RidgeSolution(result["E"], result["Phi"], result.unknowns, result.residual, result.unknown_names)

@@ -1,0 +1,221 @@
+r"""Fast numeric solution of any derived fixed-point system (NumPy only; never imports SymPy).
+
+Given a :class:`~symrmt.derive.FixedPointSystem` (compiled by :mod:`symrmt.codegen`
+on first use) and arrays of its parameters (all broadcast to one shape), :func:`solve`
+
+1. averages over the system's spectral law with a quadrature rule
+   (:mod:`.quadrature`; Marchenko--Pastur: the midpoint rule in an angle variable,
+   spectrally accurate), refined level by level until the embedded coarse rule agrees;
+2. solves the residuals :math:`F(t, \tau(t)) = 0` by Newton's method with the Jacobian
+   generated from SymPy, by continuation from the system's start value of its
+   continuation variable down to each target (:mod:`.path`);
+3. evaluates the observables (:mod:`.observe`), and those defined by a derivative along
+   the continuation variable by implicit differentiation (no finite differences):
+   :math:`J\,\dot t = -\mathrm dF/\mathrm dv`, then
+   :math:`\dot\tau = \mathbb E_\lambda[\partial_v g + \partial_t g\,\dot t]` and the chain rule
+   through the observables;
+4. checks the system's branch conditions and admissible ranges.
+
+It knows fixed-point systems, not models: everything model-specific (the start, the
+branch, the ranges) comes with the system. It reports the residual of every point and
+raises :class:`~symrmt.errors.ConvergenceError` rather than returning NaN.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cpus import usable_cpus
+from ..errors import ConvergenceError, ParameterError
+from .observe import admit, coarse_solution, evaluate
+from .path import continue_path, newton, physical, starting_values
+from .problem import Problem
+from .quadrature import RULES, marchenko_pastur_rule
+from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, PARALLEL_POINTS, PATH_NODES,
+                       QUADRATURE_TOLERANCE)
+
+__all__ = ["SolveResult", "solve", "marchenko_pastur_rule", "RULES", "INITIAL_NODES", "MAX_NODES",
+           "QUADRATURE_TOLERANCE"]
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    r"""Solution at each parameter point (arrays of the broadcast shape).
+
+    Attributes
+    ----------
+    observables : dict
+        Observable name -> values.
+    unknowns : numpy.ndarray
+        ``(U, ...)``: the solved unknowns, in the order of ``unknown_names``.
+    residual : numpy.ndarray
+        :math:`\max_u |F_u|` at the solution.
+    unknown_names : tuple of str
+    """
+
+    observables: dict
+    unknowns: np.ndarray
+    residual: np.ndarray
+    unknown_names: tuple = field(default=())
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.observables[name]
+
+
+def _compiled(system):
+    if hasattr(system, "residuals"):                    # a FixedPointSystem: compile it (SymPy, once)
+        from ..codegen import compile_system
+
+        return compile_system(system)
+    return system
+
+
+def _validate(compiled, params: dict) -> dict:
+    names = compiled.parameter_names
+    missing = [k for k in names if k not in params]
+    unknown = [k for k in params if k not in names]
+    if missing or unknown:
+        raise ParameterError(f"the {compiled.name} system takes the parameters {list(names)}; "
+                             + (f"missing {missing}" if missing else "") + ("; " if missing and unknown else "")
+                             + (f"unknown {unknown}" if unknown else "") + ".")
+    out = {}
+    for k in names:
+        try:
+            array = np.asarray(params[k])
+        except Exception:  # noqa: BLE001 - ragged lists and the like
+            raise ParameterError(f"{k} = {params[k]!r}: give a number or an array of numbers.") from None
+        if array.dtype.kind == "c":
+            raise ParameterError(f"{k}: complex values are not allowed (got {array.ravel()[:3].tolist()}).")
+        if array.dtype.kind not in "biuf":
+            raise ParameterError(f"{k} = {params[k]!r}: give a real number or an array of real numbers.")
+        array = array.astype(float)
+        lower, upper, lower_open, upper_open = compiled.domains[k]
+        bad = ~np.isfinite(array) | (array < lower) | (array > upper)
+        bad |= (array == lower) if lower_open else False
+        bad |= (array == upper) if upper_open else False
+        if np.any(bad):
+            interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
+            raise ParameterError(f"{k} must be finite and in {interval} (got {array[bad].ravel()[:3].tolist()}).")
+        out[k] = array
+    try:
+        np.broadcast_shapes(*(a.shape for a in out.values()))
+    except ValueError:
+        shapes = {k: a.shape for k, a in out.items() if a.shape}
+        raise ParameterError(f"the parameter arrays do not broadcast together: shapes {shapes}.") from None
+    return out
+
+
+def solve(system, params: dict, nodes: int = INITIAL_NODES,
+          quadrature_tolerance: float = QUADRATURE_TOLERANCE) -> SolveResult:
+    r"""Solve a fixed-point system at every point of the broadcast parameter arrays.
+
+    Parameters
+    ----------
+    system : FixedPointSystem or CompiledSystem
+        A derived system (compiled on first use, once) or its compiled form.
+    params : dict
+        One array (or scalar) per parameter name of the system, exactly those.
+    nodes : int
+        Initial number of quadrature nodes (a multiple of 3). Points whose error
+        estimate (full rule against the embedded rule with a third of the nodes)
+        exceeds ``quadrature_tolerance`` are re-solved with three times as many
+        nodes, up to :data:`MAX_NODES`.
+
+    Returns
+    -------
+    SolveResult
+    """
+    compiled = _compiled(system)
+    params = _validate(compiled, params)
+    problem, shape = Problem.from_arrays(compiled, params, nodes)
+    size = problem.size
+    threads = _threads()
+    batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // threads)))
+    batches = [problem.subset(slice(i, i + batch), nodes) for i in range(0, size, batch)]
+    with np.errstate(all="ignore"):     # non-finite values are tested for and refused explicitly
+        if len(batches) > 1 and threads > 1:
+            # NumPy releases the GIL inside its loops, so batches solved in threads use every core.
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                parts = list(pool.map(lambda part: _solve_flat(part, quadrature_tolerance), batches))
+        else:
+            parts = [_solve_flat(part, quadrature_tolerance) for part in batches]
+    names = [o.name for o in compiled.observables]
+    observables = {k: np.concatenate([part[0][k] for part in parts]) for k in names}
+    residual = np.concatenate([part[1] for part in parts])
+    unknowns = np.concatenate([part[2] for part in parts], axis=1)
+    observables = admit(problem, observables, residual)
+    return SolveResult({k: v.reshape(shape) for k, v in observables.items()},
+                       unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknown_names)
+
+
+def _threads() -> int:
+    """Threads for large inputs: the CPUs this process may use (``SYMRMT_THREADS`` overrides)."""
+    if os.environ.get("SYMRMT_THREADS"):
+        return max(1, int(os.environ["SYMRMT_THREADS"]))
+    return usable_cpus()
+
+
+def _solve_flat(problem: Problem, quadrature_tolerance: float):
+    """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes."""
+    t = starting_values(problem.subset(slice(None), PATH_NODES))
+    size = problem.size
+    names = [o.name for o in problem.compiled.observables]
+    out = {k: np.empty(size, dtype=problem.dtype) for k in names}
+    residual_out = np.empty(size)
+    unknowns = np.empty_like(t)
+    pending = np.arange(size)
+    while pending.size:
+        accurate = np.zeros(pending.size, bool)
+        step = max(1, CHUNK_ELEMENTS // (problem.nodes + 1))    # bounds memory: ~24 arrays of step x nodes
+        for start in range(0, pending.size, step):
+            chunk = slice(start, start + step)
+            part = problem if step >= pending.size else problem.subset(chunk, problem.nodes)
+            t[:, chunk], accurate[chunk], values, residual = _level(part, t[:, chunk], quadrature_tolerance)
+            good = accurate[chunk]
+            done = pending[chunk][good]
+            for k in names:
+                out[k][done] = values[k][good]
+            residual_out[done] = residual[good]
+            unknowns[:, done] = t[:, chunk][:, good]
+        pending, t = pending[~accurate], t[:, ~accurate]
+        if pending.size:
+            problem = problem.subset(~accurate, problem.nodes * 3)
+    return out, residual_out, unknowns
+
+
+def _level(problem: Problem, t, quadrature_tolerance: float):
+    """Newton at the targets with this rule, then the observables and whether the quadrature is accurate enough."""
+    local = np.arange(problem.size)
+    target = problem.flat[problem.variable]
+    if len(t):
+        t, ok, residual, rate = newton(problem, t, target, local)
+        ok &= physical(problem, t, target, local)
+        if not ok.all():                 # the cheaper rule's solution was not close enough: continue with this rule
+            t[:, ~ok] = continue_path(problem, local[~ok])[0]
+            t, ok, residual, rate = newton(problem, t, target, local)
+            ok &= physical(problem, t, target, local)
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                raise ConvergenceError(f"Newton did not converge at the target (residual {np.nanmax(residual):.3g}"
+                                       f" at {problem.where(i)}).")
+    else:
+        residual, rate = np.zeros(local.size), t
+    fine = evaluate(problem, t, rate, local)
+    coarse = evaluate(problem, *coarse_solution(problem, t, local), local, coarse=True)
+    accurate = np.ones(local.size, bool)
+    worst = np.zeros(local.size)
+    for name, (_, accuracy) in problem.compiled.admissible.items():
+        value, estimate = fine[name][0], np.abs(fine[name][0] - coarse[name][0])
+        allowed = quadrature_tolerance * (np.abs(value) if accuracy == "relative" else 1.0)
+        accurate &= estimate <= allowed
+        worst = np.maximum(worst, np.where(np.isfinite(estimate), estimate, np.inf))
+    if problem.nodes * 3 > MAX_NODES and not accurate.all():
+        i = int(np.flatnonzero(~accurate)[0])
+        raise ConvergenceError(
+            f"the spectral average did not reach {quadrature_tolerance:g} with {problem.nodes} nodes at "
+            f"{problem.where(i)} (estimated error {worst[i]:.2g}); {problem.variable} is too small for the "
+            f"quadrature here: use a larger {problem.variable}.")
+    return t, accurate, {k: v[0] for k, v in fine.items()}, residual

@@ -1,0 +1,133 @@
+r"""Observables at the solved unknowns, their quadrature error estimate, and the admissibility check."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from .path import newton_step
+from .problem import Problem, stack
+from .settings import RANGE_SLACK
+
+__all__ = ["evaluate", "coarse_solution", "admit"]
+
+
+def coarse_solution(problem: Problem, t, index):
+    r"""The unknowns and their rate under the embedded coarse rule: one Newton step from ``t``.
+
+    The quadrature error enters an observable twice: directly in the averages and through
+    the fixed point :math:`t` itself, where it is amplified by the inverse Jacobian (large
+    near the spectrum). Evaluating the coarse rule at the fine rule's ``t`` would see only
+    the first part, so the coarse estimate re-solves the fixed point with the coarse rule;
+    one Newton step from ``t`` leaves an error of the order of the square of the
+    difference, far below the difference itself whenever that is small.
+    """
+    if not len(t):
+        return t, t
+    value = problem.flat[problem.variable][index]
+    step, rate = newton_step(*problem.newton_system(t, value, index, coarse=True))
+    return t - step, rate
+
+
+def evaluate(problem: Problem, t, rate, index, coarse: bool = False) -> dict[str, tuple]:
+    """``{name: (value, rate or None)}`` of every observable at the unknowns ``t`` (rates along the variable)."""
+    compiled = problem.compiled
+    n, u = index.size, len(t)
+    lam, weights = problem.rule(index, coarse)
+    params = problem.params(index)
+    count = len(compiled.average_symbols)
+    if count:
+        values = problem.expect(
+            lambda lam, *rest: compiled.averages(lam, rest[:u], rest[u: 2 * u], rest[2 * u:]),
+            [lam, *(x[:, None] for x in t), *(x[:, None] for x in rate), *params], weights)
+        taus, dtaus = values[:count], values[count:]
+    else:
+        taus = dtaus = np.zeros((0, n))
+    flat = [x[:, 0] for x in params]
+    earlier: list = []
+    out = {}
+    for observable in compiled.observables:
+        args = [*taus, *t, *earlier, *flat]
+        if observable.kind == "woodbury":
+            value, derivative = _woodbury(observable, args, [*taus, *dtaus, *t, *rate, *earlier, *flat], n,
+                                          problem.dtype)
+        else:
+            value = stack([observable.value(*args)], n, problem.dtype)[0]
+            derivative = (stack([observable.rate(*taus, *dtaus, *t, *rate, *earlier, *flat)], n, problem.dtype)[0]
+                          if observable.rate is not None else None)
+        out[observable.name] = (value, derivative)
+        earlier += [value, derivative if derivative is not None else np.full(n, np.nan)]
+    return out
+
+
+def _woodbury(observable, args, dargs, n: int, dtype):
+    r"""offset - g^T C (I + G C)^{-1} g and its derivative from the derivatives of its entries.
+
+    With :math:`S = I + GC`, :math:`h = S^{-1}g`, :math:`u = S^{-\top}C^\top g`:
+    :math:`\mathrm d\Phi = \mathrm d(\text{offset}) - \mathrm dg\cdot Ch - g^\top\mathrm dC\,h
+    - u\cdot\mathrm dg + u^\top(\mathrm dG\,C + G\,\mathrm dC)h`.
+    """
+    k = observable.size
+    entries = stack(observable.value(*args), n, dtype)
+    offset, core, gram, source = _split(entries, k)
+    if not k:
+        value = offset
+    else:
+        system = np.eye(k) + gram @ core
+        h = np.linalg.solve(system, source[..., None])[..., 0]
+        v = np.einsum("nij,nj->ni", core, h)                                          # C S^{-1} g
+        value = offset - np.einsum("ni,ni->n", source, v)
+    if observable.rate is None:
+        return value, None
+    d_offset, d_core, d_gram, d_source = _split(stack(observable.rate(*dargs), n, dtype), k)
+    if not k:
+        return value, d_offset
+    u = np.linalg.solve(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
+    d_system = d_gram @ core + gram @ d_core
+    derivative = (d_offset - np.einsum("ni,ni->n", d_source, v) - np.einsum("ni,nij,nj->n", source, d_core, h)
+                  - np.einsum("ni,ni->n", u, d_source) + np.einsum("ni,nij,nj->n", u, d_system, h))
+    return value, derivative
+
+
+def _split(entries: np.ndarray, k: int):
+    """(offset (N,), core (N, k, k), gram (N, k, k), source (N, k)) from the stacked entries."""
+    n = entries.shape[1]
+    offset = entries[0]
+    core = np.moveaxis(entries[1: 1 + k * k].reshape(k, k, n), -1, 0)
+    gram = np.moveaxis(entries[1 + k * k: 1 + 2 * k * k].reshape(k, k, n), -1, 0)
+    source = entries[1 + 2 * k * k:].T
+    return offset, core, gram, source
+
+
+def admit(problem: Problem, observables: dict[str, np.ndarray], residual: np.ndarray) -> dict[str, np.ndarray]:
+    """Refuse non-finite values and values outside the admissible ranges; clip the round-off-level excursions.
+
+    A value may leave its range by at most RANGE_SLACK (absolute, or relative to the bound for
+    ``"relative"`` observables), the level of the quadrature tolerance; it is then clipped into
+    the range, so that no output lies outside it. Anything further is an error.
+    """
+    compiled = problem.compiled
+    params = problem.params(np.arange(problem.size), column=False)
+    bad = ~np.isfinite(residual)
+    for value in observables.values():
+        bad |= ~np.isfinite(value)
+    bounds = {}
+    for name, (limits, accuracy) in compiled.admissible.items():
+        lower, upper = (np.broadcast_to(np.asarray(x, float), (problem.size,)) for x in limits(*params))
+        value = np.real(observables[name])
+        slack_lo = RANGE_SLACK * (np.abs(lower) if accuracy == "relative" else 1.0)
+        slack_hi = RANGE_SLACK * (np.abs(upper) if accuracy == "relative" else 1.0)
+        with np.errstate(invalid="ignore"):
+            bad |= (value < lower - slack_lo) | (value > upper + slack_hi)
+        bounds[name] = (lower, upper)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        values = ", ".join(f"{k}={v[i]:.4g}" for k, v in observables.items())
+        raise ConvergenceError(
+            f"the solver of the {compiled.name} system produced an unphysical value at {bad.sum()} point(s) "
+            f"(first: {values}, residual={residual[i]:.3g} at {problem.where(i)}); the continuation may have "
+            "left the physical branch, or the quadrature is too coarse there.")
+    out = dict(observables)
+    for name, (lower, upper) in bounds.items():
+        out[name] = np.clip(np.real(observables[name]), lower, upper) if not np.iscomplexobj(observables[name]) \
+            else observables[name]
+    return out

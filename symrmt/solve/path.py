@@ -1,0 +1,193 @@
+r"""Newton's method and continuation along the system's continuation variable.
+
+The physical solution is reached from the system's start value of the continuation
+variable :math:`v` (where Newton from the initial guess lands on it) by following
+it down to each target: an Euler predictor from the implicit derivative
+:math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, a few verified Newton
+corrections, and step halving where they fail. Points that share every parameter but
+:math:`v` form a curve and are predicted from a few anchors on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from .problem import Problem, stack
+from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
+                       STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
+
+__all__ = ["newton", "newton_step", "continue_path", "starting_values", "physical"]
+
+
+def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
+    r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, each (U, N).
+
+    One batched solve for both right-hand sides. Floating-point warnings are silenced:
+    the callers test the entries for non-finite values.
+    """
+    with np.errstate(all="ignore"):
+        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
+    return solved[..., 0].T, -solved[..., 1].T
+
+
+def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
+    """Newton iterations from ``t`` (``value`` of the variable aligned with ``index``); converged points stop.
+
+    Returns ``(t, converged, residual, rate)`` where ``rate`` is dt/dv from the
+    Jacobian of the last evaluation (used as the next predictor at no extra cost).
+    """
+    t = np.array(t, dtype=problem.dtype)
+    done = np.zeros(index.size, bool)
+    size = np.full(index.size, np.inf)
+    rate = np.zeros_like(t)
+    live = np.arange(index.size)
+    for _ in range(MAX_NEWTON + 1):
+        residual, jacobian, dF_dv = problem.newton_system(t[:, live], value[live], index[live])
+        size[live] = np.max(np.abs(residual), axis=0)
+        step, rate[:, live] = newton_step(residual, jacobian, dF_dv)
+        converged = np.isfinite(size[live]) & (size[live] <= tolerance * (1 + np.max(np.abs(t[:, live]), axis=0)))
+        done[live[converged]] = True
+        move = ~converged & np.all(np.isfinite(step), axis=0)
+        t[:, live[move]] -= step[:, move]
+        live = live[move]
+        if not live.size:
+            break
+    return t, done, size, rate
+
+
+def physical(problem: Problem, t, value, index) -> np.ndarray:
+    """The system's branch conditions at ``t`` (non-strict ones with a round-off slack)."""
+    ok = np.ones(index.size, bool)
+    if not problem.compiled.branch:
+        return ok
+    params = problem.params(index, value, column=False)
+    with np.errstate(all="ignore"):
+        for relation, sides in problem.compiled.branch:
+            lhs, rhs = (np.real(np.broadcast_to(s, (index.size,))) for s in sides(*t, *params))
+            slack = BRANCH_SLACK * np.maximum(np.abs(lhs), np.abs(rhs))
+            ok &= {">": lhs > rhs, ">=": lhs >= rhs - slack, "<": lhs < rhs, "<=": lhs <= rhs + slack}[relation]
+    return ok
+
+
+def _start(problem: Problem, index) -> np.ndarray:
+    params = problem.params(index, column=False)
+    start = np.broadcast_to(problem.compiled.start(params), (index.size,))
+    return np.maximum(start, problem.flat[problem.variable][index])
+
+
+def continue_path(problem: Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Continuation for the points ``index``, from their start value down to their targets.
+
+    Each point moves by its own ratio ``v -> v / ratio``: Euler predictor in
+    :math:`1/v` from the implicit derivative, then at most PATH_NEWTON Newton corrections,
+    each of which must shrink the residual by half. A step is accepted only when the
+    residual is below PATH_TOLERANCE, the first correction is no larger than the predicted
+    change (STEP_CONTROL: the predictor was inside Newton's basin of the branch being
+    followed) and the branch conditions hold; then the ratio grows, up to MAX_RATIO.
+    Otherwise the point stays where it was (a converged point of its branch) and retries
+    with the square root of the ratio. All points advance together. A target below
+    PATH_FLOOR times the start (e.g. 0) is approached to that floor.
+    """
+    compiled = problem.compiled
+    start = _start(problem, index)
+    target = np.maximum(problem.flat[problem.variable][index], PATH_FLOOR * start)
+    t0 = stack(compiled.initial(problem.params(index, start, column=False)), index.size, problem.dtype)
+    t, ok, res, rate = newton(problem, t0, start, index)
+    if not ok.all():
+        raise ConvergenceError(f"{compiled.name}: Newton failed at the start of the continuation "
+                               f"(residual {np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
+    value = start.copy()
+    ratio = np.full(index.size, 10.0 ** (1.0 / STEPS_PER_DECADE))
+    active = np.flatnonzero(value > target)
+    while active.size:
+        v_next = np.maximum(value[active] / ratio[active], target[active])
+        new, new_rate, ok = _corrected_step(problem, t[:, active], rate[:, active], value[active], v_next,
+                                            index[active])
+        moved = active[ok]
+        t[:, moved], rate[:, moved], value[moved] = new[:, ok], new_rate[:, ok], v_next[ok]
+        ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
+        stuck = active[~ok]
+        ratio[stuck] = np.sqrt(ratio[stuck])
+        if np.any(ratio[stuck] < MIN_RATIO):
+            bad = index[stuck[ratio[stuck] < MIN_RATIO][0]]
+            raise ConvergenceError(
+                f"the continuation of the {compiled.name} fixed point stalled at {problem.where(bad)}; "
+                f"try a larger {problem.variable} or report this case.")
+        active = active[value[active] > target[active]]
+    return t, rate
+
+
+def _corrected_step(problem: Problem, t, rate, v_from, v_to, index):
+    """One predictor-corrector step; returns ``(t, rate, accepted)`` (rate from the last Jacobian)."""
+    # Euler step in s = 1/v (dt/ds = -v^2 dt/dv): resolvents are analytic in 1/v at large v
+    # (t ~ 1/v), where a step in v itself would badly undershoot.
+    guess = t + rate * (v_to - v_from) * (v_from / v_to)
+    new, new_rate = guess.copy(), rate.copy()
+    accepted = np.zeros(index.size, bool)
+    live = np.arange(index.size)
+    previous = np.full(index.size, np.inf)
+    for k in range(PATH_NEWTON + 1):
+        residual, jacobian, dF_dv = problem.newton_system(new[:, live], v_to[live], index[live])
+        size = np.max(np.abs(residual), axis=0)
+        correction, new_rate[:, live] = newton_step(residual, jacobian, dF_dv)
+        finite = (np.isfinite(size) & np.all(np.isfinite(correction), axis=0)
+                  & np.all(np.isfinite(new_rate[:, live]), axis=0))
+        converged = finite & (size <= PATH_TOLERANCE * (1 + np.max(np.abs(new[:, live]), axis=0)))
+        converged &= physical(problem, new[:, live], v_to[live], index[live])
+        accepted[live[converged]] = True
+        keep = finite & ~converged & (size <= 0.5 * previous[live])
+        if k == 0:
+            change = np.abs(guess - t)[:, live] + 1e-3 * (1 + np.abs(t[:, live]))
+            keep &= np.all(np.abs(correction) <= STEP_CONTROL * change, axis=0)
+        previous[live] = size
+        new[:, live[keep]] -= correction[:, keep]
+        live = live[keep]
+        if not live.size:
+            break
+    return new, new_rate, accepted
+
+
+def _anchors(problem: Problem) -> np.ndarray:
+    """For each point, the index of the point it is predicted from (itself if it is an anchor).
+
+    Points that share every parameter but the continuation variable form a curve; along a
+    curve, the variable is cut into bins of 1/STEPS_PER_DECADE decade below the curve's
+    largest value, and the largest value of each bin is its anchor. Only anchors are
+    continued from the start; the rest take one Euler step from their anchor.
+    """
+    value = problem.flat[problem.variable]
+    floor = np.maximum(value, np.finfo(float).tiny)
+    others = [problem.flat[k] for k in problem.names if k != problem.variable]
+    if others:
+        _, curve = np.unique(np.stack(others, axis=1), axis=0, return_inverse=True)
+        curve = curve.ravel()
+    else:
+        curve = np.zeros(value.size, int)
+    top = np.zeros(curve.max() + 1)
+    np.maximum.at(top, curve, floor)
+    bins = np.floor(STEPS_PER_DECADE * np.log10(top[curve] / floor)).astype(int)
+    order = np.lexsort((-value, bins, curve))          # within (curve, bin): largest value first
+    key = np.stack([curve[order], bins[order]], axis=1)
+    first = np.ones(order.size, bool)
+    first[1:] = np.any(key[1:] != key[:-1], axis=1)
+    anchor_of_sorted = order[np.maximum.accumulate(np.where(first, np.arange(order.size), 0))]
+    anchor = np.empty_like(order)
+    anchor[order] = anchor_of_sorted
+    return anchor
+
+
+def starting_values(problem: Problem) -> np.ndarray:
+    """Starting values of the unknowns at every target.
+
+    Anchors are continued to their targets; every other point gets one Euler step
+    from its anchor (the caller then polishes all of them with Newton, and falls
+    back to continuation where that fails).
+    """
+    if not problem.compiled.unknowns:
+        return np.zeros((0, problem.size), dtype=problem.dtype)
+    anchor = _anchors(problem)
+    anchors = np.unique(anchor)
+    t_anchor, rate_anchor = continue_path(problem, anchors)
+    position = np.searchsorted(anchors, anchor)
+    value = problem.flat[problem.variable]
+    return t_anchor[:, position] + rate_anchor[:, position] * (value - value[anchor])

@@ -1,0 +1,124 @@
+r"""One vectorized problem: flat parameter arrays, their quadrature rule, and the Newton system."""
+from __future__ import annotations
+
+import numpy as np
+
+from .quadrature import RULES
+from .settings import CACHE_ELEMENTS
+
+__all__ = ["Problem", "stack"]
+
+
+def stack(values, size: int, dtype=float) -> np.ndarray:
+    """``(len(values), size)`` array from a list of arrays of shape ``(size,)``, ``(size, 1)`` or scalars."""
+    out = np.empty((len(values), size), dtype=dtype)
+    for k, v in enumerate(values):
+        v = np.asarray(v)
+        out[k] = v[:, 0] if v.ndim == 2 else v          # assignment broadcasts constants
+    return out
+
+
+class Problem:
+    """Flat parameter arrays of length N (one per parameter of the compiled system) and their rule."""
+
+    def __init__(self, compiled, flat: dict[str, np.ndarray], nodes: int) -> None:
+        self.compiled = compiled
+        self.names = list(compiled.parameter_names)
+        self.variable = self.names[compiled.variable_index]
+        self.flat = flat
+        self.size = len(flat[self.names[0]]) if self.names else 0
+        self.nodes = nodes
+        self.dtype = complex if compiled.complex else float
+        if compiled.law is not None:
+            law = {k: np.broadcast_to(np.asarray(v, float), (self.size,))
+                   for k, v in compiled.law_parameters([flat[k] for k in self.names]).items()}
+            self.lam, self.weights = RULES[compiled.law](law, nodes)
+        else:
+            self.lam, self.weights = np.zeros((self.size, 1)), np.ones((self.size, 1))
+        # The coarse rule inside this one (every third node, weight x3, and the last node) estimates
+        # the quadrature error; ``coarse_columns`` picks its nodes out of ``lam``.
+        self.coarse_columns = np.r_[np.arange(1, nodes, 3), nodes]
+        self.coarse = 3 * self.weights[:, self.coarse_columns]
+        self.coarse[:, -1] = 1.0 - self.coarse[:, :-1].sum(axis=-1)
+
+    @classmethod
+    def from_arrays(cls, compiled, params: dict, nodes: int) -> tuple["Problem", tuple]:
+        shape = np.broadcast_shapes(*(np.shape(params[k]) for k in compiled.parameter_names))
+        flat = {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy()
+                for k in compiled.parameter_names}
+        return cls(compiled, flat, nodes), shape
+
+    def subset(self, keep, nodes: int) -> "Problem":
+        return Problem(self.compiled, {k: v[keep] for k, v in self.flat.items()}, nodes)
+
+    def params(self, index, value=None, column: bool = True) -> list[np.ndarray]:
+        """Parameter arrays of the points ``index`` (the continuation variable replaced by ``value``)."""
+        out = [self.flat[k][index] for k in self.names]
+        if value is not None:
+            out[self.compiled.variable_index] = value
+        return [p[:, None] for p in out] if column else out
+
+    def where(self, i: int) -> str:
+        """The parameters of point ``i``, for messages."""
+        return ", ".join(f"{k}={self.flat[k][i]:.4g}" for k in self.names)
+
+    def expect(self, integrand, columns: list, weights: np.ndarray) -> np.ndarray:
+        r""":math:`\mathbb E_\lambda` of every output of ``integrand(*columns)`` with ``weights`` (N, nodes).
+
+        ``columns`` are arrays of N rows (nodes, or one column for what is constant in
+        :math:`\lambda`); ``integrand`` returns a list of arrays (N, nodes), or of smaller
+        shape where an output does not depend on :math:`\lambda`. The rows are taken in blocks
+        of about CACHE_ELEMENTS point-nodes so that the generated code's temporaries stay in
+        the CPU cache (measured 3x faster than whole (10^4, 49) arrays).
+        """
+        rows = len(weights)
+        block = max(1, CACHE_ELEMENTS // weights.shape[1])
+        out = None
+        for start in range(0, rows, block):
+            part = slice(start, start + block)
+            integrands = integrand(*(x[part] for x in columns))
+            if out is None:
+                out = np.empty((len(integrands), rows), dtype=self.dtype)
+            w = weights[part]
+            for k, values in enumerate(integrands):
+                values = np.asarray(values)
+                if values.ndim == 2 and values.shape[1] > 1:
+                    out[k, part] = np.einsum("nj,nj->n", values, w)
+                else:                               # constant in lambda: every rule sums to 1
+                    out[k, part] = values[:, 0] if values.ndim == 2 else values
+        return out
+
+    def rule(self, index, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights of the full rule (or of the embedded coarse rule) for the points ``index``."""
+        if coarse:
+            return self.lam[index][:, self.coarse_columns], self.coarse[index]
+        return self.lam[index], self.weights[index]
+
+    def newton_system(self, t, value, index, coarse: bool = False):
+        r"""Residual :math:`F`, its Jacobian in :math:`t` and its total derivative in the continuation variable.
+
+        The averages enter through the chain rule:
+        :math:`J = \partial_t F + \partial_\tau F\;\mathbb E[\partial_t g]` and
+        :math:`\mathrm dF/\mathrm dv = \partial_v F + \partial_\tau F\;\mathbb E[\partial_v g]`.
+        Returns ``(F (U, N), J (N, U, U), dF/dv (U, N))``.
+        """
+        compiled = self.compiled
+        u, n = len(compiled.unknowns), len(index)
+        p = len(compiled.fixed_point_averages)
+        params = self.params(index, value)
+        if p:
+            lam, weights = self.rule(index, coarse)
+            values = self.expect(lambda lam, *rest: compiled.fixed_point(lam, rest[:u], rest[u:]),
+                                 [lam, *(x[:, None] for x in t), *params], weights)
+            tau, dtau_dt, dtau_dv = values[:p], values[p: p + p * u].reshape(p, u, n), values[p + p * u:]
+        else:
+            tau = dtau_dt = dtau_dv = np.zeros((0, n))
+        flat = [x[:, 0] for x in params]
+        parts = stack(compiled.residual(list(t), list(tau), flat), n, self.dtype)
+        residual = parts[:u]
+        d_t = parts[u: u + u * u].reshape(u, u, n)
+        d_tau = parts[u + u * u: u + u * u + u * p].reshape(u, p, n)
+        d_v = parts[u + u * u + u * p:]
+        jacobian = d_t + np.einsum("upn,pvn->uvn", d_tau, dtau_dt.reshape(p, u, n))
+        d_v = d_v + np.einsum("upn,pn->un", d_tau, dtau_dv)
+        return residual, np.moveaxis(jacobian, -1, 0), d_v

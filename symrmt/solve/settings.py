@@ -1,0 +1,44 @@
+"""Tolerances and sizes of the solver (one place, so that tests and benchmarks can read them)."""
+
+#: Initial midpoint nodes of a rule (multiple of 3: the embedded coarse rule takes every third node).
+INITIAL_NODES = 48
+#: Refinement stops here (48 * 3**6). For the Marchenko--Pastur law at c = 1 the support reaches 0
+#: and the pole of a ridge resolvent at lambda ~ -gamma lies about sqrt(2 gamma / h) from the real
+#: phi axis, so the midpoint rule needs about 7 / sqrt(gamma) nodes for 1e-6: this covers gamma down
+#: to ~1e-7 there. Smaller gamma would need an algebraic E_lambda.
+MAX_NODES = 34992
+#: Accepted difference between an observable under the full rule and under the embedded coarse rule
+#: (absolute or relative, as the system's Admissible says). This estimates the error of the coarse
+#: rule (a third of the nodes); the returned full rule converges geometrically and is far more
+#: accurate (docs/performance.md records the measured accuracy).
+QUADRATURE_TOLERANCE = 1e-6
+#: Newton tolerance at the targets, relative to 1 + max |t|.
+TOLERANCE = 1e-11
+#: Looser tolerance on the continuation path (only the target needs TOLERANCE).
+PATH_TOLERANCE = 1e-6
+#: A continuation step is accepted when its Newton correction is at most this fraction of the predicted change.
+STEP_CONTROL = 1.0
+#: Newton corrections allowed in one continuation step.
+PATH_NEWTON = 3
+#: Largest continuation step (a ratio in the continuation variable).
+MAX_RATIO = 10.0
+#: A point whose step ratio falls below this has stalled (steps at round-off level would otherwise
+#: alternate between accepted and rejected for a very long time before anything else refuses them).
+MIN_RATIO = 1.0001
+#: The path stops at this fraction of its start when the target is smaller (a target of 0 is reached
+#: by the last Newton solve from there).
+PATH_FLOOR = 1e-14
+#: Points solved together (larger inputs are split), and the largest points x nodes array.
+BATCH_POINTS = 20_000
+CHUNK_ELEMENTS = 2_000_000
+#: Inputs of at least twice this many points are split into batches solved in parallel threads.
+PARALLEL_POINTS = 2_000
+#: Point-nodes per block when generated integrands are evaluated (temporaries of 200 kB stay in cache).
+CACHE_ELEMENTS = 25_000
+#: Nodes of the cheaper rule used along the continuation path (the target is polished with the full rule).
+PATH_NODES = 24
+MAX_NEWTON = 30
+STEPS_PER_DECADE = 1.5
+#: Slack of the admissible ranges and of non-strict branch conditions (quadrature-level and round-off).
+RANGE_SLACK = 1e-6
+BRANCH_SLACK = 1e-9
