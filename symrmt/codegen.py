@@ -106,22 +106,91 @@ def inverse_entries(matrix: sp.Matrix) -> sp.Matrix:
 
 def expand_definitions(definitions) -> dict:
     """Substitution taking every defined symbol (and matrix element) to its explicit expression."""
-    mapping: dict = {}
-    for symbol, definition in definitions.items():
+    local = Definitions(definitions)
+    return {symbol: local.expand(dummy) for symbol, dummy in local.elements.items()}
+
+
+class Definitions:
+    r"""A system's definitions as intermediate symbols, differentiated by the chain rule, then expanded.
+
+    Each defined symbol (each element of a defined matrix) becomes a placeholder whose
+    value is its definition in the earlier placeholders. Derivatives go through the
+    placeholders by the chain rule, and through the inverse of a matrix by
+    :math:`\partial R = -R\,(\partial M)\,R` -- which keeps the generated code as compact as
+    the definitions themselves -- and :meth:`expand` finally writes everything in the
+    system's own symbols.
+    """
+
+    def __init__(self, definitions) -> None:
+        self.elements: dict = {}          # defined symbol or matrix element -> placeholder
+        self.values: dict = {}            # placeholder -> its definition in earlier placeholders
+        self.matrices: dict = {}          # matrix symbol -> matrix of placeholders (0 where defined as 0)
+        self.inverses: dict = {}          # placeholder of an inverse's entry -> (inverse, inner, i, j)
+        self._rates: dict = {}
+        for symbol, definition in definitions.items():
+            if isinstance(symbol, sp.MatrixSymbol):
+                self._matrix(symbol, definition)
+            else:
+                dummy = sp.Dummy(symbol.name)
+                self.elements[symbol] = dummy
+                self.values[dummy] = sp.sympify(definition).xreplace(self.elements)
+        explicit: dict = {}
+        for dummy, value in self.values.items():       # definition order: earlier placeholders first
+            explicit[dummy] = value.xreplace(explicit)
+        self._explicit = explicit
+
+    def _matrix(self, symbol, definition) -> None:
+        rows, cols = symbol.shape
         if isinstance(definition, sp.Inverse):
-            inner = definition.arg
-            value = inverse_entries(sp.Matrix(inner.shape[0], inner.shape[1], lambda i, j: mapping[inner[i, j]]))
+            inner = self.matrices[definition.arg]
+            value = inverse_entries(inner)
+            dummies = sp.Matrix(rows, cols, lambda i, j: sp.Dummy(f"{symbol.name}_{i}{j}"))
         else:
-            value = definition.xreplace(mapping) if isinstance(definition, sp.Basic) else \
-                definition.applyfunc(lambda e: e.xreplace(mapping))
-        if isinstance(symbol, sp.MatrixSymbol):
-            value = sp.Matrix(value)
-            for i in range(symbol.shape[0]):
-                for j in range(symbol.shape[1]):
-                    mapping[symbol[i, j]] = value[i, j]
-        else:
-            mapping[symbol] = value
-    return mapping
+            value = sp.Matrix(definition).applyfunc(lambda e: e.xreplace(self.elements))
+            dummies = sp.Matrix(rows, cols, lambda i, j: 0 if value[i, j] == 0 else sp.Dummy(f"{symbol.name}_{i}{j}"))
+        self.matrices[symbol] = dummies
+        for i in range(rows):
+            for j in range(cols):
+                self.elements[symbol[i, j]] = dummies[i, j]
+                if dummies[i, j] != 0:
+                    self.values[dummies[i, j]] = value[i, j]
+                    if isinstance(definition, sp.Inverse):
+                        self.inverses[dummies[i, j]] = (dummies, self.matrices[definition.arg], i, j)
+
+    def local(self, expr):
+        """``expr`` written in the placeholders."""
+        return sp.sympify(expr).xreplace(self.elements) if self.elements else sp.sympify(expr)
+
+    def diff(self, expr, x: sp.Symbol):
+        """Total derivative of a local expression in the system symbol ``x``, through the definitions."""
+        return self.directional(expr, ((x, sp.Integer(1)),))
+
+    def directional(self, expr, direction: tuple):
+        r"""Derivative of a local expression along ``direction`` = ((symbol, rate), ...): :math:`\sum_x \dot x\,\partial_x`.
+
+        One direction for a total derivative keeps :math:`-R\,\dot M R` a single product.
+        """
+        out = sum((sp.diff(expr, x) * rate for x, rate in direction), sp.Integer(0))
+        for dummy in expr.free_symbols & set(self.values):
+            rate = self._rate(dummy, direction)
+            if rate != 0:
+                out += sp.diff(expr, dummy) * rate
+        return out
+
+    def _rate(self, dummy, direction):
+        key = (dummy, direction)
+        if key not in self._rates:
+            if dummy in self.inverses:
+                inverse, inner, i, j = self.inverses[dummy]
+                d_inner = inner.applyfunc(lambda m: self._rate(m, direction) if m != 0 else 0)
+                self._rates[key] = -(inverse[i, :] * d_inner * inverse[:, j])[0, 0]
+            else:
+                self._rates[key] = self.directional(self.values[dummy], direction)
+        return self._rates[key]
+
+    def expand(self, expr):
+        """A local expression in the system's own symbols."""
+        return expr.xreplace(self._explicit) if self._explicit else expr
 
 
 class CompiledSystem:
@@ -149,7 +218,8 @@ class CompiledSystem:
     """
 
     def __init__(self, system) -> None:
-        self.system = _explicit(system)
+        self.system = system
+        self.definitions = Definitions(system.definitions)
         self.name = system.name
         self.parameters = tuple(system.parameters)
         self.parameter_names = tuple(p.name for p in self.parameters)
@@ -190,11 +260,12 @@ class CompiledSystem:
 
     def _compile_fixed_point(self) -> None:
         system, t, v = self.system, self.unknowns, self.variable
-        residuals = [system.residuals[u] for u in t]
+        residuals = [self.definitions.expand(self.definitions.local(system.residuals[u])) for u in t]
         used = set().union(*(r.free_symbols for r in residuals)) if residuals else set()
         self.fixed_point_averages = tuple(a for a in self.average_symbols if a in used)
-        g = [system.averages[a].integrand for a in self.fixed_point_averages]
-        fixed = g + [sp.diff(gk, u) for gk in g for u in t] + [sp.diff(gk, v) for gk in g]
+        local, D, X = self.definitions.local, self.definitions.diff, self.definitions.expand
+        g = [local(system.averages[a].integrand) for a in self.fixed_point_averages]
+        fixed = [X(e) for e in g + [D(gk, u) for gk in g for u in t] + [D(gk, v) for gk in g]]
         base = (self.lam, *t)
         self._fixed_point = numpy_function(fixed, (*base, *self.parameters),
                                            name=f"{self.name} residual integrands") if g else None
@@ -233,10 +304,11 @@ class CompiledSystem:
             self.observables.append(CompiledObservable(
                 o.name, expr, self, taus, dtaus, [(values[p], rates[p]) for p in previous], values, derivatives))
             previous.append(o)
-        g = [system.averages[a].integrand for a in taus]
-        total = [sp.diff(gk, v) + sum((sp.diff(gk, u) * r for u, r in zip(self.unknowns, self.rates)),
-                                      sp.Integer(0)) for gk in g] if self.needs_derivatives else []
-        self._averages = numpy_function(g + total, (self.lam, *self.unknowns, *self.rates, *self.parameters),
+        local, D, X = self.definitions.local, self.definitions.diff, self.definitions.expand
+        g = [local(system.averages[a].integrand) for a in taus]
+        direction = ((v, sp.Integer(1)), *zip(self.unknowns, self.rates))
+        total = [self.definitions.directional(gk, direction) for gk in g] if self.needs_derivatives else []
+        self._averages = numpy_function([X(e) for e in g + total], (self.lam, *self.unknowns, *self.rates, *self.parameters),
                                         name=f"{self.name} averages") if g else None
 
     def averages(self, lam, t, dt, params) -> list:
@@ -305,13 +377,6 @@ class CompiledObservable:
             has_rates = any(r in expr.free_symbols for _, r in earlier)
             self.rate = None if has_rates or not compiled.needs_derivatives else \
                 numpy_function(chain(expr), dargs, name=f"rate of {name}")
-
-
-def _explicit(system):
-    """The system with its definitions substituted into every expression (what is compiled)."""
-    if not system.definitions:
-        return system
-    return system.subs(expand_definitions(system.definitions))
 
 
 @lru_cache(maxsize=32)
