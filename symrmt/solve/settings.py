@@ -2,10 +2,9 @@
 
 #: Initial midpoint nodes of a rule (multiple of 3: the embedded coarse rule takes every third node).
 INITIAL_NODES = 48
-#: Refinement stops here (48 * 3**6). For the Marchenko--Pastur law at c = 1 the support reaches 0
-#: and the pole of a ridge resolvent at lambda ~ -gamma lies about sqrt(2 gamma / h) from the real
-#: phi axis, so the midpoint rule needs about 7 / sqrt(gamma) nodes for 1e-6: this covers gamma down
-#: to ~1e-7 there. Smaller gamma would need an algebraic E_lambda.
+#: Refinement stops here (48 * 3**6). For the Marchenko--Pastur law at c = 1 the support reaches 0,
+#: and an integrand with a pole at lambda ~ -v lies about sqrt(2 v / h) from the real phi axis, so
+#: the midpoint rule needs about 7 / sqrt(v) nodes for 1e-6: this covers v down to ~1e-7 there.
 MAX_NODES = 34992
 #: Accepted difference between an observable under the full rule and under the embedded coarse rule
 #: (absolute or relative, as the system's Admissible says). This estimates the error of the coarse
