@@ -1,6 +1,6 @@
 """The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON.
 
-Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``latex``, ``demo``.
+Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``latex``, ``spectrum``, ``demo``.
 Every command takes ``--json``; the JSON shapes are a stable contract documented
 in the README. Bad input exits with status 2 and one line naming the problem;
 a solver that did not converge exits with status 3.
@@ -57,10 +57,28 @@ def _add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
 
 
+def parse_gram(text: str) -> np.ndarray:
+    """``--gram '[[1, 0.5, 0.5], [0.5, 1, 1], [0.5, 1, 1]]'``: a JSON nested list (never evaluated as code)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SymrmtInputError(f"--gram {text!r}: not valid JSON ({exc.msg}); give a nested list such as "
+                               "[[1,0,0],[0,1,0],[0,0,1]].") from None
+    if not (isinstance(value, list) and value and all(isinstance(row, list) for row in value)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for row in value for x in row)
+            and len({len(row) for row in value}) == 1):
+        raise SymrmtInputError(f"--gram {text!r}: give a square nested list of numbers, the (1+2r) x (1+2r) Gram "
+                               "matrix of (mu, w_K^(1..r), w_Q^(1..r)).")
+    return np.array(value, dtype=float)
+
+
 def _add_geometry(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("geometry of (mu, w_K, w_Q) (default: all 0)")
+    g = p.add_argument_group("geometry of (mu, w_K, w_Q) (default: all 0), or --gram for rank-r weights")
     for flag in GEOMETRY_FLAGS:
-        g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=float, default=0.0, metavar="X")
+        g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=float, default=None, metavar="X")
+    g.add_argument("--gram", type=_argument(parse_gram), default=None, metavar="JSON",
+                   help="Gram matrix of (mu, w_K^(1..r), w_Q^(1..r)) as a JSON nested list, size 1+2r "
+                        "(instead of the six flags)")
     p.add_argument("--diag", type=float, default=0.0, metavar="D", help="diagonal K_ii = d (default 0)")
 
 
@@ -110,6 +128,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--digits", type=int, default=6, help="significant digits of numbers put in with --f (default 6)")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("spectrum", help="predicted eigenvalue density of K^T X^T X K/n or of K")
+    _add_f(p)
+    p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
+    p.add_argument("--x", type=_argument(parse_grid), required=True, metavar="LO:HI:NUM|x1,x2,...")
+    p.add_argument("--eta", type=float, default=0.0, help="distance to the real axis (default 0: the density itself)")
+    p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
+                   help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
+    _add_geometry(p)
+    p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
+
     p = sub.add_parser("demo", help="tanh: Hermite data, theory vs linear regression vs Monte Carlo, plot")
     p.add_argument("--n", type=int, default=400, help="tokens in the Monte Carlo (default 400)")
     p.add_argument("--seeds", type=int, default=4)
@@ -118,8 +146,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _geometry(args) -> Geometry:
-    return Geometry(**{k: getattr(args, k) for k in GEOMETRY_FLAGS})
+def _geometry(args) -> Geometry | None:
+    """The six-flag geometry, or None when --gram is given (both at once is an error)."""
+    given = {k: getattr(args, k) for k in GEOMETRY_FLAGS if getattr(args, k) is not None}
+    if getattr(args, "gram", None) is not None:
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            raise SymrmtInputError(f"give the geometry either with --gram or with the six flags, not both ({flags}).")
+        return None
+    return Geometry(**given)
 
 
 def _check_c(c: float) -> None:
@@ -157,8 +192,8 @@ def _theory(args, geometry: Geometry):
 
     _check_c(args.c)
     h = hermite(args.f, center=args.center)
-    attention = attention_error(h, args.c, args.gamma, geometry, args.diag)
-    linear = linear_error(args.c, args.gamma, geometry)
+    attention = attention_error(h, args.c, args.gamma, geometry, args.diag, gram=args.gram)
+    linear = linear_error(args.c, args.gamma, geometry, gram=args.gram)
     return h, attention, linear
 
 
@@ -180,8 +215,9 @@ def _simulate(args, geometry: Geometry):
 
     _check_c(args.c)
     f = hermite(args.f, center=args.center).f if args.center else args.f
-    return simulate(f, n=args.n, c=args.c, gamma=args.gamma, geometry=geometry, d=args.diag,
-                    seeds=args.seeds, seed=args.seed)
+    geometry_kwargs = {"gram": args.gram} if args.gram is not None else {"geometry": geometry}
+    return simulate(f, n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
+                    **geometry_kwargs)
 
 
 def cmd_simulate(args) -> dict:
@@ -213,7 +249,7 @@ def cmd_compare(args) -> dict:
         from .plotting import comparison_panel, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
-        panel = comparison_panel(f"f = {h.f}, c = {args.c}", h, args.c, grid, geometry, args.diag, mc)
+        panel = comparison_panel(f"f = {h.f}, c = {args.c}", h, args.c, grid, geometry, args.diag, mc, gram=args.gram)
         out["plot"] = plot_panels([panel], args.plot)
         if not args.json:
             print(f"plot written to {args.plot}")
@@ -247,6 +283,45 @@ def cmd_latex(args) -> dict:
     return out
 
 
+def parse_grid(text: str) -> np.ndarray:
+    """``"-1:3:200"`` (200 evenly spaced points from -1 to 3) or ``"0.5,1,2"`` (a list)."""
+    try:
+        if ":" in text:
+            lo, hi, num = text.split(":")
+            count = int(num)
+            if count < 1:
+                raise ValueError("NUM must be >= 1")
+            values = np.linspace(float(lo), float(hi), count)
+        else:
+            items = text.split(",")
+            if any(not item.strip() for item in items):
+                raise ValueError("an empty item")
+            values = np.array([float(v) for v in items])
+    except ValueError as exc:
+        raise SymrmtInputError(f"--x {text!r}: give LO:HI:NUM or comma-separated numbers ({exc}).") from None
+    if not np.all(np.isfinite(values)):
+        raise SymrmtInputError(f"--x {text!r}: every x must be finite.")
+    return values
+
+
+def cmd_spectrum(args) -> dict:
+    from .nonlinearity import hermite
+    from .spectral import spectral_density
+
+    _check_c(args.c)
+    h = hermite(args.f, center=args.center)
+    result = spectral_density(h, args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
+                              geometry=_geometry(args), gram=args.gram)
+    out = result.as_dict()
+    if not args.json:
+        print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} matrix, "
+              f"eta = {args.eta}; atom at 0: {out['atom']:.6g}")
+        print(f"{'x':>10} {'density':>12}")
+        for x, rho in zip(result.x, result.density):
+            print(f"{x:10.4g} {rho:12.6g}")
+    return out
+
+
 def cmd_demo(args) -> dict:
     from .demo import run_demo
 
@@ -254,7 +329,7 @@ def cmd_demo(args) -> dict:
 
 
 COMMANDS = {"hermite": cmd_hermite, "theory": cmd_theory, "simulate": cmd_simulate,
-            "compare": cmd_compare, "latex": cmd_latex, "demo": cmd_demo}
+            "compare": cmd_compare, "latex": cmd_latex, "spectrum": cmd_spectrum, "demo": cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

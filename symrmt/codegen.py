@@ -231,6 +231,9 @@ class CompiledSystem:
         if self.variable not in self.parameters:
             raise ValueError(f"{self.name}: the continuation variable {self.variable} is not a parameter")
         self.variable_index = self.parameters.index(self.variable)
+        if system.continuation.predictor not in ("reciprocal", "linear"):
+            raise ValueError(f"{self.name}: unknown predictor {system.continuation.predictor!r}")
+        self.predictor = system.continuation.predictor
         self._compile_law()
         self._compile_fixed_point()
         self._compile_observables()
@@ -349,7 +352,8 @@ class CompiledObservable:
     A :class:`~symrmt.derive.WoodburyForm` compiles to its entries, evaluated by the solver as
     :math:`\text{offset} - g^\top \mathsf C (I + \mathsf G\mathsf C)^{-1} g` (``kind = "woodbury"``);
     an expression compiles to one function (``kind = "expression"``). ``earlier`` holds the
-    values and rates of the observables before this one.
+    values and rates of the observables before this one. ``real`` says whether the values are
+    real (always, unless the system's unknowns are complex and SymPy cannot prove it).
     """
 
     def __init__(self, name, expr, compiled: CompiledSystem, taus, dtaus, earlier, values, derivatives) -> None:
@@ -362,6 +366,7 @@ class CompiledObservable:
                            + sum((sp.diff(e, a) * da for a, da in zip(taus, dtaus)), sp.Integer(0))
                            + sum((sp.diff(e, u) * du for u, du in zip(t, dt)), sp.Integer(0))
                            + sum((sp.diff(e, s) * r for s, r in earlier), sp.Integer(0)))
+        self.real = not compiled.complex or (isinstance(expr, sp.Basic) and sp.im(expr) == 0)
         if hasattr(expr, "offset"):
             self.kind = "woodbury"
             self.size = expr.size

@@ -8,13 +8,13 @@ import numpy as np
 __all__ = ["plot_panels", "comparison_panel"]
 
 
-def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc) -> dict:
+def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``."""
     from .theory import attention_error, linear_error
 
     return {"title": title, "gamma_theory": grid,
-            "attention_theory": attention_error(f, c, grid, geometry, d),
-            "linear_theory": linear_error(c, grid, geometry), "gamma_mc": mc.gamma,
+            "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram),
+            "linear_theory": linear_error(c, grid, geometry, gram=gram), "gamma_mc": mc.gamma,
             "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
             "linear_mean": mc.linear_mean, "linear_se": mc.linear_se}
 

@@ -128,13 +128,19 @@ class Continuation:
     At ``variable = start`` (an expression in the parameters), Newton from the
     ``initial`` values of the unknowns converges to the physical solution; the
     solver then follows that solution as ``variable`` decreases geometrically to its
-    target (which may be 0 if ``floor`` is given: the path then stops at ``floor``
-    times the start and a last Newton solve is made at the target).
+    target (a target of 0 is approached to a small fraction of the start, and a last
+    Newton solve is made at the target).
+
+    ``predictor`` is the variable in which the unknowns are extrapolated from one step to
+    the next: ``"reciprocal"`` (in :math:`1/v`: unknowns that behave like :math:`1/v`, e.g. a
+    resolvent far from its spectrum) or ``"linear"`` (in :math:`v`: unknowns with a finite
+    limit as :math:`v \to 0`, e.g. a Stieltjes transform approaching the real axis).
     """
 
     variable: sp.Symbol
     start: sp.Expr
     initial: Mapping[sp.Symbol, sp.Expr]
+    predictor: str = "reciprocal"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "initial", FrozenDict(self.initial))
@@ -233,7 +239,8 @@ class FixedPointSystem:
                                          v.variable) for a, v in self.averages.items()},
             observables={o: sub(v) for o, v in self.observables.items()},
             continuation=Continuation(self.continuation.variable, sub(self.continuation.start),
-                                      {t: sub(v) for t, v in self.continuation.initial.items()}),
+                                      {t: sub(v) for t, v in self.continuation.initial.items()},
+                                      self.continuation.predictor),
             branch=tuple(sub(b) for b in self.branch),
             admissible={o: Admissible(sub(a.lower), sub(a.upper), a.accuracy) for o, a in self.admissible.items()},
             complex_unknowns=self.complex_unknowns,

@@ -34,8 +34,8 @@ from .observe import admit, coarse_solution, evaluate
 from .path import continue_path, newton, physical, starting_values
 from .problem import Problem
 from .quadrature import RULES, marchenko_pastur_rule
-from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, PARALLEL_POINTS, PATH_NODES,
-                       QUADRATURE_TOLERANCE)
+from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
+                       PATH_NODES, QUADRATURE_TOLERANCE)
 
 __all__ = ["SolveResult", "solve", "marchenko_pastur_rule", "RULES", "INITIAL_NODES", "MAX_NODES",
            "QUADRATURE_TOLERANCE"]
@@ -146,6 +146,9 @@ def solve(system, params: dict, nodes: int = INITIAL_NODES,
     observables = {k: np.concatenate([part[0][k] for part in parts]) for k in names}
     residual = np.concatenate([part[1] for part in parts])
     unknowns = np.concatenate([part[2] for part in parts], axis=1)
+    for o in compiled.observables:
+        if o.real and np.iscomplexobj(observables[o.name]):
+            observables[o.name] = np.ascontiguousarray(observables[o.name].real)
     observables = admit(problem, observables, residual)
     return SolveResult({k: v.reshape(shape) for k, v in observables.items()},
                        unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknown_names)
@@ -160,6 +163,8 @@ def _threads() -> int:
 
 def _solve_flat(problem: Problem, quadrature_tolerance: float):
     """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes."""
+    if problem.compiled.complex:
+        return _solve_by_levels(problem, quadrature_tolerance)
     t = starting_values(problem.subset(slice(None), PATH_NODES))
     size = problem.size
     names = [o.name for o in problem.compiled.observables]
@@ -186,6 +191,79 @@ def _solve_flat(problem: Problem, quadrature_tolerance: float):
     return out, residual_out, unknowns
 
 
+def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
+    r"""Complex unknowns (a spectral argument near the real axis): whole solves at two levels must agree.
+
+    Near the real axis the integrands have poles close to the nodes, and a rule that cannot
+    resolve them has spurious solutions (e.g. real ones inside the spectrum), which the
+    embedded coarse rule does not tell apart: both rules miss the poles alike. So the cheap
+    rule follows the path only down to NEAR_AXIS times its start, where the integrands are
+    still smooth; each level follows the rest with its own rule, and a point is accepted
+    when its unknowns and observables at one level and at the next (three times the nodes)
+    agree to the quadrature tolerance. The finer solution is returned.
+    """
+    size = problem.size
+    names = [o.name for o in problem.compiled.observables]
+    out = {k: np.empty(size, dtype=problem.dtype) for k in names}
+    residual_out = np.empty(size)
+    unknowns = np.empty((len(problem.compiled.unknowns), size), dtype=problem.dtype)
+    local = np.arange(size)
+    cheap = problem.subset(slice(None), PATH_NODES)
+    t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * _start_values(cheap))
+    resume = (value, t, rate)
+    pending = local
+    previous = _whole_solve(problem, resume)
+    while pending.size:
+        if problem.nodes * 3 > MAX_NODES:
+            raise ConvergenceError(
+                f"the spectral averages did not settle to {quadrature_tolerance:g} with {problem.nodes} nodes at "
+                f"{problem.where(0)}; {problem.variable} is too small for the quadrature here: use a larger "
+                f"{problem.variable}.")
+        problem = problem.subset(slice(None), problem.nodes * 3)
+        current = _whole_solve(problem, resume)
+        agree = _agree(problem, previous, current, quadrature_tolerance)
+        done = pending[agree]
+        for k in names:
+            out[k][done] = current[0][k][agree]
+        residual_out[done] = current[1][agree]
+        unknowns[:, done] = current[2][:, agree]
+        keep = ~agree
+        pending, resume = pending[keep], tuple(x[..., keep] for x in resume)
+        problem = problem.subset(keep, problem.nodes)
+        previous = ({k: v[keep] for k, v in current[0].items()}, current[1][keep], current[2][:, keep])
+    return out, residual_out, unknowns
+
+
+def _agree(problem: Problem, previous, current, tolerance: float) -> np.ndarray:
+    """Points where two levels' unknowns (relative to 1 + |t|) and observables (as admitted) agree."""
+    agree = np.all(np.abs(previous[2] - current[2]) <= tolerance * (1 + np.abs(current[2])), axis=0)
+    for name, value in current[0].items():
+        accuracy = problem.compiled.admissible.get(name, (None, "relative"))[1]
+        scale = np.abs(value) if accuracy == "relative" else 1.0
+        agree &= np.abs(previous[0][name] - value) <= tolerance * np.maximum(scale, 1e-300)
+    return agree
+
+
+def _whole_solve(problem: Problem, resume):
+    """The rest of the path and the target Newton solve with the problem's own rule: ``(observables, residual, t)``."""
+    local = np.arange(problem.size)
+    target = problem.flat[problem.variable]
+    t = continue_path(problem, local, resume=resume)[0]
+    t, ok, residual, rate = newton(problem, t, target, local)
+    ok &= physical(problem, t, target, local)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise ConvergenceError(f"Newton did not converge on the physical branch at the target (residual "
+                               f"{residual[i]:.3g} at {problem.where(i)}).")
+    values = evaluate(problem, t, rate, local)
+    return {k: v[0] for k, v in values.items()}, residual, t
+
+
+def _start_values(problem: Problem) -> np.ndarray:
+    params = problem.params(np.arange(problem.size), column=False)
+    return np.maximum(np.broadcast_to(problem.compiled.start(params), (problem.size,)), problem.flat[problem.variable])
+
+
 def _level(problem: Problem, t, quadrature_tolerance: float):
     """Newton at the targets with this rule, then the observables and whether the quadrature is accurate enough."""
     local = np.arange(problem.size)
@@ -199,8 +277,9 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
             ok &= physical(problem, t, target, local)
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
-                raise ConvergenceError(f"Newton did not converge at the target (residual {np.nanmax(residual):.3g}"
-                                       f" at {problem.where(i)}).")
+                what = ("Newton did not converge at the target" if not residual[i] <= 1e-9 else
+                        "the solution at the target is not on the physical branch")
+                raise ConvergenceError(f"{what} (residual {residual[i]:.3g} at {problem.where(i)}).")
     else:
         residual, rate = np.zeros(local.size), t
     fine = evaluate(problem, t, rate, local)

@@ -56,15 +56,16 @@ def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
 
 
 def physical(problem: Problem, t, value, index) -> np.ndarray:
-    """The system's branch conditions at ``t`` (non-strict ones with a round-off slack)."""
+    """The system's branch conditions at ``t`` (non-strict ones with a round-off slack, relative to the sides or to 1 + |t|)."""
     ok = np.ones(index.size, bool)
     if not problem.compiled.branch:
         return ok
     params = problem.params(index, value, column=False)
+    scale = 1 + np.max(np.abs(t), axis=0) if len(t) else 1.0
     with np.errstate(all="ignore"):
         for relation, sides in problem.compiled.branch:
             lhs, rhs = (np.real(np.broadcast_to(s, (index.size,))) for s in sides(*t, *params))
-            slack = BRANCH_SLACK * np.maximum(np.abs(lhs), np.abs(rhs))
+            slack = BRANCH_SLACK * np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), scale)
             ok &= {">": lhs > rhs, ">=": lhs >= rhs - slack, "<": lhs < rhs, "<=": lhs <= rhs + slack}[relation]
     return ok
 
@@ -75,8 +76,11 @@ def _start(problem: Problem, index) -> np.ndarray:
     return np.maximum(start, problem.flat[problem.variable][index])
 
 
-def continue_path(problem: Problem, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -> tuple[np.ndarray, np.ndarray]:
     r"""Continuation for the points ``index``, from their start value down to their targets.
+
+    ``stop`` (an array aligned with ``index``) ends the path at ``max(stop, target)`` instead;
+    ``resume = (value, t, rate)`` starts it from a point of a path already followed.
 
     Each point moves by its own ratio ``v -> v / ratio``: Euler predictor in
     :math:`1/v` from the implicit derivative, then at most PATH_NEWTON Newton corrections,
@@ -91,12 +95,22 @@ def continue_path(problem: Problem, index: np.ndarray) -> tuple[np.ndarray, np.n
     compiled = problem.compiled
     start = _start(problem, index)
     target = np.maximum(problem.flat[problem.variable][index], PATH_FLOOR * start)
-    t0 = stack(compiled.initial(problem.params(index, start, column=False)), index.size, problem.dtype)
-    t, ok, res, rate = newton(problem, t0, start, index)
-    if not ok.all():
-        raise ConvergenceError(f"{compiled.name}: Newton failed at the start of the continuation "
-                               f"(residual {np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
-    value = start.copy()
+    if stop is not None:
+        target = np.maximum(target, stop)
+    if resume is None:
+        t0 = stack(compiled.initial(problem.params(index, start, column=False)), index.size, problem.dtype)
+        t, ok, res, rate = newton(problem, t0, start, index)
+        if not ok.all():
+            raise ConvergenceError(f"{compiled.name}: Newton failed at the start of the continuation (residual "
+                                   f"{np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
+        value = start.copy()
+    else:                               # polish the resumed point with this problem's rule first
+        value, t, _ = (np.array(x) for x in resume)
+        t, ok, res, rate = newton(problem, t, value, index)
+        ok &= physical(problem, t, value, index)
+        if not ok.all():
+            raise ConvergenceError(f"{compiled.name}: Newton failed where the continuation changes rule (residual "
+                                   f"{np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
     ratio = np.full(index.size, 10.0 ** (1.0 / STEPS_PER_DECADE))
     active = np.flatnonzero(value > target)
     while active.size:
@@ -114,14 +128,15 @@ def continue_path(problem: Problem, index: np.ndarray) -> tuple[np.ndarray, np.n
                 f"the continuation of the {compiled.name} fixed point stalled at {problem.where(bad)}; "
                 f"try a larger {problem.variable} or report this case.")
         active = active[value[active] > target[active]]
-    return t, rate
+    return t, rate, value
 
 
 def _corrected_step(problem: Problem, t, rate, v_from, v_to, index):
     """One predictor-corrector step; returns ``(t, rate, accepted)`` (rate from the last Jacobian)."""
-    # Euler step in s = 1/v (dt/ds = -v^2 dt/dv): resolvents are analytic in 1/v at large v
-    # (t ~ 1/v), where a step in v itself would badly undershoot.
-    guess = t + rate * (v_to - v_from) * (v_from / v_to)
+    # Euler step in s = 1/v (dt/ds = -v^2 dt/dv) for unknowns analytic in 1/v (t ~ 1/v, where a step
+    # in v itself would badly undershoot), or in v itself for unknowns with a finite limit at v = 0.
+    scale = (v_from / v_to) if problem.compiled.predictor == "reciprocal" else 1.0
+    guess = t + rate * (v_to - v_from) * scale
     new, new_rate = guess.copy(), rate.copy()
     accepted = np.zeros(index.size, bool)
     live = np.arange(index.size)
@@ -187,7 +202,7 @@ def starting_values(problem: Problem) -> np.ndarray:
         return np.zeros((0, problem.size), dtype=problem.dtype)
     anchor = _anchors(problem)
     anchors = np.unique(anchor)
-    t_anchor, rate_anchor = continue_path(problem, anchors)
+    t_anchor, rate_anchor, _ = continue_path(problem, anchors)
     position = np.searchsorted(anchors, anchor)
     value = problem.flat[problem.variable]
     return t_anchor[:, position] + rate_anchor[:, position] * (value - value[anchor])

@@ -41,3 +41,5 @@ STEPS_PER_DECADE = 1.5
 #: Slack of the admissible ranges and of non-strict branch conditions (quadrature-level and round-off).
 RANGE_SLACK = 1e-6
 BRANCH_SLACK = 1e-9
+#: Complex unknowns: below this fraction of the start the path is followed with each level's own rule.
+NEAR_AXIS = 1e-2
