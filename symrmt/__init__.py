@@ -25,6 +25,7 @@ _EXPORTS = {
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
     "SimulationResult": "simulation", "simulate": "simulation",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
+    "spectral_density": "spectral", "SpectralDensity": "spectral",
 }
 
 __all__ = [*_EXPORTS, "__version__"]
