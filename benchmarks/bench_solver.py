@@ -8,7 +8,13 @@ Prints, each next to a baseline measured in the same run:
    >= 10^4 points per second), against the same one call at a time on a sample;
 3. the one-time symbolic build for a new f in a fresh process (target < 10 s):
    Hermite coefficients, derivation and code generation, against the bare
-   interpreter start-up with numpy, sympy and scipy imported.
+   interpreter start-up with numpy, sympy and scipy imported;
+4. rank-3 weights: the 200-point curve and a 10^4-point cloud of random 7 x 7 Gram
+   matrices, against rank 1 on the same points;
+5. a 400-point eigenvalue density curve (gram and kernel matrices, eta = 0 and
+   eta = 0.05), against the 200-point error curve.
+
+Run ``python benchmarks/bench_solver.py [curve cloud build rank density]`` for a subset.
 """
 from __future__ import annotations
 
@@ -110,7 +116,45 @@ def build(f: str = "tanh(2*x)/2 + sin(x)/3") -> None:
           f"next run, from the disk cache: {again:4.2f} s; bare start-up with numpy/scipy/sympy: {bare:4.2f} s)")
 
 
+def _random_grams(rng, rank: int, points: int) -> np.ndarray:
+    vectors = rng.standard_normal((points, 1 + 2 * rank, 1 + 2 * rank))
+    vectors *= rng.uniform(0, 1.5 / np.sqrt(1 + 2 * rank), (points, 1 + 2 * rank, 1))
+    return np.einsum("nik,njk->nij", vectors, vectors)
+
+
+def rank(points: int = 10_000) -> None:
+    gamma = np.geomspace(1e-3, 1e2, 200)
+    rng = np.random.default_rng(0)
+    g3, g1 = _random_grams(rng, 3, 1)[0], _random_grams(rng, 1, 1)[0]
+    attention_error(TANH, 1.0, gamma, gram=g3)                      # first build (not timed)
+    curve3 = best_of(lambda: attention_error(TANH, 1.0, gamma, gram=g3))
+    curve1 = best_of(lambda: attention_error(TANH, 1.0, gamma, gram=g1))
+    c, g, d = rng.uniform(0.3, 3.0, points), 10 ** rng.uniform(-2, 1, points), rng.uniform(-0.5, 0.5, points)
+    G3, G1 = _random_grams(rng, 3, points), _random_grams(rng, 1, points)
+    start = time.perf_counter()
+    attention_error(TANH, c, g, d=d, gram=G3)
+    cloud3 = time.perf_counter() - start
+    start = time.perf_counter()
+    attention_error(TANH, c, g, d=d, gram=G1)
+    cloud1 = time.perf_counter() - start
+    print(f"rank 3: 200-point curve {1e3 * curve3:7.1f} ms (rank 1: {1e3 * curve1:6.1f} ms, ratio {curve3 / curve1:4.2f}x); "
+          f"cloud {points / cloud3:7.0f} points/s (rank 1: {points / cloud1:7.0f}, ratio {cloud1 / cloud3:4.2f}x)")
+
+
+def density() -> None:
+    from symrmt.spectral import spectral_density
+
+    gamma = np.geomspace(1e-3, 1e2, 200)
+    reference = best_of(lambda: attention_error(TANH, 1.0, gamma), repeat=3)
+    for matrix, x in (("gram", np.linspace(0.01, 6, 400)), ("kernel", np.linspace(-1.5, 2.5, 400))):
+        for eta in (0.0, 0.05):
+            spectral_density(TANH, 2.0, x[:5], eta=eta, matrix=matrix)             # build (not timed)
+            seconds = best_of(lambda: spectral_density(TANH, 2.0, x, eta=eta, matrix=matrix), repeat=1)
+            print(f"400-point {matrix} density, c = 2, eta = {eta}: {seconds:6.2f} s "
+                  f"({seconds / reference:6.1f}x the 200-point error curve, {1e3 * reference:5.1f} ms)")
+
+
 if __name__ == "__main__":
-    curve()
-    cloud()
-    build()
+    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "density"]
+    for name in chosen:
+        {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "density": density}[name]()

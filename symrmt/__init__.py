@@ -26,6 +26,7 @@ _EXPORTS = {
     "SimulationResult": "simulation", "simulate": "simulation",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
     "spectral_density": "spectral", "SpectralDensity": "spectral",
+    "latex": "derive.latex",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     _add_f(p, required=False)
-    p.add_argument("--kind", choices=("attention", "linear"), default="attention")
+    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density"), default="attention")
     p.add_argument("--rank", type=int, default=1, help="rank r of the attention weights (default 1)")
     p.add_argument("--digits", type=int, default=6, help="significant digits of numbers put in with --f (default 6)")
     p.add_argument("--json", action="store_true")
@@ -257,22 +257,13 @@ def cmd_compare(args) -> dict:
 
 
 def cmd_latex(args) -> dict:
-    from .derive import attention_system, linear_system
-    from .derive.latex import hermite_substitution, system_latex
+    from .derive.latex import latex
 
-    system = attention_system(args.rank) if args.kind == "attention" else linear_system()
-    substitution, note = None, None
-    if args.f is not None and args.kind == "attention":
-        from .nonlinearity import hermite
-
-        h = hermite(args.f, center=args.center)
-        a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
-        nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
-        substitution = hermite_substitution(a1, nu)
-    elif args.f is not None:
+    note = None
+    if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
-    text = system_latex(system, substitution, digits=args.digits)
+    text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center)
     if not args.json:
         print(text)
     out = {"kind": args.kind, "f": args.f, "latex": text}

@@ -52,6 +52,9 @@ GLOSSARY = {
     S.d: r"d = K_{ii} \text{ the diagonal of the attention matrix}",
     S.theta: r"\theta = \|\mu\|^2",
     S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
+    S.trace_symbol(1, 1): r"t_{ij} = \operatorname{tr} R_{ij}/p \text{ the normalized traces of the blocks of the resolvent}",
+    S.tau_symbol(1, 1): r"\tau_{ij} = \mathbb{E}_\lambda[R_{ij}],\ \tau^A_{ij} = \mathbb{E}_\lambda[\lambda R_{ij}] "
+                        r"\text{ the spectral averages}",
 }
 
 
@@ -113,10 +116,23 @@ def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters:
     )
 
 
+def _vector_tex(v: str) -> str:
+    if v == "mu":
+        return r"\mu"
+    return f"w_{v[1]}" + (f"^{{({v[2:]})}}" if v[2:] else "")
+
+
 def _geometry_glossary(rank: int) -> dict:
+    """Each Gram entry defined as the inner product it stands for (theta = |mu|^2, alpha_K = mu^T w_K, ...)."""
+    vectors = S.geometry_vectors(rank)
     out = {}
-    for symbol in S.gram_symbols(rank):
-        out[symbol] = sp.latex(symbol) + r" \text{: an entry of the Gram matrix of } (\mu, w_K, w_Q)"
+    for i, u in enumerate(vectors):
+        for v in vectors[i:]:
+            symbol = S.gram_symbol(u, v)
+            if symbol not in out:
+                product = (r"\|" + _vector_tex(u) + r"\|^2") if u == v else \
+                    ("{" + _vector_tex(u) + r"}^\top " + _vector_tex(v))
+                out[symbol] = sp.latex(symbol) + " = " + product
     return out
 
 
@@ -146,6 +162,7 @@ def attention_system(rank: int = 1) -> FixedPointSystem:
     parameters = (*S.MODEL_PARAMETERS, *S.gram_symbols(rank))
     return ridge_system("attention" if rank == 1 else f"attention, rank {rank}", pencil, terms, parameters,
                         1 + S.a1**2 + S.b**2 + S.d**2, _geometry_glossary(rank), r"E_\mathrm{attn}")
+
 
 
 @lru_cache(maxsize=None)

@@ -249,6 +249,12 @@ class FixedPointSystem:
             display=self.display,
         )
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the system as display math, one ``aligned`` block each."""
+        from .latex import system_latex
+
+        return "\n".join(f"$${block}$$" for block in system_latex(self).split("\n\n"))
+
     def __repr__(self) -> str:
         return (f"FixedPointSystem({self.name!r}: {len(self.unknowns)} unknowns, {len(self.averages)} averages, "
                 f"observables {[o.name for o in self.observables]}, parameters {[p.name for p in self.parameters]})")

@@ -99,7 +99,9 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
         blocks.append(_block(averages))
     observables = []
     for o, value in s.observables.items():
-        name = s.display.get(o, tex(o)) + "(" + tex(s.continuation.variable) + ")"
+        name = s.display.get(o, tex(o))
+        if "(" not in name:
+            name += "(" + tex(s.continuation.variable) + ")"
         if isinstance(value, WoodburyForm):
             observables.extend(_woodbury_lines(name, value, tex))
         else:
@@ -112,10 +114,49 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
 
 
 def _woodbury_lines(name: str, form: WoodburyForm, tex) -> list[str]:
+    """The form with its matrices printed block by block (pencil blocks of the vectors), zero blocks left out."""
     if not form.size:
         return [name + " &= " + tex(form.offset)]
-    return [name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g",
-            r"\mathsf{G} &= " + tex(form.gram), r"\mathsf{C} &= " + tex(form.core), r"g &= " + tex(form.source)]
+    lines = [name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g"]
+    groups = _groups(form.labels) if form.labels else {"": list(range(form.size))}
+    if len(groups) == 1:
+        return lines + [r"\mathsf{G} &= " + tex(form.gram), r"\mathsf{C} &= " + tex(form.core), r"g &= " + tex(form.source)]
+    blocks = list(groups)
+    names = ", ".join(f"u^{{({b})}}" for b in blocks)
+    lines.append(r"& \text{vectors } (" + names + r"),\ " + r",\ ".join(
+        f"u^{{({b})}} = (" + ", ".join(_vector(form.labels[i]) for i in groups[b]) + r") \text{ in pencil block } " + b
+        for b in blocks))
+    for symbol, matrix in ((r"\mathsf{G}", form.gram), (r"\mathsf{C}", form.core)):
+        layout, parts = [], []
+        for a in blocks:
+            row = []
+            for b in blocks:
+                block = matrix.extract(groups[a], groups[b])
+                if block.is_zero_matrix:
+                    row.append("0")
+                else:
+                    row.append(f"{symbol}_{{{a}{b}}}")
+                    parts.append(f"{symbol}_{{{a}{b}}} &= " + tex(block))
+            layout.append(" & ".join(row))
+        lines.append(symbol + r" &= \begin{pmatrix}" + r" \\ ".join(layout) + r"\end{pmatrix}")
+        lines.extend(parts)
+    source = [tex(form.source.extract(groups[b], [0])) if not form.source.extract(groups[b], [0]).is_zero_matrix
+              else "0" for b in blocks]
+    lines.append(r"g &= \begin{pmatrix}" + r" \\ ".join(source) + r"\end{pmatrix}")
+    return lines
+
+
+def _groups(labels) -> dict[str, list[int]]:
+    """Row indices of each pencil block, from labels such as ``"y^(1)"``."""
+    out: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        out.setdefault(label.rsplit("^(", 1)[1].rstrip(")") if "^(" in label else "", []).append(i)
+    return out
+
+
+def _vector(label: str) -> str:
+    name = label.rsplit("^(", 1)[0]
+    return name[0] + (f"_{{{name[1:]}}}" if len(name) > 1 else "")
 
 
 def _glossary(system: FixedPointSystem) -> list[str]:
@@ -128,3 +169,55 @@ def _glossary(system: FixedPointSystem) -> list[str]:
         used |= getattr(v, "free_symbols", set())
     used |= set(system.parameters)
     return [text for symbol, text in system.glossary.items() if symbol in used]
+
+
+#: kind -> how to build its system (lazily: each is derived once per process).
+KINDS = ("attention", "linear", "gram_density", "kernel_density")
+
+
+def system_for(kind: str = "attention", rank: int = 1):
+    """The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention)."""
+    from .attention import attention_system, linear_system
+    from .spectral import density_system
+
+    if kind == "attention":
+        return attention_system(rank)
+    if kind == "linear":
+        return linear_system()
+    if kind in ("gram_density", "kernel_density"):
+        return density_system(kind.split("_")[0])
+    raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
+
+
+def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False) -> str:
+    r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients or None
+        The nonlinearity: its :math:`a_1` and :math:`b = \sqrt{\nu - a_1^2}` are substituted, exactly
+        when closed forms exist, else as numbers rounded to ``digits`` significant digits.
+        Linear regression does not depend on f (a given f is ignored).
+    kind : {"attention", "linear", "gram_density", "kernel_density"}
+    digits : int
+    rank : int
+        Rank of the attention weights.
+    center : bool
+        Subtract :math:`a_0` from a formula first.
+
+    Examples
+    --------
+    >>> text = latex("erf(x)")
+    >>> r"\operatorname{asin}" in text and r"\begin{aligned}" in text
+    True
+    """
+    system = system_for(kind, rank)
+    substitution = None
+    if f is not None and kind != "linear":
+        from ..nonlinearity import hermite
+
+        h = f if hasattr(f, "exact") else hermite(f, center=center)
+        a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
+        nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
+        substitution = hermite_substitution(a1, nu)
+    return system_latex(system, substitution, digits)

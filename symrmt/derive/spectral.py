@@ -86,5 +86,5 @@ def density_system(matrix: str = "gram") -> FixedPointSystem:
         complex_unknowns=True,
         glossary={**GLOSSARY, S.x: r"z = x + i\eta \text{ the spectral argument}"},
         definitions={dyson: pencil.dyson_matrix(), resolvent: sp.Inverse(dyson)},
-        display={STIELTJES: "m", DENSITY: r"\rho"},
+        display={STIELTJES: "m(z)", DENSITY: r"\rho_\eta(x)"},
     )

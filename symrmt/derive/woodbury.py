@@ -108,6 +108,7 @@ def woodbury_correction(terms: list[PlacedTerm]) -> WoodburyCorrection:
         for name in term.low_rank.right:
             if (name, term.col) not in vectors:
                 vectors.append((name, term.col))
+    vectors.sort(key=lambda v: v[1])           # grouped by pencil block (stable: the order within a block is kept)
     size = len(vectors)
     core = sp.zeros(size, size)
     for term in terms:
