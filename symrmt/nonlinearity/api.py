@@ -1,0 +1,235 @@
+"""The public functions: :func:`hermite`, its result :class:`HermiteCoefficients`, and the
+NumPy adapter of f."""
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import pickle
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symrmt.codegen import numpy_function
+from symrmt.errors import SymrmtInputError
+
+from .coefficients import _coefficients, _hermite_compute
+from .constants import KEYS, X
+from .parse import parse_nonlinearity
+
+# ----------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True)
+class HermiteCoefficients:
+    r"""Hermite data of a nonlinearity f, each number with its provenance.
+
+    Attributes
+    ----------
+    f : sympy.Expr
+        The expression actually used (after centering, if asked).
+    a0, a1, a2 : float
+        :math:`a_k = \mathbb E[f(\xi)\mathrm{He}_k(\xi)]/\sqrt{k!}`, :math:`\xi \sim \mathcal N(0,1)`.
+    nu : float
+        :math:`\nu = \mathbb E[f(\xi)^2]`.
+    exact : dict
+        Keys ``"a0", "a1", "a2", "nu"``: the closed form, or None when only the
+        numeric value is known.
+    source : dict
+        Same keys: ``"exact"`` (SymPy: integration, Gaussian moments or parity),
+        ``"table"`` (known closed form, checked against quadrature) or ``"numeric"``.
+    centered_by : float
+        The :math:`a_0` of the original f that was subtracted (0.0 if none).
+    method, timeout
+        How the numbers were obtained (used by :meth:`coefficient`).
+
+    Examples
+    --------
+    >>> h = hermite("x**3 - 3*x + x**2", center=True)
+    >>> h.f, h.centered_by, h.exact["a2"], h.nu
+    (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
+    """
+
+    f: sp.Expr
+    a0: float
+    a1: float
+    a2: float
+    nu: float
+    exact: dict[str, sp.Expr | None] = field(hash=False)
+    source: dict[str, str] = field(hash=False)
+    centered_by: float = 0.0
+    method: str = field(default="auto", compare=False, repr=False)
+    timeout: float = field(default=3.0, compare=False, repr=False)
+
+    @property
+    def b2(self) -> float:
+        r""":math:`b^2 = \nu - a_1^2 \ge 0` (tiny negative round-off is clipped to 0)."""
+        value = self.nu - self.a1**2
+        if value < -1e-12 * max(self.nu, 1e-300):
+            raise RuntimeError(f"b^2 = nu - a1^2 = {value:.3e} < 0: inconsistent Hermite data for {self.f}")
+        return max(value, 0.0)
+
+    def latex(self) -> dict[str, str | None]:
+        """LaTeX of each exact value (None where only a numeric value is known)."""
+        return {k: (None if v is None else sp.latex(v)) for k, v in self.exact.items()}
+
+    def coefficient(self, k: int) -> tuple[float, sp.Expr | None]:
+        r"""The Hermite coefficient :math:`a_k` and its closed form (or None); cached.
+
+        Examples
+        --------
+        >>> hermite("x**3 - 3*x").coefficient(3)
+        (2.449489742783178, sqrt(6))
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= 30:
+            raise SymrmtInputError(f"Hermite index k must be an integer in 0..30, got {k!r}")
+        if k <= 2:
+            key = f"a{k}"
+            return getattr(self, key), self.exact[key]
+        value, exact, _ = _coefficient_cached(sp.srepr(self.f), self.f, int(k), self.method, self.timeout)
+        return value, exact
+
+
+@lru_cache(maxsize=256)
+def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):  # noqa: ARG001
+    value, exact, source = _coefficients(expr, (f"a{k}",), method, timeout)[f"a{k}"]
+    return float(value), exact, source
+
+
+def _check_options(method: str, timeout: float) -> None:
+    if method not in ("auto", "numeric"):
+        raise SymrmtInputError(f"method must be 'auto' (closed forms when possible) or 'numeric', got {method!r}")
+    if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
+        raise SymrmtInputError(f"timeout must be a number of seconds in (0, 600], got {timeout!r}")
+
+
+def hermite(
+    f: str | sp.Expr, center: bool = False, *, method: str = "auto", timeout: float = 3.0
+) -> HermiteCoefficients:
+    r"""Hermite coefficients :math:`a_0, a_1, a_2` and :math:`\nu = \mathbb E f(\xi)^2` of f.
+
+    Parameters
+    ----------
+    f : str or sympy.Expr
+        The nonlinearity (parsed by :func:`parse_nonlinearity`).
+    center : bool
+        Subtract :math:`a_0 = \mathbb E f(\xi)` (exactly when it is known in closed
+        form). Without it an f with :math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` is
+        refused.
+    method : {"auto", "numeric"}
+        ``"auto"``: closed forms where found (see the module docstring), numeric
+        otherwise; ``"numeric"``: quadrature only (``exact`` is all None).
+    timeout : float
+        Wall-clock budget in seconds for each SymPy integral (at most one integral
+        per CPU runs at a time).
+
+    Returns
+    -------
+    HermiteCoefficients
+
+    Raises
+    ------
+    SymrmtInputError
+        Bad f (see :func:`parse_nonlinearity`), :math:`a_0 \ne 0` without
+        ``center``, f not square-integrable under the Gaussian, f constant almost
+        everywhere, or quadrature that does not converge (poles).
+
+    Notes
+    -----
+    Cached per expression: a repeated call returns a fresh object at once. The
+    first call for an f without known closed forms waits ``timeout`` seconds for
+    SymPy (tanh and sigmoid skip SymPy: no closed form is known).
+
+    Examples
+    --------
+    >>> h = hermite("erf(x)")
+    >>> h.exact["a1"], h.source["nu"]
+    (2*sqrt(3)/(3*sqrt(pi)), 'table')
+    >>> hermite("tanh(x)").source
+    {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
+    """
+    expr = parse_nonlinearity(f)
+    _check_options(method, timeout)
+    fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
+    return HermiteCoefficients(
+        f=fc,
+        **{k: float(values[k][0]) for k in KEYS},
+        exact={k: values[k][1] for k in KEYS},
+        source={k: values[k][2] for k in KEYS},
+        centered_by=centered_by,
+        method=method,
+        timeout=float(timeout),
+    )
+
+
+@lru_cache(maxsize=256)
+def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):
+    """In-memory cache over the on-disk cache over the computation."""
+    path = _disk_cache_path(key, center, method)
+    if path is not None and path.is_file():
+        try:
+            with open(path, "rb") as handle:
+                return pickle.load(handle)
+        except Exception:  # noqa: BLE001 - a damaged or foreign cache entry is recomputed
+            pass
+    result = _hermite_compute(expr, center, method, timeout)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            with open(partial, "wb") as handle:
+                pickle.dump(result, handle)
+            os.replace(partial, path)
+        except OSError:
+            pass
+    return result
+
+
+def _disk_cache_path(key: str, center: bool, method: str):
+    r"""Where a result is kept between runs, or None when the disk cache is off.
+
+    ``$SYMRMT_CACHE_DIR`` (default ``~/.cache/symrmt``; ``off`` disables it). The file name
+    hashes the expression's ``srepr``, the options, and the SymPy and mpmath versions; the
+    file is a pickle written by this function only (delete the folder to reset it).
+    """
+    root = os.environ.get("SYMRMT_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "symrmt"))
+    if not root or root.lower() == "off":
+        return None
+    tag = "|".join([key, str(center), method, sp.__version__, mpmath.__version__, _CACHE_FORMAT])
+    return pathlib.Path(root) / "hermite" / (hashlib.sha256(tag.encode()).hexdigest()[:32] + ".pkl")
+
+
+#: Bump when the cached tuple changes shape.
+_CACHE_FORMAT = "1"
+
+
+
+def numeric_callable(f: str | sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
+    r"""A vectorized float64 NumPy function computing f (built by :func:`symrmt.codegen.numpy_function`).
+
+    The result has the shape of the input. Overflow inside f (e.g. ``exp`` in
+    ``sigmoid`` at very negative x) is silent and gives the limiting value.
+
+    Examples
+    --------
+    >>> g = numeric_callable("relu(x) - 1/2")
+    >>> g(np.array([-1.0, 0.0, 2.0]))
+    array([-0.5, -0.5,  1.5])
+    """
+    expr = parse_nonlinearity(f)
+    fn = numpy_function(expr, [X], name="f")
+
+    def call(x: np.ndarray) -> np.ndarray:
+        arr = np.asarray(x, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            out = np.asarray(fn(arr), dtype=np.float64)
+        return np.broadcast_to(out, arr.shape).copy() if out.shape != arr.shape else out
+
+    call.__doc__ = f"f(x) = {expr}, vectorized over float64 arrays."
+    return call
+
+

@@ -1,0 +1,149 @@
+"""30-digit tanh-sinh quadrature of the Hermite data, split at the kinks of f, checked by a
+second rule and by the decay of the tails."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+import mpmath
+import sympy as sp
+
+from symrmt.errors import SymrmtInputError
+
+from .constants import DPS, NU_MAX, NU_MIN, X
+from .integrands import _degree_bound, _hermite_poly_mp
+from .mpmath_eval import _mp_compile, _NotReal, _Overflow, _real
+from .parse import _REAL_PROBES
+
+_AGREE_RTOL = 1e-13  # two quadrature rules must agree to this (relative to max(|a_k|, sqrt(nu)))
+
+
+def _kinks(expr: sp.Expr) -> list[float]:
+    """0, and the real roots of polynomial arguments of Abs/sign/Heaviside and of Max/Min differences."""
+    found = {0.0}
+    candidates: list[sp.Expr] = []
+    for node in expr.atoms(sp.Abs, sp.sign, sp.Heaviside, sp.Max, sp.Min):
+        args = node.args[:1] if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)) else node.args
+        if isinstance(node, (sp.Max, sp.Min)):
+            candidates += [a - b for i, a in enumerate(args) for b in args[i + 1 :]]
+        else:
+            candidates += list(args)
+    for c in candidates:
+        if 0 < (_degree_bound(c) or 0) <= 4:
+            for r in sp.Poly(c, X).nroots(n=20):
+                if r.is_real and abs(r) < 40:
+                    found.add(float(r))
+    return sorted(found)
+
+
+_CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1e-2171; see _tail_check)
+
+
+class _Memo:
+    """f and the Gaussian weight at mpmath points, remembered (the Hermite integrals share
+    their quadrature nodes), and the verified integrals already computed for this f."""
+
+    def __init__(self, expr: sp.Expr, label: str):
+        self.fn, self.values, self.label = _mp_compile(expr), {}, label
+        self.kinks, self.results, self.tails_checked = _kinks(expr), {}, False
+
+    def __call__(self, t):
+        """(f(t), exp(-t^2/2))."""
+        v = self.values.get(t)
+        if v is None:
+            v = self.values[t] = (self._evaluate(t), mpmath.exp(-t * t / 2))
+        return v
+
+    def _evaluate(self, t):
+        where = f"nonlinearity {self.label} at x = {mpmath.nstr(t, 8)}"
+        try:
+            v = _real(self.fn(t))
+            if not mpmath.isfinite(v):
+                raise _Overflow(f"value {v}")
+            return v
+        except _NotReal as exc:
+            raise SymrmtInputError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
+        except _Overflow as exc:
+            raise SymrmtInputError(
+                f"{where} is infinite, undefined or astronomically large ({exc}): f is not square-integrable "
+                "under the Gaussian, or not evaluable there"
+            ) from None
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            why = str(exc) or type(exc).__name__
+            raise SymrmtInputError(f"{where} cannot be evaluated ({why}): a pole on the real line?") from None
+
+
+def _tail_check(memo: _Memo) -> None:
+    """Refuse f whose f(x)^2 exp(-x^2/2) has not died out at |x| = 40 and 80 (not square-integrable).
+
+    Both quadrature rules (and the cutoff at |x| = 100) rely on this: beyond 80 the
+    integrands are assumed to keep decaying."""
+    h = lambda t: abs(memo(mpmath.mpf(t))[0]) ** 2 * memo(mpmath.mpf(t))[1]  # noqa: E731
+    bulk = max(h(t) for t in _REAL_PROBES)
+    for t in (-80, -40, 40, 80):
+        tail = abs(t) * h(t)
+        if tail > mpmath.mpf(10) ** -16 * max(bulk, mpmath.mpf(10) ** -300):
+            raise SymrmtInputError(
+                f"nonlinearity {memo.label} is not square-integrable under the Gaussian, or too heavy-tailed for "
+                f"reliable quadrature: |x| f(x)^2 exp(-x^2/2) = {mpmath.nstr(tail, 3)} at x = {t}. "
+                "E f(xi)^2 must be finite: use an f that grows slower than exp(x^2/4), e.g. tanh, erf, a polynomial"
+            )
+    memo.tails_checked = True
+
+
+def _quadrature(memo: _Memo, key: str):
+    """The value of ``key`` (a_k or nu) by two tanh-sinh rules on different partitions, and an error bound."""
+    k = None if key == "nu" else int(key[1:])
+    norm = mpmath.sqrt(2 * mpmath.pi) * (1 if k is None else mpmath.sqrt(mpmath.factorial(k)))
+
+    def integrand(t):
+        if abs(t) > _CUTOFF:
+            return mpmath.mpf(0)
+        f, w = memo(t)
+        return f * f * w if k is None else f * _hermite_poly_mp(k, t) * w
+
+    inner = [mpmath.mpf(p) for p in memo.kinks]
+    coarse = sorted({-40.0, -12.0, -4.0, 4.0, 12.0, 40.0, *memo.kinks})
+    v1, e1 = mpmath.quad(integrand, [-mpmath.inf, *inner, mpmath.inf], error=True)
+    v2, e2 = mpmath.quad(integrand, [mpmath.mpf(p) for p in coarse], error=True)
+    return v1 / norm, v2 / norm, max(e1, e2) / norm
+
+
+@lru_cache(maxsize=64)
+def _memo_for(key: str, expr: sp.Expr, label: str) -> _Memo:  # noqa: ARG001 - key carries the identity
+    return _Memo(expr, label)
+
+
+def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath.mpf]:
+    """Verified 30-digit quadrature values of ``keys`` (``nu`` always included); cached per f."""
+    memo = _memo_for(sp.srepr(expr), expr, label)
+    with mpmath.workdps(DPS):
+        if not memo.tails_checked:
+            _tail_check(memo)
+        for key in ("nu", *[k for k in keys if k != "nu"]):
+            if key not in memo.results:
+                memo.results[key] = _verified(memo, key)
+    return {key: memo.results[key] for key in ("nu", *keys)}
+
+
+def _verified(memo: _Memo, key: str):
+    v1, v2, err = _quadrature(memo, key)
+    if key == "nu" and max(abs(v1), abs(v2)) < NU_MIN:
+        raise SymrmtInputError(
+            f"nonlinearity {memo.label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
+            "attention needs a non-constant f such as tanh(x)"
+        )
+    if key == "nu" and v1 > NU_MAX:
+        raise SymrmtInputError(
+            f"nonlinearity {memo.label} is too large in scale (E f(xi)^2 = {mpmath.nstr(v1, 3)} does not fit in "
+            "a float64): rescale f"
+        )
+    scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
+    if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
+        raise SymrmtInputError(
+            f"quadrature of {key} for nonlinearity {memo.label} did not converge (two rules give "
+            f"{mpmath.nstr(v1, 15)} and {mpmath.nstr(v2, 15)}): f may have a pole or a non-integrable "
+            "singularity on the real line, or grow too fast; use a bounded or polynomially growing f"
+        )
+    return v1
+
