@@ -451,7 +451,7 @@ def test_disk_cache_survives_a_new_process(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert first.stdout.split()[:2] == second.stdout.split()[:2]
-    assert list((tmp_path / "hermite").glob("*.pkl"))
+    assert list((tmp_path / "hermite").glob("*.json")) and not list(tmp_path.rglob("*.pkl"))
     assert float(second.stdout.split()[2]) < float(first.stdout.split()[2])
 
 

@@ -61,9 +61,18 @@ moments or parity), ``"table"`` or ``"numeric"``. Pass a larger ``timeout`` wher
 the exact form matters (a finished integral returns at once, the budget is only a ceiling).
 
 Results are cached in memory per expression (keyed by ``srepr``) and on disk between
-runs (``$SYMRMT_CACHE_DIR``, default ``~/.cache/symrmt``, ``off`` to disable), so
-repeated calls are instant; the first call costs up to about ``timeout`` seconds (times the
-number of integrals per CPU) when SymPy has to give up.
+runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
+``$SYMRMT_CACHE_DIR`` (``off`` to disable), else ``$XDG_CACHE_HOME/symrmt``, else
+``~/.cache/symrmt``, so repeated calls are instant; the first call costs up to about
+``timeout`` seconds (times the number of integrals per CPU) when SymPy has to give up.
+
+Modules
+-------
+``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
+``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
+table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
+(acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
+``api`` (the public functions) and ``zoo``.
 """
 from __future__ import annotations
 

@@ -2,21 +2,17 @@
 NumPy adapter of f."""
 from __future__ import annotations
 
-import hashlib
-import os
-import pathlib
-import pickle
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-import mpmath
 import numpy as np
 import sympy as sp
 
 from symrmt.codegen import numpy_function
 from symrmt.errors import SymrmtInputError
 
+from . import cache
 from .coefficients import _coefficients, _hermite_compute
 from .constants import KEYS, X
 from .parse import parse_nonlinearity
@@ -167,45 +163,15 @@ def hermite(
 
 
 @lru_cache(maxsize=256)
-def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):
-    """In-memory cache over the on-disk cache over the computation."""
-    path = _disk_cache_path(key, center, method)
-    if path is not None and path.is_file():
-        try:
-            with open(path, "rb") as handle:
-                return pickle.load(handle)
-        except Exception:  # noqa: BLE001 - a damaged or foreign cache entry is recomputed
-            pass
-    result = _hermite_compute(expr, center, method, timeout)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            with open(partial, "wb") as handle:
-                pickle.dump(result, handle)
-            os.replace(partial, path)
-        except OSError:
-            pass
-    return result
-
-
-def _disk_cache_path(key: str, center: bool, method: str):
-    r"""Where a result is kept between runs, or None when the disk cache is off.
-
-    ``$SYMRMT_CACHE_DIR`` (default ``~/.cache/symrmt``; ``off`` disables it). The file name
-    hashes the expression's ``srepr``, the options, and the SymPy and mpmath versions; the
-    file is a pickle written by this function only (delete the folder to reset it).
-    """
-    root = os.environ.get("SYMRMT_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "symrmt"))
-    if not root or root.lower() == "off":
-        return None
-    tag = "|".join([key, str(center), method, sp.__version__, mpmath.__version__, _CACHE_FORMAT])
-    return pathlib.Path(root) / "hermite" / (hashlib.sha256(tag.encode()).hexdigest()[:32] + ".pkl")
-
-
-#: Bump when the cached tuple changes shape.
-_CACHE_FORMAT = "1"
-
+def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
+    """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation."""
+    stored = cache.load(expr, center, method)
+    if stored is not None:
+        values, shift, centered_by = stored
+        return (expr if shift is None else expr - shift), values, centered_by
+    fc, values, centered_by, shift = _hermite_compute(expr, center, method, timeout)
+    cache.store(expr, center, method, (values, shift, centered_by))
+    return fc, values, centered_by
 
 
 def numeric_callable(f: str | sp.Expr) -> Callable[[np.ndarray], np.ndarray]:

@@ -82,6 +82,7 @@ def _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, label):
 
 
 def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
+    """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``."""
     label = repr(str(expr)[:80])
     polynomial = _polynomial_exact(expr, ("a0", "nu")) if method == "auto" else {}
     first = {k: _to_mp(v) for k, v in polynomial.items()} or _numeric(expr, ("a0",), label)
@@ -97,7 +98,7 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
     if not center or not (exact_shift or (a0_exact is None and abs(a0) > _ZERO_ATOL * mpmath.sqrt(values["nu"][0]))):
-        return expr, values, 0.0
+        return expr, values, 0.0, None
     shift = a0_exact if exact_shift else sp.Float(a0, DPS)
     centered = expr - shift
     # a_k (k >= 1) do not change when a constant is subtracted; nu loses a0^2
@@ -109,7 +110,7 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     skip = {k for k in KEYS if values[k][2] == "numeric"}
     new = _coefficients(centered, KEYS, method, timeout, hints=hints, skip=skip)
     _check_scale(new, label)
-    return centered, new, float(a0)
+    return centered, new, float(a0), shift
 
 
 def _check_scale(values, label: str) -> None:
