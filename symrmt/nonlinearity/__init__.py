@@ -72,11 +72,13 @@ Modules
 ``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
-``api`` (the public functions) and ``zoo``.
+``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f)
+and ``zoo``.
 """
 from __future__ import annotations
 
-from .api import HermiteCoefficients, hermite, numeric_callable
+from .adapter import numeric_callable, numpy_callable
+from .api import HermiteCoefficients, hermite
 from .constants import X
 from .parse import FUNCTIONS, parse_nonlinearity
 from .zoo import ZOO
@@ -88,5 +90,6 @@ __all__ = [
     "HermiteCoefficients",
     "parse_nonlinearity",
     "hermite",
+    "numpy_callable",
     "numeric_callable",
 ]

@@ -1,20 +1,17 @@
-"""The public functions: :func:`hermite`, its result :class:`HermiteCoefficients`, and the
-NumPy adapter of f."""
+"""The public functions: :func:`hermite` and its result :class:`HermiteCoefficients`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 import numpy as np
 import sympy as sp
 
-from symrmt.codegen import numpy_function
-from symrmt.errors import SymrmtInputError
+from symrmt.errors import ParameterError
 
 from . import cache
 from .coefficients import _coefficients, _hermite_compute
-from .constants import KEYS, X
+from .constants import KEYS
 from .parse import parse_nonlinearity
 
 # ----------------------------------------------------------------- public API
@@ -82,7 +79,7 @@ class HermiteCoefficients:
         (2.449489742783178, sqrt(6))
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= 30:
-            raise SymrmtInputError(f"Hermite index k must be an integer in 0..30, got {k!r}")
+            raise ParameterError(f"Hermite index k must be an integer in 0..30, got {k!r}")
         if k <= 2:
             key = f"a{k}"
             return getattr(self, key), self.exact[key]
@@ -96,11 +93,13 @@ def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: f
     return float(value), exact, source
 
 
-def _check_options(method: str, timeout: float) -> None:
+def _check_options(center: bool, method: str, timeout: float) -> None:
+    if not isinstance(center, (bool, np.bool_)):
+        raise ParameterError(f"center must be True or False, got {center!r}")
     if method not in ("auto", "numeric"):
-        raise SymrmtInputError(f"method must be 'auto' (closed forms when possible) or 'numeric', got {method!r}")
+        raise ParameterError(f"method must be 'auto' (closed forms when possible) or 'numeric', got {method!r}")
     if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
-        raise SymrmtInputError(f"timeout must be a number of seconds in (0, 600], got {timeout!r}")
+        raise ParameterError(f"timeout must be a number of seconds in (0, 600], got {timeout!r}")
 
 
 def hermite(
@@ -129,8 +128,12 @@ def hermite(
 
     Raises
     ------
-    SymrmtInputError
-        Bad f (see :func:`parse_nonlinearity`), :math:`a_0 \ne 0` without
+    ParseError
+        A formula outside the vocabulary (see :func:`parse_nonlinearity`).
+    ParameterError
+        A bad ``center``, ``method`` or ``timeout``.
+    NonlinearityError
+        An unusable f: not real, :math:`a_0 \ne 0` without
         ``center``, f not square-integrable under the Gaussian, f constant almost
         everywhere, or quadrature that does not converge (poles).
 
@@ -149,7 +152,7 @@ def hermite(
     {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
     """
     expr = parse_nonlinearity(f)
-    _check_options(method, timeout)
+    _check_options(center, method, timeout)
     fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
     return HermiteCoefficients(
         f=fc,
@@ -172,30 +175,3 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
     fc, values, centered_by, shift = _hermite_compute(expr, center, method, timeout)
     cache.store(expr, center, method, (values, shift, centered_by))
     return fc, values, centered_by
-
-
-def numeric_callable(f: str | sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
-    r"""A vectorized float64 NumPy function computing f (built by :func:`symrmt.codegen.numpy_function`).
-
-    The result has the shape of the input. Overflow inside f (e.g. ``exp`` in
-    ``sigmoid`` at very negative x) is silent and gives the limiting value.
-
-    Examples
-    --------
-    >>> g = numeric_callable("relu(x) - 1/2")
-    >>> g(np.array([-1.0, 0.0, 2.0]))
-    array([-0.5, -0.5,  1.5])
-    """
-    expr = parse_nonlinearity(f)
-    fn = numpy_function(expr, [X], name="f")
-
-    def call(x: np.ndarray) -> np.ndarray:
-        arr = np.asarray(x, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            out = np.asarray(fn(arr), dtype=np.float64)
-        return np.broadcast_to(out, arr.shape).copy() if out.shape != arr.shape else out
-
-    call.__doc__ = f"f(x) = {expr}, vectorized over float64 arrays."
-    return call
-
-

@@ -7,7 +7,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from symrmt.errors import SymrmtInputError
+from symrmt.errors import NonlinearityError
 
 from .closed_forms import _parity_exact, _polynomial_exact, _symbolic, _table_exact
 from .constants import DPS, KEYS, NU_MAX
@@ -88,7 +88,7 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     first = {k: _to_mp(v) for k, v in polynomial.items()} or _numeric(expr, ("a0",), label)
     a0, tol = first["a0"], _A0_TOL * max(1, mpmath.sqrt(first["nu"]))
     if abs(a0) > tol and not center:  # refuse before spending seconds on SymPy
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {label} is not centered: a0 = E f(xi) = {mpmath.nstr(a0, 15)}, and the theory "
             "needs a0 = 0. Pass center=True (Python) or --center (command line) to subtract a0, or subtract it "
             "in the formula"
@@ -116,12 +116,12 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
 def _check_scale(values, label: str) -> None:
     nu, a0 = values["nu"][0], values["a0"][0]
     if nu > NU_MAX:
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {label} is too large in scale (E f(xi)^2 = {mpmath.nstr(nu, 3)} does not fit in a "
             "float64): rescale f"
         )
     if nu - a0**2 <= 1e-24 * max(nu, mpmath.mpf(10) ** -300):
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0 to "
             f"{DPS} digits of E f^2 = {mpmath.nstr(nu, 3)}); attention needs a non-constant f such as tanh(x)"
             + (", and a large constant offset should be removed from the formula" if nu > 1e20 else "")

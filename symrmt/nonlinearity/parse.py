@@ -9,7 +9,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-from symrmt.errors import SymrmtInputError
+from symrmt.errors import NonlinearityError, ParseError
 
 from .constants import DPS, MAX_EXPONENT, X
 from .mpmath_eval import _mp_compile, _NotReal, _Overflow
@@ -89,10 +89,10 @@ _VOCABULARY = (
 )
 
 
-def _refuse(src: str, node: ast.AST | None, what: str) -> SymrmtInputError:
+def _refuse(src: str, node: ast.AST | None, what: str) -> ParseError:
     snippet = ast.get_source_segment(src, node) if node is not None else None
     token = f" {snippet[:60]!r}" if snippet else ""
-    return SymrmtInputError(f"cannot parse nonlinearity {src[:80]!r}: {what}{token} is not allowed ({_VOCABULARY})")
+    return ParseError(f"cannot parse nonlinearity {src[:80]!r}: {what}{token} is not allowed ({_VOCABULARY})")
 
 
 def _constant_value(value: sp.Expr, src: str):
@@ -105,26 +105,26 @@ def _constant_value(value: sp.Expr, src: str):
             raise _Overflow(f"value {v}")
         return v
     except _Overflow as exc:
-        raise SymrmtInputError(
+        raise ParseError(
             f"cannot parse nonlinearity {src[:80]!r}: the constant {str(value)[:60]!r} is astronomically "
             f"large ({exc})"
         ) from None
     except (ZeroDivisionError, ValueError, TypeError, AttributeError) as exc:
-        raise SymrmtInputError(
+        raise ParseError(
             f"cannot parse nonlinearity {src[:80]!r}: bad constant {str(value)[:60]!r} ({exc})"
         ) from None
 
 
 def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr:
     if X not in exponent.free_symbols and abs(_constant_value(exponent, src)) > MAX_EXPONENT:
-        raise SymrmtInputError(
+        raise ParseError(
             f"cannot parse nonlinearity {src[:80]!r}: exponent in {ast.get_source_segment(src, node)!r} "
             f"is larger than {MAX_EXPONENT} in absolute value; use a smaller power"
         )
     if base.is_Rational and exponent.is_Integer and base not in (0, 1, -1):
         bits = abs(int(exponent)) * max(abs(base.p).bit_length(), base.q.bit_length())
         if bits > 4096:
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {src[:80]!r}: the number {ast.get_source_segment(src, node)!r} "
                 "is too large (more than 4096 bits)"
             )
@@ -140,7 +140,7 @@ class _Builder:
     def build(self, node: ast.AST, depth: int = 0) -> sp.Expr:
         value = self._build(node, depth)
         if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {self.src[:80]!r}: {ast.get_source_segment(self.src, node)!r} is "
                 "infinite or undefined (division by zero?)"
             )
@@ -154,19 +154,19 @@ class _Builder:
         ``tan(1/(1 + exp(10**200)))`` can run for hours."""
         v = value if value.is_Rational else _constant_value(value, self.src)
         if isinstance(v, mpmath.mpc) and abs(v.imag) > 1e-25 * (1 + abs(v.real)):
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {self.src[:80]!r}: the constant {ast.get_source_segment(self.src, node)!r} "
                 "is not real; f must be real-valued"
             )
         if abs(v) > _MAX_CONSTANT:
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {self.src[:80]!r}: the constant {ast.get_source_segment(self.src, node)!r} "
                 "is larger than 1e100 in absolute value"
             )
 
     def _build(self, node: ast.AST, depth: int) -> sp.Expr:
         if depth > _MAX_DEPTH:
-            raise SymrmtInputError(f"nonlinearity is nested more than {_MAX_DEPTH} levels deep; simplify it")
+            raise ParseError(f"nonlinearity is nested more than {_MAX_DEPTH} levels deep; simplify it")
         if isinstance(node, ast.Expression):
             return self.build(node.body, depth + 1)
         if isinstance(node, ast.BinOp):
@@ -187,7 +187,7 @@ class _Builder:
     def _binop(self, node: ast.BinOp, depth: int) -> sp.Expr:
         if type(node.op) not in _BINOPS:
             if isinstance(node.op, ast.BitXor):
-                raise SymrmtInputError(
+                raise ParseError(
                     f"cannot parse nonlinearity {self.src[:80]!r}: '^' is XOR in Python syntax (and binds "
                     "looser than +); write powers with '**', e.g. x**3 - 3*x"
                 )
@@ -196,7 +196,7 @@ class _Builder:
         if isinstance(node.op, ast.Pow):
             return _power(left, right, self.src, node)
         if isinstance(node.op, ast.Div) and right == 0:
-            raise SymrmtInputError(f"nonlinearity {self.src[:80]!r} divides by zero")
+            raise ParseError(f"nonlinearity {self.src[:80]!r} divides by zero")
         return _BINOPS[type(node.op)](left, right)
 
     def _constant(self, node: ast.Constant) -> sp.Expr:
@@ -221,7 +221,7 @@ class _Builder:
         builder, lo, hi = FUNCTIONS[node.func.id]
         if not lo <= len(node.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {self.src[:80]!r}: {node.func.id} takes {want} argument(s), "
                 f"got {len(node.args)}"
             )
@@ -229,7 +229,7 @@ class _Builder:
         if node.func.id in _COMPARING:
             for arg, arg_node in zip(args, node.args):
                 if X not in arg.free_symbols and any(not p.exp.is_Rational for p in arg.atoms(sp.Pow)):
-                    raise SymrmtInputError(
+                    raise ParseError(
                         f"cannot parse nonlinearity {self.src[:80]!r}: the constant argument "
                         f"{ast.get_source_segment(self.src, arg_node)!r} of {node.func.id} has a non-rational "
                         "power, which SymPy may take unbounded time to compare; give its value as a decimal"
@@ -237,7 +237,7 @@ class _Builder:
         try:
             return builder(*args)
         except (ValueError, TypeError, ArithmeticError) as exc:  # e.g. SymPy's Max of incomparable constants
-            raise SymrmtInputError(
+            raise ParseError(
                 f"cannot parse nonlinearity {self.src[:80]!r}: {ast.get_source_segment(self.src, node)!r} "
                 f"cannot be built ({exc})"
             ) from None
@@ -246,30 +246,38 @@ class _Builder:
 def _parse_string(src: str) -> sp.Expr:
     text = src.strip()
     if not text:
-        raise SymrmtInputError("nonlinearity is empty; give an expression in x such as 'tanh(x)'")
+        raise ParseError("nonlinearity is empty; give an expression in x such as 'tanh(x)'")
     if len(text) > _MAX_LEN:
-        raise SymrmtInputError(f"nonlinearity is {len(text)} characters long; at most {_MAX_LEN} are accepted")
+        raise ParseError(f"nonlinearity is {len(text)} characters long; at most {_MAX_LEN} are accepted")
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         reason = getattr(exc, "msg", None) or type(exc).__name__
-        raise SymrmtInputError(
+        raise ParseError(
             f"cannot parse nonlinearity {text[:80]!r}: {reason}; write a formula in x such as 'tanh(x)' "
             f"({_VOCABULARY})"
         ) from None
     try:
         return _Builder(text).build(tree)
     except RecursionError:
-        raise SymrmtInputError(f"nonlinearity {text[:80]!r} is nested too deeply; simplify it") from None
+        raise ParseError(f"nonlinearity {text[:80]!r} is nested too deeply; simplify it") from None
 
 
 def _from_sympy(expr: sp.Basic) -> sp.Expr:
     if not isinstance(expr, sp.Expr):
-        raise SymrmtInputError(f"nonlinearity must be a SymPy expression in x, got {type(expr).__name__}")
-    others = [s for s in expr.free_symbols if s.name != "x"]
+        raise NonlinearityError(f"nonlinearity must be a SymPy expression in x, got {type(expr).__name__}")
+    return as_expression_in_x(expr)
+
+
+def as_expression_in_x(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with its symbol named ``x`` (any assumptions) replaced by :data:`X`; any other
+    free symbol is refused."""
+    others = sorted(str(s) for s in expr.free_symbols if getattr(s, "name", None) != "x")
     if others:
-        names = ", ".join(sorted(str(s) for s in others))
-        raise SymrmtInputError(f"nonlinearity has free symbols {names}; it must depend on x only (substitute numbers)")
+        raise NonlinearityError(
+            f"nonlinearity {str(expr)[:80]!r} has symbols {', '.join(others)} besides x; it must depend on x only "
+            "(substitute numbers for the other symbols)"
+        )
     return expr.xreplace({s: X for s in expr.free_symbols})
 
 
@@ -280,32 +288,32 @@ def _check_real(expr: sp.Expr, label: str) -> None:
     try:
         fn = _mp_compile(expr)
     except _Overflow as exc:
-        raise SymrmtInputError(f"nonlinearity {label} contains an astronomically large constant ({exc})") from None
+        raise NonlinearityError(f"nonlinearity {label} contains an astronomically large constant ({exc})") from None
     except (ArithmeticError, ValueError, TypeError) as exc:
-        raise SymrmtInputError(f"nonlinearity {label} contains a constant that cannot be evaluated ({exc})") from None
+        raise NonlinearityError(f"nonlinearity {label} contains a constant that cannot be evaluated ({exc})") from None
     with mpmath.workdps(DPS):
         for t in _REAL_PROBES:
             try:
                 value = fn(mpmath.mpf(t))
             except _NotReal as exc:
-                raise SymrmtInputError(
+                raise NonlinearityError(
                     f"nonlinearity {label} is not real-valued (a part of it is {exc} at x = {t}); use a real "
                     "version such as log(Abs(x)) for log(x), sqrt(Abs(x)) for sqrt(x), cbrt(x) for x**(1/3)"
                 ) from None
             except _Overflow as exc:
-                raise SymrmtInputError(
+                raise NonlinearityError(
                     f"nonlinearity {label} cannot be evaluated at x = {t} ({exc}): it is astronomically large "
                     "there and cannot be square-integrable under the Gaussian"
                 ) from None
             except (ZeroDivisionError, ValueError, OverflowError, TypeError) as exc:
-                raise SymrmtInputError(f"nonlinearity {label} cannot be evaluated at x = {t}: {exc}") from None
+                raise NonlinearityError(f"nonlinearity {label} cannot be evaluated at x = {t}: {exc}") from None
             if isinstance(value, mpmath.mpc) and abs(value.imag) > 1e-20 * (1 + abs(value.real)):
-                raise SymrmtInputError(
+                raise NonlinearityError(
                     f"nonlinearity {label} is not real-valued (f({t}) = {mpmath.nstr(value, 6)}); use a real "
                     "version such as log(Abs(x)) for log(x), sqrt(Abs(x)) for sqrt(x), cbrt(x) for x**(1/3)"
                 )
             if not mpmath.isfinite(value):
-                raise SymrmtInputError(
+                raise NonlinearityError(
                     f"nonlinearity {label} is infinite or undefined at x = {t} (value {value}): it cannot be "
                     "square-integrable under the Gaussian"
                 )
@@ -331,10 +339,12 @@ def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
 
     Raises
     ------
-    SymrmtInputError
+    ParseError
         For anything outside the vocabulary (the message names the offending
-        token and lists what is allowed), an f that does not depend on x, or an
-        f that is not real-valued.
+        token and lists what is allowed).
+    NonlinearityError
+        For an f that does not depend on x, is not real-valued, has symbols
+        other than x, or is not a string or SymPy expression.
 
     Examples
     --------
@@ -343,13 +353,13 @@ def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
     >>> parse_nonlinearity("__import__('os')")
     Traceback (most recent call last):
     ...
-    symrmt.errors.SymrmtInputError: cannot parse nonlinearity "__import__('os')": unknown function '__import__' is not allowed (...)
+    symrmt.errors.ParseError: cannot parse nonlinearity "__import__('os')": unknown function '__import__' is not allowed (...)
     """
     if isinstance(f, str):
         return _parse_string_cached(f)
     if isinstance(f, sp.Basic):
         return _validate(_from_sympy(f), repr(str(f)[:80]))
-    raise SymrmtInputError(f"nonlinearity must be a string or a SymPy expression, got {type(f).__name__}")
+    raise NonlinearityError(f"nonlinearity must be a string or a SymPy expression, got {type(f).__name__}")
 
 
 @lru_cache(maxsize=512)
@@ -362,12 +372,12 @@ def _parse_string_cached(src: str) -> sp.Expr:
 
 def _validate(expr: sp.Expr, label: str) -> sp.Expr:
     if X not in expr.free_symbols:
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {label} does not depend on x (it is the constant {expr}); attention needs a "
             "non-constant f such as tanh(x)"
         )
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan, sp.I):
-        raise SymrmtInputError(f"nonlinearity {label} contains an infinite, undefined or imaginary constant")
+        raise NonlinearityError(f"nonlinearity {label} contains an infinite, undefined or imaginary constant")
     _check_real(expr, label)
     return expr
 

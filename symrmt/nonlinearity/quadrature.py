@@ -8,7 +8,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from symrmt.errors import SymrmtInputError
+from symrmt.errors import NonlinearityError
 
 from .constants import DPS, NU_MAX, NU_MIN, X
 from .integrands import _degree_bound, _hermite_poly_mp
@@ -62,15 +62,15 @@ class _Memo:
                 raise _Overflow(f"value {v}")
             return v
         except _NotReal as exc:
-            raise SymrmtInputError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
+            raise NonlinearityError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
         except _Overflow as exc:
-            raise SymrmtInputError(
+            raise NonlinearityError(
                 f"{where} is infinite, undefined or astronomically large ({exc}): f is not square-integrable "
                 "under the Gaussian, or not evaluable there"
             ) from None
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
             why = str(exc) or type(exc).__name__
-            raise SymrmtInputError(f"{where} cannot be evaluated ({why}): a pole on the real line?") from None
+            raise NonlinearityError(f"{where} cannot be evaluated ({why}): a pole on the real line?") from None
 
 
 def _tail_check(memo: _Memo) -> None:
@@ -83,7 +83,7 @@ def _tail_check(memo: _Memo) -> None:
     for t in (-80, -40, 40, 80):
         tail = abs(t) * h(t)
         if tail > mpmath.mpf(10) ** -16 * max(bulk, mpmath.mpf(10) ** -300):
-            raise SymrmtInputError(
+            raise NonlinearityError(
                 f"nonlinearity {memo.label} is not square-integrable under the Gaussian, or too heavy-tailed for "
                 f"reliable quadrature: |x| f(x)^2 exp(-x^2/2) = {mpmath.nstr(tail, 3)} at x = {t}. "
                 "E f(xi)^2 must be finite: use an f that grows slower than exp(x^2/4), e.g. tanh, erf, a polynomial"
@@ -129,18 +129,18 @@ def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath
 def _verified(memo: _Memo, key: str):
     v1, v2, err = _quadrature(memo, key)
     if key == "nu" and max(abs(v1), abs(v2)) < NU_MIN:
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {memo.label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
             "attention needs a non-constant f such as tanh(x)"
         )
     if key == "nu" and v1 > NU_MAX:
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"nonlinearity {memo.label} is too large in scale (E f(xi)^2 = {mpmath.nstr(v1, 3)} does not fit in "
             "a float64): rescale f"
         )
     scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
     if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
-        raise SymrmtInputError(
+        raise NonlinearityError(
             f"quadrature of {key} for nonlinearity {memo.label} did not converge (two rules give "
             f"{mpmath.nstr(v1, 15)} and {mpmath.nstr(v2, 15)}): f may have a pole or a non-integrable "
             "singularity on the real line, or grow too fast; use a bounded or polynomially growing f"
