@@ -25,7 +25,7 @@ values are finite and consistent:
 
 .. math::
 
-    \nu > 0, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
+    10^{-20} \le \nu \le 10^{300}, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
     \text{ and } |a_k| \le \sqrt\nu), \qquad |a_0| \le 10^{-12}\max(1, \sqrt\nu),
 
 each up to a relative :math:`10^{-12}`. Anything else (a truncated, garbage, swapped
@@ -51,7 +51,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .constants import DPS, KEYS
+from .constants import DPS, KEYS, NU_MAX, NU_SMALL
 from .serial import from_srepr, to_srepr
 
 __all__ = ["CacheWarning", "cache_folder", "load", "store"]
@@ -288,8 +288,8 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
     from .coefficients import _agrees
 
     nu = values["nu"][0]
-    if not nu > 0:
-        raise _Invalid(f"nu = {mpmath.nstr(nu, 6)} is not positive")
+    if not NU_SMALL <= nu <= NU_MAX:
+        raise _Invalid(f"nu = {mpmath.nstr(nu, 6)} is outside [{NU_SMALL:g}, {NU_MAX:g}]")
     with mpmath.workdps(DPS):
         square_sum = sum(values[k][0] ** 2 for k in ("a0", "a1", "a2"))
         if square_sum > nu * (1 + _CONSISTENCY_RTOL):

@@ -10,9 +10,9 @@ import sympy as sp
 from symrmt.errors import NonlinearityError
 
 from .closed_forms import _parity_exact, _polynomial_exact, _symbolic, _table_exact
-from .constants import DPS, KEYS, NU_MAX
+from .constants import DPS, KEYS
 from .mpmath_eval import _to_mp
-from .quadrature import _numeric
+from .quadrature import _check_nu, _numeric
 
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
 _A0_TOL = 1e-12  # |a_0| above this (times max(1, sqrt(nu))) is refused unless center=True
@@ -115,15 +115,10 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
 
 def _check_scale(values, label: str) -> None:
     nu, a0 = values["nu"][0], values["a0"][0]
-    if nu > NU_MAX:
-        raise NonlinearityError(
-            f"nonlinearity {label} is too large in scale (E f(xi)^2 = {mpmath.nstr(nu, 3)} does not fit in a "
-            "float64): rescale f"
-        )
     if nu - a0**2 <= 1e-24 * max(nu, mpmath.mpf(10) ** -300):
         raise NonlinearityError(
             f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0 to "
             f"{DPS} digits of E f^2 = {mpmath.nstr(nu, 3)}); attention needs a non-constant f such as tanh(x)"
             + (", and a large constant offset should be removed from the formula" if nu > 1e20 else "")
         )
-
+    _check_nu(label, nu - a0**2, exact=values["nu"][1] is not None)  # the variance: what centering leaves

@@ -12,4 +12,5 @@ DPS = 30  # working precision of the quadrature (decimal digits)
 MAX_EXPONENT = 64  # |p| in x**p, for the parser and for the evaluator's exact powers
 NU_MAX = 1e300  # E f^2 above this does not fit the float64 results
 NU_MIN = 1e-40  # E f^2 below this is "f = 0" (the checks would otherwise compare round-off)
+NU_SMALL = 1e-20  # E f^2 below this is refused as too small a scale: K ~ 1e-10 is lost against gamma in float64
 KEYS = ("a0", "a1", "a2", "nu")

@@ -7,10 +7,11 @@ from typing import Sequence
 
 import mpmath
 import sympy as sp
+from sympy.polys.polyerrors import PolynomialError
 
 from symrmt.errors import NonlinearityError
 
-from .constants import DPS, NU_MAX, NU_MIN, X
+from .constants import DPS, NU_MAX, NU_MIN, NU_SMALL, X
 from .integrands import _degree_bound, _hermite_poly_mp
 from .mpmath_eval import _mp_compile, _NotReal, _Overflow, _real
 from .parse import _REAL_PROBES
@@ -30,10 +31,21 @@ def _kinks(expr: sp.Expr) -> list[float]:
             candidates += list(args)
     for c in candidates:
         if 0 < (_degree_bound(c) or 0) <= 4:
-            for r in sp.Poly(c, X).nroots(n=20):
-                if r.is_real and abs(r) < 40:
-                    found.add(float(r))
+            found.update(_real_roots(c))
     return sorted(found)
+
+
+def _real_roots(c: sp.Expr) -> list[float]:
+    """Real roots of the polynomial ``c`` in (-40, 40), each once; [] when SymPy cannot find them.
+
+    The square-free part is taken first: ``nroots`` does not converge on repeated roots
+    (``sign(x**2)``). A kink that is missed only costs accuracy, which the agreement of
+    two quadrature rules (and then the fine partition) checks."""
+    try:
+        roots = sp.Poly(c, X).sqf_part().nroots(n=20, maxsteps=200)
+    except (mpmath.NoConvergence, PolynomialError, ArithmeticError, ValueError, TypeError, NotImplementedError):
+        return []
+    return [float(r) for r in roots if r.is_real and abs(r) < 40]
 
 
 _CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1e-2171; see _tail_check)
@@ -91,7 +103,23 @@ def _tail_check(memo: _Memo) -> None:
     memo.tails_checked = True
 
 
-def _quadrature(memo: _Memo, key: str):
+def _partitions(memo: _Memo, fine: bool) -> tuple[list, list]:
+    """Two different partitions of the real line, each split at the kinks of f.
+
+    The coarse pair suits smooth f. The fine pair cuts [-12, 12] (beyond it the Gaussian
+    weight is below 1e-31) into pieces of width 0.5 and 0.55, a few periods each even for
+    ``sin(100 x)``, where tanh-sinh on a long interval misses oscillations."""
+    if fine:
+        one = [-12 + 0.5 * j for j in range(49)]
+        two = [-12.1 + 0.55 * j for j in range(45)]
+        one, two = ([-40.0, *grid, 40.0, *memo.kinks] for grid in (one, two))
+    else:
+        one, two = list(memo.kinks), [-40.0, -12.0, -4.0, 4.0, 12.0, 40.0, *memo.kinks]
+    inf = mpmath.inf
+    return [-inf, *map(mpmath.mpf, sorted(set(one))), inf], [mpmath.mpf(p) for p in sorted(set(two))]
+
+
+def _quadrature(memo: _Memo, key: str, fine: bool = False):
     """The value of ``key`` (a_k or nu) by two tanh-sinh rules on different partitions, and an error bound."""
     k = None if key == "nu" else int(key[1:])
     norm = mpmath.sqrt(2 * mpmath.pi) * (1 if k is None else mpmath.sqrt(mpmath.factorial(k)))
@@ -102,10 +130,9 @@ def _quadrature(memo: _Memo, key: str):
         f, w = memo(t)
         return f * f * w if k is None else f * _hermite_poly_mp(k, t) * w
 
-    inner = [mpmath.mpf(p) for p in memo.kinks]
-    coarse = sorted({-40.0, -12.0, -4.0, 4.0, 12.0, 40.0, *memo.kinks})
-    v1, e1 = mpmath.quad(integrand, [-mpmath.inf, *inner, mpmath.inf], error=True)
-    v2, e2 = mpmath.quad(integrand, [mpmath.mpf(p) for p in coarse], error=True)
+    one, two = _partitions(memo, fine)
+    v1, e1 = mpmath.quad(integrand, one, error=True)
+    v2, e2 = mpmath.quad(integrand, two, error=True)
     return v1 / norm, v2 / norm, max(e1, e2) / norm
 
 
@@ -128,22 +155,42 @@ def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath
 
 def _verified(memo: _Memo, key: str):
     v1, v2, err = _quadrature(memo, key)
-    if key == "nu" and max(abs(v1), abs(v2)) < NU_MIN:
-        raise NonlinearityError(
-            f"nonlinearity {memo.label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(v1, 3)}); "
-            "attention needs a non-constant f such as tanh(x)"
-        )
-    if key == "nu" and v1 > NU_MAX:
-        raise NonlinearityError(
-            f"nonlinearity {memo.label} is too large in scale (E f(xi)^2 = {mpmath.nstr(v1, 3)} does not fit in "
-            "a float64): rescale f"
-        )
-    scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
-    if not (mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale):
+    if not _converged(memo, v1, v2, err):
+        v1, v2, err = _quadrature(memo, key, fine=True)     # oscillating f: many short pieces
+    if key == "nu":
+        _check_nu(memo.label, max(abs(v1), abs(v2)))
+    if not _converged(memo, v1, v2, err):
         raise NonlinearityError(
             f"quadrature of {key} for nonlinearity {memo.label} did not converge (two rules give "
             f"{mpmath.nstr(v1, 15)} and {mpmath.nstr(v2, 15)}): f may have a pole or a non-integrable "
-            "singularity on the real line, or grow too fast; use a bounded or polynomially growing f"
+            "singularity on the real line, grow too fast, oscillate too fast (more than about 100 "
+            "periods per unit of x), or have kinks that cannot be located (only the real roots of polynomial "
+            "arguments of Abs, Max, Min, sign and Heaviside are); use a bounded or polynomially growing f"
         )
     return v1
 
+
+def _converged(memo: _Memo, v1, v2, err) -> bool:
+    scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
+    return bool(mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale)
+
+
+def _check_nu(label: str, nu, exact: bool = False) -> None:
+    r"""Refuse :math:`\nu = \mathbb E f(\xi)^2` outside [NU_SMALL, NU_MAX]; a quadrature (not
+    ``exact``) below NU_MIN cannot tell f from 0."""
+    if nu < NU_MIN and not exact:
+        raise NonlinearityError(
+            f"nonlinearity {label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(nu, 3)}); "
+            "attention needs a non-constant f such as tanh(x)"
+        )
+    if nu < NU_SMALL:
+        raise NonlinearityError(
+            f"nonlinearity {label} is too small in scale (E f(xi)^2 = {mpmath.nstr(nu, 3)} < {NU_SMALL:g}): "
+            "float64 cannot resolve K against gamma. Rescale f: with f -> s f and d -> s d, "
+            "E_attn(gamma) becomes E_attn(gamma / s^2)"
+        )
+    if nu > NU_MAX:
+        raise NonlinearityError(
+            f"nonlinearity {label} is too large in scale (E f(xi)^2 = {mpmath.nstr(nu, 3)} does not fit in "
+            "a float64): rescale f"
+        )
