@@ -1,13 +1,16 @@
 """The public functions: :func:`hermite` and its result :class:`HermiteCoefficients`."""
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mpmath.libmp import NoConvergence
 import numpy as np
 import sympy as sp
+from sympy.polys.polyerrors import BasePolynomialError
 
-from symrmt.errors import ParameterError
+from symrmt.errors import NonlinearityError, ParameterError, SymrmtError
 
 from . import cache
 from .coefficients import _coefficients, _hermite_compute
@@ -151,9 +154,10 @@ def hermite(
     >>> hermite("tanh(x)").source
     {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
     """
-    expr = parse_nonlinearity(f)
     _check_options(center, method, timeout)
-    fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
+    with _library_errors_as_input_errors(f):
+        expr = parse_nonlinearity(f)
+        fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
     return HermiteCoefficients(
         f=fc,
         **{k: float(values[k][0]) for k in KEYS},
@@ -163,6 +167,25 @@ def hermite(
         method=method,
         timeout=float(timeout),
     )
+
+
+#: What SymPy and mpmath raise from deep inside on an f they cannot handle.
+_LIBRARY_ERRORS = (ArithmeticError, ValueError, TypeError, AttributeError, RecursionError, NoConvergence,
+                   BasePolynomialError)
+
+
+@contextlib.contextmanager
+def _library_errors_as_input_errors(f):
+    """Turn an error from inside SymPy or mpmath into a NonlinearityError naming f (chained, for --debug)."""
+    try:
+        yield
+    except SymrmtError:
+        raise
+    except _LIBRARY_ERRORS as exc:
+        raise NonlinearityError(
+            f"nonlinearity {str(f)[:80]!r} could not be processed by SymPy/mpmath ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); simplify the formula, or report it if it looks valid"
+        ) from exc
 
 
 @lru_cache(maxsize=256)

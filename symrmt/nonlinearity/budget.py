@@ -39,12 +39,22 @@ def _cpu_limited(conn, cpu_seconds: float, target: Callable, *args) -> None:  # 
     target(conn, *args)
 
 
+def _silenced(conn, target: Callable, *args) -> None:  # pragma: no cover - child process
+    """Child process: run ``target(conn, *args)``; an exception inside SymPy only means "no
+    result" (the parent then sees the pipe close), so it must not print a traceback."""
+    try:
+        target(conn, *args)
+    except Exception:  # noqa: BLE001 - any failure of a closed-form attempt falls back to the quadrature
+        pass
+
+
 class _Job:
     """One SymPy integral running in a child process with a CPU-time budget (wall clock where unsupported)."""
 
     def __init__(self, ctx, key: str, timeout: float, target: Callable, *args):
         self.key, (self.receiver, sender) = key, ctx.Pipe(duplex=False)
         cpu_limit = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
+        target, args = _silenced, (target, *args)
         if cpu_limit:
             target, args = _cpu_limited, (timeout, target, *args)
         self.proc = ctx.Process(target=target, args=(sender, *args), daemon=True)

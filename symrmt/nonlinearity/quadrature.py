@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import mpmath
+from mpmath.libmp import NoConvergence
 import sympy as sp
 from sympy.polys.polyerrors import PolynomialError
 
@@ -43,7 +44,7 @@ def _real_roots(c: sp.Expr) -> list[float]:
     two quadrature rules (and then the fine partition) checks."""
     try:
         roots = sp.Poly(c, X).sqf_part().nroots(n=20, maxsteps=200)
-    except (mpmath.NoConvergence, PolynomialError, ArithmeticError, ValueError, TypeError, NotImplementedError):
+    except (NoConvergence, PolynomialError, ArithmeticError, ValueError, TypeError, NotImplementedError):
         return []
     return [float(r) for r in roots if r.is_real and abs(r) < 40]
 
