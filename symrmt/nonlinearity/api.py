@@ -5,9 +5,9 @@ import contextlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from mpmath.libmp import NoConvergence
 import numpy as np
 import sympy as sp
+from mpmath.libmp import NoConvergence
 from sympy.polys.polyerrors import BasePolynomialError
 
 from symrmt.errors import NonlinearityError, ParameterError, SymrmtError
