@@ -2,20 +2,27 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable, Sequence
 
 import numpy as np
 import sympy as sp
 from mpmath.libmp import NoConvergence
+from numpy.typing import ArrayLike
 from sympy.polys.polyerrors import BasePolynomialError
 
 from symrmt.errors import NonlinearityError, ParameterError, SymrmtError
 
 from . import cache
+from .adapter import label_of, numpy_callable
+from .callables import callable_coefficients
+from .coefficients import _A0_TOL as A0_TOL
 from .coefficients import _coefficients, _hermite_compute
-from .constants import KEYS
-from .parse import parse_nonlinearity
+from .constants import KEYS, X
+from .parse import parameter_symbols, parse_nonlinearity
 
 # ----------------------------------------------------------------- public API
 
@@ -42,6 +49,14 @@ class HermiteCoefficients:
         The :math:`a_0` of the original f that was subtracted (0.0 if none).
     method, timeout
         How the numbers were obtained (used by :meth:`coefficient`).
+    error : dict or None
+        For a callable f: the error estimate of each numeric value (two rules); None
+        for formulas, whose numeric values are verified to :math:`10^{-13}` relative.
+    parameters : tuple of sympy.Symbol
+        The parameters of f (empty for most f). With parameters, ``a0`` ... ``nu``
+        are NaN and ``exact`` holds expressions in them: use :meth:`numeric`.
+    center
+        Whether :meth:`numeric` centers f per point (parameters, a_0 not in closed form).
 
     Examples
     --------
@@ -50,7 +65,7 @@ class HermiteCoefficients:
     (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
     """
 
-    f: sp.Expr
+    f: sp.Expr | Callable
     a0: float
     a1: float
     a2: float
@@ -60,10 +75,45 @@ class HermiteCoefficients:
     centered_by: float = 0.0
     method: str = field(default="auto", compare=False, repr=False)
     timeout: float = field(default=3.0, compare=False, repr=False)
+    error: dict[str, float] | None = field(default=None, hash=False, compare=False)
+    parameters: tuple[sp.Symbol, ...] = ()
+    center: bool = field(default=False, compare=False, repr=False)
+
+    def numeric(self, **params: ArrayLike) -> dict[str, np.ndarray]:
+        r"""``a0, a1, a2, nu`` as float64 arrays, broadcast over the parameter values.
+
+        The contract for code that consumes Hermite data (the theory layer):
+
+        - one keyword per name in :attr:`parameters` (all required, no others), each a
+          real finite number or array; they are broadcast together (NumPy rules) and
+          every returned array has the broadcast shape (``()`` for scalars, and for an f
+          without parameters, which takes no keywords);
+        - a datum with a closed form in the parameters (``source`` ``"exact"`` or
+          ``"table"``) is its compiled expression; any other is a verified 30-digit
+          quadrature at each distinct point (:func:`hermite` with ``method="numeric"``);
+        - with ``center=True`` centering is per point: ``a0`` is 0 (to 30 digits) and ``nu`` is the
+          variance :math:`\nu - a_0^2` of the original f;
+        - bad values raise :class:`~symrmt.errors.ParameterError`; a point where f is not
+          usable (not centered without ``center``, zero, not square-integrable) raises
+          :class:`~symrmt.errors.NonlinearityError` naming the point.
+
+        Examples
+        --------
+        >>> h = hermite("erf(s*x)", parameters=["s"])
+        >>> h.numeric(s=[0.5, 1.0])["a1"]
+        array([0.46065887, 0.65147002])
+        >>> float(hermite("tanh(x)").numeric()["nu"])
+        0.3942944903978412
+        """
+        from .parametric import evaluate
+
+        return evaluate(self, params)
 
     @property
     def b2(self) -> float:
         r""":math:`b^2 = \nu - a_1^2 \ge 0` (tiny negative round-off is clipped to 0)."""
+        if self.parameters:
+            raise ParameterError(f"f = {self.f} has parameters: use numeric(...) for its Hermite data")
         value = self.nu - self.a1**2
         if value < -1e-12 * max(self.nu, 1e-300):
             raise RuntimeError(f"b^2 = nu - a1^2 = {value:.3e} < 0: inconsistent Hermite data for {self.f}")
@@ -86,6 +136,8 @@ class HermiteCoefficients:
         if k <= 2:
             key = f"a{k}"
             return getattr(self, key), self.exact[key]
+        if self.parameters or not isinstance(self.f, sp.Basic):
+            raise ParameterError(f"a_{k} beyond a_2 needs an f given as a formula without parameters, not {self.f}")
         value, exact, _ = _coefficient_cached(sp.srepr(self.f), self.f, int(k), self.method, self.timeout)
         return value, exact
 
@@ -106,14 +158,18 @@ def _check_options(center: bool, method: str, timeout: float) -> None:
 
 
 def hermite(
-    f: str | sp.Expr, center: bool = False, *, method: str = "auto", timeout: float = 3.0
+    f: str | sp.Expr | Callable, center: bool = False, *, method: str = "auto", timeout: float = 3.0,
+    parameters: Sequence[str] | None = None,
 ) -> HermiteCoefficients:
     r"""Hermite coefficients :math:`a_0, a_1, a_2` and :math:`\nu = \mathbb E f(\xi)^2` of f.
 
     Parameters
     ----------
-    f : str or sympy.Expr
-        The nonlinearity (parsed by :func:`parse_nonlinearity`).
+    f : str, sympy.Expr or callable
+        The nonlinearity: a formula (parsed by :func:`parse_nonlinearity`), a SymPy
+        expression (symbols other than x are parameters), or a Python callable acting
+        entrywise on float64 arrays (``np.tanh``), whose data are numeric, with error
+        estimates in ``error``.
     center : bool
         Subtract :math:`a_0 = \mathbb E f(\xi)` (exactly when it is known in closed
         form). Without it an f with :math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` is
@@ -124,6 +180,11 @@ def hermite(
     timeout : float
         Wall-clock budget in seconds for each SymPy integral (at most one integral
         per CPU runs at a time).
+    parameters : sequence of str, optional
+        Names in the formula that are parameters of f, e.g. ``["s"]`` for
+        ``"erf(s*x)"``. The result then holds closed forms in the parameters where
+        known (``exact``), its float fields are NaN, and
+        :meth:`HermiteCoefficients.numeric` evaluates it at parameter values.
 
     Returns
     -------
@@ -153,8 +214,21 @@ def hermite(
     (2*sqrt(3)/(3*sqrt(pi)), 'table')
     >>> hermite("tanh(x)").source
     {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
+    >>> hermite("erf(s*x)", parameters=["s"]).exact["nu"]
+    2*asin(2*s**2/(2*s**2 + 1))/pi
     """
     _check_options(center, method, timeout)
+    if callable(f) and not isinstance(f, (str, sp.Basic, sp.FunctionClass)):
+        return _hermite_of_callable(f, bool(center))
+    if isinstance(f, sp.FunctionClass):
+        f = f(X)
+    if parameters is not None or (isinstance(f, sp.Basic) and _extra_symbols(f)):
+        from .parametric import parametric_hermite
+
+        names = None if parameters is None else tuple(s.name for s in parameter_symbols(parameters))
+        with _library_errors_as_input_errors(f):
+            h = _parametric_cached(f, names, bool(center), method, float(timeout), parametric_hermite)
+        return dataclasses.replace(h, exact=dict(h.exact), source=dict(h.source))   # callers cannot corrupt the cache
     with _library_errors_as_input_errors(f):
         expr = parse_nonlinearity(f)
         fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
@@ -167,6 +241,46 @@ def hermite(
         method=method,
         timeout=float(timeout),
     )
+
+
+@lru_cache(maxsize=64)
+def _parametric_cached(f, names, center, method, timeout, build):
+    return build(f, None if names is None else list(names), center, method, timeout)
+
+
+def _extra_symbols(f: sp.Basic) -> list[str]:
+    return sorted(str(s) for s in f.free_symbols if getattr(s, "name", None) != "x")
+
+
+def _hermite_of_callable(f: Callable, center: bool) -> HermiteCoefficients:
+    """Numeric Hermite data of a Python callable, with error estimates (not cached: callables
+    have no reliable identity)."""
+    label = label_of(f)
+    values, errors = callable_coefficients(f, label)
+    a0, scale = values["a0"], max(1.0, math.sqrt(values["nu"]))
+    if not center:
+        if abs(a0) > max(A0_TOL * scale, 10 * errors["a0"]):
+            raise NonlinearityError(
+                f"f = {label} is not centered: a0 = E f(xi) = {a0:.15g} (error estimate {errors['a0']:.2g}), and the "
+                "theory needs a0 = 0. Pass center=True (Python) or --center to subtract a0"
+            )
+        g = f
+    else:
+        g = _shifted(numpy_callable(f), a0, label)
+        values = {**values, "a0": 0.0, "nu": values["nu"] - a0**2}
+        errors = {**errors, "nu": errors["nu"] + 2 * abs(a0) * errors["a0"]}
+    return HermiteCoefficients(
+        f=g, **values, exact={k: None for k in KEYS}, source={k: "numeric" for k in KEYS},
+        centered_by=float(a0) if center else 0.0, method="numeric", error=errors, center=center,
+    )
+
+
+def _shifted(g: Callable, a0: float, label: str) -> Callable:
+    def centered(x):
+        return g(x) - a0
+
+    centered.__name__ = f"({label}) - {a0:.17g}"
+    return centered
 
 
 #: What SymPy and mpmath raise from deep inside on an f they cannot handle.

@@ -73,16 +73,24 @@ def _parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[st
     return out
 
 
-def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr]):
-    """(c, k, d) with expr == c * template(k x) + d for real numbers c, k != 0 and d; else None."""
+def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr], numbers_only: bool = True):
+    """(c, k, d) with expr == c * template(k x) + d for real numbers c, k != 0 and d (or, unless
+    ``numbers_only``, real expressions in the parameters); else None."""
     c, k, d = (sp.Wild(n, exclude=[X]) for n in "ckd")
     m = expr.match(c * template(k * X) + d)
-    if not m or any(m.get(w) is None or not m[w].is_number or not m[w].is_real for w in (c, k, d)):
+
+    def acceptable(w):
+        value = m.get(w)
+        if value is None or X in value.free_symbols:
+            return False
+        return bool(value.is_number and value.is_real) if numbers_only else value.is_real is not False
+
+    if not m or not all(acceptable(w) for w in (c, k, d)):
         return None
     return (m[c], m[k], m[d]) if m[c] != 0 and m[k] != 0 else None
 
 
-def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr], set[str]]:
+def _table_exact(expr: sp.Expr, keys: Sequence[str], numbers_only: bool = True) -> tuple[dict[str, sp.Expr], set[str]]:
     r"""Known closed forms, and the keys known to have none (SymPy is then not tried).
 
     - :math:`c\,\operatorname{erf}(kx) + d`: :math:`a_0 = d`, :math:`a_1 = 2ck/\sqrt{\pi(1+2k^2)}`,
@@ -91,7 +99,7 @@ def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr]
       :math:`a_0` and the even :math:`a_{2j} = 0` are exact; no closed form is known for :math:`a_1`, :math:`\nu`
       or the odd coefficients.
     """
-    m = _match(expr, sp.erf)
+    m = _match(expr, sp.erf, numbers_only)
     if m:
         c, k, d = m
         r = 2 * k**2 / (1 + 2 * k**2)
@@ -100,7 +108,7 @@ def _table_exact(expr: sp.Expr, keys: Sequence[str]) -> tuple[dict[str, sp.Expr]
         return {key: table[key] for key in keys if key in table}, set()
     odd = {"nu"} | {key for key in keys if key != "nu" and int(key[1:]) % 2 == 1}
     for template, mean in ((sp.tanh, lambda c, d: d), (lambda u: 1 / (1 + sp.exp(u)), lambda c, d: c / 2 + d)):
-        m = _match(expr, template)
+        m = _match(expr, template, numbers_only)
         if m:
             c, _, d = m
             even = {key: sp.S.Zero for key in keys if key != "nu" and int(key[1:]) % 2 == 0}

@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import ast
+import keyword
 import math
+import re
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Sequence
 
 import mpmath
 import sympy as sp
 
-from symrmt.errors import NonlinearityError, ParseError
+from symrmt.errors import NonlinearityError, ParameterError, ParseError
 
 from .constants import DPS, MAX_EXPONENT, X
 from .mpmath_eval import _mp_compile, _NotReal, _Overflow
 
-__all__ = ["FUNCTIONS", "parse_nonlinearity"]
+__all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols"]
 
 _MAX_LEN = 500
 _MAX_DEPTH = 100
@@ -116,7 +118,7 @@ def _constant_value(value: sp.Expr, src: str):
 
 
 def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr:
-    if X not in exponent.free_symbols and abs(_constant_value(exponent, src)) > MAX_EXPONENT:
+    if not exponent.free_symbols and abs(_constant_value(exponent, src)) > MAX_EXPONENT:
         raise ParseError(
             f"cannot parse nonlinearity {src[:80]!r}: exponent in {ast.get_source_segment(src, node)!r} "
             f"is larger than {MAX_EXPONENT} in absolute value; use a smaller power"
@@ -134,8 +136,8 @@ def _power(base: sp.Expr, exponent: sp.Expr, src: str, node: ast.AST) -> sp.Expr
 class _Builder:
     """Walk a Python AST and build the SymPy expression, refusing anything not whitelisted."""
 
-    def __init__(self, src: str):
-        self.src = src
+    def __init__(self, src: str, names: dict[str, sp.Expr] | None = None):
+        self.src, self.names = src, names or _NAMES
 
     def build(self, node: ast.AST, depth: int = 0) -> sp.Expr:
         value = self._build(node, depth)
@@ -144,7 +146,7 @@ class _Builder:
                 f"cannot parse nonlinearity {self.src[:80]!r}: {ast.get_source_segment(self.src, node)!r} is "
                 "infinite or undefined (division by zero?)"
             )
-        if X not in value.free_symbols:
+        if not value.free_symbols:   # a constant (parameters are symbols, checked when given values)
             self._check_constant(value, node)
         return value
 
@@ -177,8 +179,8 @@ class _Builder:
         if isinstance(node, ast.Constant):
             return self._constant(node)
         if isinstance(node, ast.Name):
-            if node.id in _NAMES:
-                return _NAMES[node.id]
+            if node.id in self.names:
+                return self.names[node.id]
             raise _refuse(self.src, node, "unknown name")
         if isinstance(node, ast.Call):
             return self._call(node, depth)
@@ -243,7 +245,7 @@ class _Builder:
             ) from None
 
 
-def _parse_string(src: str) -> sp.Expr:
+def _parse_string(src: str, names: dict[str, sp.Expr] | None = None) -> sp.Expr:
     text = src.strip()
     if not text:
         raise ParseError("nonlinearity is empty; give an expression in x such as 'tanh(x)'")
@@ -258,27 +260,28 @@ def _parse_string(src: str) -> sp.Expr:
             f"({_VOCABULARY})"
         ) from None
     try:
-        return _Builder(text).build(tree)
+        return _Builder(text, names).build(tree)
     except RecursionError:
         raise ParseError(f"nonlinearity {text[:80]!r} is nested too deeply; simplify it") from None
 
 
-def _from_sympy(expr: sp.Basic) -> sp.Expr:
+def _from_sympy(expr: sp.Basic, symbols: tuple[sp.Symbol, ...] = ()) -> sp.Expr:
     if not isinstance(expr, sp.Expr):
         raise NonlinearityError(f"nonlinearity must be a SymPy expression in x, got {type(expr).__name__}")
-    return as_expression_in_x(expr)
+    return as_expression_in_x(expr, symbols)
 
 
-def as_expression_in_x(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with its symbol named ``x`` (any assumptions) replaced by :data:`X`; any other
-    free symbol is refused."""
-    others = sorted(str(s) for s in expr.free_symbols if getattr(s, "name", None) != "x")
+def as_expression_in_x(expr: sp.Expr, symbols: tuple[sp.Symbol, ...] = ()) -> sp.Expr:
+    """``expr`` with its symbol named ``x`` (any assumptions) replaced by :data:`X`, and those
+    named as ``symbols`` by them; any other free symbol is refused."""
+    by_name = {s.name: s for s in symbols}
+    others = sorted(str(s) for s in expr.free_symbols if getattr(s, "name", None) not in ("x", *by_name))
     if others:
         raise NonlinearityError(
             f"nonlinearity {str(expr)[:80]!r} has symbols {', '.join(others)} besides x; it must depend on x only "
             "(substitute numbers for the other symbols)"
         )
-    return expr.xreplace({s: X for s in expr.free_symbols})
+    return expr.xreplace({s: X if s.name == "x" else by_name[s.name] for s in expr.free_symbols})
 
 
 _REAL_PROBES = (-5.3, -2.9, -1.3, -0.7, -0.1, 0.1, 0.7, 1.3, 2.9, 5.3)
@@ -319,7 +322,7 @@ def _check_real(expr: sp.Expr, label: str) -> None:
                 )
 
 
-def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
+def parse_nonlinearity(f: str | sp.Expr, parameters: Sequence[str] = ()) -> sp.Expr:
     r"""Turn a user's nonlinearity into a real SymPy expression in :data:`X`.
 
     Strings are parsed by a whitelist walk of their Python AST (never evaluated):
@@ -355,22 +358,54 @@ def parse_nonlinearity(f: str | sp.Expr) -> sp.Expr:
     ...
     symrmt.errors.ParseError: cannot parse nonlinearity "__import__('os')": unknown function '__import__' is not allowed (...)
     """
+    symbols = parameter_symbols(parameters)
     if isinstance(f, str):
-        return _parse_string_cached(f)
+        return _parse_string_cached(f, symbols)
     if isinstance(f, sp.Basic):
-        return _validate(_from_sympy(f), repr(str(f)[:80]))
+        return _validate(_from_sympy(f, symbols), repr(str(f)[:80]), symbols)
     raise NonlinearityError(f"nonlinearity must be a string or a SymPy expression, got {type(f).__name__}")
 
 
 @lru_cache(maxsize=512)
-def _parse_string_cached(src: str) -> sp.Expr:
+def _parse_string_cached(src: str, symbols: tuple[sp.Symbol, ...] = ()) -> sp.Expr:
     name = src.strip()
     if name in FUNCTIONS and FUNCTIONS[name][1] <= 1 <= FUNCTIONS[name][2]:
         src = f"{name}(x)"                     # a bare function name means that function of x
-    return _validate(_parse_string(src), repr(src.strip()[:80]))
+    names = {**_NAMES, **{s.name: s for s in symbols}}
+    return _validate(_parse_string(src, names), repr(src.strip()[:80]), symbols)
 
 
-def _validate(expr: sp.Expr, label: str) -> sp.Expr:
+_PARAMETER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+#: Probe values of the parameters for the realness check (a parametric f is checked again where evaluated).
+_PARAMETER_PROBE = sp.Rational(7, 10)
+
+
+def parameter_symbols(parameters: Sequence[str] | str) -> tuple[sp.Symbol, ...]:
+    """Real SymPy symbols for parameter names, refused when they clash with the vocabulary."""
+    if isinstance(parameters, str):
+        parameters = [parameters]
+    symbols = []
+    for name in parameters:
+        name = getattr(name, "name", name)
+        if not isinstance(name, str) or not _PARAMETER_NAME.fullmatch(name) or keyword.iskeyword(name) \
+                or name in _NAMES or name in FUNCTIONS:
+            raise ParameterError(
+                f"parameter name {name!r} is not allowed: use a letter then letters, digits or _ (at most 32), "
+                "other than x, pi, e, E and the function names"
+            )
+        symbols.append(sp.Symbol(name, real=True))
+    if len(set(symbols)) != len(symbols):
+        raise ParameterError(f"parameter names {list(parameters)!r} repeat a name")
+    return tuple(symbols)
+
+
+def _validate(expr: sp.Expr, label: str, symbols: tuple[sp.Symbol, ...] = ()) -> sp.Expr:
+    if symbols:
+        unused = [s.name for s in symbols if s not in expr.free_symbols]
+        if unused:
+            raise NonlinearityError(f"nonlinearity {label} does not contain the parameters {', '.join(unused)}")
+        _validate(expr.xreplace({s: _PARAMETER_PROBE for s in symbols}), label)
+        return expr
     if X not in expr.free_symbols:
         raise NonlinearityError(
             f"nonlinearity {label} does not depend on x (it is the constant {expr}); attention needs a "
