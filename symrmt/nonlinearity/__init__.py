@@ -66,19 +66,38 @@ runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
 ``~/.cache/symrmt``, so repeated calls are instant; the first call costs up to about
 ``timeout`` seconds (times the number of integrals per CPU) when SymPy has to give up.
 
+Parameters and callables
+------------------------
+``hermite("erf(s*x)", parameters=["s"])`` (or a SymPy expression with symbols other
+than x) gives closed forms in the parameters where known and
+:meth:`HermiteCoefficients.numeric` for values at parameter arrays (see
+:mod:`symrmt.nonlinearity.parametric`). A Python callable such as ``np.tanh`` gets
+numeric data in float64 with an error estimate per datum
+(:mod:`symrmt.nonlinearity.callables`). Every kind of f becomes a NumPy function
+through one adapter, :func:`numpy_callable`.
+
+Errors
+------
+:class:`~symrmt.errors.ParseError` for a formula outside the vocabulary,
+:class:`~symrmt.errors.NonlinearityError` for an f that cannot be used (not real,
+not centered, not square-integrable, too small or too large in scale, quadrature
+that does not converge), :class:`~symrmt.errors.ParameterError` for bad options
+and parameter values; all are ``ValueError``\ s.
+
 Modules
 -------
 ``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
 ``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
-``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f)
-and ``zoo``.
+``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f),
+``callables``, ``parametric`` and ``zoo``.
 """
 from __future__ import annotations
 
 from .adapter import numeric_callable, numpy_callable
 from .api import HermiteCoefficients, hermite
+from .cache import CacheWarning
 from .constants import X
 from .parse import FUNCTIONS, parse_nonlinearity
 from .zoo import ZOO
@@ -92,4 +111,5 @@ __all__ = [
     "hermite",
     "numpy_callable",
     "numeric_callable",
+    "CacheWarning",
 ]
