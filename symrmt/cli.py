@@ -2,14 +2,21 @@
 
 Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``latex``, ``spectrum``, ``demo``.
 Every command takes ``--json``; the JSON shapes are a stable contract documented
-in the README. Bad input exits with status 2 and one line naming the problem;
-a solver that did not converge exits with status 3.
+in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input (one
+line naming the problem), 3 a solver that did not converge, 1 a bug; ``--debug``
+shows the traceback.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
+import pathlib
 import sys
+import traceback
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -23,17 +30,28 @@ GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "co
 
 
 def parse_gamma(text: str) -> np.ndarray:
-    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10)."""
+    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10).
+
+    Every item must be a finite number > 0; an empty item (``1,,2``) is refused, not skipped.
+    """
+    hint = "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid (1e-3:10:50)"
+    items = text.split(":") if ":" in text else text.split(",")
+    if any(not item.strip() for item in items):
+        raise SymrmtInputError(f"--gamma {text!r}: has an empty item; {hint}.")
     try:
         if ":" in text:
-            lo, hi, num = text.split(":")
-            values = np.logspace(np.log10(float(lo)), np.log10(float(hi)), int(num))
+            if len(items) != 3:
+                raise ValueError("LO:HI:NUM takes exactly three parts")
+            lo, hi, num = float(items[0]), float(items[1]), int(items[2])
+            if not 1 <= num <= 100_000:
+                raise ValueError(f"NUM = {num} must be in 1..100000")
+            if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
+                raise ValueError("LO and HI must be finite numbers > 0")
+            values = np.logspace(np.log10(lo), np.log10(hi), num)
         else:
-            values = np.array([float(v) for v in text.split(",") if v.strip()])
+            values = np.array([float(v) for v in items])
     except ValueError as exc:
-        raise SymrmtInputError(
-            f"--gamma {text!r}: give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid ({exc})."
-        ) from None
+        raise SymrmtInputError(f"--gamma {text!r}: {hint} ({exc}).") from None
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise SymrmtInputError(f"--gamma {text!r}: every gamma must be a finite number > 0.")
     return values
@@ -323,24 +341,104 @@ COMMANDS = {"hermite": cmd_hermite, "theory": cmd_theory, "simulate": cmd_simula
             "compare": cmd_compare, "latex": cmd_latex, "spectrum": cmd_spectrum, "demo": cmd_demo}
 
 
+def _check_plot_path(path: str) -> None:
+    """Refuse, before any computation, a plot file that cannot be written."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    matplotlib.use("Agg")
+    target = pathlib.Path(path).expanduser()
+    formats = Figure().canvas.get_supported_filetypes()
+    extension = target.suffix.lower().lstrip(".")
+    if target.is_dir() or path.endswith(("/", os.sep)):
+        raise SymrmtInputError(f"--plot {path!r}: is a folder; give a file name such as {str(target / 'compare.png')!r}.")
+    if extension not in formats:
+        raise SymrmtInputError(f"--plot {path!r}: unknown extension {target.suffix!r}; use one of "
+                               f"{', '.join('.' + f for f in sorted(formats))}.")
+    parent = target.parent
+    if not parent.is_dir():
+        raise SymrmtInputError(f"--plot {path!r}: the folder {str(parent)!r} does not exist; create it first.")
+    if not os.access(parent, os.W_OK):
+        raise SymrmtInputError(f"--plot {path!r}: the folder {str(parent)!r} is not writable.")
+
+
+def _check_finite_numbers(args: argparse.Namespace) -> None:
+    """argparse's ``type=float`` accepts nan and inf: no option of symrmt means anything with them."""
+    for name, value in vars(args).items():
+        if isinstance(value, float) and not np.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise SymrmtInputError(f"{flag} {value}: must be a finite number.")
+
+
+def _parse_arguments(parser: argparse.ArgumentParser, argv):
+    """``(args, None)``, or ``(None, status)`` after argparse refused: its usage text is cut to one line."""
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            return parser.parse_args(argv), None
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 2
+        text = captured.getvalue()
+        if status == 0:
+            sys.stderr.write(text)
+        else:
+            lines = [line for line in text.splitlines() if line.strip()]
+            print(lines[-1] if lines else "symrmt: error: bad arguments", file=sys.stderr)
+            status = 2
+        return None, status
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"symrmt: warning: {_one_line(message) if isinstance(message, Warning) else message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``symrmt`` console script; returns the exit status."""
+    """Entry point of the ``symrmt`` console script; returns the exit status.
+
+    Exit statuses: 0 done; 2 bad input (any :class:`~symrmt.errors.SymrmtInputError`, and
+    argparse's refusals); 3 valid input that did not converge
+    (:class:`~symrmt.errors.ConvergenceError`); 1 a bug. Every failure is one line on
+    stderr; ``--debug`` adds the traceback. Floating-point warnings of NumPy (from
+    generated code) are not shown: results are checked for non-finite values instead.
+    """
     parser = build_parser()
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    args, status = _parse_arguments(parser, argv)
+    if args is None:
+        return status
+    command = f"symrmt {args.command}"
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:           # argparse already printed usage and the problem
-        return int(exc.code or 0)
-    try:
-        out = COMMANDS[args.command](args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's warnings from generated code
+            warnings.showwarning = _show_warning
+            _check_finite_numbers(args)
+            if getattr(args, "plot", None) and args.command == "compare":
+                _check_plot_path(args.plot)
+            out = COMMANDS[args.command](args)
+            text = json.dumps(out, indent=2, allow_nan=False) if getattr(args, "json", False) else None
     except SymrmtInputError as exc:
-        print(f"symrmt {args.command}: error: {exc}", file=sys.stderr)
+        _report(args, f"{command}: error: {_one_line(exc)}")
         return 2
     except ConvergenceError as exc:
-        print(f"symrmt {args.command}: the solver did not converge: {exc}", file=sys.stderr)
+        _report(args, f"{command}: the solver did not converge: {_one_line(exc)}")
         return 3
-    if getattr(args, "json", False):
-        print(json.dumps(out, indent=2))
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said in one line
+        _report(args, f"{command}: internal error ({type(exc).__name__}: {_one_line(exc)[:300]}); this is a bug, "
+                      "please report it with the command line (run with --debug for the traceback)")
+        return 1
+    if text is not None:
+        print(text)
     return 0
+
+
+def _report(args: argparse.Namespace, line: str) -> None:
+    if args.debug:
+        traceback.print_exc()
+    print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

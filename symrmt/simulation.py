@@ -196,30 +196,16 @@ def _is_sympy(obj: Any) -> bool:
 
 
 def _expression_callable(expr: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """NumPy function of a SymPy expression in one symbol named ``x`` (any assumptions)."""
-    import sympy as sp
+    """NumPy function of a formula or SymPy expression in x, by the nonlinearity package's one adapter."""
+    from .nonlinearity import numpy_callable  # lazy: only formulas and expressions need SymPy
 
-    from .codegen import numpy_function
-
-    if isinstance(expr, sp.FunctionClass):  # e.g. sympy.tanh given without an argument
-        expr = expr(sp.Symbol("x", real=True))
-    x = sp.Symbol("x", real=True)
-    others = sorted(str(s) for s in expr.free_symbols if getattr(s, "name", None) != "x")
-    if others:
-        raise SymrmtInputError(
-            f"f = {expr}: has symbols {', '.join(others)} besides x; f must be a function of x alone "
-            "(substitute numbers for the other symbols)."
-        )
-    expr = expr.xreplace({s: x for s in expr.free_symbols})
-    return numpy_function(expr, [x], name="f")
+    return numpy_callable(expr)
 
 
 def _resolve_nonlinearity(f: Any) -> tuple[Callable[[np.ndarray], np.ndarray], str]:
     """Turn ``f`` (str, SymPy expression or NumPy callable) into ``(callable, label)``."""
     if isinstance(f, str):
-        from .nonlinearity import parse_nonlinearity  # lazy: only string input needs the parser
-
-        return _expression_callable(parse_nonlinearity(f)), f
+        return _expression_callable(f), f
     if _is_sympy(f):
         return _expression_callable(f), str(f)
     if callable(f):

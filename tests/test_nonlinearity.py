@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import builtins
 import doctest
+import importlib
 import math
 import multiprocessing
 import os
+import pkgutil
 import time
 
 import mpmath
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 from scipy.integrate import quad
 
 from symrmt import nonlinearity as nl
+from symrmt.nonlinearity import budget
 from symrmt.errors import SymrmtInputError
 from symrmt.nonlinearity import ZOO, X, HermiteCoefficients, hermite, numeric_callable, parse_nonlinearity
 
@@ -422,9 +425,18 @@ def test_numeric_callable_is_vectorized_float64_and_matches_sympy():
         numeric_callable("os.system")
 
 
-def test_doctests():
-    result = doctest.testmod(nl, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
+@pytest.mark.parametrize("module", [nl, *(importlib.import_module(f"symrmt.nonlinearity.{m.name}")
+                                    for m in pkgutil.iter_modules(nl.__path__))], ids=lambda m: m.__name__)
+def test_doctests(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+
+
+def test_every_public_function_has_a_doctest():
+    attempted = sum(doctest.testmod(importlib.import_module(f"symrmt.nonlinearity.{m.name}"),
+                                    optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).attempted
+                    for m in pkgutil.iter_modules(nl.__path__))
+    assert attempted >= 6
 
 
 def test_disk_cache_survives_a_new_process(tmp_path):
@@ -439,7 +451,7 @@ def test_disk_cache_survives_a_new_process(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert first.stdout.split()[:2] == second.stdout.split()[:2]
-    assert list((tmp_path / "hermite").glob("*.pkl"))
+    assert list((tmp_path / "hermite").glob("*.json")) and not list(tmp_path.rglob("*.pkl"))
     assert float(second.stdout.split()[2]) < float(first.stdout.split()[2])
 
 
@@ -459,14 +471,14 @@ def _spin_then_send(conn, expr):
     conn.send(expr)
 
 
-@pytest.mark.skipif(not hasattr(nl.signal, "setitimer"), reason="CPU-time budgets need setitimer (Unix)")
+@pytest.mark.skipif(not hasattr(budget.signal, "setitimer"), reason="CPU-time budgets need setitimer (Unix)")
 def test_sympy_budget_is_cpu_time_not_wall_clock():
     """A child that waits (a busy machine) keeps its budget; a child that computes past its budget is stopped.
 
     So which closed forms are found does not depend on the load of the machine.
     """
-    assert nl._run_limited(_sleep_then_send, sp.Integer(7), 0.3) == 7
+    assert budget._run_limited(_sleep_then_send, sp.Integer(7), 0.3) == 7
     start = time.monotonic()
-    assert nl._run_limited(_spin_then_send, sp.Integer(7), 0.3) is None
-    assert time.monotonic() - start < 0.3 * nl.WALL_CLOCK_FACTOR + 1.0
+    assert budget._run_limited(_spin_then_send, sp.Integer(7), 0.3) is None
+    assert time.monotonic() - start < 0.3 * budget.WALL_CLOCK_FACTOR + 1.0
     assert not multiprocessing.active_children()

@@ -1,0 +1,115 @@
+r"""The nonlinearity f: safe parsing, Hermite coefficients, and a small zoo.
+
+Conventions
+-----------
+:math:`\xi \sim \mathcal N(0, 1)` and :math:`\mathrm{He}_k` are the probabilists'
+Hermite polynomials (:math:`\mathrm{He}_0 = 1`, :math:`\mathrm{He}_1 = x`,
+:math:`\mathrm{He}_2 = x^2 - 1`, :math:`\mathrm{He}_3 = x^3 - 3x`, ...), which satisfy
+:math:`\mathbb E[\mathrm{He}_j(\xi)\mathrm{He}_k(\xi)] = k!\,\delta_{jk}`. The
+Hermite coefficients are taken in the orthonormal convention
+
+.. math::
+
+    a_k = \frac{\mathbb E[f(\xi)\,\mathrm{He}_k(\xi)]}{\sqrt{k!}}, \qquad
+    \nu = \mathbb E[f(\xi)^2] = \sum_{k \ge 0} a_k^2, \qquad b^2 = \nu - a_1^2,
+
+so :math:`a_0 = \mathbb E f(\xi)`, :math:`a_1 = \mathbb E[\xi f(\xi)]` and
+:math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`. The theory needs
+:math:`a_0 = 0`: :func:`hermite` refuses an f with
+:math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` unless ``center=True`` (``--center`` on the
+command line), which subtracts :math:`a_0` (exactly when its closed form is known).
+
+Parsing
+-------
+A user string is never evaluated: :func:`parse_nonlinearity` walks Python's AST of
+the string and accepts only the variable ``x``, the constants ``pi`` and ``E`` (or
+``e``), int/float literals, ``+ - * / **``, unary ``+``/``-`` and calls of the
+whitelisted functions in :data:`FUNCTIONS` with positional arguments. Decimal
+literals are read as exact rationals (``0.5`` is 1/2) so closed forms stay exact.
+``^`` is refused, not reinterpreted: in Python syntax it is XOR with a lower
+precedence than ``+``, so ``x^2+1`` would silently mean ``x^(2+1)``; write ``**``.
+Numeric exponents are limited to ``|p| <= 64``, inputs to 500 characters and 100
+levels of nesting.
+
+How each number is obtained
+---------------------------
+*Numerically*, always (except for polynomials, below): mpmath tanh-sinh quadrature at
+30 significant digits over :math:`(-\infty, \infty)`, split at 0 and at the real
+kinks of Abs/Max/Min/Heaviside/sign, checked against a second tanh-sinh rule on a
+different partition of :math:`[-40, 40]`; the two must agree, and their error
+estimates be below, :math:`10^{-13}\max(|a_k|, \sqrt\nu)`, else the f is refused
+(poles, non-integrable singularities). Before that, f is refused as not
+square-integrable when :math:`|x| f(x)^2 e^{-x^2/2}` has not died out at
+:math:`|x| = 40` and 80. f is evaluated by a small mpmath interpreter of the SymPy
+tree (no eval, no lambdify) whose intermediate overflows become :math:`\pm\infty`
+(so ``sigmoid(x**3)`` still evaluates to its limits) and whose astronomically
+large arguments are refused rather than computed for hours.
+
+*Exactly*, when possible, in this order: polynomials of degree at most 64 (Gaussian
+moments: exact by construction, so no quadrature is run); parity (odd f has
+:math:`a_{2j} = 0`, even f has :math:`a_{2j+1} = 0`, and :math:`f(x) + f(-x) = 2c`
+gives :math:`a_0 = c`); a small table (the :math:`c\operatorname{erf}(kx) + d`
+family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
+SymPy); finally :func:`sympy.integrate`, term by term, in a child process per
+integral (at most one per CPU, ``fork`` on Linux), stopped after ``timeout``
+seconds of its own CPU time (``ITIMER_PROF``; where that does not exist, wall-clock
+time), so the closed forms found do not depend on how busy the machine is (a wall
+clock of ``WALL_CLOCK_FACTOR * timeout`` remains as a safety net). A closed form is
+kept only if it is a finite real number that agrees with the quadrature to
+:math:`10^{-12}`. ``source`` records ``"exact"`` (SymPy: integration, Gaussian
+moments or parity), ``"table"`` or ``"numeric"``. Pass a larger ``timeout`` where
+the exact form matters (a finished integral returns at once, the budget is only a ceiling).
+
+Results are cached in memory per expression (keyed by ``srepr``) and on disk between
+runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
+``$SYMRMT_CACHE_DIR`` (``off`` to disable), else ``$XDG_CACHE_HOME/symrmt``, else
+``~/.cache/symrmt``, so repeated calls are instant; the first call costs up to about
+``timeout`` seconds (times the number of integrals per CPU) when SymPy has to give up.
+
+Parameters and callables
+------------------------
+``hermite("erf(s*x)", parameters=["s"])`` (or a SymPy expression with symbols other
+than x) gives closed forms in the parameters where known and
+:meth:`HermiteCoefficients.numeric` for values at parameter arrays (see
+:mod:`symrmt.nonlinearity.parametric`). A Python callable such as ``np.tanh`` gets
+numeric data in float64 with an error estimate per datum
+(:mod:`symrmt.nonlinearity.callables`). Every kind of f becomes a NumPy function
+through one adapter, :func:`numpy_callable`.
+
+Errors
+------
+:class:`~symrmt.errors.ParseError` for a formula outside the vocabulary,
+:class:`~symrmt.errors.NonlinearityError` for an f that cannot be used (not real,
+not centered, not square-integrable, too small or too large in scale, quadrature
+that does not converge), :class:`~symrmt.errors.ParameterError` for bad options
+and parameter values; all are ``ValueError``\ s.
+
+Modules
+-------
+``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
+``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
+table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
+(acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
+``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f),
+``callables``, ``parametric`` and ``zoo``.
+"""
+from __future__ import annotations
+
+from .adapter import numeric_callable, numpy_callable
+from .api import HermiteCoefficients, hermite
+from .cache import CacheWarning
+from .constants import X
+from .parse import FUNCTIONS, parse_nonlinearity
+from .zoo import ZOO
+
+__all__ = [
+    "X",
+    "FUNCTIONS",
+    "ZOO",
+    "HermiteCoefficients",
+    "parse_nonlinearity",
+    "hermite",
+    "numpy_callable",
+    "numeric_callable",
+    "CacheWarning",
+]

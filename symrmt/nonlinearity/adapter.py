@@ -1,0 +1,119 @@
+r"""The one adapter from a user's f (formula, SymPy expression or Python callable) to a
+vectorized float64 NumPy function. The simulator and the numeric Hermite data of a
+callable both go through it."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import sympy as sp
+
+from symrmt.codegen import numpy_function
+from symrmt.errors import NonlinearityError
+
+from .constants import X
+from .parse import as_expression_in_x, parse_nonlinearity
+
+__all__ = ["numpy_callable", "numeric_callable", "label_of"]
+
+
+def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], np.ndarray]:
+    r"""f as a vectorized NumPy function: float64 in, float64 of the same shape out.
+
+    Parameters
+    ----------
+    f : str, sympy.Expr, sympy function class, or callable
+        A formula (parsed by :func:`~symrmt.nonlinearity.parse_nonlinearity`, so it
+        must depend on x), a SymPy expression whose only free symbol is named ``x``
+        (constants allowed), a SymPy function such as ``sympy.tanh`` (applied to x), or
+        a Python callable acting entrywise on arrays such as ``np.tanh``. Expressions
+        are compiled once by :func:`symrmt.codegen.numpy_function` (lambdify with
+        explicit modules).
+
+    Returns
+    -------
+    callable
+        ``g(x)`` with :math:`g(x)_i = f(x_i)` as float64, the shape of ``x``. Overflow
+        inside f (``exp`` in ``sigmoid`` at very negative x) is silent and gives the
+        limiting value; non-finite values are returned as they are, for the caller
+        to judge.
+
+    Raises
+    ------
+    ParseError
+        A formula outside the vocabulary.
+    NonlinearityError
+        Symbols other than x, an object that is none of the above; and, from ``g``,
+        complex values with a nonzero imaginary part, or a result of another shape.
+
+    Examples
+    --------
+    >>> g = numpy_callable("relu(x) - 1/2")
+    >>> g(np.array([-1.0, 0.0, 2.0]))
+    array([-0.5, -0.5,  1.5])
+    >>> bool(numpy_callable(np.tanh)(0.5) == np.tanh(0.5))
+    True
+    """
+    if isinstance(f, str):
+        return _compiled(parse_nonlinearity(f))
+    if isinstance(f, sp.FunctionClass):        # sympy.tanh, given without its argument
+        return _compiled(f(X))
+    if isinstance(f, sp.Expr):
+        return _compiled(as_expression_in_x(f))
+    if isinstance(f, sp.Basic) or not callable(f):
+        raise NonlinearityError(
+            f"f = {str(f)[:80]!r} ({type(f).__name__}): must be a formula such as 'tanh(x)', a SymPy expression "
+            "in x, or a vectorized NumPy function such as np.tanh"
+        )
+    return _checked(f, label_of(f))
+
+
+#: The earlier name of :func:`numpy_callable` (the same function).
+numeric_callable = numpy_callable
+
+
+def label_of(f: Any) -> str:
+    """A short name of f for messages: the formula, the expression, or the callable's name."""
+    if isinstance(f, str):
+        return f.strip()[:80]
+    if isinstance(f, sp.Basic):
+        return str(f)[:80]
+    return str(getattr(f, "__name__", None) or repr(f))[:80]
+
+
+def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
+    fn = numpy_function(expr, [X], name="f")
+
+    def call(x):
+        with np.errstate(over="ignore"):   # exp(-x) in sigmoid at x = -1000: the limit is right
+            return fn(x)
+
+    call.__name__ = "f"
+    g = _checked(call, str(expr)[:80])
+    g.__doc__ = f"f(x) = {expr}, vectorized over float64 arrays."
+    return g
+
+
+def _checked(fn: Callable, label: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``fn`` with float64 input, and its output checked to be real and of the input's shape."""
+
+    def call(x: np.ndarray) -> np.ndarray:
+        arr = np.asarray(x, dtype=np.float64)
+        out = np.asarray(fn(arr))
+        if out.dtype.kind == "c":
+            if np.any(out.imag != 0):   # never drop an imaginary part silently
+                raise NonlinearityError(f"f = {label}: returned complex values on real input; f must be real")
+            out = out.real
+        if out.dtype.kind not in "biuf":
+            raise NonlinearityError(f"f = {label}: returned non-numeric values ({out.dtype})")
+        if out.shape != arr.shape:
+            if out.ndim != 0:
+                raise NonlinearityError(
+                    f"f = {label}: returned shape {out.shape} for input shape {arr.shape}; f must act entrywise"
+                )
+            return np.full(arr.shape, out, dtype=np.float64)    # a constant f
+        return out.astype(np.float64, copy=False)
+
+    call.__name__ = getattr(fn, "__name__", "f")
+    call.__doc__ = f"f = {label}, vectorized over float64 arrays."
+    return call

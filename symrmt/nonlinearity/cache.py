@@ -1,0 +1,311 @@
+r"""The disk cache of Hermite data: checked JSON files, never pickle.
+
+Where
+-----
+``$SYMRMT_CACHE_DIR`` if set (``off`` or empty disables the cache), else
+``$XDG_CACHE_HOME/symrmt``, else ``~/.cache/symrmt``; ``~`` is expanded. Entries live
+in its ``hermite/`` folder, one file per (expression, ``center``, ``method``,
+SymPy, mpmath and symrmt versions). A location that cannot be created or written
+(read-only, a file in the way, a name too long) turns the cache off for the rest of
+the process, with one :class:`CacheWarning`.
+
+What an entry holds
+-------------------
+A JSON object with the format number, the versions, the request (the ``srepr`` of
+the expression and the options), the result (each datum as a 40-digit decimal
+string, its closed form as ``srepr`` or null, and its source; the constant that
+centering subtracted), and a SHA-256 checksum of all of that.
+
+What is checked on load
+-----------------------
+The checksum, the format and versions, that the stored expression and options are
+exactly the requested ones, that every closed form is read back without eval
+(:mod:`symrmt.nonlinearity.serial`) and agrees with its stored value, and that the
+values are finite and consistent:
+
+.. math::
+
+    10^{-20} \le \nu \le 10^{300}, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
+    \text{ and } |a_k| \le \sqrt\nu), \qquad |a_0| \le 10^{-12}\max(1, \sqrt\nu),
+
+each up to a relative :math:`10^{-12}`. Anything else (a truncated, garbage, swapped
+or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
+
+Writes are atomic: a temporary file in the same folder, then :func:`os.replace`, so
+two processes building the same f at once both leave a complete entry. Temporary
+files left by a process that died are removed once they are an hour old.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pathlib
+import re
+import tempfile
+import time
+import warnings
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from .constants import DPS, KEYS, NU_MAX, NU_SMALL
+from .serial import from_srepr, to_srepr
+
+__all__ = ["CacheWarning", "cache_folder", "load", "store"]
+
+FORMAT = 2
+_SOURCES = {"exact", "table", "numeric"}
+_DIGITS = DPS + 10  # stored decimal digits (the values are 30-digit quadratures)
+_MAX_BYTES = 1_000_000
+_STALE_SECONDS = 3600.0  # a temporary file older than this belongs to a process that died
+_CONSISTENCY_RTOL = 1e-12
+_A0_TOL = 1e-12
+_NUMBER = re.compile(r"-?\d+(\.\d+)?(e[+-]?\d+)?")
+
+#: Folders already found unusable in this process (each is warned about once).
+_unusable: set[str] = set()
+
+
+class CacheWarning(UserWarning):
+    """The disk cache of Hermite data is unusable, or an entry in it was discarded."""
+
+
+def cache_folder() -> pathlib.Path | None:
+    """The folder of the Hermite entries, or None when the cache is off.
+
+    ``$SYMRMT_CACHE_DIR`` (``off`` or empty: None), else ``$XDG_CACHE_HOME/symrmt``
+    (an absolute ``XDG_CACHE_HOME`` only, as the XDG specification says), else
+    ``~/.cache/symrmt``; with ``hermite`` appended and ``~`` expanded.
+    """
+    explicit = os.environ.get("SYMRMT_CACHE_DIR")
+    if explicit is not None:
+        explicit = explicit.strip()
+        if not explicit or explicit.lower() == "off":
+            return None
+        root = pathlib.Path(os.path.expanduser(explicit))
+    else:
+        xdg = os.path.expanduser(os.environ.get("XDG_CACHE_HOME", "").strip())
+        root = pathlib.Path(xdg) / "symrmt" if os.path.isabs(xdg) else pathlib.Path.home() / ".cache" / "symrmt"
+    return root / "hermite"
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, CacheWarning, stacklevel=4)
+
+
+def _usable_folder() -> pathlib.Path | None:
+    """The cache folder, created; None (after one warning per folder) when it cannot be used."""
+    try:
+        folder = cache_folder()
+    except (RuntimeError, KeyError, OSError) as exc:   # no home directory to expand
+        folder, reason = None, f"no home directory ({exc})"
+        if "home" not in _unusable:
+            _unusable.add("home")
+            _warn(f"symrmt: the Hermite disk cache is off: {reason}; set SYMRMT_CACHE_DIR to a writable folder")
+        return None
+    if folder is None or str(folder) in _unusable:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe, name = tempfile.mkstemp(dir=folder, prefix=".probe.", suffix=".tmp")
+        os.close(probe)
+        os.unlink(name)
+    except (OSError, ValueError) as exc:
+        _unusable.add(str(folder))
+        _warn(f"symrmt: the Hermite disk cache is off: cannot write to {str(folder)[:200]!r} "
+              f"({type(exc).__name__}: {exc}); set SYMRMT_CACHE_DIR to a writable folder, or to 'off'")
+        return None
+    return folder
+
+
+def _request(expr: sp.Expr, center: bool, method: str) -> dict[str, Any]:
+    return {"f": to_srepr(expr), "center": bool(center), "method": method}
+
+
+def _versions() -> dict[str, str]:
+    from symrmt import __version__
+
+    return {"symrmt": __version__, "sympy": sp.__version__, "mpmath": mpmath.__version__}
+
+
+def _path(folder: pathlib.Path, request: dict[str, Any]) -> pathlib.Path:
+    tag = json.dumps({"format": FORMAT, **_versions(), **request}, sort_keys=True)
+    return folder / (hashlib.sha256(tag.encode()).hexdigest()[:32] + ".json")
+
+
+def _checksum(body: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------- store
+
+
+def store(expr: sp.Expr, center: bool, method: str, result: tuple) -> None:
+    """Write ``result = (values, shift, centered_by)`` for the request, atomically; skipped when off.
+
+    ``values`` maps each of ``a0, a1, a2, nu`` to ``(mpf value, closed form or None, source)``;
+    ``shift`` is the constant centering subtracted (a SymPy number) or None, and
+    ``centered_by`` its float value as reported (0.0 when None).
+    """
+    folder = _usable_folder()
+    if folder is None:
+        return
+    values, shift, centered_by = result
+    body = {"format": FORMAT, **_versions(), "request": _request(expr, center, method), "result": {
+        "shift": None if shift is None else to_srepr(shift), "centered_by": float(centered_by),
+        "values": {key: {"value": mpmath.nstr(value, _DIGITS, min_fixed=1, max_fixed=0, strip_zeros=False),
+                         "exact": None if exact is None else to_srepr(exact), "source": source}
+                   for key, (value, exact, source) in values.items()}}}
+    text = json.dumps({**body, "checksum": _checksum(body)}, indent=1, allow_nan=False)
+    _remove_stale(folder)
+    _atomic_write(_path(folder, body["request"]), text)
+
+
+def _atomic_write(path: pathlib.Path, text: str) -> None:
+    handle, partial = None, None
+    try:
+        handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            handle = None
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+        partial = None
+    except OSError as exc:
+        _unusable.add(str(path.parent))
+        _warn(f"symrmt: the Hermite disk cache is off: cannot write {str(path)[:200]!r} ({exc})")
+    finally:
+        if handle is not None:
+            os.close(handle)
+        if partial is not None:
+            _unlink(pathlib.Path(partial))
+
+
+def _remove_stale(folder: pathlib.Path) -> None:
+    """Remove temporary files of writers that died (a live writer finishes within seconds)."""
+    now = time.time()
+    for leftover in folder.glob(".*.tmp"):
+        try:
+            if now - leftover.stat().st_mtime > _STALE_SECONDS:
+                leftover.unlink()
+        except OSError:
+            pass
+
+
+def _unlink(path: pathlib.Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------- load
+
+
+class _Invalid(Exception):
+    """An entry that must not be used; the message says why."""
+
+
+def load(expr: sp.Expr, center: bool, method: str) -> tuple | None:
+    """``(values, shift, centered_by)`` as given to :func:`store`, or None (no entry, cache off, or an entry
+    that failed a check: it is deleted, with a :class:`CacheWarning`, and will be rebuilt)."""
+    folder = _usable_folder()
+    if folder is None:
+        return None
+    request = _request(expr, center, method)
+    path = _path(folder, request)
+    try:
+        if not path.is_file():
+            return None
+        if path.stat().st_size > _MAX_BYTES:
+            raise _Invalid(f"larger than {_MAX_BYTES} bytes")
+        entry = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        return _checked(entry, request)
+    except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is not used
+        reason = str(exc) if isinstance(exc, (_Invalid, ValueError, OSError)) else type(exc).__name__
+        _warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({reason[:200]}); recomputing")
+        _unlink(path)
+        return None
+
+
+def _refuse_constant(name: str):
+    raise _Invalid(f"non-finite number {name} in JSON")
+
+
+def _checked(entry: Any, request: dict[str, Any]) -> tuple:
+    if not isinstance(entry, dict) or not isinstance(entry.get("result"), dict):
+        raise _Invalid("not an entry of this cache")
+    body = {k: v for k, v in entry.items() if k != "checksum"}
+    if entry.get("checksum") != _checksum(body):
+        raise _Invalid("checksum mismatch")
+    if entry.get("format") != FORMAT or any(entry.get(k) != v for k, v in _versions().items()):
+        raise _Invalid("written by another version")
+    if entry.get("request") != request:
+        raise _Invalid("stored for another expression or other options")
+    result = entry["result"]
+    shift = None if result.get("shift") is None else _expression(result["shift"], "shift")
+    stored = result.get("values")
+    if not isinstance(stored, dict) or set(stored) != set(KEYS):
+        raise _Invalid("values missing")
+    values = {key: _datum(key, stored[key]) for key in KEYS}
+    centered_by = result.get("centered_by")
+    if type(centered_by) is not float or not math.isfinite(centered_by):
+        raise _Invalid("centered_by is not a finite number")
+    _consistent(values, shift, centered_by, request["center"])
+    return values, shift, centered_by
+
+
+def _expression(text: Any, what: str) -> sp.Expr:
+    try:
+        value = from_srepr(text)
+    except ValueError as exc:
+        raise _Invalid(f"{what}: {exc}") from None
+    if not isinstance(value, sp.Expr) or not value.is_number:
+        raise _Invalid(f"{what} is not a number")
+    return value
+
+
+def _datum(key: str, item: Any) -> tuple:
+    if not isinstance(item, dict) or item.get("source") not in _SOURCES or not isinstance(item.get("value"), str):
+        raise _Invalid(f"{key}: malformed")
+    if not _NUMBER.fullmatch(item["value"]):
+        raise _Invalid(f"{key}: value {item['value'][:40]!r} is not a finite decimal number")
+    with mpmath.workdps(_DIGITS):
+        value = mpmath.mpf(item["value"])
+    if not mpmath.isfinite(value) or abs(value) > 1e300:
+        raise _Invalid(f"{key}: value out of range")
+    exact = None if item.get("exact") is None else _expression(item["exact"], key)
+    if (exact is None) != (item["source"] == "numeric"):
+        raise _Invalid(f"{key}: source {item['source']!r} does not match the closed form")
+    return value, exact, item["source"]
+
+
+def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center: bool) -> None:
+    from .coefficients import _agrees
+
+    nu = values["nu"][0]
+    if not NU_SMALL <= nu <= NU_MAX:
+        raise _Invalid(f"nu = {mpmath.nstr(nu, 6)} is outside [{NU_SMALL:g}, {NU_MAX:g}]")
+    with mpmath.workdps(DPS):
+        square_sum = sum(values[k][0] ** 2 for k in ("a0", "a1", "a2"))
+        if square_sum > nu * (1 + _CONSISTENCY_RTOL):
+            raise _Invalid("a0^2 + a1^2 + a2^2 > nu (so nu < a1^2 or some |a_k| > sqrt(nu))")
+        if abs(values["a0"][0]) > _A0_TOL * max(1, mpmath.sqrt(nu)):
+            raise _Invalid("a0 is not 0")
+        scale = mpmath.sqrt(nu)
+        for key, (value, exact, _) in values.items():
+            if exact is not None and not _agrees(exact, value, max(abs(value), scale)):
+                raise _Invalid(f"{key}: the closed form does not agree with the value")
+    if shift is None:
+        if centered_by != 0.0:
+            raise _Invalid("centered_by without a shift")
+        return
+    if not center:
+        raise _Invalid("centered although centering was not asked for")
+    with mpmath.workdps(DPS):
+        if not _agrees(shift, mpmath.mpf(centered_by), max(abs(centered_by), 1e-300)):
+            raise _Invalid("the shift does not agree with centered_by")

@@ -1,0 +1,173 @@
+"""Closed forms of the Hermite data: Gaussian moments of polynomials, parity, a small table,
+and SymPy integration in budgeted child processes."""
+from __future__ import annotations
+
+import multiprocessing.connection as mp_connection
+import time
+from typing import Callable, Sequence
+
+import mpmath
+import sympy as sp
+
+from symrmt.cpus import usable_cpus
+
+from .budget import _context, _Job, _run_limited
+from .constants import DPS, X
+from .integrands import _degree_bound, _integrand
+from .mpmath_eval import _mp_compile, _real
+
+def _moment(j: int) -> sp.Integer:
+    """E xi^j for xi ~ N(0,1): (j-1)!! for even j, 0 for odd j."""
+    return sp.Integer(0) if j % 2 else sp.factorial2(j - 1)
+
+
+def _gaussian_expectation_poly(p: sp.Expr) -> sp.Expr:
+    poly = sp.Poly(p, X)
+    return sum((c * _moment(m[0]) for m, c in zip(poly.monoms(), poly.coeffs())), sp.S.Zero)
+
+
+_POLY_MAX_DEGREE = 64
+
+
+def _polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
+    """Exact values for a polynomial f of degree <= 64, from the Gaussian moments."""
+    degree = _degree_bound(expr)
+    if degree is None or degree > _POLY_MAX_DEGREE:
+        return {}
+    return {key: _gaussian_expectation_poly(_integrand(expr, key)) for key in keys}
+
+
+def _parity_candidates(expr: sp.Expr) -> tuple[bool, bool]:
+    """(f looks like constant + odd, f looks even), judged at a few points at 30 digits."""
+    try:
+        fn = _mp_compile(expr)
+        with mpmath.workdps(DPS):
+            pts = [mpmath.mpf(t) for t in (0.3, 1.1, 2.7)]
+            sums = [_real(fn(t)) + _real(fn(-t)) for t in pts]
+            diffs = [_real(fn(t)) - _real(fn(-t)) for t in pts]
+            tol = mpmath.mpf(10) ** -20 * (1 + max(abs(v) for v in sums + diffs))
+            return max(abs(v - sums[0]) for v in sums) < tol, max(abs(d) for d in diffs) < tol
+    except (ArithmeticError, ValueError, TypeError):
+        return False, False
+
+
+def _parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+    """Zeros (and a_0) implied by f(x) + f(-x) = 2c (f = c + odd: a_0 = c, even a_k = 0) or by
+    f(x) = f(-x) (odd a_k = 0). SymPy's automatic evaluation usually proves it (tanh(-x) is
+    -tanh(x)); otherwise simplify() runs in a child process under the time budget."""
+    odd_plus_c, even = _parity_candidates(expr)
+    mirrored, out = expr.xreplace({X: -X}), {}
+    if odd_plus_c:
+        both = expr + mirrored
+        if X in both.free_symbols:
+            both = _run_limited(_simplify_worker, both, min(timeout, 2.0))
+        if both is not None and X not in both.free_symbols:
+            out.update({k: sp.S.Zero for k in keys if k not in ("nu", "a0") and int(k[1:]) % 2 == 0})
+            out.update({"a0": both / 2} if "a0" in keys else {})
+    if even:
+        diff = expr - mirrored
+        if diff != 0:
+            diff = _run_limited(_simplify_worker, diff, min(timeout, 2.0))
+        if diff == 0:
+            out.update({k: sp.S.Zero for k in keys if k != "nu" and int(k[1:]) % 2 == 1})
+    return out
+
+
+def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr], numbers_only: bool = True):
+    """(c, k, d) with expr == c * template(k x) + d for real numbers c, k != 0 and d (or, unless
+    ``numbers_only``, real expressions in the parameters); else None."""
+    c, k, d = (sp.Wild(n, exclude=[X]) for n in "ckd")
+    m = expr.match(c * template(k * X) + d)
+
+    def acceptable(w):
+        value = m.get(w)
+        if value is None or X in value.free_symbols:
+            return False
+        return bool(value.is_number and value.is_real) if numbers_only else value.is_real is not False
+
+    if not m or not all(acceptable(w) for w in (c, k, d)):
+        return None
+    return (m[c], m[k], m[d]) if m[c] != 0 and m[k] != 0 else None
+
+
+def _table_exact(expr: sp.Expr, keys: Sequence[str], numbers_only: bool = True) -> tuple[dict[str, sp.Expr], set[str]]:
+    r"""Known closed forms, and the keys known to have none (SymPy is then not tried).
+
+    - :math:`c\,\operatorname{erf}(kx) + d`: :math:`a_0 = d`, :math:`a_1 = 2ck/\sqrt{\pi(1+2k^2)}`,
+      :math:`a_2 = 0`, :math:`\nu = c^2 \tfrac{2}{\pi}\arcsin\tfrac{2k^2}{1+2k^2} + d^2`.
+    - :math:`c\tanh(kx) + d` and :math:`c/(1+e^{kx}) + d` (sigmoids, :math:`= c/2 + d - (c/2)\tanh(kx/2)`):
+      :math:`a_0` and the even :math:`a_{2j} = 0` are exact; no closed form is known for :math:`a_1`, :math:`\nu`
+      or the odd coefficients.
+    """
+    m = _match(expr, sp.erf, numbers_only)
+    if m:
+        c, k, d = m
+        r = 2 * k**2 / (1 + 2 * k**2)
+        table = {"a0": d, "a1": 2 * c * k / sp.sqrt(sp.pi * (1 + 2 * k**2)), "a2": sp.S.Zero}
+        table["nu"] = c**2 * 2 / sp.pi * sp.asin(r) + d**2
+        return {key: table[key] for key in keys if key in table}, set()
+    odd = {"nu"} | {key for key in keys if key != "nu" and int(key[1:]) % 2 == 1}
+    for template, mean in ((sp.tanh, lambda c, d: d), (lambda u: 1 / (1 + sp.exp(u)), lambda c, d: c / 2 + d)):
+        m = _match(expr, template, numbers_only)
+        if m:
+            c, _, d = m
+            even = {key: sp.S.Zero for key in keys if key != "nu" and int(key[1:]) % 2 == 0}
+            even.update({"a0": mean(c, d)} if "a0" in keys else {})
+            return even, odd & set(keys)
+    return {}, set()
+
+
+# ---------------------------------------------------- symbolic, in a subprocess
+
+
+def _symbolic_worker(conn, expr: sp.Expr, key: str) -> None:  # pragma: no cover - runs in a child process
+    """Child process: integrate term by term, send the raw result, then a simplified one.
+
+    An f with Abs/Max/Min/sign/Heaviside is integrated over the two half-lines with x = +-p,
+    p > 0, so that SymPy's assumptions resolve the kinks at 0 (much faster than Piecewise)."""
+    integrand, phi = sp.expand(_integrand(expr, key)), lambda v: sp.exp(-(v**2) / 2) / sp.sqrt(2 * sp.pi)
+    if expr.has(sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside):
+        p = sp.Symbol("p", positive=True)
+        pieces = [(sp.expand(integrand.xreplace({X: sign * p})), p, 0) for sign in (1, -1)]
+    else:
+        pieces = [(integrand, X, -sp.oo)]
+    result = sp.S.Zero
+    for g, var, lower in pieces:
+        for term in sp.Add.make_args(g):
+            part = sp.integrate(term * phi(var), (var, lower, sp.oo))
+            if part.has(sp.Integral):
+                conn.send(None)
+                return
+            result += part
+    conn.send(result)
+    options = [result, sp.simplify(result)]
+    if result.has(sp.erfc):
+        options.append(sp.simplify(result.rewrite(sp.erf)))
+    conn.send(min(options, key=sp.count_ops))
+
+
+def _simplify_worker(conn, expr: sp.Expr) -> None:  # pragma: no cover - runs in a child process
+    conn.send(sp.simplify(sp.expand(expr)))
+
+
+def _symbolic(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+    """SymPy's closed forms for ``keys``: one child process per integral, at most one per CPU,
+    each killed ``timeout`` seconds after it started."""
+    ctx, pending, running, found = _context(), list(keys), [], {}
+    try:
+        while pending or running:
+            while pending and len(running) < usable_cpus():
+                key = pending.pop(0)
+                running.append(_Job(ctx, key, timeout, _symbolic_worker, expr, key))
+            wait = max(0.0, min(job.deadline for job in running) - time.monotonic())
+            ready = mp_connection.wait([job.receiver for job in running], timeout=wait)
+            for job in list(running):
+                if (job.receiver in ready and job.read(found)) or time.monotonic() >= job.deadline:
+                    job.stop()
+                    running.remove(job)
+    finally:
+        for job in running:
+            job.stop()
+    return found
+
+

@@ -1,0 +1,126 @@
+"""The command line's boundary: exit statuses, one-line errors, no leaked warnings, no NaN in JSON."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from symrmt import cli
+from symrmt.errors import ConvergenceError, NonlinearityError
+
+THEORY = ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"]
+COMPARE = ["compare", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--n", "200000", "--seeds", "2"]
+
+
+def run(capsys, *argv):
+    status = cli.main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1,,2"], "empty item"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", ",1"], "empty item"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1e-3:1:"], "empty item"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1:2:3:4"], "three parts"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0:1:5"], "finite numbers > 0"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1:inf:5"], "finite numbers > 0"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1:2:1e9"], "LO:HI:NUM"),
+    (["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "nan"], "finite"),
+    ([*THEORY, "--diag", "nan"], "--diag nan"),
+    ([*THEORY, "--diag", "inf"], "--diag inf"),
+    ([*THEORY, "--mu-norm=-inf"], "--mu-norm -inf"),
+    (["theory", "--f", "tanh(x)", "--c", "nan", "--gamma", "0.1"], "--c nan"),
+    (["theory", "--f", "tanh(x)", "--c", "1"], "required"),
+    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "invalid float"),
+    (["hermite", "--f", "tanh(x)", "--k", "-1"], "order"),
+    (["hermite", "--f", "1e-15*x"], "too small in scale"),
+    (["hermite", "--f", "__import__('os').system('true')"], "not allowed"),
+    (["nonsense"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("plot, needle", [
+    ("{tmp}/missing/folder/cmp.png", "does not exist"),
+    ("{tmp}", "is a folder"),
+    ("{tmp}/", "is a folder"),
+    ("{tmp}/cmp.xyz", "unknown extension"),
+    ("{tmp}/cmp", "unknown extension"),
+])
+def test_compare_plot_is_checked_before_computing(capsys, tmp_path, plot, needle):
+    start = time.monotonic()
+    status, out, err = run(capsys, *COMPARE, "--plot", plot.format(tmp=tmp_path))
+    assert status == 2 and needle in err and out == ""
+    assert time.monotonic() - start < 20          # n = 200000 would take far longer: nothing was computed
+
+
+def test_debug_shows_the_traceback(capsys):
+    status, _, err = run(capsys, "--debug", "hermite", "--f", "log(x)")
+    assert status == 2 and "Traceback" in err and "NonlinearityError" in err and "not real" in err.splitlines()[-1]
+
+
+def _fake_command(behaviour):
+    def command(args):
+        return behaviour()
+    return command
+
+
+def test_unexpected_exception_is_a_bug_exit_1(capsys, monkeypatch):
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(lambda: {}["missing"]))
+    status, out, err = run(capsys, "hermite", "--f", "x")
+    assert status == 1 and out == "" and "bug" in err and "KeyError" in err and len(err.splitlines()) == 1
+    status, _, err = run(capsys, "--debug", "hermite", "--f", "x")
+    assert status == 1 and "Traceback" in err
+
+
+def test_convergence_error_is_exit_3(capsys, monkeypatch):
+    def fail():
+        raise ConvergenceError("stalled at gamma = 1e-30\nsecond line")
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(fail))
+    status, _, err = run(capsys, "hermite", "--f", "x")
+    assert status == 3 and len(err.splitlines()) == 1 and "second line" in err
+
+
+def test_input_error_from_a_command_is_exit_2(capsys, monkeypatch):
+    def fail():
+        raise NonlinearityError("bad f")
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(fail))
+    assert run(capsys, "hermite", "--f", "x")[0] == 2
+
+
+def test_numpy_warnings_never_reach_stderr(capsys, monkeypatch):
+    def noisy():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            np.log(np.array([-1.0, 0.0]))            # invalid and divide-by-zero
+            np.exp(np.array([1000.0]))               # overflow
+        return {"ok": 1.0}
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(noisy))
+    status, out, err = run(capsys, "hermite", "--f", "x", "--json")
+    assert status == 0 and err == "" and json.loads(out) == {"ok": 1.0}
+
+
+def test_json_output_never_holds_nan(capsys, monkeypatch):
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(lambda: {"nu": float("nan")}))
+    status, out, err = run(capsys, "hermite", "--f", "x", "--json")
+    assert status == 1 and out == "" and "NaN" not in out and "bug" in err
+
+
+def test_cache_warning_is_one_line(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = dict(os.environ, SYMRMT_CACHE_DIR=str(blocker / "cache"))
+    proc = subprocess.run([sys.executable, "-m", "symrmt", "hermite", "--f", "erf(x)", "--json"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["source"]["nu"] == "table"
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("symrmt: warning: ") and "cannot write" in proc.stderr
