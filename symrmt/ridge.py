@@ -40,7 +40,9 @@ caller then takes a more careful route) when that a-priori figure exceeds
 """
 from __future__ import annotations
 
-from typing import Callable
+import contextlib
+import functools
+from typing import Callable, ContextManager
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -58,6 +60,28 @@ LANCZOS_RTOL = 1e-8
 _CHECK_EVERY = 8
 
 _EPS = float(np.finfo(np.float64).eps)
+
+
+@functools.lru_cache(maxsize=1)
+def _controller():
+    """threadpoolctl's view of the loaded BLAS, built once (it scans the loaded libraries)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    return ThreadpoolController()
+
+
+def serial_blas() -> ContextManager:
+    """BLAS limited to one thread, for the memory-bound kernels of this module.
+
+    Matrix-vector products and the level-2 half of ``sytrd`` gain little from a
+    second thread, but an OpenBLAS thread that waits for a core held by another
+    process slows them by up to 10x (docs/performance.md). Level-3 products (the
+    Gram matrices, the features) are left multi-threaded by the callers.
+    """
+    controller = _controller()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
 def rounding_bound(size: int, lam_max: float, gamma_min: float) -> float:
@@ -149,9 +173,10 @@ def tridiagonal_errors(gram: np.ndarray, v: np.ndarray, gamma: np.ndarray, n: in
     ``gram`` must be exactly symmetric (as ``F.T @ F`` is). Returns ``None`` when the
     rounding bound exceeds ``GRAM_RTOL``.
     """
-    diag, off = _tridiagonalize(gram, v)
+    with serial_blas():
+        diag, off = _tridiagonalize(gram, v)
+        u1, unorm2 = _first_column_solves(diag, off, gamma)
     lam_max = _gershgorin_max(diag, off)
-    u1, unorm2 = _first_column_solves(diag, off, gamma)
     v_norm2 = float(v @ v)
     if y_norm2 is None:
         errors = gamma**2 * v_norm2 * unorm2 / n
@@ -259,6 +284,13 @@ def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, ga
     number of steps extrapolated from the bracket's geometric decay, or when the
     rounding bound exceeds ``GRAM_RTOL``.
     """
+    with serial_blas():
+        return _lanczos(matvec, y, gamma, max_steps, cost_budget, rtol)
+
+
+def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
+             max_steps: int, cost_budget: Callable[[int], bool] | None,
+             rtol: float) -> tuple[np.ndarray | None, int]:
     n = y.size
     y_norm2 = float(y @ y)
     basis = _Basis(n, min(max_steps + 1, 64))

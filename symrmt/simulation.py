@@ -105,10 +105,15 @@ _PSD_RTOL = 1e-10
 # times k-by-n product). Ratios measured on the development machine, see
 # docs/performance.md; only their order of magnitude matters for the choice, never
 # for the result (every route is exact).
-_PASS = 10.0            # one matrix element streamed by a matrix-vector product
+_PASS = 14.0            # one matrix element streamed by a (single-threaded) matrix-vector product
 _SYRK = 1.4             # X^T X, per m*m*k (numpy uses SYRK, about 0.7 of a GEMM)
-_SYTRD = 3.2            # blocked sytrd, per m^3 (about 1.6 GEMMs of size m)
+_SYTRD = 3.0            # blocked sytrd, per m^3 (about 1.5 GEMMs of size m)
 _STEP_OVERHEAD = 3e6    # Python overhead of one Lanczos step
+# Lanczos steps to close the bracket, about _STEPS * sqrt(kappa) with kappa the condition
+# number of the Marchenko-Pastur bulk shifted by gamma_min (times _STEPS_ATTENTION for
+# the attention Gram); measured with tanh at c = 1 (docs/performance.md).
+_STEPS = 5.6
+_STEPS_ATTENTION = 1.35
 
 _GIB = 2.0**30
 
@@ -635,6 +640,13 @@ def _lanczos_cost(steps: float, n: int, p: int, attention: bool, keeps_gram: boo
     return steps * per_step + 2.0 * _PASS * n * steps * steps
 
 
+def _prior_steps(n: int, p: int, gamma_min: float, attention: bool) -> float:
+    r"""Expected Lanczos steps, from the Marchenko--Pastur edges :math:`(\sqrt c \pm 1)^2` of :math:`X^\top X/n`."""
+    c = p / n
+    kappa = ((np.sqrt(c) + 1) ** 2 + gamma_min) / ((np.sqrt(c) - 1) ** 2 + gamma_min)
+    return _STEPS * np.sqrt(kappa) * (_STEPS_ATTENTION if attention else 1.0)
+
+
 def _budget(n: int, p: int, attention: bool, keeps_gram: bool) -> int:
     """The most Lanczos steps that cost no more than the tridiagonal route."""
     a = 2.0 * _PASS * n
@@ -747,8 +759,8 @@ def _lanczos(model: _Model, instance: _Instance, grid: np.ndarray, method: str,
         steps = _budget(n, p, attention, keeps)
         limit = _tridiagonal_cost(n, p, attention)
         budget = lambda k: _lanczos_cost(k, n, p, attention, keeps) <= limit  # noqa: E731
-        if steps < 2 * ridge._CHECK_EVERY:
-            return None
+        if steps < max(2 * ridge._CHECK_EVERY, _prior_steps(n, p, float(grid.min()), attention)):
+            return None  # the tridiagonal route is expected to be cheaper
     operator = instance.attention_operator() if attention else instance.linear_operator()
     errors, _ = ridge.lanczos_errors(operator, instance.y, grid, steps, budget)
     return errors
