@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Callable, ContextManager
+import threading
+from typing import Callable, Iterator
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -72,16 +73,35 @@ def _controller():
     return ThreadpoolController()
 
 
-def serial_blas() -> ContextManager:
+_serial = {"depth": 0, "limiter": None}
+_serial_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def serial_blas() -> Iterator[None]:
     """BLAS limited to one thread, for the memory-bound kernels of this module.
 
     Matrix-vector products and the level-2 half of ``sytrd`` gain little from a
     second thread, but an OpenBLAS thread that waits for a core held by another
     process slows them by up to 10x (docs/performance.md). Level-3 products (the
     Gram matrices, the features) are left multi-threaded by the callers.
+
+    The limit is process-wide; nested or concurrent uses (two Lanczos runs in two
+    threads) share it, and the original limit comes back when the last one exits.
     """
     controller = _controller()
-    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
+    with _serial_lock:
+        if _serial["depth"] == 0 and controller is not None:
+            _serial["limiter"] = controller.limit(limits=1, user_api="blas")
+        _serial["depth"] += 1
+    try:
+        yield
+    finally:
+        with _serial_lock:
+            _serial["depth"] -= 1
+            if _serial["depth"] == 0 and _serial["limiter"] is not None:
+                _serial["limiter"].restore_original_limits()
+                _serial["limiter"] = None
 
 
 def rounding_bound(size: int, lam_max: float, gamma_min: float) -> float:

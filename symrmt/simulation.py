@@ -77,6 +77,7 @@ import dataclasses
 import os
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -738,8 +739,11 @@ def _errors(model: _Model, instance: _Instance, grid: np.ndarray,
         return attention, ridge.exact_errors(instance.X, instance.y, grid), ("exact", "exact")
     linear = attention = None
     if method != "tridiagonal":
-        linear = _lanczos(model, instance, grid, method, attention=False)
-        attention = _lanczos(model, instance, grid, method, attention=True)
+        # Two single-threaded, memory-bound Lanczos runs, one per core; both only read the arrays.
+        with ridge.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_lanczos, model, instance, grid, method, False)
+            attention = _lanczos(model, instance, grid, method, attention=True)
+            linear = pending.result()
     routes = ["lanczos", "lanczos"]
     if linear is None:
         linear, routes[1] = instance.linear_tridiagonal(grid)
