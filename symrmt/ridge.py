@@ -48,14 +48,17 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import blas, lapack
 
-__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "exact_errors", "tridiagonal_errors", "lanczos_errors",
-           "rounding_bound"]
+__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "symmetric_product", "exact_errors", "tridiagonal_errors",
+           "lanczos_errors", "rounding_bound"]
 
 #: Largest a-priori relative rounding estimate (on E) accepted from a Gram-matrix route.
 GRAM_RTOL = 1e-5
 
 #: Width of the certified Gauss / Gauss-Radau bracket at which Lanczos stops (relative).
 LANCZOS_RTOL = 1e-8
+
+#: Largest Gram matrix formed by one SYRK call (see :func:`symmetric_product`).
+SYRK_COLUMNS = 8192
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
 _CHECK_EVERY = 8
@@ -107,6 +110,28 @@ def serial_blas() -> Iterator[None]:
 def rounding_bound(size: int, lam_max: float, gamma_min: float) -> float:
     r"""A-priori relative error on :math:`E` of a Gram route: :math:`2 m \epsilon \lambda_{\max} / \gamma_{\min}`."""
     return 2.0 * size * _EPS * max(float(lam_max), 0.0) / float(gamma_min)
+
+
+def symmetric_product(F: np.ndarray) -> np.ndarray:
+    r""":math:`F^\top F`, exactly symmetric: numpy's SYRK, by blocks of columns above ``SYRK_COLUMNS``.
+
+    OpenBLAS's multi-threaded SYRK crashes (SIGSEGV) on a 16384-by-16384 product;
+    blocks of at most ``SYRK_COLUMNS`` columns (SYRK on the diagonal, GEMM below,
+    mirrored above) avoid it at the same flop count.
+    """
+    n = F.shape[1]
+    if n <= SYRK_COLUMNS:
+        return F.T @ F
+    gram = np.empty((n, n))
+    starts = range(0, n, SYRK_COLUMNS)
+    for i in starts:
+        left = F[:, i:i + SYRK_COLUMNS]
+        gram[i:i + SYRK_COLUMNS, i:i + SYRK_COLUMNS] = left.T @ left
+        for j in (j for j in starts if j > i):
+            block = left.T @ F[:, j:j + SYRK_COLUMNS]
+            gram[i:i + SYRK_COLUMNS, j:j + SYRK_COLUMNS] = block
+            gram[j:j + SYRK_COLUMNS, i:i + SYRK_COLUMNS] = block.T
+    return gram
 
 
 # ---------------------------------------------------------------------------
@@ -164,7 +189,7 @@ def errors_svd(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 def errors_gram(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, float]:
     """The eigh branch of :func:`exact_errors` for m >= n, and its :func:`rounding_bound`."""
     n = F.shape[1]
-    gram = F.T @ F
+    gram = symmetric_product(F)
     gram /= n
     lam, vectors = np.linalg.eigh(gram)
     errors = _shrunk_norm(lam, (vectors.T @ y) ** 2, gamma) / n

@@ -560,11 +560,11 @@ def _weight_projections(X: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray,
 def _scores(X: np.ndarray, vectors: np.ndarray, keep_gram: bool) -> tuple[np.ndarray, np.ndarray | None]:
     r"""The scores :math:`S = (X^\top X + U V^\top)/\sqrt p` and, if ``keep_gram``, :math:`C = X^\top X/n`.
 
-    :math:`X^\top X` is one SYRK (numpy detects the transpose); it becomes ``C`` in
+    :math:`X^\top X` is one SYRK (:func:`symrmt.ridge.symmetric_product`); it becomes ``C`` in
     place, so the linear baseline costs no second product.
     """
     p, n = X.shape
-    gram = X.T @ X
+    gram = ridge.symmetric_product(X)
     keys, queries = _weight_projections(X, vectors)
     scores = gram.copy() if keep_gram else gram
     if keys.shape[1]:
@@ -717,13 +717,13 @@ class _Instance:
 
 
 def _gram(F: np.ndarray) -> np.ndarray:
-    gram = F.T @ F
+    gram = ridge.symmetric_product(F)
     gram /= F.shape[1]
     return gram
 
 
 def _cogram(F: np.ndarray) -> np.ndarray:
-    gram = F @ F.T
+    gram = ridge.symmetric_product(F.T)
     gram /= F.shape[1]
     return gram
 

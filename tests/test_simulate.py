@@ -623,3 +623,14 @@ def test_cli_refusals_exit_2(capsys):
     assert "GiB" in capsys.readouterr().err
     assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1"]) == 2
     assert "symmetric K" in capsys.readouterr().err
+
+
+def test_blocked_symmetric_product(monkeypatch):
+    """Above SYRK_COLUMNS the Gram matrix is built by blocks: same values, exactly symmetric."""
+    from symrmt import ridge
+
+    F = np.random.default_rng(0).standard_normal((30, 70))
+    monkeypatch.setattr(ridge, "SYRK_COLUMNS", 16)
+    blocked = ridge.symmetric_product(F)
+    np.testing.assert_array_equal(blocked, blocked.T)
+    np.testing.assert_allclose(blocked, F.T @ F, rtol=1e-13, atol=1e-12)
