@@ -338,7 +338,7 @@ def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: n
              rtol: float) -> tuple[np.ndarray | None, int]:
     n = y.size
     y_norm2 = float(y @ y)
-    basis = _Basis(n, min(max_steps + 1, 64))
+    basis = _Basis(n, max_steps + 1)
     basis.append(y / np.sqrt(y_norm2))
     alpha: list[float] = []
     beta: list[float] = []
@@ -366,16 +366,17 @@ def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: n
 
 
 class _Basis:
-    """Orthonormal Lanczos vectors as rows of a growing array (doubling, amortized O(1))."""
+    """Orthonormal Lanczos vectors as rows of a growing array (doubling up to ``limit`` rows)."""
 
-    def __init__(self, n: int, capacity: int) -> None:
-        self.rows = np.empty((capacity, n))
+    def __init__(self, n: int, limit: int) -> None:
+        self.rows = np.empty((min(limit, 64), n))
+        self.limit = limit
         self.size = 0
         self.pending: np.ndarray | None = None
 
     def append(self, q: np.ndarray) -> None:
         if self.size == self.rows.shape[0]:
-            grown = np.empty((2 * self.size, self.rows.shape[1]))
+            grown = np.empty((min(2 * self.size, self.limit), self.rows.shape[1]))
             grown[: self.size] = self.rows
             self.rows = grown
         self.rows[self.size] = q

@@ -363,8 +363,10 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     else:
         keeps_gram = p >= n / 2 and method != "exact"
         peak = max(pn + (2 if keeps_gram else 1) * n2, 2 * pn + n2, pn + n2 + m2)
-        if method in ("auto", "lanczos"):
-            peak += 8.0 * n * min(n + 1, _lanczos_cap(n, p, method))
+        if method in ("auto", "lanczos"):   # two Lanczos bases, one per thread
+            peak += 2 * 8.0 * n * (min(n, _lanczos_cap(n, p, method)) + 1)
+    if max(n, p) > ridge.SYRK_COLUMNS:      # one block of the blocked Gram product
+        peak += 8.0 * ridge.SYRK_COLUMNS**2
     results = 8.0 * seeds * (2 * gammas + (n if spectrum else 0))
     blocks = 4 * 8.0 * _BLOCK_ROWS * n
     return int(1.05 * (peak + results + blocks) + 64 * 2**20)
