@@ -363,6 +363,8 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     else:
         keeps_gram = p >= n / 2 and method != "exact"
         peak = max(pn + (2 if keeps_gram else 1) * n2, 2 * pn + n2, pn + n2 + m2)
+        if _concurrent(n, p):   # X, C, F and the attention Gram while both reductions run
+            peak = max(peak, 2 * pn + n2 + m2)
         if method in ("auto", "lanczos"):   # two Lanczos bases, one per thread
             peak += 2 * 8.0 * n * (min(n, _lanczos_cap(n, p, method)) + 1)
     if max(n, p) > ridge.SYRK_COLUMNS:      # one block of the blocked Gram product
@@ -674,6 +676,7 @@ class _Instance:
 
     def __init__(self, y: np.ndarray, X: np.ndarray, K: np.ndarray, C: np.ndarray | None) -> None:
         self.y, self.X, self.K, self.C = y, X, K, C
+        self.features: np.ndarray | None = None
         self.n, self.p = X.shape[1], X.shape[0]
 
     def linear_operator(self) -> Callable[[np.ndarray], np.ndarray]:
@@ -688,34 +691,68 @@ class _Instance:
             return lambda v: K.T @ (C @ (K @ v))
         return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
 
-    def linear_tridiagonal(self, grid: np.ndarray) -> tuple[np.ndarray, str]:
-        """Consumes ``C`` when p >= n; else reduces the p-by-p :math:`X X^\\top/n`."""
-        y, X, n, p = self.y, self.X, self.n, self.p
-        if p >= n and self.C is not None:
-            gram, self.C = self.C, None
-            errors = ridge.tridiagonal_errors(gram, y, grid, n)
-        elif p >= n:
-            errors = ridge.tridiagonal_errors(_gram(X), y, grid, n)
-        else:
-            self.C = None
-            errors = ridge.tridiagonal_errors(_cogram(X), X @ y / np.sqrt(n), grid, n, float(y @ y))
-        if errors is None:
-            return ridge.exact_errors(X, y, grid), "exact"
-        return errors, "tridiagonal"
+    def linear_problem(self) -> tuple:
+        r"""Arguments of :func:`symrmt.ridge.tridiagonal_errors` for the linear baseline (takes ``C``).
 
-    def attention_tridiagonal(self, grid: np.ndarray) -> tuple[np.ndarray, str]:
-        """Forms the features :math:`F = XK` (releasing K, C and X), then its smaller Gram."""
-        y, n, p = self.y, self.n, self.p
-        self.C = None
-        features = self.X @ self.K
-        self.K = self.X = None
+        p >= n: :math:`C = X^\top X/n` itself (reduced in place); p < n: the p-by-p
+        :math:`X X^\top/n` and :math:`z = X y/\sqrt n`.
+        """
+        y, X, n, p = self.y, self.X, self.n, self.p
+        gram, self.C = self.C, None
         if p >= n:
-            errors = ridge.tridiagonal_errors(_gram(features), y, grid, n)
-        else:
-            errors = ridge.tridiagonal_errors(_cogram(features), features @ y / np.sqrt(n), grid, n, float(y @ y))
-        if errors is None:
-            return ridge.exact_errors(features, y, grid), "exact"
-        return errors, "tridiagonal"
+            return (gram if gram is not None else _gram(X)), y, n, None
+        return _cogram(X), X @ y / np.sqrt(n), n, float(y @ y)
+
+    def attention_problem(self) -> tuple:
+        """The same for the attention: forms :math:`F = XK` (kept for the exact fallback), releases K."""
+        y, n, p = self.y, self.n, self.p
+        self.features = self.X @ self.K
+        self.K = None
+        if p >= n:
+            return _gram(self.features), y, n, None
+        return _cogram(self.features), self.features @ y / np.sqrt(n), n, float(y @ y)
+
+    def finish(self, errors: np.ndarray | None, grid: np.ndarray, attention: bool) -> tuple[np.ndarray, str]:
+        """``(errors, "tridiagonal")``, or the exact route where the rounding bound refused them."""
+        if errors is not None:
+            return errors, "tridiagonal"
+        return ridge.exact_errors(self.features if attention else self.X, self.y, grid), "exact"
+
+
+def _tridiagonal(instance: _Instance, grid: np.ndarray, linear: bool, attention: bool,
+                 concurrent: bool) -> dict[str, tuple[np.ndarray, str]]:
+    """The tridiagonal route for the curves asked for; both reductions in two threads if ``concurrent``.
+
+    The Gram products before the reductions stay multi-threaded (level 3); the two
+    ``sytrd`` (memory-bound, one BLAS thread each) then share the two cores. That
+    keeps C alive while the features are formed (four n-by-n arrays), so it is only
+    done when they are small (``_concurrent``).
+    """
+    out = {}
+    if linear and attention and concurrent:
+        linear_args, attention_args = instance.linear_problem(), instance.attention_problem()
+        with ridge.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(ridge.tridiagonal_errors, *linear_args[:2], grid, *linear_args[2:])
+            del linear_args
+            out["attention"] = instance.finish(
+                ridge.tridiagonal_errors(*attention_args[:2], grid, *attention_args[2:]), grid, True)
+            out["linear"] = instance.finish(pending.result(), grid, False)
+        return out
+    if linear:
+        args = instance.linear_problem()
+        out["linear"] = instance.finish(ridge.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, False)
+        del args
+    if attention:
+        instance.C = None
+        args = instance.attention_problem()
+        instance.X = None
+        out["attention"] = instance.finish(ridge.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, True)
+    return out
+
+
+def _concurrent(n: int, p: int) -> bool:
+    """Whether four arrays of the draw's size may be alive at once (then the reductions run concurrently)."""
+    return 8.0 * max(n, p) * n <= 2.0**30
 
 
 def _gram(F: np.ndarray) -> np.ndarray:
@@ -747,10 +784,10 @@ def _errors(model: _Model, instance: _Instance, grid: np.ndarray,
             attention = _lanczos(model, instance, grid, method, attention=True)
             linear = pending.result()
     routes = ["lanczos", "lanczos"]
-    if linear is None:
-        linear, routes[1] = instance.linear_tridiagonal(grid)
-    if attention is None:
-        attention, routes[0] = instance.attention_tridiagonal(grid)
+    if linear is None or attention is None:
+        done = _tridiagonal(instance, grid, linear is None, attention is None, _concurrent(model.n, model.p))
+        linear, routes[1] = done.get("linear", (linear, routes[1]))
+        attention, routes[0] = done.get("attention", (attention, routes[0]))
     return attention, linear, (routes[0], routes[1])
 
 
