@@ -110,6 +110,13 @@ def _add_mc(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, required=True, help="number of tokens n >= 2")
     p.add_argument("--seeds", type=int, default=4, help="independent draws (>= 2 for a standard error)")
     p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
+    p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
+                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to ~1e-8 (default auto)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--spectrum", action="store_true",
+                   help="also return all eigenvalues of the simulated matrix, pooled over seeds (JSON 'eigenvalues')")
+    p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
+                   help="with --spectrum: K^T X^T X K/n (gram, default) or K itself (kernel; needs w_K = w_Q)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -233,14 +240,32 @@ def _simulate(args, geometry: Geometry):
 
     _check_c(args.c)
     f = hermite(args.f, center=args.center).f if args.center else args.f
-    geometry_kwargs = {"gram": args.gram} if args.gram is not None else {"geometry": geometry}
     return simulate(f, n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
-                    **geometry_kwargs)
+                    method=args.method, progress=not args.quiet, **_geometry_kwargs(args, geometry))
+
+
+def _geometry_kwargs(args, geometry) -> dict:
+    """``gram=`` when --gram is given, else ``geometry=`` (the six flags)."""
+    return {"gram": args.gram} if args.gram is not None else {"geometry": geometry}
+
+
+def _eigenvalues(args, geometry: Geometry) -> list[float]:
+    """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
+    from .nonlinearity import hermite
+    from .simulation import simulate_spectrum
+
+    f = hermite(args.f, center=args.center).f if args.center else args.f
+    return simulate_spectrum(f, n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
+                             seed=args.seed, progress=not args.quiet, **_geometry_kwargs(args, geometry)).tolist()
 
 
 def cmd_simulate(args) -> dict:
-    result = _simulate(args, _geometry(args))
+    geometry = _geometry(args)
+    eigenvalues = _eigenvalues(args, geometry) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
+    result = _simulate(args, geometry)
     out = result.as_dict()
+    if eigenvalues is not None:
+        out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
     if not args.json:
         print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
         print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
@@ -253,10 +278,13 @@ def cmd_simulate(args) -> dict:
 def cmd_compare(args) -> dict:
     geometry = _geometry(args)
     h, attention, linear = _theory(args, geometry)
+    eigenvalues = _eigenvalues(args, geometry) if args.spectrum else None
     mc = _simulate(args, geometry)
     out = {"gamma": args.gamma.tolist(),
            "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
            "simulation": mc.as_dict()}
+    if eigenvalues is not None:
+        out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
         print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {args.c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
         print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")

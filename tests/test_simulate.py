@@ -8,6 +8,7 @@ then (random_frame only) geometry.vectors(p, rng).
 from __future__ import annotations
 
 import doctest
+import sys
 import importlib
 import json
 import math
@@ -19,9 +20,13 @@ import sympy as sp
 from symrmt.errors import SymrmtInputError
 from symrmt.geometry import Geometry
 from symrmt.simulation import SimulationResult, simulate, simulate_once
-from symrmt.simulation import _GRAM_RTOL, _errors_gram, _errors_svd, _ridge_errors
+from symrmt.ridge import GRAM_RTOL as _GRAM_RTOL
+from symrmt.ridge import errors_gram as _errors_gram
+from symrmt.ridge import errors_svd as _errors_svd
+from symrmt.ridge import exact_errors as _ridge_errors
 
 simulate_module = importlib.import_module("symrmt.simulation")
+ridge_module = importlib.import_module("symrmt.ridge")
 
 GAMMAS = np.array([1e-3, 1e-2, 0.1, 1.0, 10.0])
 
@@ -161,7 +166,7 @@ def test_tiny_gamma_dispatches_to_svd(monkeypatch):
     gammas = np.array([1e-9, 1.0])
     assert _errors_gram(F, y, gammas)[1] > _GRAM_RTOL
     shapes = []
-    monkeypatch.setattr(simulate_module, "_errors_svd", lambda F, y, g: shapes.append(F.shape) or g)
+    monkeypatch.setattr(ridge_module, "errors_svd", lambda F, y, g: shapes.append(F.shape) or g)
     _ridge_errors(F, y, gammas)
     assert shapes == [(60, 60)]  # reduced by QR before the SVD
 
@@ -327,6 +332,7 @@ def test_refuses_bad_parameters(kwargs, match):
         (3.0, "vectorized NumPy function"),
     ],
 )
+@pytest.mark.filterwarnings("ignore::symrmt.simulation.FiniteSizeWarning")  # norms 3 > 60^(1/4), on purpose
 def test_refuses_bad_nonlinearity(f, match):
     with pytest.raises(SymrmtInputError, match=match):
         simulate_once(f, 60, 1.0, [0.1], Geometry(mu_norm=3.0, wk_norm=3.0, wq_norm=3.0,
@@ -339,3 +345,292 @@ def test_constant_f_is_allowed():
     e_attn, _ = simulate_once(sp.Integer(0), 50, 1.0, [0.5], Geometry(), 2.0, np.random.default_rng(1))
     _, e_lin = simulate_once(np.tanh, 50, 1.0, [0.5 / 4.0], Geometry(), 2.0, np.random.default_rng(1))
     np.testing.assert_allclose(e_attn, e_lin, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Fast routes: every method agrees with "exact"
+# ---------------------------------------------------------------------------
+
+from symrmt.errors import ConvergenceError, ParameterError  # noqa: E402
+from symrmt.simulation import FiniteSizeWarning, memory_estimate, simulate_spectrum  # noqa: E402
+
+SMALL_GAMMAS = np.geomspace(1e-4, 1e2, 25)
+
+#: Rank two, mixed alignments: (mu, w_K1, w_K2, w_Q1, w_Q2) = rows of V, Gram V V^T.
+_V = np.array([[1.0, 0.0, 0.0, 0.0, 0.0],
+               [0.6, 0.8, 0.0, 0.0, 0.0],
+               [0.0, 0.3, 0.9, 0.0, 0.0],
+               [-0.2, 0.5, 0.1, 0.7, 0.0],
+               [0.4, 0.0, -0.3, 0.2, 0.6]])
+RANK2 = _V @ _V.T
+
+
+def zero_second_pair(gram3):
+    """The rank-2 Gram matrix (mu, w_K1, w_K2, w_Q1, w_Q2) with w_K2 = w_Q2 = 0."""
+    gram5 = np.zeros((5, 5))
+    keep = [0, 1, 3]
+    gram5[np.ix_(keep, keep)] = gram3
+    return gram5
+
+
+@pytest.mark.parametrize("method", ["tridiagonal", "lanczos", "auto"])
+@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("weights", ["asymmetric", "rank2"])
+def test_fast_methods_agree_with_exact(method, c, weights):
+    """The contract of method != 'exact': 1e-6 relative on every gamma, here down to gamma = 1e-4.
+
+    The routes are exact up to rounding (tridiagonal) or up to a certified 1e-8
+    bracket (Lanczos); 1e-6 is the promise, the observed gap is ~1e-9.
+    """
+    kwargs = dict(geometry=ASYMMETRIC) if weights == "asymmetric" else dict(geometry=None, gram=RANK2)
+    geometry = kwargs.pop("geometry")
+    reference = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+                              method="exact", **kwargs)
+    got = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+                        method=method, **kwargs)
+    for e_got, e_ref in zip(got, reference):
+        np.testing.assert_allclose(e_got, e_ref, rtol=1e-6, atol=0)
+
+
+def test_auto_takes_lanczos_when_it_is_cheaper():
+    """At n = 400 and gamma >= 1 the cost model prefers Lanczos; it still agrees with exact."""
+    gammas = np.geomspace(1.0, 100, 30)
+    auto = simulate(np.tanh, 400, 1.0, gammas, ASYMMETRIC, seeds=2, method="auto")
+    exact = simulate(np.tanh, 400, 1.0, gammas, ASYMMETRIC, seeds=2, method="exact")
+    assert auto.routes["attention"] == {"lanczos": 2} and auto.routes["linear"] == {"lanczos": 2}
+    assert exact.routes["attention"] == {"exact": 2}
+    np.testing.assert_allclose(auto.attention_per_seed, exact.attention_per_seed, rtol=1e-6)
+    np.testing.assert_allclose(auto.linear_per_seed, exact.linear_per_seed, rtol=1e-6)
+
+
+def test_lanczos_bracket_is_certified():
+    """On a matrix with a known spectrum (hard edge at 0, like c = 1) the answer is inside 1e-8."""
+    from symrmt import ridge
+
+    rng = np.random.default_rng(0)
+    n = 300
+    lam = np.sort(rng.uniform(0, 2, n)) ** 2   # density ~ lambda^(-1/2) near 0
+    basis = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    G = (basis * lam) @ basis.T
+    y = rng.choice([-1.0, 1.0], n)
+    gammas = np.geomspace(1e-3, 10, 15)
+    a2 = (basis.T @ y) ** 2
+    expected = gammas**2 * ((1 / (lam[None, :] + gammas[:, None]) ** 2) @ a2) / n
+    got, steps = ridge.lanczos_errors(lambda v: G @ v, y, gammas, max_steps=n + 1)
+    assert got is not None and steps <= n + 1
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    # A budget that says no gives up (and the caller takes the tridiagonal route).
+    assert ridge.lanczos_errors(lambda v: G @ v, y, gammas, n + 1, cost_budget=lambda k: False)[0] is None
+
+
+def test_tridiagonal_push_through_side():
+    """p < n: the p-by-p side with ||y||^2 - z^T (H + 2 gamma)(H + gamma)^-2 z equals the SVD route."""
+    from symrmt import ridge
+
+    rng = np.random.default_rng(1)
+    F, y = rng.standard_normal((40, 100)), rng.choice([-1.0, 1.0], 100)
+    gammas = np.geomspace(1e-6, 1e2, 17)
+    H = F @ F.T / 100
+    got = ridge.tridiagonal_errors(H, F @ y / 10.0, gammas, 100, float(y @ y))
+    np.testing.assert_allclose(got, ridge.exact_errors(F, y, gammas), rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Rank-r weights through the Gram matrix
+# ---------------------------------------------------------------------------
+
+def test_rank2_with_zero_second_pair_equals_rank1():
+    kwargs = dict(n=80, c=1.0, gamma=GAMMAS, d=0.2, seeds=2, seed=3)
+    rank1 = simulate(np.tanh, gram=ASYMMETRIC.gram(), **kwargs)
+    rank2 = simulate(np.tanh, gram=zero_second_pair(ASYMMETRIC.gram()), **kwargs)
+    by_geometry = simulate(np.tanh, geometry=ASYMMETRIC, **kwargs)
+    np.testing.assert_array_equal(rank2.attention_per_seed, rank1.attention_per_seed)
+    np.testing.assert_array_equal(rank2.linear_per_seed, rank1.linear_per_seed)
+    np.testing.assert_array_equal(by_geometry.attention_per_seed, rank1.attention_per_seed)
+    assert rank2.geometry is None and rank2.gram.shape == (5, 5)
+    assert rank1.geometry == by_geometry.geometry or np.allclose(rank1.geometry.gram(), ASYMMETRIC.gram())
+    data = json.loads(json.dumps(rank2.as_dict()))
+    assert data["gram"] == rank2.gram.tolist() and data["geometry"] is None and data["method"] == "auto"
+
+
+def test_rank2_scores_match_explicit_weight_matrix():
+    """S = X^T (I + sum_k w_K^(k) w_Q^(k)T) X / sqrt(p) with an explicit p-by-p M (reference)."""
+    from symrmt import simulation as sim
+
+    n, p = 40, 40
+    model = sim._model(n, 1.0, None, RANK2, 0.0, False)[0]
+    y, X, vectors = sim._draw(model, np.random.default_rng(0))
+    np.testing.assert_allclose(vectors @ vectors.T, RANK2, atol=1e-12)   # the Gram matrix is realized
+    M = np.eye(p) + vectors[1:3].T @ vectors[3:5]
+    S, _ = sim._scores(X, vectors, keep_gram=False)
+    np.testing.assert_allclose(S, X.T @ M @ X / np.sqrt(p), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("gram, match", [
+    (np.eye(4), "shape"),
+    (np.ones((3, 2)), "shape"),
+    ([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]], "positive semi-definite"),
+    ([[1.0, 0.5, 0.0], [0.4, 1.0, 0.0], [0.0, 0.0, 1.0]], "symmetric"),
+    (np.diag([1.0, np.nan, 1.0]), "finite"),
+    (np.eye(3) * 1j, "complex"),
+    ("identity", "matrix"),
+])
+def test_refuses_bad_gram(gram, match):
+    with pytest.raises(ParameterError, match=match):
+        simulate(np.tanh, 20, 1.0, [0.1], gram=gram, seeds=2)
+
+
+def test_geometry_and_gram_together_is_an_error():
+    with pytest.raises(ParameterError, match="both"):
+        simulate(np.tanh, 20, 1.0, [0.1], ASYMMETRIC, gram=ASYMMETRIC.gram(), seeds=2)
+
+
+def test_gram_needs_room_for_its_vectors():
+    with pytest.raises(ParameterError, match="p >= 7"):
+        simulate(np.tanh, 5, 1.0, [0.1], gram=np.eye(7), seeds=2)
+
+
+# ---------------------------------------------------------------------------
+# Sizes, memory, clipping, warnings
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, c", [(10**9, 1.0), (64, 1e12)])
+def test_huge_sizes_are_refused_before_allocating(n, c):
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"GiB.*available"):
+        simulate("tanh(x)", n, c, [0.1], seeds=2)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_memory_refusal_names_the_figures(monkeypatch):
+    from symrmt import simulation as sim
+
+    monkeypatch.setattr(sim, "_available_memory", lambda: 100 * 2**20)
+    with pytest.raises(ParameterError, match=r"n = 3000, p = 3000.*GiB.*0\.0977 GiB"):
+        simulate(np.tanh, 3000, 1.0, [0.1], seeds=2)
+
+
+def test_memory_estimate_at_16384_is_under_8_gib():
+    """The fast routes keep at most three n-by-n arrays; exact needs the eigh workspace on top."""
+    auto = memory_estimate(16384, 16384, seeds=4, gammas=100, method="auto")
+    assert 6 * 2**30 < auto < 8 * 2**30
+    assert memory_estimate(16384, 16384, 4, 100, "exact") > auto
+
+
+def test_clipping_only_of_round_off():
+    from symrmt.simulation import _unit_interval
+
+    grid = np.array([1.0, 2.0, 3.0])
+    clipped = _unit_interval(np.array([-1e-13, 0.5, 1 + 1e-13]), "attention", grid)
+    np.testing.assert_array_equal(clipped, [0.0, 0.5, 1.0])
+    with pytest.raises(ConvergenceError, match=r"attention error .* gamma = 3"):
+        _unit_interval(np.array([0.1, 0.5, 1 + 1e-9]), "attention", grid)
+    with pytest.raises(ConvergenceError, match="outside"):
+        _unit_interval(np.array([0.1, np.nan, 0.5]), "linear", grid)
+
+
+def test_large_norms_warn():
+    with pytest.warns(FiniteSizeWarning, match=r"p\^\(1/4\)"):
+        simulate(np.tanh, 40, 1.0, [0.1], Geometry(mu_norm=3.0), seeds=2)
+
+
+def test_bad_method_is_refused():
+    with pytest.raises(ParameterError, match="method"):
+        simulate(np.tanh, 20, 1.0, [0.1], seeds=2, method="fast")
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    from symrmt import simulation as sim
+
+    items = [1, 2]
+    assert sim._progress(items, True) is items or not sys.stderr.isatty()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    bar = sim._progress(items, True)
+    assert type(bar).__name__ == "tqdm" and list(bar) == items
+    assert sim._progress(items, False) is items
+
+
+# ---------------------------------------------------------------------------
+# Eigenvalue spectra
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("c", [0.5, 1.0, 1.5])
+def test_gram_spectrum(c):
+    n, seeds = 60, 2
+    eigenvalues = simulate_spectrum(np.tanh, n, c, "gram", ASYMMETRIC, d=0.3, seeds=seeds, seed=4)
+    assert eigenvalues.shape == (n * seeds,)
+    assert np.all(eigenvalues >= -1e-12)
+    p = round(c * n)
+    assert np.sum(eigenvalues[:n] == 0.0) == max(n - p, 0)
+    # Seed 0 is seed 0 of simulate: same draw, so the trace is ||X K||_F^2 / n of that draw.
+    child = np.random.SeedSequence(4).spawn(seeds)[0]
+    X, K, _ = reference_draw(np.tanh, n, c, ASYMMETRIC, 0.3, np.random.default_rng(child))
+    np.testing.assert_allclose(np.sort(eigenvalues[:n])[-min(n, p):],
+                               np.linalg.eigvalsh(K.T @ X.T @ X @ K / n)[-min(n, p):], rtol=1e-8, atol=1e-10)
+
+
+def test_kernel_spectrum_symmetric_weights():
+    aligned = Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=0.5, cos_mu_wq=0.5, cos_wk_wq=1.0)
+    n = 50
+    eigenvalues = simulate_spectrum(np.tanh, n, 1.0, "kernel", aligned, d=0.2, seeds=3, seed=1)
+    assert eigenvalues.shape == (3 * n,)
+    child = np.random.SeedSequence(1).spawn(3)[1]
+    _, K, _ = reference_draw(np.tanh, n, 1.0, aligned, 0.2, np.random.default_rng(child))
+    np.testing.assert_allclose(eigenvalues[n:2 * n], np.linalg.eigvalsh((K + K.T) / 2), rtol=1e-6, atol=1e-9)
+    # no weights at all, and rank two with equal pairs, are symmetric too
+    assert simulate_spectrum(np.tanh, n, 1.0, "kernel").shape == (n,)
+    rows = np.array([[1.0, 0, 0], [0.5, 0.5, 0], [0, 0.3, 0.4]])    # mu, w_K1 = w_Q1, w_K2 = w_Q2
+    equal_pairs = rows[[0, 1, 2, 1, 2]] @ rows[[0, 1, 2, 1, 2]].T
+    assert simulate_spectrum(np.tanh, n, 1.0, "kernel", gram=equal_pairs).shape == (n,)
+
+
+def test_kernel_spectrum_refuses_asymmetric_weights():
+    with pytest.raises(ParameterError, match="symmetric K"):
+        simulate_spectrum(np.tanh, 50, 1.0, "kernel", ASYMMETRIC)
+    with pytest.raises(ParameterError, match="symmetric K"):
+        simulate_spectrum(np.tanh, 50, 1.0, "kernel", gram=RANK2)
+    with pytest.raises(ParameterError, match="matrix"):
+        simulate_spectrum(np.tanh, 50, 1.0, "wigner")
+
+
+# ---------------------------------------------------------------------------
+# Command line: --method, --quiet, --spectrum, --matrix
+# ---------------------------------------------------------------------------
+
+def test_cli_simulate_method_and_spectrum(capsys):
+    from symrmt.cli import main
+
+    argv = ["simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1,1", "--n", "40", "--seeds", "2",
+            "--quiet", "--json"]
+    assert main(argv + ["--method", "tridiagonal", "--spectrum"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["eigenvalues"]) == 80 and out["matrix"] == "gram" and out["method"] == "tridiagonal"
+    assert main(argv + ["--method", "exact"]) == 0
+    exact = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(exact["attention"]["per_seed"], out["attention"]["per_seed"], rtol=1e-9)
+    assert "eigenvalues" not in exact
+
+
+def test_cli_refusals_exit_2(capsys):
+    from symrmt.cli import main
+
+    base = ["simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--seeds", "2"]
+    assert main(base + ["--n", "1000000000"]) == 2
+    assert "GiB" in capsys.readouterr().err
+    assert main(["simulate", "--f", "tanh(x)", "--c", "1e12", "--gamma", "0.1", "--n", "64"]) == 2
+    assert "GiB" in capsys.readouterr().err
+    assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1"]) == 2
+    assert "symmetric K" in capsys.readouterr().err
+
+
+def test_blocked_symmetric_product(monkeypatch):
+    """Above SYRK_COLUMNS the Gram matrix is built by blocks: same values, exactly symmetric."""
+    from symrmt import ridge
+
+    F = np.random.default_rng(0).standard_normal((30, 70))
+    monkeypatch.setattr(ridge, "SYRK_COLUMNS", 16)
+    blocked = ridge.symmetric_product(F)
+    np.testing.assert_array_equal(blocked, blocked.T)
+    np.testing.assert_allclose(blocked, F.T @ F, rtol=1e-13, atol=1e-12)

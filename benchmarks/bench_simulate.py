@@ -1,0 +1,84 @@
+"""Speed of the Monte Carlo against its one unavoidable product: ``python benchmarks/bench_simulate.py``.
+
+For each size n = p it prints the time of one seed of ``simulate`` (100 gamma values,
+tanh, signal and aligned weights) for each method, divided by the time of the score
+GEMM X^T (M X) of the same size measured in the same process (the best of three
+products timed right before and right after each run, so that a busy machine slows
+both sides alike). It also prints the routes ``auto`` took and its largest relative
+difference from ``exact`` over all gamma and seeds.
+
+Targets (docs/performance.md): n = 2048 with gamma in [1e-3, 1e2]: auto <= 8x;
+n = 4096 with gamma in [1e-2, 1e2]: auto <= 4x.
+
+    python benchmarks/bench_simulate.py                  # n = 1024 and 2048
+    python benchmarks/bench_simulate.py --n 4096 --methods auto
+    python benchmarks/bench_simulate.py --n 2048 --gamma-min 1e-2 --seeds 4
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from symrmt.geometry import Geometry
+from symrmt.simulation import METHODS, simulate
+
+#: gamma_min of the targets of issue 10, per size (other sizes: 1e-3)
+TARGET_GAMMA_MIN = {4096: 1e-2}
+GEOMETRY = Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
+
+
+def score_gemm_seconds(n: int, p: int, repeat: int = 3) -> float:
+    """Best time of S = X^T (M X), M = I + w_K w_Q^T, over ``repeat`` products (M X formed outside the timing)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((p, n))
+    w = rng.standard_normal(p) / np.sqrt(p)
+    MX = X + np.outer(w, w @ X)
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        X.T @ MX
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run(n: int, c: float, gamma_min: float, methods: list[str], seeds: int) -> None:
+    p = round(c * n)
+    gamma = np.geomspace(gamma_min, 1e2, 100)
+    print(f"n = {n}, p = {p}, 100 gamma in [{gamma_min:g}, 1e2], tanh, aligned weights, {seeds} seeds")
+    results = {}
+    for method in methods:
+        before = score_gemm_seconds(n, p)
+        start = time.perf_counter()
+        result = simulate(np.tanh, n, c, gamma, GEOMETRY, seeds=seeds, method=method, progress=False)
+        per_seed = (time.perf_counter() - start) / seeds
+        gemm = min(before, score_gemm_seconds(n, p))
+        results[method] = result
+        print(f"  {method:>11}: {per_seed:8.3f} s per seed, score GEMM {gemm:7.3f} s, "
+              f"ratio {per_seed / gemm:5.1f}x   routes {result.routes}", flush=True)
+    if "exact" in results:
+        reference = results["exact"]
+        for method, result in results.items():
+            if method != "exact":
+                worst = max(np.max(np.abs(result.attention_per_seed / reference.attention_per_seed - 1)),
+                            np.max(np.abs(result.linear_per_seed / reference.linear_per_seed - 1)))
+                print(f"  {method:>11} against exact: max relative difference {worst:.2e}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[1024, 2048], help="sizes n = p (default 1024 2048)")
+    parser.add_argument("--c", type=float, default=1.0, help="p/n (default 1)")
+    parser.add_argument("--methods", nargs="+", default=["exact", "auto"], choices=METHODS)
+    parser.add_argument("--gamma-min", type=float, default=None,
+                        help="smallest gamma (default: 1e-2 at n = 4096, else 1e-3, as in the targets)")
+    parser.add_argument("--seeds", type=int, default=2)
+    args = parser.parse_args()
+    for n in args.n:
+        gamma_min = args.gamma_min if args.gamma_min is not None else TARGET_GAMMA_MIN.get(n, 1e-3)
+        run(n, args.c, gamma_min, args.methods, args.seeds)
+
+
+if __name__ == "__main__":
+    main()

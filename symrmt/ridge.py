@@ -1,0 +1,463 @@
+r"""Ridge interpolation errors of a Gram matrix, by three exact routes.
+
+Everything here computes, for a vector :math:`y \in \mathbb R^n`, a PSD Gram matrix
+:math:`G = F^\top F / n` (:math:`F` is m-by-n) and a grid of ridge parameters,
+
+.. math::
+
+    E(\gamma) = \frac{\gamma^2}{n}\, y^\top (G + \gamma I_n)^{-2} y ,
+
+which is all the Monte Carlo of :mod:`symrmt.simulation` needs (docs/theory.md,
+section 1). Only this one quadratic form is wanted, not the eigenvectors of
+:math:`G`, so there are cheaper routes than an eigendecomposition:
+
+``exact``
+    One eigendecomposition or SVD per matrix (:func:`exact_errors`).
+``tridiagonal``
+    One Householder reflector maps :math:`y` to :math:`\|y\| e_1`, then LAPACK's
+    ``sytrd`` reduces :math:`G` to a tridiagonal :math:`T`; its reflectors leave
+    :math:`e_1` fixed, so :math:`y^\top (G+\gamma)^{-2} y = \|y\|^2 \|(T+\gamma)^{-1} e_1\|^2`:
+    one O(m) tridiagonal solve per :math:`\gamma` (:func:`tridiagonal_errors`).
+    Its cost is that of ``eigvalsh``, not of ``eigh``.
+``lanczos``
+    Lanczos on :math:`G` started from :math:`y` (full reorthogonalization), with
+    Gauss quadrature (a lower bound) and Gauss--Radau quadrature with the node
+    :math:`0 \le \lambda_{\min}(G)` (an upper bound) for :math:`f(\lambda) = (\lambda+\gamma)^{-2}`
+    (Golub and Meurant, *Matrices, Moments and Quadrature*, 2010): it stops when
+    the bracket is narrower than ``rtol`` at every :math:`\gamma`
+    (:func:`lanczos_errors`). Each step costs a few matrix-vector products.
+
+All three agree to far below Monte Carlo noise; the choice between them is
+:mod:`symrmt.simulation`'s (``method="auto"``).
+
+Rounding. Each route computes the quadratic form of a matrix within
+:math:`\|\Delta\| \lesssim m\,\epsilon\,\lambda_{\max}` of :math:`G` (backward error of
+forming and reducing it), which moves :math:`E` by a relative
+:math:`\le 2\|\Delta\|/\gamma` to first order. Every route returns ``None`` (the
+caller then takes a more careful route) when that a-priori figure exceeds
+``GRAM_RTOL`` at the smallest :math:`\gamma`; it is pessimistic by factors of
+1e4 to 1e9 in practice (docs/performance.md), so the routes agree to about 1e-9.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from typing import Callable, Iterator
+
+import numpy as np
+from scipy.linalg import blas, lapack
+
+__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "symmetric_product", "exact_errors", "tridiagonal_errors",
+           "lanczos_errors", "rounding_bound"]
+
+#: Largest a-priori relative rounding estimate (on E) accepted from a Gram-matrix route.
+GRAM_RTOL = 1e-5
+
+#: Width of the certified Gauss / Gauss-Radau bracket at which Lanczos stops (relative).
+LANCZOS_RTOL = 1e-8
+
+#: Largest Gram matrix formed by one SYRK call (see :func:`symmetric_product`).
+SYRK_COLUMNS = 8192
+
+#: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
+_CHECK_EVERY = 8
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+@functools.lru_cache(maxsize=1)
+def _controller():
+    """threadpoolctl's view of the loaded BLAS, built once (it scans the loaded libraries)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    return ThreadpoolController()
+
+
+_serial = {"depth": 0, "limiter": None}
+_serial_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def serial_blas() -> Iterator[None]:
+    """BLAS limited to one thread, for the memory-bound kernels of this module.
+
+    Matrix-vector products and the level-2 half of ``sytrd`` gain little from a
+    second thread, but an OpenBLAS thread that waits for a core held by another
+    process slows them by up to 10x (docs/performance.md). Level-3 products (the
+    Gram matrices, the features) are left multi-threaded by the callers.
+
+    The limit is process-wide; nested or concurrent uses (two Lanczos runs in two
+    threads) share it, and the original limit comes back when the last one exits.
+    """
+    controller = _controller()
+    with _serial_lock:
+        if _serial["depth"] == 0 and controller is not None:
+            _serial["limiter"] = controller.limit(limits=1, user_api="blas")
+        _serial["depth"] += 1
+    try:
+        yield
+    finally:
+        with _serial_lock:
+            _serial["depth"] -= 1
+            if _serial["depth"] == 0 and _serial["limiter"] is not None:
+                _serial["limiter"].restore_original_limits()
+                _serial["limiter"] = None
+
+
+def rounding_bound(size: int, lam_max: float, gamma_min: float) -> float:
+    r"""A-priori relative error on :math:`E` of a Gram route: :math:`2 m \epsilon \lambda_{\max} / \gamma_{\min}`."""
+    return 2.0 * size * _EPS * max(float(lam_max), 0.0) / float(gamma_min)
+
+
+def symmetric_product(F: np.ndarray) -> np.ndarray:
+    r""":math:`F^\top F`, exactly symmetric: numpy's SYRK, by blocks of columns above ``SYRK_COLUMNS``.
+
+    OpenBLAS's multi-threaded SYRK crashes (SIGSEGV) on a 16384-by-16384 product;
+    blocks of at most ``SYRK_COLUMNS`` columns (SYRK on the diagonal, GEMM below,
+    mirrored above) avoid it at the same flop count.
+    """
+    n = F.shape[1]
+    if n <= SYRK_COLUMNS:
+        return F.T @ F
+    gram = np.empty((n, n))
+    starts = range(0, n, SYRK_COLUMNS)
+    for i in starts:
+        left = F[:, i:i + SYRK_COLUMNS]
+        gram[i:i + SYRK_COLUMNS, i:i + SYRK_COLUMNS] = left.T @ left
+        for j in (j for j in starts if j > i):
+            block = left.T @ F[:, j:j + SYRK_COLUMNS]
+            gram[i:i + SYRK_COLUMNS, j:j + SYRK_COLUMNS] = block
+            gram[j:j + SYRK_COLUMNS, i:i + SYRK_COLUMNS] = block.T
+    return gram
+
+
+# ---------------------------------------------------------------------------
+# exact: eigendecomposition or SVD
+# ---------------------------------------------------------------------------
+
+def exact_errors(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    r"""All :math:`E(\gamma)` from one factorization of ``F`` (m-by-n), the reference route.
+
+    With :math:`F^\top F/n = \sum_i \lambda_i v_i v_i^\top` and :math:`a_i = v_i^\top y`,
+
+    .. math::
+
+        E(\gamma) = \frac1n \Big[\sum_{i} a_i^2
+            \Big(\frac{\gamma}{\lambda_i + \gamma}\Big)^2 + \|P_\perp y\|^2\Big],
+
+    :math:`P_\perp` projecting on the null space of :math:`F` (nonzero only when m < n).
+
+    * m < n: thin SVD of ``F``; it handles the (n - m)-dimensional null space
+      exactly, where eigh of the n-by-n Gram would return n - m spurious
+      eigenvalues of size eps*||F||^2/n.
+    * m >= n: eigh of the n-by-n Gram (about 3x faster than the SVD) unless
+      :func:`rounding_bound` exceeds ``GRAM_RTOL`` at the smallest :math:`\gamma`;
+      then the SVD of ``F``, after a QR when m > n. The SVD gives each
+      :math:`\sigma_i` to :math:`\epsilon\|F\|` absolutely, so :math:`\lambda_i = \sigma_i^2/n`
+      keeps its accuracy down to the smallest :math:`\gamma`.
+    """
+    m, n = F.shape
+    if m >= n:
+        errors, bound = errors_gram(F, y, gamma)
+        if bound <= GRAM_RTOL:
+            return errors
+        if m > n:
+            F = np.linalg.qr(F, mode="r")  # n-by-n with the same Gram: a smaller SVD
+    return errors_svd(F, y, gamma)
+
+
+def _shrunk_norm(lam: np.ndarray, a2: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_i a_i^2 (\gamma/(\lambda_i+\gamma))^2` for every :math:`\gamma` (one matrix product)."""
+    shrink = gamma[:, None] / (np.clip(lam, 0.0, None)[None, :] + gamma[:, None])
+    return (shrink**2) @ a2
+
+
+def errors_svd(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """The SVD branch of :func:`exact_errors` (any shape of ``F``)."""
+    n = F.shape[1]
+    _, sigma, vt = np.linalg.svd(F, full_matrices=False)
+    a2 = (vt @ y) ** 2
+    errors = _shrunk_norm(sigma**2 / n, a2, gamma)
+    if vt.shape[0] < n:  # null space of F: ||P_perp y||^2 = ||y||^2 - ||V^T y||^2
+        errors += max(float(y @ y - a2.sum()), 0.0)
+    return errors / n
+
+
+def errors_gram(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, float]:
+    """The eigh branch of :func:`exact_errors` for m >= n, and its :func:`rounding_bound`."""
+    n = F.shape[1]
+    gram = symmetric_product(F)
+    gram /= n
+    lam, vectors = np.linalg.eigh(gram)
+    errors = _shrunk_norm(lam, (vectors.T @ y) ** 2, gamma) / n
+    return errors, rounding_bound(n, lam[-1], gamma.min())
+
+
+# ---------------------------------------------------------------------------
+# tridiagonal: one reflector, then sytrd
+# ---------------------------------------------------------------------------
+
+def tridiagonal_errors(gram: np.ndarray, v: np.ndarray, gamma: np.ndarray, n: int,
+                       y_norm2: float | None = None) -> np.ndarray | None:
+    r""":math:`E(\gamma)` by tridiagonalizing the m-by-m ``gram`` from ``v``; ``gram`` is overwritten.
+
+    Two sides of the same problem (``F`` is m-by-n):
+
+    * ``y_norm2 is None``: ``gram`` is :math:`G = F^\top F/n` (m = n), ``v = y`` and
+      :math:`E = \frac{\gamma^2}{n}\|y\|^2 \|u\|^2`, :math:`u = (T+\gamma)^{-1} e_1`.
+    * ``y_norm2 = ||y||^2``: ``gram`` is the smaller :math:`H = F F^\top/n` (m < n) and
+      ``v`` is :math:`z = F y/\sqrt n`. The push-through identity
+      :math:`\gamma^2 y^\top (G+\gamma)^{-2} y = \|y\|^2 - z^\top (H + 2\gamma)(H+\gamma)^{-2} z`
+      gives :math:`E = (\|y\|^2 - \|z\|^2 (u_1 + \gamma\|u\|^2))/n`; the null space of
+      :math:`G` is then handled exactly. The subtraction loses a factor
+      :math:`\|y\|^2/(nE)` of relative accuracy, which enters the rounding bound.
+
+    ``gram`` must be exactly symmetric (as ``F.T @ F`` is). Returns ``None`` when the
+    rounding bound exceeds ``GRAM_RTOL``.
+    """
+    with serial_blas():
+        diag, off = _tridiagonalize(gram, v)
+        u1, unorm2 = _first_column_solves(diag, off, gamma)
+    lam_max = _gershgorin_max(diag, off)
+    v_norm2 = float(v @ v)
+    if y_norm2 is None:
+        errors = gamma**2 * v_norm2 * unorm2 / n
+        bound = rounding_bound(diag.size, lam_max, gamma.min())
+    else:
+        errors = (y_norm2 - v_norm2 * (u1 + gamma * unorm2)) / n
+        floor = np.maximum(errors, 1.0 / n)  # E >= 0; guards the division
+        bound = float(np.max(rounding_bound(diag.size, lam_max, 1.0) / gamma * (y_norm2 / n) / floor))
+    return errors if bound <= GRAM_RTOL else None
+
+
+def _tridiagonalize(gram: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Diagonal and subdiagonal of :math:`T = Q^\top P G P Q` with :math:`P v \parallel e_1`, :math:`Q e_1 = e_1`.
+
+    ``gram`` (C- or Fortran-contiguous, exactly symmetric) is overwritten: LAPACK
+    works on the Fortran view of its lower triangle, so no copy is made.
+    """
+    a = gram if gram.flags.f_contiguous else gram.T  # the transpose of a symmetric C array is itself
+    w = v.astype(np.float64, copy=True)
+    w[0] += np.copysign(np.linalg.norm(w), w[0])     # Householder vector, no cancellation
+    norm = np.linalg.norm(w)
+    if norm > 0:
+        w /= norm
+        # P G P = G - w s^T - s w^T with s = 2 G w - 2 (w^T G w) w  (P = I - 2 w w^T)
+        s = a @ w
+        s *= 2.0
+        s -= (w @ s) * w
+        blas.dsyr2(-1.0, w, s, a=a, lower=1, overwrite_a=1)
+    lwork = int(lapack.dsytrd_lwork(a.shape[0], lower=1)[0])  # the default lwork is unblocked (2-3x slower)
+    _, diag, off, _, info = lapack.dsytrd(a, lower=1, lwork=lwork, overwrite_a=1)
+    if info != 0:  # pragma: no cover - LAPACK argument error
+        raise RuntimeError(f"dsytrd failed (info = {info})")
+    return diag, off
+
+
+def _gershgorin_max(diag: np.ndarray, off: np.ndarray) -> float:
+    """An upper bound on the largest eigenvalue of the symmetric tridiagonal (diag, off)."""
+    radius = np.zeros_like(diag)
+    radius[:-1] += np.abs(off)
+    radius[1:] += np.abs(off)
+    return float(np.max(diag + radius))
+
+
+def _first_column_solves(diag: np.ndarray, off: np.ndarray,
+                         gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`u_1` and :math:`\|u\|^2` for :math:`u = (T + \gamma)^{-1} e_1`, one LAPACK ``ptsv`` per :math:`\gamma`.
+
+    :math:`T + \gamma` is positive definite (:math:`T \succeq 0` up to rounding,
+    :math:`\gamma > 0`); should ``ptsv`` find it not to be (rounding at an eigenvalue
+    far below :math:`\gamma`), a banded LU solve is used for that :math:`\gamma`.
+    """
+    rhs = np.zeros((diag.size, 1))
+    rhs[0, 0] = 1.0
+    u1 = np.empty(gamma.size)
+    unorm2 = np.empty(gamma.size)
+    for i, g in enumerate(gamma):
+        _, _, u, info = lapack.dptsv(diag + g, off, rhs)
+        if info != 0:
+            u = _banded_solve(diag + g, off, rhs)
+        u1[i] = u[0, 0]
+        unorm2[i] = float(u[:, 0] @ u[:, 0])
+    return u1, unorm2
+
+
+def _banded_solve(diag: np.ndarray, off: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    from scipy.linalg import solve_banded
+
+    bands = np.zeros((3, diag.size))
+    bands[0, 1:], bands[1], bands[2, :-1] = off, diag, off
+    return solve_banded((1, 1), bands, rhs)
+
+
+# ---------------------------------------------------------------------------
+# lanczos: Gauss and Gauss-Radau bounds
+# ---------------------------------------------------------------------------
+
+def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
+                   max_steps: int, cost_budget: Callable[[int], bool] | None = None,
+                   rtol: float = LANCZOS_RTOL) -> tuple[np.ndarray | None, int]:
+    r""":math:`E(\gamma)` by Lanczos quadrature on the PSD operator ``matvec`` (:math:`v \mapsto Gv`), from ``y``.
+
+    After k steps, with :math:`T_k` the Lanczos tridiagonal and :math:`\beta_k` the
+    next off-diagonal, :math:`f(\lambda) = (\lambda+\gamma)^{-2}` has derivatives of
+    alternating sign on :math:`\lambda > -\gamma`, so (Golub--Meurant)
+
+    .. math::
+
+        L_k = e_1^\top f(T_k) e_1 \;\le\; \frac{y^\top f(G)\, y}{\|y\|^2}
+            \;\le\; \min\big(e_1^\top f(\tilde T_{k+1}) e_1,\ \gamma^{-2}\big) = U_k,
+
+    :math:`\tilde T_{k+1}` being :math:`T_k` bordered by :math:`\beta_k` and the
+    entry that puts an eigenvalue at :math:`a = -\tau \le 0 \le \lambda_{\min}(G)`
+    (Gauss--Radau; :math:`\tau = 10^{-9}\gamma_{\min}` keeps :math:`T_k - a` safely
+    positive definite and loosens the bound by a relative :math:`2\tau/\gamma`).
+    Iteration stops when :math:`U_k - L_k \le` ``rtol`` :math:`L_k` for every
+    :math:`\gamma` and returns :math:`\frac{\gamma^2}{n}\|y\|^2 (L_k+U_k)/2`, certified
+    to ``rtol/2`` relative (plus rounding, see :func:`rounding_bound`).
+
+    The basis is fully reorthogonalized (classical Gram--Schmidt, twice), so the
+    computed :math:`T_k` is that of exact Lanczos on a matrix within rounding of
+    :math:`G` and the bounds hold to that accuracy.
+
+    Returns ``(errors, steps)``; ``errors`` is ``None`` when the bracket did not close
+    within ``max_steps``, when ``cost_budget(predicted_steps)`` is false for the
+    number of steps extrapolated from the bracket's geometric decay, or when the
+    rounding bound exceeds ``GRAM_RTOL``.
+    """
+    with serial_blas():
+        return _lanczos(matvec, y, gamma, max_steps, cost_budget, rtol)
+
+
+def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
+             max_steps: int, cost_budget: Callable[[int], bool] | None,
+             rtol: float) -> tuple[np.ndarray | None, int]:
+    n = y.size
+    y_norm2 = float(y @ y)
+    basis = _Basis(n, max_steps + 1)
+    basis.append(y / np.sqrt(y_norm2))
+    alpha: list[float] = []
+    beta: list[float] = []
+    history: list[tuple[int, float]] = []
+    tau = 1e-9 * float(gamma.min())
+    for k in range(1, max_steps + 1):
+        a, b = _lanczos_step(matvec, basis, beta[-1] if beta else 0.0)
+        alpha.append(a)
+        beta.append(b)
+        lam_max = _gershgorin_max(np.array(alpha), np.array(beta[:-1]))
+        if b <= 64 * _EPS * max(lam_max, _EPS):  # invariant subspace: the Gauss rule is exact
+            return _finish(np.array(alpha), np.array(beta[:-1]), None, gamma, y_norm2, n, tau, lam_max), k
+        if k % _CHECK_EVERY and k != max_steps:
+            continue
+        diag, off = np.array(alpha), np.array(beta[:-1])
+        gap = _relative_gap(diag, off, b, gamma[:1], tau)[0]
+        if gap <= rtol:
+            lower, upper = _bracket(diag, off, b, gamma, tau)
+            if np.all(upper - lower <= rtol * lower):
+                return _finish(diag, off, b, gamma, y_norm2, n, tau, lam_max), k
+        history.append((k, gap))
+        if cost_budget is not None and not cost_budget(_predicted_steps(history, rtol)):
+            return None, k
+    return None, max_steps
+
+
+class _Basis:
+    """Orthonormal Lanczos vectors as rows of a growing array (doubling up to ``limit`` rows)."""
+
+    def __init__(self, n: int, limit: int) -> None:
+        self.rows = np.empty((min(limit, 64), n))
+        self.limit = limit
+        self.size = 0
+        self.pending: np.ndarray | None = None
+
+    def append(self, q: np.ndarray) -> None:
+        if self.size == self.rows.shape[0]:
+            grown = np.empty((min(2 * self.size, self.limit), self.rows.shape[1]))
+            grown[: self.size] = self.rows
+            self.rows = grown
+        self.rows[self.size] = q
+        self.size += 1
+
+    @property
+    def active(self) -> np.ndarray:
+        return self.rows[: self.size]
+
+
+def _lanczos_step(matvec: Callable[[np.ndarray], np.ndarray], basis: _Basis,
+                  beta_prev: float) -> tuple[float, float]:
+    """One step: ``alpha_k``, ``beta_k``; appends the next basis vector (unless beta_k = 0)."""
+    q = basis.active[-1]
+    w = np.asarray(matvec(q), dtype=np.float64)
+    if basis.size > 1:
+        w -= beta_prev * basis.active[-2]
+    a = float(q @ w)
+    w -= a * q
+    for _ in range(2):  # CGS2: twice is enough (Giraud et al.)
+        h = basis.active @ w
+        w -= h @ basis.active
+        a += float(h[-1])
+    b = float(np.linalg.norm(w))
+    if b > 0:
+        basis.append(w / b)
+    return a, b
+
+
+def _radau_entry(diag: np.ndarray, off: np.ndarray, b: float, tau: float) -> float:
+    r"""The last diagonal entry of :math:`\tilde T_{k+1}` that gives it the eigenvalue :math:`a = -\tau`.
+
+    :math:`\tilde\alpha = a + \delta_k` with :math:`(T_k - a)\delta = \beta_k^2 e_k`.
+    """
+    rhs = np.zeros((diag.size, 1))
+    rhs[-1, 0] = b * b
+    shift = tau
+    for _ in range(60):  # T_k >= 0 up to rounding; grow the shift if rounding made T_k + tau indefinite
+        _, _, delta, info = lapack.dptsv(diag + shift, off, rhs)
+        if info == 0:
+            return -shift + float(delta[-1, 0])
+        shift *= 4.0
+    raise RuntimeError("Gauss-Radau: T_k + tau is not positive definite")  # pragma: no cover
+
+
+def _bracket(diag: np.ndarray, off: np.ndarray, b: float, gamma: np.ndarray,
+             tau: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss (lower) and capped Gauss-Radau (upper) values of e_1^T (T + gamma)^-2 e_1."""
+    _, lower = _first_column_solves(diag, off, gamma)
+    radau_diag = np.append(diag, _radau_entry(diag, off, b, tau))
+    _, upper = _first_column_solves(radau_diag, np.append(off, b), gamma)
+    return lower, np.minimum(upper, gamma**-2.0)
+
+
+def _relative_gap(diag: np.ndarray, off: np.ndarray, b: float, gamma: np.ndarray,
+                  tau: float) -> np.ndarray:
+    lower, upper = _bracket(diag, off, b, gamma, tau)
+    return (upper - lower) / lower
+
+
+def _predicted_steps(history: list[tuple[int, float]], rtol: float) -> float:
+    """Steps at which the bracket would close, extrapolating its last geometric decay (pessimistic)."""
+    if len(history) < 2:
+        return 0.0
+    (k0, g0), (k1, g1) = history[-2], history[-1]
+    if g1 <= rtol:
+        return float(k1)
+    rate = (np.log(g1) - np.log(g0)) / (k1 - k0)
+    if not rate < 0:
+        return np.inf
+    return k1 + (np.log(rtol) - np.log(g1)) / rate
+
+
+def _finish(diag: np.ndarray, off: np.ndarray, b: float | None, gamma: np.ndarray, y_norm2: float,
+            n: int, tau: float, lam_max: float) -> np.ndarray | None:
+    """Midpoint of the bracket (the Gauss value when Lanczos found an invariant subspace), as E."""
+    if rounding_bound(n, lam_max, gamma.min()) > GRAM_RTOL:
+        return None
+    if b is None:
+        _, value = _first_column_solves(diag, off, gamma)
+    else:
+        lower, upper = _bracket(diag, off, b, gamma, tau)
+        value = 0.5 * (lower + upper)
+    return gamma**2 * y_norm2 * value / n
