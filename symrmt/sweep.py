@@ -81,6 +81,8 @@ import math
 import os
 import signal
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -645,9 +647,19 @@ def _fsync_directory(directory: Path) -> None:
 # Back ends: local processes or a Dask cluster
 # ---------------------------------------------------------------------------
 
-def _ignore_sigint() -> None:
+def _worker_start(parent: int) -> None:
+    """Initializer of a local worker process."""
     # Ctrl-C goes to the whole process group; only the parent should react, then stop the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker holds both ends of the pool's queues, so it never sees EOF when the parent is
+    # killed (SIGKILL): without this watch it would wait for tasks forever.
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True, name="symrmt-parent-watch").start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 class _LocalBackend:
@@ -662,7 +674,7 @@ class _LocalBackend:
         import multiprocessing
 
         self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_ignore_sigint)
+                                            initializer=_worker_start, initargs=(os.getpid(),))
 
     def submit(self, fn: Callable, payload: dict, name: str):
         return self.executor.submit(fn, payload)
