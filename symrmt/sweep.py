@@ -718,7 +718,8 @@ class _DaskBackend:
         self.futures: list = []
 
     def submit(self, fn: Callable, payload: dict, name: str):
-        # A deterministic key: resubmitting the same point (a resumed sweep) reuses a result the cluster holds.
+        # A deterministic key (spec hash + point): resubmitting a point of the same spec reuses a result the
+        # cluster still holds; the spec hash keeps two specs sharing a point (another gamma grid) apart.
         future = self.client.submit(fn, payload, key=f"symrmt-sweep-{name}", pure=False)
         self.futures.append(future)
         return future
@@ -735,12 +736,16 @@ class _DaskBackend:
 
 
 @contextlib.contextmanager
-def _worker_threads(workers: int) -> Iterator[None]:
-    """Share the cores among local workers: BLAS and solver threads per worker (unless the user set them)."""
-    threads = str(max(1, usable_cpus() // workers))
+def _single_threaded_workers() -> Iterator[None]:
+    """One BLAS and solver thread per local worker (unless the user set them): ``--workers N`` uses N cores.
+
+    Points are independent, so processes parallelize them better than threads; and
+    multithreaded OpenBLAS on a core that another process also uses can be 10-25x
+    slower than one thread (measured here at n = 512, see docs/performance.md).
+    """
     names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "SYMRMT_THREADS")
     added = [name for name in names if name not in os.environ]
-    os.environ.update({name: threads for name in added})  # read by the spawned workers at start-up
+    os.environ.update({name: "1" for name in added})  # read by the spawned workers at start-up
     try:
         yield
     finally:
@@ -758,10 +763,11 @@ def _records(backend, spec: SweepSpec, todo: list[dict]) -> Iterator[dict]:
     for point in todo:
         settings.setdefault(_setting_key(point), point)
     for key, point in settings.items():  # submitted first: a pool runs tasks in submission order
-        tags[backend.submit(theory_task, _theory_payload(spec, point), f"theory-{key[:20]}")] = ("theory", key)
+        tags[backend.submit(theory_task, _theory_payload(spec, point), f"{spec.hash}-theory-{key[:20]}")] = \
+            ("theory", key)
     for point in todo:
         payload = _monte_carlo_payload(spec, point)
-        tags[backend.submit(monte_carlo_task, payload, f"mc-{payload['key'][:20]}")] = ("mc", point)
+        tags[backend.submit(monte_carlo_task, payload, f"{spec.hash}-mc-{payload['key'][:20]}")] = ("mc", point)
     theory, waiting = {}, {}  # setting key -> theory; setting key -> [(point, mc)] waiting for it
     for future in backend.as_completed(list(tags)):
         kind, item = tags.pop(future)
@@ -842,7 +848,7 @@ def _run(spec: SweepSpec, results: _ResultFile, todo: list[dict], workers: int |
         workers = min(workers or usable_cpus(), len(todo))
     with contextlib.ExitStack() as stack:
         if scheduler is None:
-            stack.enter_context(_worker_threads(workers))
+            stack.enter_context(_single_threaded_workers())
         backend = _DaskBackend(scheduler) if scheduler is not None else _LocalBackend(workers)
         bar = stack.enter_context(_progress(len(spec.points()), len(spec.points()) - len(todo), progress))
         aborted = True

@@ -1,0 +1,82 @@
+"""Sweep throughput, measured (not asserted): run ``python benchmarks/bench_sweep.py``.
+
+Runs one spec (theory once per setting, one Monte Carlo draw per point) four ways
+and prints points per second, each against the one-worker local run measured in
+the same process:
+
+1. local, 1 worker process;
+2. local, 2 worker processes;
+3. a ``dask.distributed.LocalCluster`` on loopback, 1 worker process (1 thread);
+4. the same with 2 worker processes.
+
+Each time covers the whole ``run_sweep`` call into a fresh result file, so it
+includes starting the local worker processes and, on every worker, importing
+symrmt and building the theory once (a second or so). The Dask cluster itself is
+started before the clock and its workers are fresh, so they pay the same first-use
+build. The machine's load average is printed: on a shared machine it moves the
+figures more than anything else.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from symrmt.sweep import parse_spec, run_sweep
+
+
+def spec_for(n: int, seeds: int):
+    return parse_spec({"f": ["tanh(x)"], "c": [0.5, 1.0, 2.0], "n": [n], "gamma": "1e-2:10:20", "seeds": seeds,
+                       "geometry": [{"mu_norm": 1.0, "wk_norm": 1.0, "wq_norm": 1.0,
+                                     "cos_mu_wk": 1.0, "cos_mu_wq": 1.0, "cos_wk_wq": 1.0}]})
+
+
+def timed(spec, folder: Path, name: str, **how) -> float:
+    start = time.perf_counter()
+    report = run_sweep(spec, folder / f"{name}.jsonl", progress=False, **how)
+    elapsed = time.perf_counter() - start
+    assert report["computed"] == report["points"]
+    return elapsed
+
+
+def dask_runs(spec, folder: Path) -> dict[str, float]:
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("dask.distributed is not installed (pip install 'symrmt[dask]'): LocalCluster rows skipped")
+        return {}
+    out = {}
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cluster:
+            out[f"LocalCluster, {workers} worker{'s' * (workers > 1)}"] = timed(
+                spec, folder, f"dask{workers}", scheduler=cluster.scheduler_address)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=256, help="tokens per point (default 256)")
+    parser.add_argument("--seeds", type=int, default=40, help="seeds per setting (default 40; 3 settings)")
+    args = parser.parse_args()
+    spec = spec_for(args.n, args.seeds)
+    points = len(spec.points())
+    print(f"spec: tanh, c in (0.5, 1, 2), n = {args.n}, 20 gamma, {args.seeds} seeds: {points} points; "
+          f"load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        times = {"local, 1 worker": timed(spec, folder, "local1", workers=1),
+                 "local, 2 workers": timed(spec, folder, "local2", workers=2)}
+        times.update(dask_runs(spec, folder))
+    baseline = points / times["local, 1 worker"]
+    print(f"{'run':<24} {'wall (s)':>9} {'points/s':>9} {'vs local 1 worker':>18}")
+    for name, elapsed in times.items():
+        rate = points / elapsed
+        print(f"{name:<24} {elapsed:9.2f} {rate:9.1f} {rate / baseline:17.2f}x")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
