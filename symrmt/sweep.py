@@ -53,17 +53,19 @@ two methods can be compared on the same draws. ``key`` is stored in the record.
 Result file
 -----------
 JSON lines. The first line is a header ``{"symrmt_sweep": 1, "spec_hash": ..., "spec":
-{...}, "points": N}`` holding the normalized spec; a file written from another spec
-is refused. Each further line is one point::
+{...}, "points": N, "symrmt": VERSION}`` holding the normalized spec; a file written
+from another spec is refused (and one started by another symrmt version gives a
+warning). Each further line is one point (``a0`` is what ``center`` subtracted from
+``f``; ``p = round(c n)``)::
 
-    {"spec_hash": "…", "key": "…", "f": "tanh(x)", "center": false, "c": 1.0, "d": 0.0,
+    {"spec_hash": "…", "key": "…", "f": "tanh(x)", "center": false, "a0": 0.0, "c": 1.0, "d": 0.0,
      "geometry": {...} or [[...]], "n": 128, "p": 128, "seed": 3, "method": null,
      "gamma": [...],
      "theory": {"a1": …, "nu": …, "attention": [...], "linear": [...], "error": null},
      "mc": {"attention": [...], "linear": [...]}}
 
-``theory.attention`` / ``theory.linear`` are ``null`` (and ``error`` says why) when
-the solver did not converge for that setting; the Monte Carlo is kept. Lines are
+An entry of ``theory.attention`` / ``theory.linear`` is ``null`` (and ``error`` says
+why) at a γ where the solver did not converge; the Monte Carlo is kept. Lines are
 written in completion order, by the parent process only, each with one
 ``write`` followed by ``fsync``: a crash loses at most the points in flight, and a
 partial last line left by a crash is dropped (truncated) on the next start.
@@ -83,6 +85,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -439,21 +442,40 @@ def _finite_list(values: np.ndarray) -> list:
 
 
 def theory_task(payload: dict) -> dict:
-    """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``."""
+    """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``.
+
+    A curve the solver cannot finish is retried one γ at a time, so that only the γ it
+    cannot solve become null (with the reason in ``error``) and the sweep goes on.
+    """
     from .theory import attention_error, linear_error
 
     theory_geometry, _ = model_geometry(payload["geometry"])
-    a1, nu = payload["a1"], payload["nu"]
-    out: dict[str, Any] = {"a1": a1, "nu": nu, "attention": None, "linear": None, "error": None}
-    curves = {"attention": lambda: attention_error((a1, nu), payload["c"], payload["gamma"], d=payload["d"],
-                                                   **theory_geometry),
-              "linear": lambda: linear_error(payload["c"], payload["gamma"], **theory_geometry)}
+    a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
+    curves = {"attention": lambda g: attention_error((a1, nu), c, g, d=d, **theory_geometry),
+              "linear": lambda g: linear_error(c, g, **theory_geometry)}
+    out: dict[str, Any] = {"a1": a1, "nu": nu}
+    errors = []
     for name, curve in curves.items():
-        try:
-            out[name] = _finite_list(curve())
-        except ConvergenceError as exc:  # keep the sweep (and the Monte Carlo) going; say which curve failed
-            out["error"] = f"{name}: {exc}" if out["error"] is None else f"{out['error']}; {name}: {exc}"
+        out[name], failed = _curve(curve, payload["gamma"])
+        errors += [f"{name} at gamma = {g:g}: {message}" for g, message in failed]
+    out["error"] = "; ".join(errors) or None
     return out
+
+
+def _curve(curve: Callable, gamma: list[float]) -> tuple[list, list[tuple[float, str]]]:
+    """``curve(gamma)`` as a JSON list, and the ``(gamma, message)`` the solver did not converge at."""
+    try:
+        return _finite_list(curve(np.asarray(gamma))), []
+    except ConvergenceError:
+        pass
+    values, failed = [], []
+    for g in gamma:
+        try:
+            values.append(_finite_list(curve(np.asarray([g])))[0])
+        except ConvergenceError as exc:
+            values.append(None)
+            failed.append((g, str(exc)))
+    return values, failed
 
 
 @functools.lru_cache(maxsize=64)
@@ -498,6 +520,7 @@ def _monte_carlo_payload(spec: SweepSpec, point: dict) -> dict:
 
 def _record(spec: SweepSpec, point: dict, theory: dict, mc: dict) -> dict:
     return {"spec_hash": spec.hash, "key": point_key(point), "f": point["f"], "center": point["center"],
+            "a0": spec.hermite[point["f"]][2],
             "c": point["c"], "d": point["d"], "geometry": point["geometry"], "n": point["n"],
             "p": int(round(point["c"] * point["n"])), "seed": point["seed"], "method": spec.method,
             "gamma": list(spec.gamma), "theory": theory, "mc": mc}
@@ -522,7 +545,10 @@ def compute_point(spec: SweepSpec, point: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 def _header(spec: SweepSpec) -> dict:
-    return {"symrmt_sweep": FORMAT, "spec_hash": spec.hash, "spec": spec.as_dict(), "points": len(spec.points())}
+    from . import __version__
+
+    return {"symrmt_sweep": FORMAT, "spec_hash": spec.hash, "spec": spec.as_dict(), "points": len(spec.points()),
+            "symrmt": __version__}
 
 
 def _parse_lines(path: Path, data: bytes) -> tuple[dict | None, list[dict]]:
@@ -583,7 +609,8 @@ class _ResultFile:
 
     def _load(self) -> set[str]:
         size = os.fstat(self.fd).st_size
-        data = os.pread(self.fd, size, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)  # writes still go to the end (O_APPEND)
+        data = os.read(self.fd, size)
         complete = data.rfind(b"\n") + 1
         if complete < len(data):  # the crash happened in the middle of a write
             os.ftruncate(self.fd, complete)
@@ -597,7 +624,12 @@ class _ResultFile:
         return self._check_records(records)
 
     def _check_header(self, header: dict) -> None:
+        from . import __version__
+
         if header.get("spec_hash") == self.spec.hash:
+            if header.get("symrmt") != __version__:
+                warnings.warn(f"{self.path} was started with symrmt {header.get('symrmt')} and is resumed with "
+                              f"{__version__}: its records may mix numbers of both versions.", stacklevel=4)
             return
         theirs, ours = header.get("spec") or {}, self.spec.as_dict()
         differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
@@ -909,9 +941,9 @@ def _group_rows(members: list[dict]) -> list[dict]:
     return [{"f": first["f"], "center": first["center"], "c": first["c"], "d": first["d"],
              "geometry": first["geometry"], "n": first["n"], "p": first["p"], "method": first["method"],
              "gamma": g, "seeds": len(members),
-             "attention_theory": (theory["attention"] or [None] * len(first["gamma"]))[i],
+             "attention_theory": theory["attention"][i],
              "attention_mean": attention[i], "attention_se": attention_se[i],
-             "linear_theory": (theory["linear"] or [None] * len(first["gamma"]))[i],
+             "linear_theory": theory["linear"][i],
              "linear_mean": linear[i], "linear_se": linear_se[i]}
             for i, g in enumerate(first["gamma"])]
 

@@ -121,6 +121,13 @@ def test_a_gram_matrix_and_the_equivalent_dict_give_the_same_model():
     np.testing.assert_allclose(m_dict["attention"], m_gram["attention"], rtol=1e-10)
 
 
+def test_a_gamma_the_solver_cannot_reach_is_null_and_the_others_are_kept():
+    theory = theory_task({"a1": 0.6057055, "nu": 0.3942945, "c": 1.0, "d": 0.0, "geometry": {},
+                          "gamma": [1e-10, 0.1]})   # 1e-10 is below what the quadrature resolves at c = 1
+    assert theory["attention"][0] is None and theory["attention"][1] == pytest.approx(0.4532, abs=1e-4)
+    assert theory["error"].startswith("attention at gamma = 1e-10: ")
+
+
 # ---------------------------------------------------------------------------
 # Crashes: SIGKILL half way, partial last line, foreign files
 # ---------------------------------------------------------------------------
@@ -199,6 +206,18 @@ def test_a_file_from_another_spec_is_refused_and_left_alone(local_run):
     with pytest.raises(SymrmtInputError, match=r"different spec .*keys that differ: seeds"):
         run_sweep(other, out, progress=False)
     assert out.read_bytes() == before
+
+
+def test_two_sweeps_cannot_write_one_file(local_run):
+    from symrmt.sweep import _ResultFile
+
+    spec, _, out, _ = local_run
+    holder = _ResultFile(out, spec)   # as a running sweep holds it
+    try:
+        with pytest.raises(SymrmtInputError, match="being written by another running sweep"):
+            run_sweep(spec, out, progress=False)
+    finally:
+        holder.close()
 
 
 def test_a_file_that_is_not_a_sweep_result_is_refused(tmp_path):
