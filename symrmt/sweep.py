@@ -718,7 +718,6 @@ class _LocalBackend:
 
     def close(self, abort: bool) -> None:
         if abort:
-            self.executor.shutdown(wait=False, cancel_futures=True)
             _terminate_workers(self.executor)
         else:
             self.executor.shutdown(wait=True)
@@ -730,8 +729,12 @@ def _terminate_workers(executor) -> None:
     if terminate is not None:
         terminate()
         return
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
-        process.terminate()  # private before 3.14, and the only way to interrupt a running task
+    # Before 3.14 the only way to interrupt a running task is the private process table,
+    # read before shutdown() drops it.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 class _DaskBackend:
@@ -815,8 +818,13 @@ def _records(backend, spec: SweepSpec, todo: list[dict]) -> Iterator[dict]:
 
 
 def _result(future, kind: str, point: dict):
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         return future.result()
+    except BrokenProcessPool:
+        raise RuntimeError("a sweep worker process died (out of memory, or killed); the finished points are in "
+                           "the file: run the same command again to resume.") from None
     except SymrmtInputError as exc:
         where = {k: point[k] for k in ("f", "c", "d", "geometry")} | ({"n": point["n"]} if kind == "mc" else {})
         raise type(exc)(f"{kind} of {_canonical(where)}: {exc}") from None
