@@ -153,23 +153,38 @@ def _group_gone(pgid: int, timeout: float) -> bool:
     return False
 
 
-def test_a_sweep_killed_half_way_resumes_without_losing_or_duplicating_points(tmp_path):
+def _start_sweep(spec_file: Path, out: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "symrmt", "sweep", str(spec_file), "--out", str(out),
+                             "--workers", "1", "--quiet"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _wait_for_lines(child: subprocess.Popen, out: Path, lines: int) -> None:
+    deadline = time.monotonic() + 60
+    while _lines(out) < lines and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_a_sweep_interrupted_then_killed_resumes_without_losing_or_duplicating_points(tmp_path):
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(KILL_SPEC))
     out = tmp_path / "killed.jsonl"
-    total = len(load_spec(spec_file).points())
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-m", "symrmt", "sweep", str(spec_file), "--out", str(out),
-                              "--workers", "1", "--quiet"], env=env, start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    spec = load_spec(spec_file)
+    total = len(spec.points())
+    child = _start_sweep(spec_file, out)
     try:
-        deadline = time.monotonic() + 60
-        while _lines(out) < 1 + 5 and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        os.kill(child.pid, signal.SIGKILL)  # the parent only, like `kill -9 PID`
+        _wait_for_lines(child, out, 1 + 3)
+        os.killpg(child.pid, signal.SIGINT)                       # Ctrl-C reaches the whole process group
+        assert child.wait(timeout=30) == 130
+        assert "Run the same command to resume" in child.stderr.read().decode()
+        interrupted = _lines(out) - 1
+        child = _start_sweep(spec_file, out)                      # resumes, then is killed half way
+        _wait_for_lines(child, out, 1 + interrupted + 3)
+        os.kill(child.pid, signal.SIGKILL)                        # the parent only, like `kill -9 PID`
         child.wait(timeout=10)
         finished = _lines(out) - 1
-        assert 5 <= finished < total, child.stderr.read().decode()
+        assert 3 <= interrupted < finished < total, child.stderr.read().decode()
         # The worker notices that its parent died and exits instead of waiting for tasks forever.
         assert _group_gone(child.pid, timeout=10), "a worker outlived the killed sweep"
     finally:
@@ -177,13 +192,12 @@ def test_a_sweep_killed_half_way_resumes_without_losing_or_duplicating_points(tm
             os.killpg(child.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    spec = load_spec(spec_file)
-    report = run_sweep(spec, out, workers=2, progress=False)
+    report = run_sweep(spec, out, workers=1, progress=False)
     assert report["skipped"] == finished and report["computed"] == total - finished
     resumed = read_records(out)[1]
     assert len(resumed) == total and len(by_key(resumed)) == total          # none lost, none twice
     reference = tmp_path / "uninterrupted.jsonl"
-    run_sweep(spec, reference, workers=2, progress=False)
+    run_sweep(spec, reference, workers=1, progress=False)
     assert by_key(resumed) == by_key(read_records(reference)[1])
 
 
