@@ -910,17 +910,17 @@ SUMMARY_COLUMNS = ("f", "center", "c", "d", "geometry", "n", "p", "method", "gam
 
 
 def _mean_se(values: list[list]) -> tuple[list, list]:
+    """Mean over seeds and ``std(ddof=1)/sqrt(seeds)``, as JSON lists (null where undefined: one seed)."""
     array = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
     mean = array.mean(axis=0)
-    if array.shape[0] < 2:
-        return mean.tolist(), [math.nan] * array.shape[1]
-    return mean.tolist(), (array.std(axis=0, ddof=1) / math.sqrt(array.shape[0])).tolist()
+    se = array.std(axis=0, ddof=1) / math.sqrt(len(array)) if len(array) > 1 else np.full(array.shape[1], np.nan)
+    return _finite_list(mean), _finite_list(se)
 
 
 def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     r"""Means and standard errors over seeds, per setting, ``n`` and γ, of a result file.
 
-    The standard error is ``std(ddof=1) / sqrt(seeds)`` (NaN with one seed).
+    The standard error is ``std(ddof=1) / sqrt(seeds)`` (None with one seed).
 
     Returns
     -------

@@ -273,6 +273,12 @@ def test_summary_default_csv_sits_next_to_the_file(local_run):
     assert out.with_name("results.summary.csv").exists()
 
 
+def test_one_seed_has_no_standard_error():
+    from symrmt.sweep import _mean_se
+
+    assert _mean_se([[0.25, 0.5]]) == ([0.25, 0.5], [None, None])   # JSON null / empty CSV cell, never NaN
+
+
 # ---------------------------------------------------------------------------
 # Dask
 # ---------------------------------------------------------------------------
