@@ -751,6 +751,23 @@ class _DaskBackend:
             raise SymrmtInputError(f"--scheduler {address!r}: cannot connect ({exc}); give the address a Dask "
                                    "scheduler prints, e.g. tcp://127.0.0.1:8786.") from None
         self.futures: list = []
+        self._check_workers(address)
+
+    def _check_workers(self, address: str) -> None:
+        """Every connected worker must import this symrmt version (a different one would give other numbers)."""
+        from . import __version__
+
+        try:
+            versions = self.client.run(_symrmt_version)
+        except Exception as exc:  # whatever the worker raised while importing symrmt
+            self.client.close()
+            raise SymrmtInputError(f"--scheduler {address}: a worker cannot run symrmt ({type(exc).__name__}: "
+                                   f"{exc}); install symrmt {__version__} on every worker.") from None
+        wrong = {worker: v for worker, v in versions.items() if v != __version__}
+        if wrong:
+            self.client.close()
+            raise SymrmtInputError(f"--scheduler {address}: workers run other symrmt versions {wrong}; this "
+                                   f"client has {__version__}. Install the same version everywhere.")
 
     def submit(self, fn: Callable, payload: dict, name: str):
         # A deterministic key (spec hash + point): resubmitting a point of the same spec reuses a result the
@@ -768,6 +785,13 @@ class _DaskBackend:
         if abort:
             self.client.cancel(self.futures)
         self.client.close()
+
+
+def _symrmt_version() -> str:
+    """Run on each Dask worker: the symrmt version it imports."""
+    from . import __version__
+
+    return __version__
 
 
 @contextlib.contextmanager
