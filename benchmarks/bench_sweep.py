@@ -7,7 +7,10 @@ the same process:
 1. local, 1 worker process;
 2. local, 2 worker processes;
 3. a ``dask.distributed.LocalCluster`` on loopback, 1 worker process (1 thread);
-4. the same with 2 worker processes.
+4. the same with 2 worker processes;
+
+and, last, one Monte Carlo draw with 1 and with 2 OpenBLAS threads (why the
+local workers run one thread each).
 
 Each time (the best of ``--repeat`` runs) covers the whole ``run_sweep`` call into a fresh result file, so it
 includes starting the local worker processes and, on every worker, importing
@@ -23,6 +26,8 @@ import argparse
 import math
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -72,6 +77,33 @@ def dask_runs(spec, folder: Path, repeat: int) -> dict[str, float]:
     return out
 
 
+_ONE_DRAW = """
+import time, numpy as np
+from symrmt.geometry import Geometry
+from symrmt.simulation import simulate_once
+args = (np.tanh, {n}, 1.0, np.geomspace(1e-2, 10, 20), Geometry(1, 1, 1, 1, 1, 1), 0.0)
+simulate_once(*args, np.random.default_rng(0))
+start = time.perf_counter()
+for seed in range(5):
+    simulate_once(*args, np.random.default_rng(seed))
+print((time.perf_counter() - start) / 5)
+"""
+
+
+def blas_threads(n: int) -> None:
+    """Why local workers run one BLAS thread: one draw with 1 and with 2 OpenBLAS threads, in fresh processes."""
+    times = {}
+    for threads in (1, 2):
+        env = {**os.environ, **{k: str(threads) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                          "MKL_NUM_THREADS")}}
+        result = subprocess.run([sys.executable, "-c", _ONE_DRAW.format(n=n)], env=env, capture_output=True,
+                                text=True, check=True)
+        times[threads] = float(result.stdout)
+    print(f"one Monte Carlo draw, n = p = {n}: {1e3 * times[1]:.0f} ms with 1 BLAS thread, "
+          f"{1e3 * times[2]:.0f} ms with 2 (ratio {times[2] / times[1]:.2f}; load average "
+          f"{os.getloadavg()[0]:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=512, help="tokens per point (default 512)")
@@ -93,6 +125,7 @@ def main() -> None:
         rate = points / elapsed
         print(f"{name:<24} {elapsed:9.2f} {rate:9.1f} {rate / baseline:17.2f}x {cpu:15.2f}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    blas_threads(args.n)
 
 
 if __name__ == "__main__":
