@@ -586,7 +586,10 @@ class _ResultFile:
     def __init__(self, path: Path, spec: SweepSpec):
         self.path, self.spec, self.dropped = path, spec, 0
         created = not path.exists()
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise SymrmtInputError(f"--out {str(path)!r}: cannot open it for writing ({exc.strerror}).") from None
         try:
             self._lock()
             self.done = self._load()

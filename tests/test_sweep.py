@@ -234,6 +234,11 @@ def test_two_sweeps_cannot_write_one_file(local_run):
         holder.close()
 
 
+def test_an_out_file_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    with pytest.raises(SymrmtInputError, match="cannot open it for writing"):
+        run_sweep(parse_spec(SPEC), tmp_path / "no-such-folder" / "out.jsonl", progress=False)
+
+
 def test_a_file_that_is_not_a_sweep_result_is_refused(tmp_path):
     foreign = tmp_path / "notes.jsonl"
     foreign.write_text('{"hello": 1}\n')
@@ -303,6 +308,32 @@ def test_a_local_dask_cluster_gives_the_same_records(local_run, tmp_path):
         for part in ("theory", "mc"):
             for name in ("attention", "linear"):
                 np.testing.assert_allclose(remote[key][part][name], record[part][name], rtol=1e-12)
+
+
+class _Terminal:
+    def __init__(self, tty: bool):
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("tty, enabled, shown", [(True, True, True), (False, True, False), (True, False, False)])
+def test_the_progress_bar_is_for_terminals_and_runs_longer_than_two_seconds(monkeypatch, tty, enabled, shown):
+    from symrmt.sweep import _progress
+
+    monkeypatch.setattr(sys, "stderr", _Terminal(tty))
+    bar = _progress(total=10, done=4, enabled=enabled)   # enabled=False is --quiet
+    assert bar.disable is (not shown) and bar.n == 4
+    if shown:
+        assert bar.delay == 2
+    bar.close()
 
 
 def test_workers_and_scheduler_together_are_refused(tmp_path):
