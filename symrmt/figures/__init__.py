@@ -88,6 +88,6 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         written = run(name, quick=args.quick, out=args.out)
     except FigureUnavailable as exc:
         print(f"{name}: {exc}", file=sys.stderr)
-        return 4
+        return 2
     print(f"{written['png']}\n{written['csv']}")
     return 0

@@ -115,6 +115,11 @@ def build(quick: bool = False, **overrides) -> Figure:
                   mc_label=n_label(s["n"], s["seeds"]), ncols=2)
 
 
+def _cell(text: str) -> str:
+    """Markdown-safe table cell: a literal ``|`` would end the cell."""
+    return str(text).replace("|", "\\|")
+
+
 def markdown_table(figure: Figure) -> str:
     """The grid of panel (a) as a Markdown table: setting, theory, Monte Carlo mean ± s.e., and the gap in s.e."""
     lines = ["| f | geometry | c | gamma | theory | Monte Carlo (± s.e.) | gap / s.e. |",
@@ -124,6 +129,6 @@ def markdown_table(figure: Figure) -> str:
             continue
         p = curve.params
         for g, t, m, e in zip(curve.column("gamma"), curve.column("theory"), curve.value, curve.se):
-            lines.append(f"| {p['f']} | {p['geometry']} | {float(p['c']):g} | {float(g):g} | {float(t):.4f} | "
+            lines.append(f"| {_cell(p['f'])} | {_cell(p['geometry'])} | {float(p['c']):g} | {float(g):g} | {float(t):.4f} | "
                          f"{m:.4f} ± {e:.4f} | {(m - float(t)) / e:+.1f} |")
     return "\n".join(lines)
