@@ -255,6 +255,8 @@ def _add_figure_parser(sub) -> None:
     p.add_argument("--list", action="store_true", help="list the figures and exit")
     p.add_argument("--quick", action="store_true", help="small n, few points: seconds instead of minutes")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default derivations/out)")
+    p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
+    p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
     p.add_argument("--json", action="store_true")
 
 
@@ -268,7 +270,8 @@ def cmd_figure(args) -> dict:
                 print(f"{name:<{width}}  {text}")
         return {"figures": dict(FIGURES)}
     try:
-        written = run(args.name, quick=args.quick, out=args.out)
+        sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
+        written = run(args.name, quick=args.quick, out=args.out, **sizes)
     except FigureUnavailable as exc:
         raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None
     out = {"figure": args.name, "quick": bool(args.quick), "png": str(written["png"]), "csv": str(written["csv"])}

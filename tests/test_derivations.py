@@ -44,10 +44,14 @@ def test_cli_figure_list_names_every_figure(capsys):
     assert listed == list(FIGURES)
 
 
-def test_cli_figure_runs_quick(capsys, tmp_path):
-    assert main(["figure", "alignment", "--quick", "--out", str(tmp_path), "--json"]) == 0
+def test_cli_figure_runs_quick_with_size_overrides(capsys, tmp_path):
+    import csv
+
+    assert main(["figure", "alignment", "--quick", "--n", "64", "--seeds", "2", "--out", str(tmp_path), "--json"]) == 0
     assert '"png"' in capsys.readouterr().out
-    assert (tmp_path / "alignment.csv").exists()
+    with (tmp_path / "alignment.csv").open(newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["source"] == "monte_carlo"]
+    assert rows and {r["n"] for r in rows} == {"64"} and {r["seeds"] for r in rows} == {"2"}
 
 
 def test_cli_unknown_figure_exits_2(capsys):

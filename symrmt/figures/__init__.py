@@ -83,9 +83,12 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"{name}.py", description=describe(name))
     parser.add_argument("--quick", action="store_true", help="small n, few points (seconds)")
     parser.add_argument("--out", default=None, metavar="DIR", help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
+    parser.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
     args = parser.parse_args(argv)
+    sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
     try:
-        written = run(name, quick=args.quick, out=args.out)
+        written = run(name, quick=args.quick, out=args.out, **sizes)
     except FigureUnavailable as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
