@@ -1,0 +1,107 @@
+r"""Rank-1 against rank-r attention weights of the same total strength.
+
+:math:`W_K^\top W_Q = I_p + \sum_{k \le r} w_K^{(k)} w_Q^{(k)\top}` with
+:math:`w_K^{(k)} = w_Q^{(k)} = \rho\, v_k/\sqrt r` for orthonormal :math:`v_k`, so that
+:math:`\sum_k \|w^{(k)}\|^2 = \rho^2` whatever :math:`r`. Two placements of the signal:
+*spread*, :math:`\mu/\|\mu\| = \sum_k v_k/\sqrt r` (every direction sees a share of it), and
+*one aligned*, :math:`\mu/\|\mu\| = v_1` (the other :math:`r - 1` directions are orthogonal
+to the signal). The theory enters only through the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix
+of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`.
+
+This figure needs ``attention_error(..., gram=G)`` and ``simulate(..., gram=G)`` with such a
+matrix; without them :func:`build` raises :class:`~symrmt.figures.FigureUnavailable`.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..geometry import Geometry
+from ._common import LINEAR_STYLE, mc_curve, n_label, nonlinearity, theory_curve
+from ._core import Figure, FigureUnavailable, Panel, progress
+
+MU_NORM = 1.0
+STRENGTH = 2.0       # rho = sqrt(sum_k |w^(k)|^2)
+C_FIXED = 1.0
+GAMMA = 0.1
+COLORS = {1: "C0", 2: "C1", 3: "C2", 4: "C4"}
+
+
+def gram_matrix(r: int, placement: str, mu_norm: float = MU_NORM, strength: float = STRENGTH) -> np.ndarray:
+    r"""The Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape :math:`(1 + 2r, 1 + 2r)`."""
+    v = np.eye(r)
+    direction = np.ones(r) / np.sqrt(r) if placement == "spread" else v[0]
+    w = strength / np.sqrt(r) * v
+    vectors = np.vstack([mu_norm * direction, w, w])
+    return vectors @ vectors.T
+
+
+def _engine():
+    from ..simulation import simulate
+    from ..theory import attention_error
+
+    try:
+        attention_error((0.5, 0.5), 1.0, 1.0, gram=gram_matrix(2, "spread"))
+    except Exception as exc:  # any refusal means the rank-r Gram matrix is not understood yet
+        raise FigureUnavailable(f"needs the engine's spectral_density/gram (attention_error(gram=G) with a "
+                                f"(1+2r)x(1+2r) matrix: {type(exc).__name__}: {exc})") from None
+    if "gram" not in inspect.signature(simulate).parameters:
+        raise FigureUnavailable("needs the engine's spectral_density/gram (simulate(..., gram=G))")
+    return attention_error, simulate
+
+
+def _sizes(quick: bool) -> dict:
+    if quick:
+        return dict(n=256, seeds=3, ranks=[1, 2, 3], gammas_mc=[0.01, 0.1, 1.0], points=30)
+    return dict(n=2048, seeds=8, ranks=[1, 2, 3, 4], gammas_mc=list(np.logspace(-2, 1, 7)), points=120)
+
+
+def build(quick: bool = False, **overrides) -> Figure:
+    from ..theory import linear_error
+
+    attention_error, simulate = _engine()
+    s = {**_sizes(quick), **overrides}
+    h = nonlinearity("tanh").hermite()
+    gamma = np.logspace(-3, 2, s["points"])
+    base = {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
+    by_gamma, by_rank = [], []
+    for placement, style in (("spread", "-"), ("one aligned", "--")):
+        rank_mean, rank_se = [], []
+        for r in progress(s["ranks"], f"rank ({placement})"):
+            G = gram_matrix(r, placement)
+            tag = {**base, "rank": r, "placement": placement}
+            mc = simulate(h.f, n=s["n"], c=C_FIXED, gamma=np.array([*s["gammas_mc"], GAMMA]), gram=G,
+                          seeds=s["seeds"])
+            rank_mean.append(mc.attention_mean[-1])
+            rank_se.append(mc.attention_se[-1])
+            if placement == "spread" or r == 1:
+                color = {"color": COLORS.get(r, "C5"), "linestyle": style}
+                by_gamma.append(theory_curve(f"r = {r}, {placement}", "E_attn", "gamma", {**tag, "gamma": gamma},
+                                             attention_error(h, C_FIXED, gamma, gram=G), color))
+                k = len(s["gammas_mc"])
+                by_gamma.append(mc_curve(None, "E_attn", "gamma",
+                                         {**tag, "gamma": mc.gamma[:k], "n": s["n"], "seeds": s["seeds"]},
+                                         mc.attention_mean[:k], mc.attention_se[:k], color))
+        ranks = np.array(s["ranks"])
+        theory = [float(attention_error(h, C_FIXED, GAMMA, gram=gram_matrix(r, placement))) for r in ranks]
+        tag = {**base, "gamma": GAMMA, "placement": placement}
+        by_rank.append(theory_curve(f"{placement}", "E_attn", "rank", {**tag, "rank": ranks}, theory,
+                                    {"color": "C0" if placement == "spread" else "C3", "linestyle": style}))
+        by_rank.append(mc_curve(None, "E_attn", "rank", {**tag, "rank": ranks, "n": s["n"], "seeds": s["seeds"]},
+                                rank_mean, rank_se, {"color": "C0" if placement == "spread" else "C3"}))
+    lin = {"f": "linear regression", "c": C_FIXED, "theta": MU_NORM**2}
+    by_gamma.append(theory_curve("linear regression", "E_lin", "gamma", {**lin, "gamma": gamma},
+                                 linear_error(C_FIXED, gamma, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
+    panels = [
+        Panel("a", rf"(a) against the ridge, $c = {C_FIXED:g}$", by_gamma, r"ridge $\gamma$",
+              r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03, legend_loc="upper left"),
+        Panel("b", rf"(b) against the rank, $\gamma = {GAMMA:g}$", by_rank, r"rank $r$",
+              r"interpolation error $E_\mathrm{attn}(\gamma)$", dodge=0.02, xticks=tuple(s["ranks"])),
+    ]
+    caption = (f"f = tanh, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = {STRENGTH**2:g} split "
+               "equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal overlap with every "
+               "direction; one aligned: mu along the first. Lines: theory; markers: Monte Carlo, "
+               f"n = {s['n']}, {s['seeds']} seeds, ±2 s.e.")
+    return Figure("rank", "Rank-1 against rank-r attention weights of equal total strength", caption, panels,
+                  mc_label=n_label(s["n"], s["seeds"]))
