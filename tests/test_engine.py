@@ -120,3 +120,15 @@ def test_linear_regression_reads_only_the_signal_norm():
 def test_rank_one_keeps_the_parameter_names():
     assert [p.name for p in attention_system().parameters] == [
         "c", "gamma", "a_1", "b", "d", "theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ"]
+
+
+def test_rank_one_through_a_gram_matrix_reproduces_the_previous_engine():
+    # 60 random points solved by the rank-1 engine as it was before the FixedPointSystem contract
+    # (commit 2b93bc9, stored in tests/data): the new engine, fed the 3 x 3 Gram matrix, agrees to 1e-10.
+    import json
+
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "rank1_reference.json").read_text())
+    a1, nu, c, gamma, d = (np.array(data[k]) for k in ("a1", "nu", "c", "gamma", "d"))
+    G = np.array(data["gram"])
+    assert np.allclose(attention_error((a1, nu), c, gamma, d=d, gram=G), data["attention"], rtol=0, atol=1e-10)
+    assert np.allclose(linear_error(c, gamma, gram=G), data["linear"], rtol=0, atol=1e-10)

@@ -4,20 +4,11 @@ import csv
 import numpy as np
 import pytest
 
-from symrmt.figures import FIGURES, FigureUnavailable, csv_rows, run
+from symrmt.figures import FIGURES, csv_rows, run
 from symrmt.figures._core import FIXED_COLUMNS
 
-#: Figures that read engine features (spectral densities, rank-r Gram matrices) landing separately.
-NEEDS_ENGINE = {"spectrum", "rank"}
-
-
 def _run_quick(name, tmp_path):
-    try:
-        return run(name, quick=True, out=tmp_path)
-    except FigureUnavailable as exc:
-        if name in NEEDS_ENGINE:
-            pytest.xfail(f"needs the engine's spectral_density/gram: {exc}")
-        raise
+    return run(name, quick=True, out=tmp_path)
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -65,52 +56,6 @@ def test_unknown_figure_is_refused_with_the_list():
 
     with pytest.raises(SymrmtInputError, match="random_inputs"):
         run("no_such_figure", quick=True)
-
-
-# ---------------------------------------------------------------------------
-# spectrum and rank against stand-ins of the engine API they are written for, so that their
-# drawing and CSV code is exercised before the engine lands (the numbers here are not physics).
-
-def _fake_density(f, c, x, eta=0.0, matrix="gram", d=0.0, geometry=None, gram=None):
-    x = np.asarray(x, float)
-    return np.where((x > 0) & (x < 4), np.sqrt(np.clip(x * (4 - x), 0, None)) / (2 * np.pi * np.maximum(x, 1e-9)), 0)
-
-
-def _fake_spectrum(f, n, c, matrix="gram", gram=None, geometry=None, d=0.0, seeds=2, seed=0):
-    rng = np.random.default_rng(seed)
-    return np.array([np.linalg.eigvalsh(np.cov(rng.standard_normal((n, 2 * n)))) for _ in range(seeds)])
-
-
-def test_spectrum_figure_with_a_stand_in_engine(monkeypatch, tmp_path):
-    import symrmt
-    import symrmt.simulation
-
-    monkeypatch.setattr(symrmt, "spectral_density", _fake_density, raising=False)
-    monkeypatch.setattr(symrmt.simulation, "simulate_spectrum", _fake_spectrum, raising=False)
-    written = run("spectrum", quick=True, out=tmp_path)
-    header, rows = csv_rows(written["figure"])
-    assert written["png"].exists() and "matrix" in header and len(rows) > 0
-
-
-def test_rank_figure_with_a_stand_in_engine(monkeypatch, tmp_path):
-    import symrmt.simulation
-    import symrmt.theory
-
-    def attention_error(f, c, gamma, geometry=None, d=0.0, gram=None):
-        gamma = np.asarray(gamma, float)
-        return gamma / (gamma + 0.1 * (1 + np.trace(np.asarray(gram))))
-
-    def simulate(f, n, c, gamma, geometry=None, d=0.0, seeds=2, seed=0, gram=None):
-        gamma = np.asarray(gamma, float)
-        mean = attention_error(f, c, gamma, gram=gram)
-        return symrmt.SimulationResult(gamma, mean, 0.01 + 0 * mean, mean, 0.01 + 0 * mean, np.stack([mean] * seeds),
-                                       np.stack([mean] * seeds), n, n, c, d, seeds, seed, symrmt.Geometry())
-
-    monkeypatch.setattr(symrmt.theory, "attention_error", attention_error)
-    monkeypatch.setattr(symrmt.simulation, "simulate", simulate)
-    written = run("rank", quick=True, out=tmp_path)
-    header, rows = csv_rows(written["figure"])
-    assert written["png"].exists() and "rank" in header and "placement" in header
 
 
 def test_rank_gram_matrix_has_equal_total_strength():

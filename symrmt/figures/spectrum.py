@@ -72,8 +72,10 @@ def _panel(key, matrix, fname, c, geometry, title, density, sampler, s) -> Panel
     width = np.diff(edges)
     per_seed = np.array([np.histogram(v, edges)[0] / (v.size * width) for v in draws])
     centres = 0.5 * (edges[1:] + edges[:-1])
-    x = np.linspace(lo, hi, s["points"])
-    rho = np.asarray(density(h, c, x, eta=0.0, matrix=matrix, d=0.0, geometry=geometry), dtype=float)
+    # The Gram matrix at c = 1 has a hard edge at 0 (density ~ x^(-1/2)) that no quadrature resolves at
+    # eta = 0 right at the edge: the curve starts a hair above it.
+    x = np.linspace(max(lo, 1e-3 * hi) if matrix == "gram" else lo, hi, s["points"])
+    rho = density(h, c, x, eta=0.0, matrix=matrix, d=0.0, geometry=geometry).density
     tag = {"f": spec.name, "a1": h.a1, "nu": h.nu, "d": 0.0, "c": c, "matrix": matrix,
            "theta": geometry.theta, **geometry.as_dict()}
     curves = [theory_curve("predicted density", "density", "x", {**tag, "x": x}, rho, {"color": "C3"}),
