@@ -28,8 +28,11 @@ values are finite and consistent:
     10^{-20} \le \nu \le 10^{300}, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
     \text{ and } |a_k| \le \sqrt\nu), \qquad |a_0| \le 10^{-12}\max(1, \sqrt\nu),
 
-each up to a relative :math:`10^{-12}`. Anything else (a truncated, garbage, swapped
-or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
+each up to a relative :math:`10^{-12}`; and, since a forger can recompute a checksum,
+that the values agree to :math:`10^{-6}` with an independent float64 estimate
+(composite Gauss-Legendre split at the kinks, trusted only where two resolutions
+agree). Anything else (a truncated, garbage, swapped or tampered entry) is discarded
+with a :class:`CacheWarning` and rebuilt.
 
 Writes are atomic: a temporary file in the same folder, then :func:`os.replace`, so
 two processes building the same f at once both leave a complete entry. Temporary
