@@ -144,6 +144,23 @@ def test_inconsistent_values_are_refused(folder, key, value):
     assert same(good, again)
 
 
+def test_forged_but_consistent_values_are_refused(folder):
+    """A forger who recomputes the checksum and keeps nu >= a1^2 is caught by an independent estimate."""
+    good = hermite("tanh(x)")
+    rewrite(only_entry(folder), lambda d: d["result"]["values"]["a1"].update(value="0.55"))
+    with pytest.warns(CacheWarning, match="disagrees"):
+        assert same(good, fresh("tanh(x)"))
+
+
+@pytest.mark.parametrize("f, center", [("sin(50*x)", False), ("exp(x**2/5)", True), ("sign(x - 1)", True),
+                                       ("x**12", True), ("relu(x)", True), ("exp(10*x)", True)])
+def test_good_entries_of_wild_f_are_kept(folder, f, center):
+    good = hermite(f, center=center, method="numeric")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert same(good, fresh(f, center=center, method="numeric"))
+
+
 def test_json_nan_constant_is_refused(folder):
     good = hermite("tanh(x)")
     entry = only_entry(folder)

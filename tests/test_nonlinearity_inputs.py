@@ -16,7 +16,7 @@ def test_repeated_root_kinks_converge():
         assert math.isclose(h.a1, 1.0, rel_tol=1e-12) and math.isclose(h.nu, 1.0, rel_tol=1e-12), f
 
 
-@pytest.mark.parametrize("f", ["1e-15*x", "1e-162*x", "1e-162*x**3", "1e-11*tanh(x)"])
+@pytest.mark.parametrize("f", ["1e-15*x", "1e-162*x", "1e-162*x**3", "1e-11*tanh(x)", "1e-300*x", "1e-100*exp(-x**2)"])
 def test_tiny_scales_are_refused_as_such(f):
     with pytest.raises(NonlinearityError, match="too small in scale"):
         hermite(f)

@@ -28,8 +28,11 @@ values are finite and consistent:
     10^{-20} \le \nu \le 10^{300}, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
     \text{ and } |a_k| \le \sqrt\nu), \qquad |a_0| \le 10^{-12}\max(1, \sqrt\nu),
 
-each up to a relative :math:`10^{-12}`. Anything else (a truncated, garbage, swapped
-or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
+each up to a relative :math:`10^{-12}`; and, since a forger can recompute a checksum,
+that the values agree to :math:`10^{-6}` with an independent float64 estimate
+(composite Gauss-Legendre split at the kinks, trusted only where two resolutions
+agree). Anything else (a truncated, garbage, swapped or tampered entry) is discarded
+with a :class:`CacheWarning` and rebuilt.
 
 Writes are atomic: a temporary file in the same folder, then :func:`os.replace`, so
 two processes building the same f at once both leave a complete entry. Temporary
@@ -224,7 +227,7 @@ def load(expr: sp.Expr, center: bool, method: str) -> tuple | None:
         if path.stat().st_size > _MAX_BYTES:
             raise _Invalid(f"larger than {_MAX_BYTES} bytes")
         entry = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-        return _checked(entry, request)
+        return _checked(entry, request, expr)
     except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is not used
         reason = str(exc) if isinstance(exc, (_Invalid, ValueError, OSError)) else type(exc).__name__
         _warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({reason[:200]}); recomputing")
@@ -236,7 +239,7 @@ def _refuse_constant(name: str):
     raise _Invalid(f"non-finite number {name} in JSON")
 
 
-def _checked(entry: Any, request: dict[str, Any]) -> tuple:
+def _checked(entry: Any, request: dict[str, Any], expr: sp.Expr) -> tuple:
     if not isinstance(entry, dict) or not isinstance(entry.get("result"), dict):
         raise _Invalid("not an entry of this cache")
     body = {k: v for k, v in entry.items() if k != "checksum"}
@@ -256,6 +259,7 @@ def _checked(entry: Any, request: dict[str, Any]) -> tuple:
     if type(centered_by) is not float or not math.isfinite(centered_by):
         raise _Invalid("centered_by is not a finite number")
     _consistent(values, shift, centered_by, request["center"])
+    _plausible(expr if shift is None else expr - shift, values)
     return values, shift, centered_by
 
 
@@ -309,3 +313,41 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
     with mpmath.workdps(DPS):
         if not _agrees(shift, mpmath.mpf(centered_by), max(abs(centered_by), 1e-300)):
             raise _Invalid("the shift does not agree with centered_by")
+
+
+def _plausible(expr: sp.Expr, values: dict) -> None:
+    """The stored values against an independent float64 estimate, where one can be trusted.
+
+    A forged entry can carry a correct checksum and consistent numbers. So f itself is
+    integrated cheaply: composite Gauss-Legendre on [-40, 40] split at the kinks, at two
+    resolutions. Where the two agree (smooth pieces) the stored values must be within
+    1e-6 of the scale; where they do not (f too wild for float64) nothing is judged."""
+    try:
+        estimates = [_estimate(expr, panels) for panels in (1600, 2000)]
+    except Exception:  # noqa: BLE001 - no estimate (f not compilable to NumPy): nothing to judge by
+        return
+    if any(e is None for e in estimates):
+        return
+    nu = float(values["nu"][0])
+    for key in KEYS:
+        scale = nu if key == "nu" else math.sqrt(nu)
+        coarse, fine = estimates[0][key], estimates[1][key]
+        if abs(coarse - fine) <= 1e-9 * scale and abs(float(values[key][0]) - fine) > 1e-6 * scale:
+            raise _Invalid(f"{key} = {float(values[key][0]):.15g} disagrees with an estimate of {fine:.15g}")
+
+
+def _estimate(expr: sp.Expr, panels: int) -> dict[str, float] | None:
+    import numpy as np
+
+    from .adapter import numpy_callable
+    from .integrands import legendre_nodes
+    from .quadrature import _kinks
+
+    edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in _kinks(expr) if abs(k) < 40])
+    nodes, weights = legendre_nodes(edges)
+    with np.errstate(all="ignore"):
+        f = numpy_callable(expr)(nodes)
+        density = weights * np.exp(-nodes * nodes / 2) / math.sqrt(2 * math.pi)
+        out = {"a0": f @ density, "a1": (f * nodes) @ density, "a2": (f * (nodes**2 - 1)) @ density / math.sqrt(2),
+               "nu": (f * f) @ density}
+    return out if all(math.isfinite(v) for v in out.values()) else None

@@ -28,6 +28,7 @@ from symrmt.errors import NonlinearityError
 
 from .adapter import numpy_callable
 from .constants import KEYS, NU_MAX, NU_SMALL
+from .integrands import legendre_nodes
 
 __all__ = ["callable_coefficients"]
 
@@ -116,11 +117,7 @@ def _adaptive(g: Callable, integrand: Callable, label: str) -> tuple[float, floa
 
 
 def _legendre_panels() -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(10)
-    edges = np.linspace(-40.0, 40.0, _PANELS + 1)
-    half = np.diff(edges)[:, None] / 2
-    mid = (edges[:-1] + edges[1:])[:, None] / 2
-    return (mid + half * x).ravel(), (half * w).ravel()
+    return legendre_nodes(np.linspace(-40.0, 40.0, _PANELS + 1))
 
 
 def _check_scale(nu: float, label: str) -> None:

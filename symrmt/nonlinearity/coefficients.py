@@ -115,7 +115,7 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
 
 def _check_scale(values, label: str) -> None:
     nu, a0 = values["nu"][0], values["a0"][0]
-    if nu - a0**2 <= 1e-24 * max(nu, mpmath.mpf(10) ** -300):
+    if nu - a0**2 <= 1e-24 * nu:   # relative: a tiny f is a scale problem, told by _check_nu
         raise NonlinearityError(
             f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0 to "
             f"{DPS} digits of E f^2 = {mpmath.nstr(nu, 3)}); attention needs a non-constant f such as tanh(x)"

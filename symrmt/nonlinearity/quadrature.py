@@ -181,8 +181,8 @@ def _check_nu(label: str, nu, exact: bool = False) -> None:
     ``exact``) below NU_MIN cannot tell f from 0."""
     if nu < NU_MIN and not exact:
         raise NonlinearityError(
-            f"nonlinearity {label} is zero almost everywhere (E f(xi)^2 = {mpmath.nstr(nu, 3)}); "
-            "attention needs a non-constant f such as tanh(x)"
+            f"nonlinearity {label} is zero almost everywhere, or too small in scale (E f(xi)^2 = "
+            f"{mpmath.nstr(nu, 3)} < {NU_MIN:g}); attention needs a non-constant f of reasonable size such as tanh(x)"
         )
     if nu < NU_SMALL:
         raise NonlinearityError(
