@@ -100,6 +100,40 @@ def _add_geometry(p: argparse.ArgumentParser) -> None:
     p.add_argument("--diag", type=float, default=0.0, metavar="D", help="diagonal K_ii = d (default 0)")
 
 
+def parse_param(text: str) -> tuple[str, np.ndarray]:
+    """``--param s=0.5:2:20`` (20 evenly spaced values) or ``--param s=0.5,1,2``: a parameter of f and its values."""
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise SymrmtInputError(f"--param {text!r}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
+    try:
+        grid = parse_grid(values)
+    except SymrmtInputError as exc:
+        raise SymrmtInputError(str(exc).replace("--x", f"--param {name.strip()}=")) from None
+    return name.strip(), grid
+
+
+def _add_params(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--param", type=_argument(parse_param), action="append", default=[], metavar="NAME=LO:HI:NUM",
+                   help="values of a symbolic parameter of f (repeatable; each is one axis of the output, "
+                        "gamma last), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
+
+
+def formula_parameters(formula) -> list[str]:
+    """Names in a formula that are not x, a constant or a whitelisted function: its symbolic parameters."""
+    import ast
+
+    from .nonlinearity.parse import FUNCTIONS
+
+    if not isinstance(formula, str):
+        return []
+    try:
+        tree = ast.parse(formula.strip(), mode="eval")
+    except SyntaxError:
+        return []                                    # the parser itself will say what is wrong
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return sorted(names - {"x", "pi", "e", "E"} - set(FUNCTIONS))
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
     p.add_argument("--gamma", type=_argument(parse_gamma), required=True, metavar="G1,G2,...|LO:HI:NUM")
@@ -132,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_f(p)
     _add_common(p)
     _add_geometry(p)
+    _add_params(p)
 
     p = sub.add_parser("simulate", help="Monte Carlo of the finite model (THEORY.md section 1)")
     _add_f(p)
@@ -218,14 +253,33 @@ def _theory(args, geometry: Geometry):
     from .theory import attention_error, linear_error
 
     _check_c(args.c)
-    h = hermite(args.f, center=args.center)
-    attention = attention_error(h, args.c, args.gamma, geometry, args.diag, gram=args.gram)
-    linear = linear_error(args.c, args.gamma, geometry, gram=args.gram)
+    params = dict(getattr(args, "param", []) or [])
+    named = formula_parameters(args.f)
+    if set(named) != set(params):
+        missing, extra = sorted(set(named) - set(params)), sorted(set(params) - set(named))
+        raise SymrmtInputError(
+            (f"f = {args.f} has the parameters {missing}: give their values with --param {missing[0]}=LO:HI:NUM. "
+             if missing else "") + (f"--param {', '.join(extra)}: not a name in f." if extra else ""))
+    h = hermite(args.f, center=args.center, parameters=list(params) or None)
+    gamma = args.gamma
+    if params:                               # one axis per parameter, gamma last
+        axes = len(params)
+        params = {k: v.reshape((-1,) + (1,) * (axes - i)) for i, (k, v) in enumerate(params.items())}
+    attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
+    linear = linear_error(args.c, gamma, geometry, gram=args.gram)
     return h, attention, linear
 
 
 def cmd_theory(args) -> dict:
     h, attention, linear = _theory(args, _geometry(args))
+    if args.param:
+        out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in args.param},
+               "attention": attention.tolist(), "linear": linear.tolist()}
+        if not args.json:
+            print(f"f = {h.f} in {', '.join(k for k, _ in args.param)}; c = {args.c}; attention error, "
+                  "one row per parameter point (gamma across):")
+            print("\n".join(" ".join(f"{v:9.5f}" for v in row) for row in attention.reshape(-1, attention.shape[-1])))
+        return out
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
            "a1": h.a1, "nu": h.nu}
     if not args.json:
@@ -311,7 +365,8 @@ def cmd_latex(args) -> dict:
     if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
-    text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center)
+    text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
+                 parameters=formula_parameters(args.f) or None)
     if not args.json:
         print(text)
     out = {"kind": args.kind, "f": args.f, "latex": text}

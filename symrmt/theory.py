@@ -162,9 +162,24 @@ def _check_psd(matrix: np.ndarray) -> None:
                              f"(smallest eigenvalue {smallest.min():.3g}); give the inner products of actual vectors.")
 
 
-def _hermite_arrays(f) -> tuple[np.ndarray, np.ndarray]:
-    a1, nu = hermite_data(f)
-    a1, nu = _real("a_1", a1), _real("nu", nu)
+def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(a_1, b)`` arrays; an f with symbolic parameters is evaluated at ``params`` (arrays broadcast)."""
+    if isinstance(f, str) and params:
+        from .nonlinearity import hermite
+
+        f = hermite(f, parameters=list(params))
+    names = [getattr(p, "name", str(p)) for p in getattr(f, "parameters", ()) or ()]
+    if names:
+        if not params:
+            raise ParameterError(f"f = {f.f} has the parameters {names}: give their values, e.g. "
+                                 f"params={{{names[0]!r}: [0.5, 1.0]}}.")
+        data = f.numeric(**params)
+        a1, nu = _real("a_1", data["a1"]), _real("nu", data["nu"])
+    else:
+        if params:
+            raise ParameterError(f"params = {dict(params)!r}: this f has no parameters; leave params out.")
+        a1, nu = hermite_data(f)
+        a1, nu = _real("a_1", a1), _real("nu", nu)
     b2 = nu - a1**2
     if np.any(b2 < -1e-12 * np.maximum(1, nu)):
         raise SymrmtInputError("need nu >= a_1^2 (nu = E f^2 bounds a_1 = E[xi f] by Cauchy-Schwarz).")
@@ -176,7 +191,7 @@ def _solution(result) -> RidgeSolution:
 
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None) -> RidgeSolution:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> RidgeSolution:
     r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
 
     Parameters
@@ -193,10 +208,13 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
         Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
         shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
         entries ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
+    params : dict, optional
+        Values of f's symbolic parameters (``hermite("erf(s*x)", parameters=["s"])``, or a formula
+        whose extra names are the keys), arrays that broadcast with the rest.
     """
     from .derive import attention_system
 
-    a1, b = _hermite_arrays(f)
+    a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
     params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "a_1": a1, "b": b, "d": _real("d", d),
               **geometry_params}
@@ -213,7 +231,7 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None) -> np.ndarray:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Examples
@@ -224,8 +242,10 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     >>> G = np.diag([1.0, 0.5, 0.5, 0.5, 0.5])            # rank 2: mu, w_K^(1), w_K^(2), w_Q^(1), w_Q^(2)
     >>> attention_error("tanh(x)", c=1.0, gamma=0.1, gram=G).shape
     ()
+    >>> attention_error("erf(s*x)", c=1.0, gamma=0.1, params={"s": [0.5, 1.0, 2.0]}).shape
+    (3,)
     """
-    return solve_attention(f, c, gamma, geometry, d, gram).error
+    return solve_attention(f, c, gamma, geometry, d, gram, params).error
 
 
 def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> np.ndarray:

@@ -132,3 +132,22 @@ def test_rank_one_through_a_gram_matrix_reproduces_the_previous_engine():
     G = np.array(data["gram"])
     assert np.allclose(attention_error((a1, nu), c, gamma, d=d, gram=G), data["attention"], rtol=0, atol=1e-10)
     assert np.allclose(linear_error(c, gamma, gram=G), data["linear"], rtol=0, atol=1e-10)
+
+
+def test_f_with_symbolic_parameters_through_theory_latex_and_cli(capsys):
+    import json as _json
+
+    import symrmt
+    from symrmt.cli import main
+
+    s = np.array([0.5, 1.0, 2.0])
+    values = attention_error("erf(s*x)", 1.0, 0.1, params={"s": s})
+    one_by_one = [attention_error(f"erf({v}*x)", 1.0, 0.1) for v in s]
+    assert np.allclose(values, one_by_one, atol=1e-12)
+    text = symrmt.latex("erf(s*x)", parameters=["s"])
+    assert r"\operatorname{asin}" in text and " s" in text
+    assert main(["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1,1", "--param", "s=0.5:2:4", "--json"]) == 0
+    out = _json.loads(capsys.readouterr().out)
+    assert np.array(out["attention"]).shape == (4, 2)
+    assert np.isclose(out["attention"][1][0], attention_error("tanh(x)", 1.0, 0.1), atol=1e-9)
+    assert main(["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1"]) == 2

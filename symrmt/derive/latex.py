@@ -189,7 +189,8 @@ def system_for(kind: str = "attention", rank: int = 1):
     raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
 
 
-def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False) -> str:
+def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
+          parameters=None) -> str:
     r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
 
     Parameters
@@ -204,6 +205,10 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         Rank of the attention weights.
     center : bool
         Subtract :math:`a_0` from a formula first.
+    parameters : sequence of str, optional
+        Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
+        with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
+        of the parameters otherwise.
 
     Examples
     --------
@@ -216,8 +221,13 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     if f is not None and kind != "linear":
         from ..nonlinearity import hermite
 
-        h = f if hasattr(f, "exact") else hermite(f, center=center)
-        a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
-        nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
+        h = f if hasattr(f, "exact") else hermite(f, center=center, parameters=parameters)
+        symbols = tuple(getattr(h, "parameters", ()) or ())
+        if symbols:                          # unknown closed forms stay functions of the parameters
+            a1 = h.exact.get("a1") if h.exact.get("a1") is not None else sp.Function("a_1")(*symbols)
+            nu = h.exact.get("nu") if h.exact.get("nu") is not None else sp.Function("nu")(*symbols)
+        else:
+            a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
+            nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
         substitution = hermite_substitution(a1, nu)
     return system_latex(system, substitution, digits)
