@@ -142,7 +142,9 @@ def simulation_html(result: Any, digits: int = 4) -> str:
     rows = [[f"{g:.4g}", f"{a:.{digits}f} ± {sa:.{digits}f}", f"{l:.{digits}f} ± {sl:.{digits}f}"]
             for g, a, sa, l, sl in zip(result.gamma, result.attention_mean, result.attention_se,
                                         result.linear_mean, result.linear_se)]
-    geometry = ", ".join(f"{k} = {v:g}" for k, v in result.geometry.as_dict().items() if v)
+    geometry = (", ".join(f"{k} = {v:g}" for k, v in result.geometry.as_dict().items() if v)
+                if getattr(result, "geometry", None) is not None else
+                f"Gram matrix {np.asarray(result.gram).shape[0]} x {np.asarray(result.gram).shape[0]}")
     caption = (f"Monte Carlo: n = {result.n}, p = {result.p}, c = {result.c:g}, d = {result.d:g}, "
                f"{result.seeds} seeds (root seed {result.seed}); geometry: {geometry or 'none'}")
     return _table(caption, header, rows)

@@ -18,12 +18,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SymrmtInputError
+from .errors import ParameterError
 
 __all__ = ["Geometry"]
 
 #: Relative tolerance on the smallest eigenvalue of the Gram matrix (round-off of cosines).
 _PSD_RTOL = 1e-10
+#: Norms above this are refused: their Gram entries would overflow long before the model means anything.
+_MAX_NORM = 1e100
+
+
+def _number(name: str, value) -> float:
+    if isinstance(value, (bool, complex)) or isinstance(value, np.complexfloating):
+        raise ParameterError(f"{name} = {value!r}: must be a real number.")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} = {value!r}: must be a real number.") from None
 
 
 @dataclass(frozen=True)
@@ -54,14 +65,17 @@ class Geometry:
 
     def __post_init__(self) -> None:
         for name in ("mu_norm", "wk_norm", "wq_norm"):
-            value = float(getattr(self, name))
+            value = _number(name, getattr(self, name))
             if not np.isfinite(value) or value < 0:
-                raise SymrmtInputError(f"{name} = {value!r}: a norm must be a finite number >= 0.")
+                raise ParameterError(f"{name} = {value!r}: a norm must be a finite number >= 0.")
+            if value > _MAX_NORM:
+                raise ParameterError(f"{name} = {value!r}: the theory is for norms of order 1 (asymptotically, "
+                                     f"against p); give a norm below {_MAX_NORM:g}.")
             object.__setattr__(self, name, value)
         for name in ("cos_mu_wk", "cos_mu_wq", "cos_wk_wq"):
-            value = float(getattr(self, name))
+            value = _number(name, getattr(self, name))
             if not np.isfinite(value) or abs(value) > 1 + 1e-12:
-                raise SymrmtInputError(f"{name} = {value!r}: a cosine must lie in [-1, 1].")
+                raise ParameterError(f"{name} = {value!r}: a cosine must lie in [-1, 1].")
             object.__setattr__(self, name, value)
         self._check_psd()
 
@@ -77,7 +91,7 @@ class Geometry:
             return
         smallest = np.linalg.eigvalsh(cosines[np.ix_(live, live)])[0]
         if smallest < -_PSD_RTOL:
-            raise SymrmtInputError(
+            raise ParameterError(
                 "the cosines (cos_mu_wk, cos_mu_wq, cos_wk_wq) = "
                 f"({self.cos_mu_wk}, {self.cos_mu_wq}, {self.cos_wk_wq}) are not realizable: "
                 f"their Gram matrix has a negative eigenvalue ({smallest:.3g}). "
@@ -124,7 +138,7 @@ class Geometry:
         depend on the frame; the option exists to check that).
         """
         if p < 3:
-            raise SymrmtInputError(f"p = {p}: need p >= 3 to place mu, w_K and w_Q.")
+            raise ParameterError(f"p = {p}: need p >= 3 to place mu, w_K and w_Q.")
         eigenvalues, eigenvectors = np.linalg.eigh(self.gram())
         factor = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))  # G = factor @ factor.T
         if rng is None:

@@ -55,6 +55,23 @@ class RidgeSolution:
     residual: np.ndarray
     unknown_names: tuple = ()
 
+    def as_dict(self) -> dict:
+        """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
+        from .display import solve_as_dict
+
+        return solve_as_dict(self, self.unknown_names)
+
+    def to_csv(self, path=None, gamma=None) -> str:
+        """CSV, one row per point (``gamma`` adds it as the first column); written to ``path`` if given."""
+        from .display import to_csv
+
+        return to_csv(self, path, gamma)
+
+    def _repr_html_(self) -> str:
+        from .display import solve_html
+
+        return solve_html(self, unknowns=self.unknown_names)
+
 
 def hermite_data(f) -> tuple[Any, Any]:
     """``(a_1, nu)`` from a nonlinearity (string, SymPy expression, HermiteCoefficients, dict, or a pair)."""

@@ -119,6 +119,12 @@ class HermiteCoefficients:
             raise RuntimeError(f"b^2 = nu - a1^2 = {value:.3e} < 0: inconsistent Hermite data for {self.f}")
         return max(value, 0.0)
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the Hermite data with their closed forms (see :func:`symrmt.display.hermite_latex`)."""
+        from ..display import hermite_latex
+
+        return hermite_latex(self)
+
     def latex(self) -> dict[str, str | None]:
         """LaTeX of each exact value (None where only a numeric value is known)."""
         return {k: (None if v is None else sp.latex(v)) for k, v in self.exact.items()}
