@@ -73,7 +73,3 @@ def _slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
-def test_theory_page_marks_the_generated_blocks():
-    text = (DOCS / "theory.md").read_text()
-    kinds = re.findall(r"<!-- symrmt latex --kind (\w+) -->\n```math\n.*?\n```\n<!-- end -->", text, flags=re.S)
-    assert kinds == ["attention", "linear"]
