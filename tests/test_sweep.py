@@ -90,6 +90,12 @@ def test_records_are_deterministic_and_equal_one_point_recomputed_alone(local_ru
     assert json.loads(capsys.readouterr().out)["skipped"] == 16
 
 
+def test_the_header_holds_a_spec_that_parses_to_the_same_spec(local_run):
+    spec, _, out, _ = local_run
+    header, _ = read_records(out)
+    assert parse_spec(header["spec"]).hash == header["spec_hash"] == spec.hash   # normalizing is idempotent
+
+
 def test_the_seed_of_a_point_is_the_documented_hash(local_run):
     spec, _, _, records = local_run
     record = records[0]
