@@ -90,6 +90,17 @@ def test_records_are_deterministic_and_equal_one_point_recomputed_alone(local_ru
     assert json.loads(capsys.readouterr().out)["skipped"] == 16
 
 
+def test_the_spec_example_of_the_module_docstring_is_a_valid_spec():
+    import textwrap
+
+    import symrmt.sweep
+
+    doc = symrmt.sweep.__doc__
+    example = textwrap.dedent(doc[doc.index("::\n") + 3: doc.index("A ``geometry`` entry")])
+    spec = parse_spec(symrmt.sweep._toml().loads(example))   # tomllib, or tomli before Python 3.11
+    assert len(spec.points()) == 2 * 3 * 2 * 8 and spec.geometry[0]["cos_wk_wq"] == 1.0
+
+
 def test_the_header_holds_a_spec_that_parses_to_the_same_spec(local_run):
     spec, _, out, _ = local_run
     header, _ = read_records(out)
