@@ -201,10 +201,25 @@ def _toml():
 def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
     """Validate a spec given as plain data (the content of a spec file).
 
+    Parameters
+    ----------
+    raw : dict
+        Keys ``f, c, n, gamma, seeds`` and optionally ``d, geometry, center, method``
+        (module docstring); a single value stands for a list of one.
+    source : str
+        How error messages name the spec (its file).
+
     Raises
     ------
-    ParameterError
-        Naming the key, the value and the fix, for the first problem found.
+    SymrmtInputError
+        A :class:`~symrmt.errors.ParameterError` naming the key, the value and the fix,
+        for the first problem found; a bad ``f`` as :func:`~symrmt.nonlinearity.hermite` reports it.
+
+    Examples
+    --------
+    >>> spec = parse_spec({"f": "tanh(x)", "c": [0.5, 1.0], "n": 64, "gamma": "0.01:1:3", "seeds": 2})
+    >>> len(spec.points()), spec.gamma, spec.hash == parse_spec(spec.as_dict()).hash
+    (4, (0.01, 0.1, 1.0), True)
     """
     if not isinstance(raw, dict):
         raise ParameterError(f"{source}: must be a table/object with keys {', '.join(_REQUIRED)}, "
