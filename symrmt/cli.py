@@ -546,8 +546,8 @@ def cmd_sweep(args) -> dict:
         return _sweep_summary(args, sweep)
     if args.spec is None or args.out is None:
         raise SymrmtInputError("give SPEC and --out FILE.jsonl to run a sweep, or --summary FILE to tabulate one.")
-    spec = sweep.load_spec(args.spec)
     try:
+        spec = sweep.load_spec(args.spec)
         out = sweep.run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
                               progress=not args.quiet)
     except KeyboardInterrupt:

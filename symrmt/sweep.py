@@ -16,7 +16,7 @@ A JSON or TOML file (``.toml`` is read as TOML, anything else as JSON)::
     d = [0.0]                      # diagonal K_ii (optional, default [0])
     seeds = 8                      # Monte Carlo draws per setting and n
     center = false                 # optional: subtract a_0 = E f(xi) from every f
-    # method = "exact"             # optional: Monte Carlo method, if symrmt.simulation offers one
+    # method = "exact"             # optional: Monte Carlo method (symrmt.simulation.METHODS)
     [[geometry]]                   # optional, default one entry {} (no signal, no weights)
     mu_norm = 1.0
     wk_norm = 1.0
@@ -64,7 +64,8 @@ warning). Each further line is one point (``a0`` is what ``center`` subtracted f
      "theory": {"a1": …, "nu": …, "attention": [...], "linear": [...], "error": null},
      "mc": {"attention": [...], "linear": [...]}}
 
-An entry of ``theory.attention`` / ``theory.linear`` is ``null`` (and ``error`` says
+``method`` is ``null`` when the spec leaves it to the simulator's default. An entry
+of ``theory.attention`` / ``theory.linear`` is ``null`` (and ``error`` says
 why) at a γ where the solver did not converge; the Monte Carlo is kept. Lines are
 written in completion order, by the parent process only, each with one
 ``write`` followed by ``fsync``: a crash loses at most the points in flight, and a
@@ -104,7 +105,6 @@ FORMAT = 1
 GEOMETRY_KEYS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 _REQUIRED = ("f", "c", "n", "gamma", "seeds")
 _OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None}
-_METHODS = ("auto", "exact", "lanczos")
 
 #: Relative tolerance on the symmetry and the smallest eigenvalue of a Gram matrix (round-off).
 _GRAM_RTOL = 1e-10
@@ -201,10 +201,25 @@ def _toml():
 def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
     """Validate a spec given as plain data (the content of a spec file).
 
+    Parameters
+    ----------
+    raw : dict
+        Keys ``f, c, n, gamma, seeds`` and optionally ``d, geometry, center, method``
+        (module docstring); a single value stands for a list of one.
+    source : str
+        How error messages name the spec (its file).
+
     Raises
     ------
-    ParameterError
-        Naming the key, the value and the fix, for the first problem found.
+    SymrmtInputError
+        A :class:`~symrmt.errors.ParameterError` naming the key, the value and the fix,
+        for the first problem found; a bad ``f`` as :func:`~symrmt.nonlinearity.hermite` reports it.
+
+    Examples
+    --------
+    >>> spec = parse_spec({"f": "tanh(x)", "c": [0.5, 1.0], "n": 64, "gamma": "0.01:1:3", "seeds": 2})
+    >>> len(spec.points()), spec.gamma, spec.hash == parse_spec(spec.as_dict()).hash
+    (4, (0.01, 0.1, 1.0), True)
     """
     if not isinstance(raw, dict):
         raise ParameterError(f"{source}: must be a table/object with keys {', '.join(_REQUIRED)}, "
@@ -314,12 +329,23 @@ def _gammas(value: Any) -> tuple[float, ...]:
 def _method(value: Any) -> str | None:
     if value is None:
         return None
-    if value not in _METHODS:
-        raise ParameterError(f"method = {value!r}: use one of {', '.join(_METHODS)} (or leave it out).")
-    if not _simulation_accepts("method"):
+    methods = _simulation_methods()
+    if not methods:
         raise ParameterError(f"method = {value!r}: this version of symrmt.simulation has a single Monte Carlo "
                              "method; leave `method` out of the spec.")
+    if value not in methods:
+        raise ParameterError(f"method = {value!r}: use one of {', '.join(methods)} (or leave it out for the "
+                             "simulator's default).")
     return value
+
+
+def _simulation_methods() -> tuple[str, ...]:
+    """The ``method`` values :func:`~symrmt.simulation.simulate_once` takes (none in versions without it)."""
+    from . import simulation
+
+    if not _simulation_accepts("method"):
+        return ()
+    return tuple(getattr(simulation, "METHODS", ("auto", "exact")))
 
 
 def _check_dimensions(cs: Sequence[float], ns: Sequence[int]) -> None:
@@ -388,7 +414,7 @@ def _gram_entry(key: str, entry: Any) -> list[list[float]]:
     if smallest < -_GRAM_RTOL * scale:
         raise ParameterError(f"{key}: the Gram matrix has a negative eigenvalue ({smallest:.3g}); "
                              "give the inner products of actual vectors.")
-    if size > 3 and not _simulation_accepts("gram"):
+    if size > 3 and not _rank_r_interfaces():
         raise ParameterError(f"{key} is {size}x{size} (r = {(size - 1) // 2} heads): this version of symrmt "
                              "runs rank-one geometries only; give a 3x3 Gram matrix or a geometry dict.")
     return G.tolist()
@@ -400,14 +426,22 @@ def _simulation_accepts(name: str) -> bool:
     return name in inspect.signature(simulate_once).parameters
 
 
+@functools.lru_cache(maxsize=None)
+def _rank_r_interfaces() -> bool:
+    """Whether theory and simulation both take ``gram=`` a (1+2r)x(1+2r) matrix (symrmt with rank-r weights)."""
+    from . import theory
+
+    return _simulation_accepts("gram") and hasattr(theory, "gram_parameters")
+
+
 def model_geometry(entry: dict | list) -> tuple[dict, dict]:
     """Keyword arguments ``(theory, simulation)`` that pass one spec geometry entry to the library.
 
     A dict becomes ``geometry=Geometry(**entry)`` for both. A Gram matrix ``G`` becomes
-    ``gram=np.asarray(G)`` for both, except a 3x3 one: it goes to the rank-one
-    interfaces, the six Gram entries for the theory and the equivalent
-    :class:`~symrmt.geometry.Geometry` for the simulator (the one place to change when
-    both take a Gram matrix).
+    ``gram=np.asarray(G)`` for both where the library takes Gram matrices; in versions
+    without them (rank one only) a 3x3 ``G`` goes to the rank-one interfaces instead:
+    the six Gram entries for the theory and the equivalent
+    :class:`~symrmt.geometry.Geometry` for the simulator.
     """
     from .geometry import Geometry
 
@@ -415,8 +449,8 @@ def model_geometry(entry: dict | list) -> tuple[dict, dict]:
         geometry = Geometry(**entry)
         return {"geometry": geometry}, {"geometry": geometry}
     G = np.asarray(entry, dtype=float)
-    if G.shape != (3, 3):
-        return {"gram": G}, {"gram": G}
+    if _rank_r_interfaces():
+        return {"gram": G}, {"geometry": None, "gram": G}
     theory = {"theta": G[0, 0], "alpha_K": G[0, 1], "alpha_Q": G[0, 2],
               "omega_KK": G[1, 1], "omega_QQ": G[2, 2], "omega_KQ": G[1, 2]}
     return {"gram": theory}, {"geometry": _geometry_of_gram(G)}
