@@ -325,17 +325,24 @@ class CompiledSystem:
         self._start = numpy_function(c.start, p, name=f"{self.name} continuation start")
         self._initial = numpy_function([sp.sympify(c.initial.get(u, 0)) for u in self.unknowns], p,
                                        name=f"{self.name} initial guess") if self.unknowns else None
-        self.branch = []
+        self.branch = []                                   # relation of each condition, then one function of all sides
+        sides = []
         for condition in system.branch:
             relation = _RELATIONS.get(type(condition))
             if relation is None:
                 raise ValueError(f"{self.name}: branch condition {condition} must be <, <=, > or >=")
-            self.branch.append((relation, numpy_function([condition.lhs, condition.rhs], (*self.unknowns, *p),
-                                                         name=f"{self.name} branch condition")))
+            self.branch.append(relation)
+            sides += [condition.lhs, condition.rhs]
+        self._branch = numpy_function(sides, (*self.unknowns, *p), name=f"{self.name} branch conditions") \
+            if sides else None
         self.admissible = {}
         for o, a in system.admissible.items():
             self.admissible[o.name] = (numpy_function([sp.sympify(a.lower), sp.sympify(a.upper)], p,
                                                       name=f"{self.name} range of {o.name}"), a.accuracy)
+
+    def branch_sides(self, t, params) -> list:
+        """``[lhs_1, rhs_1, lhs_2, rhs_2, ...]`` of the branch conditions at ``t``."""
+        return self._branch(*t, *params)
 
     def start(self, params) -> np.ndarray:
         """The continuation variable's start value at each point."""

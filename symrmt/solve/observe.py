@@ -92,8 +92,8 @@ def _split(entries: np.ndarray, k: int):
     """(offset (N,), core (N, k, k), gram (N, k, k), source (N, k)) from the stacked entries."""
     n = entries.shape[1]
     offset = entries[0]
-    core = np.moveaxis(entries[1: 1 + k * k].reshape(k, k, n), -1, 0)
-    gram = np.moveaxis(entries[1 + k * k: 1 + 2 * k * k].reshape(k, k, n), -1, 0)
+    core = entries[1: 1 + k * k].reshape(k, k, n).transpose(2, 0, 1)
+    gram = entries[1 + k * k: 1 + 2 * k * k].reshape(k, k, n).transpose(2, 0, 1)
     source = entries[1 + 2 * k * k:].T
     return offset, core, gram, source
 

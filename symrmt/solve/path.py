@@ -63,8 +63,9 @@ def physical(problem: Problem, t, value, index) -> np.ndarray:
     params = problem.params(index, value, column=False)
     scale = 1 + np.max(np.abs(t), axis=0) if len(t) else 1.0
     with np.errstate(all="ignore"):
-        for relation, sides in problem.compiled.branch:
-            lhs, rhs = (np.real(np.broadcast_to(s, (index.size,))) for s in sides(*t, *params))
+        sides = problem.compiled.branch_sides(t, params)
+        for k, relation in enumerate(problem.compiled.branch):
+            lhs, rhs = (np.real(np.broadcast_to(s, (index.size,))) for s in sides[2 * k: 2 * k + 2])
             slack = BRANCH_SLACK * np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), scale)
             ok &= {">": lhs > rhs, ">=": lhs >= rhs - slack, "<": lhs < rhs, "<=": lhs <= rhs + slack}[relation]
     return ok

@@ -121,4 +121,4 @@ class Problem:
         d_v = parts[u + u * u + u * p:]
         jacobian = d_t + np.einsum("upn,pvn->uvn", d_tau, dtau_dt.reshape(p, u, n))
         d_v = d_v + np.einsum("upn,pn->un", d_tau, dtau_dv)
-        return residual, np.moveaxis(jacobian, -1, 0), d_v
+        return residual, jacobian.transpose(2, 0, 1), d_v
