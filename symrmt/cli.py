@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_geometry(p)
     _add_params(p)
 
-    p = sub.add_parser("simulate", help="Monte Carlo of the finite model (THEORY.md section 1)")
+    p = sub.add_parser("simulate", help="Monte Carlo of the finite model (docs/theory.md section 1)")
     _add_f(p)
     _add_common(p)
     _add_geometry(p)

@@ -1,6 +1,6 @@
 r"""Geometry of the signal and the attention weights.
 
-The model (THEORY.md, section 1) depends on :math:`\mu, w_K, w_Q \in \mathbb R^p`
+The model (docs/theory.md section 1) depends on :math:`\mu, w_K, w_Q \in \mathbb R^p`
 only through their Gram matrix
 
 .. math::

@@ -69,7 +69,7 @@ def test_a1_zero_cannot_use_the_signal(f):
 
 
 def test_a1_zero_with_nonzero_diagonal_does_use_the_signal():
-    # With d != 0, K contains d*I, so K^T C K sees P = X^T X - Z^T Z: the signal enters (THEORY.md section 4).
+    # With d != 0, K contains d*I, so K^T C K sees P = X^T X - Z^T Z: the signal enters (docs/theory.md section 6).
     h = hermite("cos(x) - exp(-1/2)")
     noise = attention_error(h, 1.0, GAMMAS, d=0.5)
     signal = attention_error(h, 1.0, GAMMAS, Geometry(mu_norm=2.0), d=0.5)
@@ -85,5 +85,5 @@ def test_a1_zero_signal_independence_in_simulation():
     diff = strong.attention_per_seed - plain.attention_per_seed
     se = diff.std(axis=0, ddof=1) / np.sqrt(seeds)
     # 99% t band plus the O(1/n) allowance of tests/test_theory_vs_simulation.py (BIAS = 20, and a_1 = 0
-    # converges slowly per THEORY.md section 4).
+    # converges slowly per docs/theory.md section 6).
     assert np.all(np.abs(diff.mean(axis=0)) <= stats.t.ppf(0.995, seeds - 1) * se + 20 / n)

@@ -55,7 +55,7 @@ def test_unsafe_or_unknown_strings_are_refused(capsys, evil):
 def test_theory_json_has_attention_and_linear(capsys):
     out = run_json(capsys, "theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.01,0.1,1")
     assert out["gamma"] == [0.01, 0.1, 1.0]
-    assert [round(v, 3) for v in out["attention"]] == [0.167, 0.453, 0.743]   # THEORY.md section 3
+    assert [round(v, 3) for v in out["attention"]] == [0.167, 0.453, 0.743]   # docs/theory.md section 5
     assert len(out["linear"]) == 3
 
 

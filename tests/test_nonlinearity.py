@@ -1,7 +1,7 @@
 """Tests of symrmt.nonlinearity: safe parsing, Hermite coefficients, zoo, numeric callable.
 
 Reference values are computed here independently of the module: closed forms from
-THEORY.md section 1 evaluated with mpmath, and SciPy's QUADPACK (not mpmath's
+docs/theory.md section 2 evaluated with mpmath, and SciPy's QUADPACK (not mpmath's
 tanh-sinh, which the module uses) where no closed form exists.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ def close(a: float, b: float, scale: float = 1.0) -> bool:
     return abs(a - b) <= RTOL * max(abs(b), scale)
 
 
-# THEORY.md section 1: (f, a1, nu, a closed form is expected for a1 and nu)
+# docs/theory.md section 2: (f, a1, nu, a closed form is expected for a1 and nu)
 mp = mpmath.mpf
 THEORY = {
     "x": ("x", 1.0, 1.0, True),
@@ -75,7 +75,7 @@ def test_theory_values_to_12_digits(name):
     assert close(h.a1, a1) and close(h.nu, nu), (h.a1, a1, h.nu, nu)
     assert abs(h.a0) <= 1e-12 and h.centered_by == 0.0
     assert math.isclose(h.b2, nu - a1**2, rel_tol=1e-10, abs_tol=1e-12)
-    if has_closed_form is None:  # THEORY.md gives a closed form for a1 only
+    if has_closed_form is None:  # docs/theory.md gives a closed form for a1 only
         assert h.exact["a1"] is not None
     elif has_closed_form:
         assert h.exact["a1"] is not None and h.exact["nu"] is not None, h.source

@@ -191,7 +191,7 @@ def test_a1_zero_with_diagonal(point):
 
 @pytest.mark.parametrize("theta", [0.25, 1.0, 2.25])
 def test_a1_zero_with_diagonal_depends_on_signal(theta):
-    """With d != 0 the signal does matter when a1 = 0 (THEORY.md: 'say so, and test it').
+    """With d != 0 the signal does matter when a1 = 0 (docs/theory.md: 'say so, and test it').
 
     a1 = b = 0, d = 1/2, c = 1, gamma = 1/4: E_attn = E_lin(gamma/d^2 = 1) with signal theta,
     against the closed form of reference.linear_regression_error, and strictly below the
@@ -214,7 +214,7 @@ NEAR_ONE = 1e-3
 @given(a1_nu=S.hermite_pairs(), c=S.ratios().filter(lambda c: c == 1.0 or abs(c - 1.0) > NEAR_ONE),
        d=S.diagonals())
 def test_noise_only_matches_section3(a1_nu, c, d):
-    """mu = 0 and w = 0 reduce to the noise-only system of THEORY.md section 3 (solved independently)."""
+    """mu = 0 and w = 0 reduce to the noise-only system of docs/theory.md section 5 (solved independently)."""
     checks.check_noise_only_section3(THEORY, Point(*a1_nu, c=c, d=d))
 
 
@@ -273,7 +273,7 @@ def test_solver_continuation_regression(a1, nu, c, d, gamma):
 #: Nonlinearities for the Monte Carlo comparison: strings (simulated as written), Hermite data by hermite().
 SIMULATED = ("tanh(x)", "erf(x)", "sin(x)", "relu(x) - 1/sqrt(2*pi)")
 SIM_N, SIM_SEEDS = 400, 6
-#: Finite-size allowance B/n. THEORY.md section 2: the finite-n gap behaves like O(1/n) with a constant
+#: Finite-size allowance B/n. docs/theory.md section 3: the finite-n gap behaves like O(1/n) with a constant
 #: up to ~20 for strongly aligned weights (mu^T M mu ~ 11: 0.026 at n = 600) and <= ~10 noise only
 #: (<= 0.006 at n = 1600). Here norms <= 1, so mu^T M mu <= 2, and B = 15 is conservative
 #: (measured at n = 500 over this draw space: |mean - theory| * n <= 7, noise included).
@@ -374,7 +374,7 @@ def test_exact_and_numeric_paths_agree(f):
 
 
 def test_values_listed_in_theory_md():
-    """THEORY.md section 1: exact Hermite data of the usual f (tanh to the 7 digits given)."""
+    """docs/theory.md section 2: exact Hermite data of the usual f (tanh to the 7 digits given)."""
     listed = {
         "x": (1, 1),
         "sin(x)": (sp.exp(-sp.Rational(1, 2)), (1 - sp.exp(-2)) / 2),

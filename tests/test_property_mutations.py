@@ -97,7 +97,7 @@ def _attention_terms(transposed: bool = False):
 
 
 def swap_alpha_in_sigma(d):
-    """Sigma with alpha_K and alpha_Q exchanged (THEORY.md section 4 warns: invisible when w_K = w_Q)."""
+    """Sigma with alpha_K and alpha_Q exchanged (docs/theory.md section 6 warns: invisible when w_K = w_Q)."""
     return _with_woodbury(d, core=d.observables[PHI].core.xreplace({S.alpha_K: S.alpha_Q, S.alpha_Q: S.alpha_K}))
 
 

@@ -10,7 +10,7 @@ from symrmt.geometry import Geometry
 from symrmt.solve import marchenko_pastur_rule
 from symrmt.theory import attention_error, linear_error, solve_attention
 
-TANH = (0.6057055, 0.3942945)   # THEORY.md section 1 (7 digits is all these tests need)
+TANH = (0.6057055, 0.3942945)   # docs/theory.md section 2 (7 digits is all these tests need)
 
 
 def mp_density(lam, c):
@@ -44,7 +44,7 @@ def test_linear_noise_only_closed_form_at_c_1():
 
 
 def _section3_error(a1, nu, c, gamma, d, nodes=400):
-    """THEORY.md section 3 solved independently: 2x2 pencil, Gauss-Legendre, damped Picard, finite differences."""
+    """docs/theory.md section 5 solved independently: 2x2 pencil, Gauss-Legendre, damped Picard, finite differences."""
     b2, kappa = nu - a1**2, d - a1
     q = 1 / c
     lo, hi = (1 - np.sqrt(q)) ** 2, (1 + np.sqrt(q)) ** 2

@@ -10,7 +10,8 @@ n = 2048. The gap allowed between theory and simulation is
 the first term a two-sided 99% Student-t band for the mean (few seeds: the t
 quantile, not the normal one, accounts for the noise in ``se`` itself), the second
 an allowance for the finite-n bias of the deterministic equivalent, which is
-O(1/n). BIAS = 20 comes from THEORY.md section 2 (strongly aligned case,
+O(1/n). BIAS = 20 comes from a strongly aligned case measured for this package (why the
+gap grows with mu^T M mu: docs/theory.md section 3;
 mu^T M mu ~ 11: gap * n = 16, 21, 22 at n = 600, 1200, 2400) and is an upper
 bound for the moderate norms used here; it is 0.01 at n = 2048. The seeds are
 fixed, so the test is deterministic; the band says how unlikely a false alarm is.
@@ -86,7 +87,7 @@ def test_linear_theory_matches_monte_carlo(name):
     assert np.all(gap <= tolerance(mc.linear_se, SEEDS, N)), (name, theory, mc.linear_mean, mc.linear_se)
 
 
-# A strongly aligned case (mu^T M mu = 1.5^2 + 3^2 = 11.25, as in THEORY.md section 2), where the
+# A strongly aligned case (mu^T M mu = 1.5^2 + 3^2 = 11.25, as in docs/theory.md section 3), where the
 # finite-n gap is several times the statistical error at small n.
 STRONG = {"strongly aligned": ("tanh(x)", 1.0, Geometry(1.5, 2.0, 2.0, 1.0, 1.0, 1.0), 0.0)}
 CONVERGENCE_N = (512, 1024, 2048, 4096)

@@ -79,7 +79,7 @@ def check_bounds_and_monotonicity(theory: Theory, point: Point, gammas=GAMMAS) -
     :math:`\Phi(\gamma) = y^\top Q y/n = \int\nu(\mathrm dx)/(\gamma + x)` for the spectral
     measure :math:`\nu` of :math:`y/\sqrt n` for :math:`K^\top C K \succeq 0` (a probability
     measure on :math:`[0, \infty)`), and :math:`E = \int\nu(\mathrm dx)\,(\gamma/(\gamma + x))^2`
-    (THEORY.md section 1). Pointwise :math:`r^2 \le r \le 1` for :math:`r = \gamma/(\gamma + x)`
+    (docs/theory.md section 1). Pointwise :math:`r^2 \le r \le 1` for :math:`r = \gamma/(\gamma + x)`
     gives :math:`E \le \gamma\Phi \le 1`, Jensen gives :math:`E \ge (\gamma\Phi)^2`, and
     :math:`r` increases with :math:`\gamma`.
     """
@@ -179,7 +179,7 @@ def check_weight_rescaling(theory: Theory, point: Point, t: float = 1.6, gammas=
     Gram entries: :math:`\alpha_K \to t\alpha_K`, :math:`\alpha_Q \to \alpha_Q/t`,
     :math:`\|w_K\|^2 \to t^2\|w_K\|^2`, :math:`\|w_Q\|^2 \to \|w_Q\|^2/t^2`,
     :math:`w_K^\top w_Q` fixed. A theory that puts :math:`\alpha_K` where :math:`\alpha_Q`
-    belongs in :math:`\Sigma` breaks this (THEORY.md section 4 warns about the order).
+    belongs in :math:`\Sigma` breaks this (docs/theory.md section 6 warns about the order).
     """
     moved = point.replace(alpha_K=t * point.alpha_K, alpha_Q=point.alpha_Q / t, omega_KK=t * t * point.omega_KK,
                           omega_QQ=point.omega_QQ / (t * t))
@@ -207,7 +207,7 @@ def check_one_sided_weights(theory: Theory, point: Point, gammas=GAMMAS) -> None
 def check_a1_zero(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`a_1 = 0`, :math:`d = 0`: E does not depend on :math:`\|\mu\|` nor on the alignment, and more signal does not help.
 
-    THEORY.md section 4: :math:`L \propto a_1 = 0`, :math:`\kappa = d - a_1 = 0`, and
+    docs/theory.md section 6: :math:`L \propto a_1 = 0`, :math:`\kappa = d - a_1 = 0`, and
     :math:`t_{12} = 0` by W → −W, so :math:`R_{12} = R_{13} = 0` and the Woodbury
     correction vanishes although :math:`P` is present. Checked as equality with the
     noise-only error at the same :math:`\nu`, for the drawn geometry and for four
@@ -242,7 +242,7 @@ def check_a1_zero_with_diagonal(theory: Theory, point: Point, gammas=GAMMAS) -> 
 
 @_property
 def check_noise_only_section3(theory: Theory, point: Point, gammas=GAMMAS) -> None:
-    r""":math:`\mu = 0`, :math:`w = 0` reduces to the noise-only system of THEORY.md section 3.
+    r""":math:`\mu = 0`, :math:`w = 0` reduces to the noise-only system of docs/theory.md section 5.
 
     Compared with :func:`.reference.section3_noise_only` (2x2 pencil with
     :math:`(cA)^{-1}`, own quadrature and Newton, finite-difference derivative), for
@@ -370,7 +370,7 @@ def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(
 
 @_property
 def check_error_is_derivative_of_phi(theory: Theory, point: Point, gammas=(0.03, 0.3, 3.0, 30.0)) -> None:
-    r""":math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma` (THEORY.md section 1), against a five-point difference of :math:`\Phi`.
+    r""":math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma` (docs/theory.md section 1), against a five-point difference of :math:`\Phi`.
 
     Step :math:`h = 10^{-3}\gamma`: truncation :math:`O(h^4)`, round-off
     :math:`\approx 10^{-13}\Phi\gamma^2/h \le 10^{-10}`; tolerance :math:`10^{-6}`.

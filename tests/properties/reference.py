@@ -1,10 +1,10 @@
 r"""Independent derivations that the property suite holds the theory to.
 
 Nothing here imports :mod:`symrmt`: every number below is derived by hand from the
-model of THEORY.md (sections 1-3) and evaluated with NumPy/SciPy, so that a wrong
+model of docs/theory.md (sections 1-5) and evaluated with NumPy/SciPy, so that a wrong
 step in ``symrmt/derive`` cannot be reproduced here by construction.
 
-Notation (THEORY.md): :math:`A = Z^\top Z/p` is :math:`n\times n` with spectral law
+Notation (docs/theory.md): :math:`A = Z^\top Z/p` is :math:`n\times n` with spectral law
 Marchenko--Pastur of ratio :math:`q = n/p = 1/c` (mean 1, atom :math:`(1-c)_+` at
 0); :math:`C = X^\top X/n = cA + P/n`, :math:`P = s y^\top + y s^\top + \theta y y^\top`,
 :math:`s = Z^\top\mu`; :math:`K \simeq K_N + L`,
@@ -79,7 +79,7 @@ def large_gamma_m1(a1: float, nu: float, c: float, d: float, theta: float = 0.0,
     :math:`y^\top Q y/n = 1/\gamma - m_1/\gamma^2 + m_2/\gamma^3 - \dots`, hence
     :math:`E = -\gamma^2\,\mathrm d(y^\top Q y/n)/\mathrm d\gamma = 1 - 2m_1/\gamma + 3m_2/\gamma^2 - \dots`
     and :math:`\gamma(1 - E) \to 2 m_1`. :math:`m_1 = \|X K y\|^2/n^2` is computed
-    from the Gaussian equivalent of THEORY.md section 2, step by step:
+    from the Gaussian equivalent of docs/theory.md section 3, step by step:
 
     1. :math:`L y`: :math:`V_L^\top y = (y^\top y, s^\top y, q^\top y) = (n, O(\sqrt n), O(\sqrt n))`;
        the :math:`O(\sqrt n)` entries give vectors of norm :math:`O(1)`, negligible
@@ -214,7 +214,7 @@ def _gauss_mp(c: float, nodes: int):
 
 @dataclass(frozen=True)
 class _Section3:
-    """THEORY.md section 3 for one (a1, nu, c, d): the 2x2 pencil with (cA)^{-1}, Gauss-Legendre in phi."""
+    """docs/theory.md section 5 for one (a1, nu, c, d): the 2x2 pencil with (cA)^{-1}, Gauss-Legendre in phi."""
 
     a1: float
     nu: float
@@ -257,7 +257,7 @@ class _Section3:
 
 def section3_noise_only(a1: float, nu: float, c: float, gammas, d: float = 0.0,
                         steps_per_decade: int = 10) -> tuple[np.ndarray, np.ndarray]:
-    r"""Noise-only :math:`(E_\mathrm{attn}, (1/n)\operatorname{tr}Q)` from THEORY.md section 3, solved independently.
+    r"""Noise-only :math:`(E_\mathrm{attn}, (1/n)\operatorname{tr}Q)` from docs/theory.md section 5, solved independently.
 
     The 2x2 pencil :math:`[[\gamma, K_N], [K_N, -(cA)^{-1}]]` (not the package's 3x3
     one), :math:`t_{ab} = \mathbb E_\lambda[g_{ab}]/c` solved by Newton with the
