@@ -173,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     _add_geometry(p)
     _add_mc(p)
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="with --spectrum: the histogram of the eigenvalues under the predicted density")
 
     p = sub.add_parser("compare", help="theory and Monte Carlo side by side")
     _add_f(p)
@@ -322,6 +324,8 @@ def cmd_simulate(args) -> dict:
     out = result.as_dict()
     if eigenvalues is not None:
         out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
+    if getattr(args, "plot", None):
+        out["plot"] = _spectrum_plot(args, geometry, np.asarray(eigenvalues))
     if not args.json:
         print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
         print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
@@ -329,6 +333,23 @@ def cmd_simulate(args) -> dict:
             print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
                   f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
     return out
+
+
+def _spectrum_plot(args, geometry, eigenvalues: np.ndarray) -> str:
+    """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
+    from .nonlinearity import hermite
+    from .plotting import plot_spectrum
+    from .spectral import spectral_density
+
+    h = hermite(args.f, center=args.center)
+    lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
+        np.quantile(eigenvalues, [0.0025, 0.9975])
+    start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
+    x = np.linspace(start, hi, 300)
+    density = spectral_density(h, args.c, x, matrix=args.matrix, d=args.diag, geometry=geometry, gram=args.gram)
+    title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: f = {h.f}, c = {args.c}, d = {args.diag}; "
+             f"n = {args.n}, {args.seeds} seeds; mass at 0: {density.atom:.3g}")
+    return plot_spectrum(eigenvalues, x, density.density, args.plot, title, (lo, hi))
 
 
 def cmd_compare(args) -> dict:
@@ -608,7 +629,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's warnings from generated code
             warnings.showwarning = _show_warning
             _check_finite_numbers(args)
-            if getattr(args, "plot", None) and args.command == "compare":
+            if getattr(args, "plot", None) and args.command in ("compare", "simulate"):
+                if args.command == "simulate" and not args.spectrum:
+                    raise SymrmtInputError("simulate --plot draws the eigenvalue histogram: add --spectrum "
+                                           "(for the error curves against the theory use compare --plot).")
                 _check_plot_path(args.plot)
             out = COMMANDS[args.command](args)
             text = json.dumps(out, indent=2, allow_nan=False) if getattr(args, "json", False) else None

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["plot_panels", "comparison_panel"]
+__all__ = ["plot_panels", "comparison_panel", "plot_spectrum"]
 
 
 def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
@@ -52,6 +52,37 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     axes[0][0].legend(fontsize=7, loc="upper left")
     if title:
         fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=None, bins: int = 60) -> str:
+    """Write a PNG: the histogram of ``eigenvalues`` (as a density) under the predicted ``density`` on ``x``.
+
+    ``window = (lo, hi)`` limits the histogram (the few outliers of the low-rank part are left out);
+    the bars are normalized by all the eigenvalues, so that they compare with the density itself.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    eigenvalues = np.asarray(eigenvalues, float)
+    lo, hi = window if window is not None else (eigenvalues.min(), eigenvalues.max())
+    counts, edges = np.histogram(eigenvalues, bins=bins, range=(lo, hi))
+    heights = counts / (eigenvalues.size * np.diff(edges))
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.bar(edges[:-1], heights, width=np.diff(edges), align="edge", color="C0", alpha=0.45,
+           label=f"simulated eigenvalues ({eigenvalues.size})")
+    ax.plot(x, density, color="C3", label="predicted density")
+    ax.set_xlabel("eigenvalue")
+    ax.set_ylabel("density")
+    ax.set_ylim(0, 1.15 * max(float(np.max(heights, initial=0)), float(np.quantile(density, 0.98))))
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
