@@ -1127,7 +1127,7 @@ def _spectrum_once(model: _Model, rng: np.random.Generator, matrix: str) -> np.n
     small = _gram(features) if p >= n else _cogram(features)
     del features
     eigenvalues = eigvalsh(small, overwrite_a=True, check_finite=False)
-    return np.concatenate([np.zeros(max(n - p, 0)), eigenvalues])
+    return np.sort(np.concatenate([np.zeros(max(n - p, 0)), eigenvalues]))
 
 
 def _generators(seed: int, seeds: int) -> list[np.random.Generator]:
