@@ -396,7 +396,7 @@ def _check_memory(n: int, p: int, seeds: int, gammas: int, method: str, spectrum
         what = f"simulate_spectrum(matrix={spectrum!r})" if spectrum else f"simulate(method={method!r})"
         raise ParameterError(
             f"n = {n}, p = {p}, seeds = {seeds}: {what} needs about {need / _GIB:.3g} GiB "
-            f"(one n-by-n float64 array is {8.0 * n * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
+            f"(X alone, p-by-n float64, is {8.0 * p * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
             "of memory are available. Use a smaller n or c."
         )
 

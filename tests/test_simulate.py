@@ -374,7 +374,7 @@ def zero_second_pair(gram3):
 
 
 @pytest.mark.parametrize("method", ["tridiagonal", "lanczos", "auto"])
-@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("c", [0.3, 0.5, 1.0, 2.0])   # 0.3: Lanczos through X (no n-by-n X^T X kept)
 @pytest.mark.parametrize("weights", ["asymmetric", "rank2"])
 def test_fast_methods_agree_with_exact(method, c, weights):
     """The contract of method != 'exact': 1e-6 relative on every gamma, here down to gamma = 1e-4.
@@ -384,9 +384,9 @@ def test_fast_methods_agree_with_exact(method, c, weights):
     """
     kwargs = dict(geometry=ASYMMETRIC) if weights == "asymmetric" else dict(geometry=None, gram=RANK2)
     geometry = kwargs.pop("geometry")
-    reference = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+    reference = simulate_once(np.tanh, 120, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
                               method="exact", **kwargs)
-    got = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+    got = simulate_once(np.tanh, 120, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
                         method=method, **kwargs)
     for e_got, e_ref in zip(got, reference):
         np.testing.assert_allclose(e_got, e_ref, rtol=1e-6, atol=0)
@@ -634,3 +634,19 @@ def test_blocked_symmetric_product(monkeypatch):
     blocked = ridge.symmetric_product(F)
     np.testing.assert_array_equal(blocked, blocked.T)
     np.testing.assert_allclose(blocked, F.T @ F, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("c", [0.3, 1.0])
+def test_lanczos_route_itself_agrees_with_exact(c, monkeypatch):
+    """Lanczos alone (no fallback allowed) at gamma >= 0.05, where it closes its bracket well before n steps."""
+    from symrmt import simulation as sim
+
+    def no_fallback(*args, **kwargs):
+        raise AssertionError("the tridiagonal fallback was taken")
+
+    gammas = np.geomspace(0.05, 100, 20)
+    reference = simulate_once(np.tanh, 300, c, gammas, ASYMMETRIC, 0.3, np.random.default_rng(3), method="exact")
+    monkeypatch.setattr(sim, "_tridiagonal", no_fallback)
+    got = simulate_once(np.tanh, 300, c, gammas, ASYMMETRIC, 0.3, np.random.default_rng(3), method="lanczos")
+    for e_got, e_ref in zip(got, reference):
+        np.testing.assert_allclose(e_got, e_ref, rtol=1e-7)
