@@ -480,6 +480,16 @@ def test_refuses_bad_gram(gram, match):
         simulate(np.tanh, 20, 1.0, [0.1], gram=gram, seeds=2)
 
 
+@pytest.mark.parametrize("kwargs", [dict(geometry=Geometry(mu_norm=1e200)), dict(gram=np.diag([1e100, 0.0, 0.0]))])
+def test_overflowing_norms_are_refused(kwargs):
+    with pytest.raises(ParameterError, match="overflow"):
+        simulate(np.tanh, 20, 1.0, [0.1], seeds=2, **kwargs)
+
+
+def test_many_gammas_count_in_the_memory_estimate():
+    assert memory_estimate(2048, 2048, 2, 10**7, "exact") > 100 * 2**30
+
+
 def test_geometry_and_gram_together_is_an_error():
     with pytest.raises(ParameterError, match="both"):
         simulate(np.tanh, 20, 1.0, [0.1], ASYMMETRIC, gram=ASYMMETRIC.gram(), seeds=2)
