@@ -61,7 +61,7 @@ LANCZOS_RTOL = 1e-8
 SYRK_COLUMNS = 8192
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
-_CHECK_EVERY = 8
+CHECK_EVERY = 8
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -353,7 +353,7 @@ def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: n
         lam_max = max(lam_max, a + b + previous)
         if b <= 64 * _EPS * max(lam_max, _EPS):  # invariant subspace: the Gauss rule is exact
             return _finish(np.array(alpha), np.array(beta[:-1]), None, gamma, y_norm2, n, tau, lam_max), k
-        if k % _CHECK_EVERY and k != max_steps:
+        if k % CHECK_EVERY and k != max_steps:
             continue
         if rounding_bound(n, lam_max, gamma.min()) > GRAM_RTOL:
             return None, k   # gamma too small for a Gram route: the caller falls back to the SVD

@@ -814,8 +814,11 @@ def _lanczos(model: _Model, instance: _Instance, grid: np.ndarray, method: str,
     else:
         steps = _budget(n, p, attention, keeps)
         limit = _tridiagonal_cost(n, p, attention)
-        budget = lambda k: _lanczos_cost(k, n, p, attention, keeps) <= limit  # noqa: E731
-        if steps < max(2 * ridge._CHECK_EVERY, _prior_steps(n, p, float(grid.min()), attention)):
+
+        def budget(predicted_steps: float) -> bool:
+            return _lanczos_cost(predicted_steps, n, p, attention, keeps) <= limit
+
+        if steps < max(2 * ridge.CHECK_EVERY, _prior_steps(n, p, float(grid.min()), attention)):
             return None  # the tridiagonal route is expected to be cheaper
     operator = instance.attention_operator() if attention else instance.linear_operator()
     errors, _ = ridge.lanczos_errors(operator, instance.y, grid, steps, budget)
