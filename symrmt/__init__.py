@@ -23,7 +23,7 @@ _EXPORTS = {
     "NonlinearityError": "errors", "ParameterError": "errors", "ConvergenceError": "errors",
     "Geometry": "geometry",
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
-    "SimulationResult": "simulation", "simulate": "simulation",
+    "SimulationResult": "simulation", "simulate": "simulation", "simulate_spectrum": "simulation",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
     "spectral_density": "spectral", "SpectralDensity": "spectral",
     "latex": "derive.latex",

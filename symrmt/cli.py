@@ -332,6 +332,9 @@ def cmd_simulate(args) -> dict:
         for i, g in enumerate(result.gamma):
             print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
                   f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
+        if eigenvalues is not None:
+            print(f"{len(eigenvalues)} eigenvalues of the {args.matrix} matrix (pooled) in "
+                  f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
     return out
 
 

@@ -61,7 +61,7 @@ LANCZOS_RTOL = 1e-8
 SYRK_COLUMNS = 8192
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
-_CHECK_EVERY = 8
+CHECK_EVERY = 8
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -344,15 +344,19 @@ def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: n
     beta: list[float] = []
     history: list[tuple[int, float]] = []
     tau = 1e-9 * float(gamma.min())
+    lam_max = 0.0   # Gershgorin bound of T_k, running: >= every Ritz value
     for k in range(1, max_steps + 1):
-        a, b = _lanczos_step(matvec, basis, beta[-1] if beta else 0.0)
+        previous = beta[-1] if beta else 0.0
+        a, b = _lanczos_step(matvec, basis, previous)
         alpha.append(a)
         beta.append(b)
-        lam_max = _gershgorin_max(np.array(alpha), np.array(beta[:-1]))
+        lam_max = max(lam_max, a + b + previous)
         if b <= 64 * _EPS * max(lam_max, _EPS):  # invariant subspace: the Gauss rule is exact
             return _finish(np.array(alpha), np.array(beta[:-1]), None, gamma, y_norm2, n, tau, lam_max), k
-        if k % _CHECK_EVERY and k != max_steps:
+        if k % CHECK_EVERY and k != max_steps:
             continue
+        if rounding_bound(n, lam_max, gamma.min()) > GRAM_RTOL:
+            return None, k   # gamma too small for a Gram route: the caller falls back to the SVD
         diag, off = np.array(alpha), np.array(beta[:-1])
         gap = _relative_gap(diag, off, b, gamma[:1], tau)[0]
         if gap <= rtol:
@@ -372,7 +376,6 @@ class _Basis:
         self.rows = np.empty((min(limit, 64), n))
         self.limit = limit
         self.size = 0
-        self.pending: np.ndarray | None = None
 
     def append(self, q: np.ndarray) -> None:
         if self.size == self.rows.shape[0]:

@@ -96,6 +96,9 @@ METHODS = ("auto", "exact", "tridiagonal", "lanczos")
 #: Rows of an n-by-n array processed per block (bounds the temporaries of f and of the low-rank term).
 _BLOCK_ROWS = 256
 
+#: Largest norm of mu, w_K, w_Q accepted (the scores grow like the fourth power of the norms).
+_MAX_NORM = 1e30
+
 #: Excursions of an error outside [0, 1] up to this size are round-off and are clipped.
 _CLIP_ATOL = 1e-12
 
@@ -307,11 +310,20 @@ def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.nda
                              "rank-one case, whose Gram matrix is Geometry.gram()).")
     if gram is not None:
         matrix = _check_gram(gram)
-        return _geometry_of(matrix), matrix
-    geometry = Geometry() if geometry is None else geometry
-    _check_geometry(geometry)
-    matrix = geometry.gram()
-    matrix.setflags(write=False)
+        geometry = _geometry_of(matrix)
+        norm = float(np.sqrt(np.max(np.diag(matrix))))
+    else:
+        geometry = Geometry() if geometry is None else geometry
+        _check_geometry(geometry)
+        norm = max(geometry.mu_norm, geometry.wk_norm, geometry.wq_norm)
+        with np.errstate(over="ignore"):   # refused below, before the Gram matrix is used
+            matrix = geometry.gram()
+        matrix.setflags(write=False)
+    if not norm <= _MAX_NORM:
+        raise ParameterError(
+            f"the largest norm of mu, w_K, w_Q is {norm:.3g}: above {_MAX_NORM:g} the scores overflow float64. "
+            "The model is meant for norms of order 1."
+        )
     return geometry, matrix
 
 
@@ -359,7 +371,8 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
         peak = max(2 * pn + n2, pn + 2 * m2)
     elif method == "exact":
         factor = 6 * n2 if p >= n else 4 * pn + 4 * m2   # eigh of the Gram / SVD (gesdd) workspace
-        peak = max(2 * pn + n2, 2 * pn + factor)
+        shrink = 2 * 8.0 * gammas * n                     # the gamma-by-eigenvalue weights
+        peak = max(2 * pn + n2, 2 * pn + factor + shrink)
     else:
         keeps_gram = p >= n / 2 and method != "exact"
         peak = max(pn + (2 if keeps_gram else 1) * n2, 2 * pn + n2, pn + n2 + m2)
@@ -396,7 +409,7 @@ def _check_memory(n: int, p: int, seeds: int, gammas: int, method: str, spectrum
         what = f"simulate_spectrum(matrix={spectrum!r})" if spectrum else f"simulate(method={method!r})"
         raise ParameterError(
             f"n = {n}, p = {p}, seeds = {seeds}: {what} needs about {need / _GIB:.3g} GiB "
-            f"(one n-by-n float64 array is {8.0 * n * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
+            f"(X alone, p-by-n float64, is {8.0 * p * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
             "of memory are available. Use a smaller n or c."
         )
 
@@ -787,8 +800,11 @@ def _lanczos(model: _Model, instance: _Instance, grid: np.ndarray, method: str,
     else:
         steps = _budget(n, p, attention, keeps)
         limit = _tridiagonal_cost(n, p, attention)
-        budget = lambda k: _lanczos_cost(k, n, p, attention, keeps) <= limit  # noqa: E731
-        if steps < max(2 * ridge._CHECK_EVERY, _prior_steps(n, p, float(grid.min()), attention)):
+
+        def budget(predicted_steps: float) -> bool:
+            return _lanczos_cost(predicted_steps, n, p, attention, keeps) <= limit
+
+        if steps < max(2 * ridge.CHECK_EVERY, _prior_steps(n, p, float(grid.min()), attention)):
             return None  # the tridiagonal route is expected to be cheaper
     operator = instance.attention_operator() if attention else instance.linear_operator()
     errors, _ = ridge.lanczos_errors(operator, instance.y, grid, steps, budget)
@@ -1113,7 +1129,7 @@ def _spectrum_once(model: _Model, rng: np.random.Generator, matrix: str) -> np.n
     small = _gram(features) if p >= n else _cogram(features)
     del features
     eigenvalues = eigvalsh(small, overwrite_a=True, check_finite=False)
-    return np.concatenate([np.zeros(max(n - p, 0)), eigenvalues])
+    return np.sort(np.concatenate([np.zeros(max(n - p, 0)), eigenvalues]))
 
 
 def _generators(seed: int, seeds: int) -> list[np.random.Generator]:

@@ -374,7 +374,7 @@ def zero_second_pair(gram3):
 
 
 @pytest.mark.parametrize("method", ["tridiagonal", "lanczos", "auto"])
-@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("c", [0.3, 0.5, 1.0, 2.0])   # 0.3: Lanczos through X (no n-by-n X^T X kept)
 @pytest.mark.parametrize("weights", ["asymmetric", "rank2"])
 def test_fast_methods_agree_with_exact(method, c, weights):
     """The contract of method != 'exact': 1e-6 relative on every gamma, here down to gamma = 1e-4.
@@ -384,9 +384,9 @@ def test_fast_methods_agree_with_exact(method, c, weights):
     """
     kwargs = dict(geometry=ASYMMETRIC) if weights == "asymmetric" else dict(geometry=None, gram=RANK2)
     geometry = kwargs.pop("geometry")
-    reference = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+    reference = simulate_once(np.tanh, 120, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
                               method="exact", **kwargs)
-    got = simulate_once(np.tanh, 150, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
+    got = simulate_once(np.tanh, 120, c, SMALL_GAMMAS, geometry, 0.3, np.random.default_rng(2),
                         method=method, **kwargs)
     for e_got, e_ref in zip(got, reference):
         np.testing.assert_allclose(e_got, e_ref, rtol=1e-6, atol=0)
@@ -478,6 +478,16 @@ def test_rank2_scores_match_explicit_weight_matrix():
 def test_refuses_bad_gram(gram, match):
     with pytest.raises(ParameterError, match=match):
         simulate(np.tanh, 20, 1.0, [0.1], gram=gram, seeds=2)
+
+
+@pytest.mark.parametrize("kwargs", [dict(geometry=Geometry(mu_norm=1e200)), dict(gram=np.diag([1e100, 0.0, 0.0]))])
+def test_overflowing_norms_are_refused(kwargs):
+    with pytest.raises(ParameterError, match="overflow"):
+        simulate(np.tanh, 20, 1.0, [0.1], seeds=2, **kwargs)
+
+
+def test_many_gammas_count_in_the_memory_estimate():
+    assert memory_estimate(2048, 2048, 2, 10**7, "exact") > 100 * 2**30
 
 
 def test_geometry_and_gram_together_is_an_error():
@@ -634,3 +644,19 @@ def test_blocked_symmetric_product(monkeypatch):
     blocked = ridge.symmetric_product(F)
     np.testing.assert_array_equal(blocked, blocked.T)
     np.testing.assert_allclose(blocked, F.T @ F, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("c", [0.3, 1.0])
+def test_lanczos_route_itself_agrees_with_exact(c, monkeypatch):
+    """Lanczos alone (no fallback allowed) at gamma >= 0.05, where it closes its bracket well before n steps."""
+    from symrmt import simulation as sim
+
+    def no_fallback(*args, **kwargs):
+        raise AssertionError("the tridiagonal fallback was taken")
+
+    gammas = np.geomspace(0.05, 100, 20)
+    reference = simulate_once(np.tanh, 300, c, gammas, ASYMMETRIC, 0.3, np.random.default_rng(3), method="exact")
+    monkeypatch.setattr(sim, "_tridiagonal", no_fallback)
+    got = simulate_once(np.tanh, 300, c, gammas, ASYMMETRIC, 0.3, np.random.default_rng(3), method="lanczos")
+    for e_got, e_ref in zip(got, reference):
+        np.testing.assert_allclose(e_got, e_ref, rtol=1e-7)
