@@ -170,13 +170,17 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
     - :class:`~symrmt.solve.SolveResult`: ``[gamma,] E, Phi, t_11, t_12, t_22, residual``.
     """
     if hasattr(result, "attention_mean"):
-        geometry = result.geometry.as_dict()
+        if getattr(result, "geometry", None) is not None:
+            geometry = result.geometry.as_dict()
+        else:                                    # rank r > 1: the upper triangle of the Gram matrix
+            G = np.asarray(result.gram)
+            geometry = {f"gram_{i}{j}": float(G[i, j]) for i in range(len(G)) for j in range(i, len(G))}
         header = ["gamma", "attention_mean", "attention_se", "linear_mean", "linear_se",
                   "n", "p", "c", "d", "seeds", "seed", *geometry]
         constant = [result.n, result.p, result.c, result.d, result.seeds, result.seed, *geometry.values()]
         rows = [[*values, *constant] for values in zip(result.gamma, result.attention_mean, result.attention_se,
                                                        result.linear_mean, result.linear_se)]
         return rows_to_csv(header, rows, path)
-    header, columns = _solve_columns(result, None, gamma)
+    header, columns = _solve_columns(result, getattr(result, "unknown_names", None) or None, gamma)
     header = [h if not h.startswith("Phi") else "Phi" for h in header]
     return rows_to_csv(header, list(zip(*columns)), path)

@@ -179,6 +179,18 @@ class SimulationResult:
     method: str = "exact"
     routes: dict = field(default_factory=dict)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: a small table, gamma and both errors as mean ± standard error."""
+        from .display import simulation_html
+
+        return simulation_html(self)
+
+    def to_csv(self, path=None) -> str:
+        """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
+        from .display import to_csv
+
+        return to_csv(self, path)
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary (plain lists and numbers).
 

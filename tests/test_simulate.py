@@ -1,6 +1,6 @@
 """Tests of symrmt.simulation: an independent slow implementation, properties, refusals.
 
-The reference below is written from THEORY.md section 1 directly (explicit p-by-p M,
+The reference below is written from docs/theory.md section 1 directly (explicit p-by-p M,
 explicit loops for K, one ridge solve per gamma) and shares only the documented draw
 order with the simulator: y = 2*integers(0, 2, n) - 1, then Z = standard_normal((p, n)),
 then (random_frame only) geometry.vectors(p, rng).
@@ -282,7 +282,7 @@ def test_identity_f_is_finite():
 
 
 def test_tanh_noise_only_near_known_value():
-    # THEORY.md section 2: real attention, tanh, noise only, c = 1, gamma = 0.1 gives 0.451
+    # Measured for the Gaussian-equivalence check of docs/theory.md section 3: real attention, tanh, noise only, c = 1, gamma = 0.1 gives 0.451
     # at n = 1600 (theory 0.454). Loose sanity check, not the validation: at n = 800 with
     # 4 seeds the seed-to-seed spread is ~0.01 and the finite-n shift is a few 1e-3.
     res = simulate(np.tanh, 800, 1.0, [0.1], Geometry(), d=0.0, seeds=4, seed=0)
