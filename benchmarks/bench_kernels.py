@@ -11,21 +11,16 @@ on one BLAS thread (``symrmt.ridge.serial_blas``).
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from scipy.linalg import lapack
+from timing import best_of
 
 from symrmt.ridge import serial_blas
 
 
 def best(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return best_of(fn, repeat)
 
 
 def main() -> None:

@@ -28,17 +28,9 @@ import numpy as np
 
 from symrmt.geometry import Geometry
 from symrmt.theory import attention_error, solve_attention
+from timing import best_of
 
 TANH = (0.6057055, 0.3942945)
-
-
-def best_of(fn, repeat: int = 7) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def curve() -> None:

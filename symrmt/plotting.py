@@ -8,6 +8,16 @@ import numpy as np
 __all__ = ["plot_panels", "comparison_panel", "plot_spectrum"]
 
 
+def _pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend (works without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``."""
     from .theory import attention_error, linear_error
@@ -27,11 +37,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``.
     Uses the non-interactive Agg backend (works without a display).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False, sharey=True)
     for ax, panel in zip(axes[0], panels):
         g = np.asarray(panel["gamma_theory"])
@@ -64,11 +70,7 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
     ``window = (lo, hi)`` limits the histogram (the few outliers of the low-rank part are left out);
     the bars are normalized by all the eigenvalues, so that they compare with the density itself.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     eigenvalues = np.asarray(eigenvalues, float)
     lo, hi = window if window is not None else (eigenvalues.min(), eigenvalues.max())
     counts, edges = np.histogram(eigenvalues, bins=bins, range=(lo, hi))

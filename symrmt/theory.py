@@ -33,6 +33,7 @@ import numpy as np
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
 from .geometry import Geometry
 from .solve import solve
+from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
            "RidgeSolution", "gram_parameters", "GRAM_NAMES"]
@@ -91,21 +92,6 @@ def hermite_data(f) -> tuple[Any, Any]:
 
     data = hermite(f)
     return data.a1, data.nu
-
-
-def _real(name: str, value: Any) -> np.ndarray:
-    try:
-        array = np.asarray(value)
-    except Exception:  # noqa: BLE001 - ragged lists and the like
-        raise ParameterError(f"{name} = {value!r}: give a number or an array of numbers.") from None
-    if array.dtype.kind == "c":
-        raise ParameterError(f"{name}: complex values are not allowed (got {value!r}).")
-    if array.dtype.kind not in "biuf":
-        raise ParameterError(f"{name} = {value!r}: give a real number or an array of real numbers.")
-    array = array.astype(float)
-    if not np.all(np.isfinite(array)):
-        raise ParameterError(f"{name} = {value!r}: every value must be finite.")
-    return array
 
 
 def _positive(name: str, value: ArrayLike) -> np.ndarray:

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
+from ..validate import real_array
 from .observe import admit, coarse_solution, evaluate
 from .path import continue_path, newton, physical, starting_values
 from .problem import Problem
@@ -83,15 +84,7 @@ def _validate(compiled, params: dict) -> dict:
                              + (f"unknown {unknown}" if unknown else "") + ".")
     out = {}
     for k in names:
-        try:
-            array = np.asarray(params[k])
-        except Exception:  # noqa: BLE001 - ragged lists and the like
-            raise ParameterError(f"{k} = {params[k]!r}: give a number or an array of numbers.") from None
-        if array.dtype.kind == "c":
-            raise ParameterError(f"{k}: complex values are not allowed (got {array.ravel()[:3].tolist()}).")
-        if array.dtype.kind not in "biuf":
-            raise ParameterError(f"{k} = {params[k]!r}: give a real number or an array of real numbers.")
-        array = array.astype(float)
+        array = real_array(k, params[k], finite=False)
         lower, upper, lower_open, upper_open = compiled.domains[k]
         bad = ~np.isfinite(array) | (array < lower) | (array > upper)
         bad |= (array == lower) if lower_open else False
