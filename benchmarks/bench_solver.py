@@ -11,7 +11,9 @@ Prints, each next to a baseline measured in the same run:
    interpreter start-up with numpy, sympy and scipy imported;
 4. rank-3 weights: the 200-point curve and a 10^4-point cloud of random 7 x 7 Gram
    matrices, against rank 1 on the same points;
-5. a 400-point eigenvalue density curve (gram and kernel matrices, eta = 0 and
+5. the theory of a 100-point curve against the Monte Carlo of the same curve (the
+   speed-up a user gets from the theory);
+6. a 400-point eigenvalue density curve (gram and kernel matrices, eta = 0 and
    eta = 0.05), against the 200-point error curve.
 
 Run ``python benchmarks/bench_solver.py [curve cloud build rank density]`` for a subset.
@@ -133,6 +135,20 @@ def rank(points: int = 10_000) -> None:
           f"cloud {points / cloud3:7.0f} points/s (rank 1: {points / cloud1:7.0f}, ratio {cloud1 / cloud3:4.2f}x)")
 
 
+def speedup() -> None:
+    """The theory of a 100-point curve against the Monte Carlo of the same curve (one seed, n = 1024 and 2048)."""
+    from symrmt.simulation import simulate
+
+    gamma = np.geomspace(1e-2, 1e2, 100)
+    geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
+    attention_error(TANH, 1.0, gamma, geometry)                     # first build (not timed)
+    theory = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry))
+    for n in (1024, 2048):
+        seconds = best_of(lambda: simulate(np.tanh, n, 1.0, gamma, geometry, seeds=2, progress=False), repeat=2) / 2
+        print(f"100-point curve: theory {1e3 * theory:6.1f} ms, Monte Carlo at n = {n} {seconds:6.2f} s per seed: "
+              f"the theory is {seconds / theory:7.0f}x faster than one seed")
+
+
 def density() -> None:
     from symrmt.spectral import spectral_density
 
@@ -147,6 +163,6 @@ def density() -> None:
 
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "density"]
+    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "speedup", "density"]
     for name in chosen:
-        {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "density": density}[name]()
+        {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "speedup": speedup, "density": density}[name]()

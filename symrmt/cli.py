@@ -459,6 +459,7 @@ def _add_figure_parser(sub) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default derivations/out)")
     p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
     p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true")
 
 
@@ -473,6 +474,9 @@ def cmd_figure(args) -> dict:
         return {"figures": dict(FIGURES)}
     try:
         sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
+        from .figures import _core
+
+        _core.QUIET = bool(args.quiet)
         written = run(args.name, quick=args.quick, out=args.out, **sizes)
     except FigureUnavailable as exc:
         raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None

@@ -63,4 +63,5 @@ def mc_over_gamma(f: str | Callable, n: int, c: float, gamma, geometry: Geometry
     """One :func:`symrmt.simulate` call: every gamma from the same draws."""
     from ..simulation import simulate
 
-    return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed)
+    return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed,
+                    progress=False)   # the figure's own bar counts the settings

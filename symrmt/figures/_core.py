@@ -181,15 +181,19 @@ def write_csv(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
 
 # --------------------------------------------------------------------------- progress
 
+#: ``symrmt figure --quiet`` (or ``run(..., quiet=True)``) turns the progress bars off.
+QUIET = False
+
+
 def progress(items: Iterable, desc: str, total: int | None = None) -> Iterable:
-    """``items`` with a tqdm bar on stderr when stderr is a terminal (silent in tests and pipes)."""
-    if not sys.stderr.isatty():
+    """``items`` with a tqdm bar on stderr when stderr is a terminal and the run lasts over 2 s (not in pipes)."""
+    if QUIET or not sys.stderr.isatty():
         return items
     try:
         from tqdm import tqdm
     except ImportError:  # tqdm is a dependency; a missing one only costs the bar
         return items
-    return tqdm(items, desc=desc, total=total, file=sys.stderr, leave=False)
+    return tqdm(items, desc=desc, total=total, file=sys.stderr, leave=False, delay=2)
 
 
 # --------------------------------------------------------------------------- drawing

@@ -72,7 +72,7 @@ def build(quick: bool = False, **overrides) -> Figure:
             G = gram_matrix(r, placement)
             tag = {**base, "rank": r, "placement": placement}
             mc = simulate(h.f, n=s["n"], c=C_FIXED, gamma=np.array([*s["gammas_mc"], GAMMA]), gram=G,
-                          seeds=s["seeds"])
+                          seeds=s["seeds"], progress=False)
             rank_mean.append(mc.attention_mean[-1])
             rank_se.append(mc.attention_se[-1])
             if placement == "spread" or r == 1:

@@ -63,7 +63,7 @@ def _per_seed(eigenvalues, seeds: int) -> list[np.ndarray]:
 def _panel(key, matrix, fname, c, geometry, title, density, sampler, s) -> Panel:
     spec = nonlinearity(fname)
     h = spec.hermite()
-    draws = _per_seed(sampler(h.f, s["n"], c, matrix=matrix, geometry=geometry, d=0.0, seeds=s["seeds"]),
+    draws = _per_seed(sampler(h.f, s["n"], c, matrix=matrix, geometry=geometry, d=0.0, seeds=s["seeds"], progress=False),
                       s["seeds"])
     pooled = np.concatenate(draws)
     # The bulk: leave out the few outliers the low-rank part pushes away (beyond 99.5% of the mass).
