@@ -65,7 +65,7 @@ def physical(problem: Problem, t, value, index) -> np.ndarray:
     with np.errstate(all="ignore"):
         sides = problem.compiled.branch_sides(t, params)
         for k, relation in enumerate(problem.compiled.branch):
-            lhs, rhs = (np.real(np.broadcast_to(s, (index.size,))) for s in sides[2 * k: 2 * k + 2])
+            lhs, rhs = np.real(sides[2 * k]), np.real(sides[2 * k + 1])     # broadcast against ok
             slack = BRANCH_SLACK * np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), scale)
             ok &= {">": lhs > rhs, ">=": lhs >= rhs - slack, "<": lhs < rhs, "<=": lhs <= rhs + slack}[relation]
     return ok
