@@ -71,7 +71,7 @@ def _grid_panel(s: dict) -> Panel:
     return Panel("a", rf"(a) Monte Carlo against theory, $c \in \{{{', '.join(f'{c:g}' for c in s['cs'])}\}}$, "
                  rf"$\gamma \in \{{{', '.join(f'{g:g}' for g in s['gammas'])}\}}$", curves,
                  r"theory $E_\mathrm{attn}$", r"Monte Carlo $E_\mathrm{attn}$ (mean ± 2 s.e.)",
-                 legend_loc="upper left")
+                 legend_loc="lower right")      # the points lie on the diagonal: that corner is empty
 
 
 def _gap_panel(s: dict) -> Panel:
