@@ -62,8 +62,23 @@ def test_rank_gram_matrix_has_equal_total_strength():
     from symrmt.figures.rank import STRENGTH, gram_matrix
 
     for r in (1, 2, 3):
-        for placement in ("spread", "one aligned"):
+        for placement in ("spread", "half aligned"):
             G = gram_matrix(r, placement)
             assert G.shape == (1 + 2 * r, 1 + 2 * r)
             assert np.trace(G[1:1 + r, 1:1 + r]) == pytest.approx(STRENGTH**2)      # sum_k |w_K^(k)|^2
             assert G[0, 0] == pytest.approx(1.0) and np.linalg.eigvalsh(G).min() > -1e-12
+
+
+def test_rank_figure_placements_inside_the_span_coincide():
+    # Equal strengths on orthonormal w_K^(k) = w_Q^(k): W_K^T W_Q - I is a multiple of the projector on
+    # their span, so where mu sits inside the span cannot matter (the docstring's symmetry).
+    from symrmt.figures.rank import gram_matrix
+    from symrmt.theory import attention_error
+
+    spread = gram_matrix(3, "spread")
+    along_first = spread.copy()
+    along_first[0, 1:] = along_first[1:, 0] = 0.0
+    along_first[0, 1] = along_first[1, 0] = along_first[0, 4] = along_first[4, 0] = spread[0, 1] * np.sqrt(3)
+    gamma = np.array([0.05, 0.5])
+    assert np.allclose(attention_error((0.6, 0.4), 1.0, gamma, gram=spread),
+                       attention_error((0.6, 0.4), 1.0, gamma, gram=along_first), rtol=0, atol=1e-10)

@@ -4,8 +4,11 @@ r"""Rank-1 against rank-r attention weights of the same total strength.
 :math:`w_K^{(k)} = w_Q^{(k)} = \rho\, v_k/\sqrt r` for orthonormal :math:`v_k`, so that
 :math:`\sum_k \|w^{(k)}\|^2 = \rho^2` whatever :math:`r`. Two placements of the signal:
 *spread*, :math:`\mu/\|\mu\| = \sum_k v_k/\sqrt r` (every direction sees a share of it), and
-*one aligned*, :math:`\mu/\|\mu\| = v_1` (the other :math:`r - 1` directions are orthogonal
-to the signal). The theory enters only through the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix
+*half aligned*, :math:`\mu/\|\mu\| = (v_1 + u)/\sqrt 2` with :math:`u` orthogonal to every
+:math:`v_k` (half of the signal outside the weights' span). Where the signal sits *inside* the
+span does not matter: :math:`W_K^\top W_Q - I = (\rho^2/r) \sum_k v_k v_k^\top` is a multiple of
+the projector onto the span, so :math:`\mu = \|\mu\| v_1` gives exactly the spread curve (a
+symmetry the Gram-matrix theory reproduces to round-off). The theory enters only through the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix
 of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`.
 
 This figure needs ``attention_error(..., gram=G)`` and ``simulate(..., gram=G)`` with such a
@@ -30,8 +33,13 @@ COLORS = {1: "C0", 2: "C1", 3: "C2", 4: "C4"}
 
 def gram_matrix(r: int, placement: str, mu_norm: float = MU_NORM, strength: float = STRENGTH) -> np.ndarray:
     r"""The Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape :math:`(1 + 2r, 1 + 2r)`."""
-    v = np.eye(r)
-    direction = np.ones(r) / np.sqrt(r) if placement == "spread" else v[0]
+    v = np.eye(r + 1)[:r]                                   # r orthonormal directions; the last axis is u
+    if placement == "spread":
+        direction = np.r_[np.ones(r) / np.sqrt(r), 0.0]
+    elif placement == "half aligned":
+        direction = (v[0] + np.eye(r + 1)[r]) / np.sqrt(2)
+    else:
+        raise ValueError(f"placement {placement!r}: use 'spread' or 'half aligned'")
     w = strength / np.sqrt(r) * v
     vectors = np.vstack([mu_norm * direction, w, w])
     return vectors @ vectors.T
@@ -66,7 +74,7 @@ def build(quick: bool = False, **overrides) -> Figure:
     gamma = np.logspace(-3, 2, s["points"])
     base = {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
     by_gamma, by_rank = [], []
-    for placement, style in (("spread", "-"), ("one aligned", "--")):
+    for placement, style in (("spread", "-"), ("half aligned", "--")):
         rank_mean, rank_se = [], []
         for r in progress(s["ranks"], f"rank ({placement})"):
             G = gram_matrix(r, placement)
@@ -101,7 +109,8 @@ def build(quick: bool = False, **overrides) -> Figure:
     ]
     caption = (f"f = tanh, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = {STRENGTH**2:g} split "
                "equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal overlap with every "
-               "direction; one aligned: mu along the first. Lines: theory; markers: Monte Carlo, "
+               "direction; half aligned: half of mu along the first direction, half outside the span. Lines: "
+               "theory; markers: Monte Carlo, "
                f"n = {s['n']}, {s['seeds']} seeds, ±2 s.e.")
     return Figure("rank", "Rank-1 against rank-r attention weights of equal total strength", caption, panels,
                   mc_label=n_label(s["n"], s["seeds"]))
