@@ -31,8 +31,8 @@ import numpy as np
 from ..cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
 from ..validate import real_array
-from .observe import admit, coarse_solution, evaluate
-from .path import continue_path, newton, physical, starting_values
+from .observe import admit, coarse_solution, evaluate, scale
+from .path import continue_path, newton, physical, start_values, starting_values
 from .problem import Problem
 from .quadrature import RULES, marchenko_pastur_rule
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
@@ -202,16 +202,13 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
     unknowns = np.empty((len(problem.compiled.unknowns), size), dtype=problem.dtype)
     local = np.arange(size)
     cheap = problem.subset(slice(None), PATH_NODES)
-    t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * _start_values(cheap))
+    t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * start_values(cheap, local))
     resume = (value, t, rate)
     pending = local
     previous = _whole_solve(problem, resume)
     while pending.size:
         if problem.nodes * 3 > MAX_NODES:
-            raise ConvergenceError(
-                f"the spectral averages did not settle to {quadrature_tolerance:g} with {problem.nodes} nodes at "
-                f"{problem.where(0)}; {problem.variable} is too small for the quadrature here: use a larger "
-                f"{problem.variable}.")
+            raise _too_small(problem, 0, f"the spectral averages did not settle to {quadrature_tolerance:g}")
         problem = problem.subset(slice(None), problem.nodes * 3)
         current = _whole_solve(problem, resume)
         agree = _agree(problem, previous, current, quadrature_tolerance)
@@ -232,8 +229,7 @@ def _agree(problem: Problem, previous, current, tolerance: float) -> np.ndarray:
     agree = np.all(np.abs(previous[2] - current[2]) <= tolerance * (1 + np.abs(current[2])), axis=0)
     for name, value in current[0].items():
         accuracy = problem.compiled.admissible.get(name, (None, "relative"))[1]
-        scale = np.abs(value) if accuracy == "relative" else 1.0
-        agree &= np.abs(previous[0][name] - value) <= tolerance * np.maximum(scale, 1e-300)
+        agree &= np.abs(previous[0][name] - value) <= tolerance * np.maximum(scale(value, accuracy), 1e-300)
     return agree
 
 
@@ -250,11 +246,6 @@ def _whole_solve(problem: Problem, resume):
                                f"{residual[i]:.3g} at {problem.where(i)}).")
     values = evaluate(problem, t, rate, local)
     return {k: v[0] for k, v in values.items()}, residual, t
-
-
-def _start_values(problem: Problem) -> np.ndarray:
-    params = problem.params(np.arange(problem.size), column=False)
-    return np.maximum(np.broadcast_to(problem.compiled.start(params), (problem.size,)), problem.flat[problem.variable])
 
 
 def _level(problem: Problem, t, quadrature_tolerance: float):
@@ -281,13 +272,18 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
     worst = np.zeros(local.size)
     for name, (_, accuracy) in problem.compiled.admissible.items():
         value, estimate = fine[name][0], np.abs(fine[name][0] - coarse[name][0])
-        allowed = quadrature_tolerance * (np.abs(value) if accuracy == "relative" else 1.0)
+        allowed = quadrature_tolerance * scale(value, accuracy)
         accurate &= estimate <= allowed
         worst = np.maximum(worst, np.where(np.isfinite(estimate), estimate, np.inf))
     if problem.nodes * 3 > MAX_NODES and not accurate.all():
         i = int(np.flatnonzero(~accurate)[0])
-        raise ConvergenceError(
-            f"the spectral average did not reach {quadrature_tolerance:g} with {problem.nodes} nodes at "
-            f"{problem.where(i)} (estimated error {worst[i]:.2g}); {problem.variable} is too small for the "
-            f"quadrature here: use a larger {problem.variable}.")
+        raise _too_small(problem, i, f"the spectral average did not reach {quadrature_tolerance:g}",
+                         f" (estimated error {worst[i]:.2g})")
     return t, accurate, {k: v[0] for k, v in fine.items()}, residual
+
+
+def _too_small(problem: Problem, i: int, what: str, detail: str = "") -> ConvergenceError:
+    """The refusal when the finest rule is not accurate enough at point ``i``."""
+    return ConvergenceError(
+        f"{what} with {problem.nodes} nodes at {problem.where(i)}{detail}; {problem.variable} is too small for "
+        f"the quadrature here: use a larger {problem.variable}.")

@@ -8,7 +8,12 @@ from .path import newton_step
 from .problem import Problem, stack
 from .settings import RANGE_SLACK
 
-__all__ = ["evaluate", "coarse_solution", "admit"]
+__all__ = ["evaluate", "coarse_solution", "admit", "scale"]
+
+
+def scale(value, accuracy: str):
+    """What a tolerance multiplies for an observable: ``|value|`` when its accuracy is relative, else 1."""
+    return np.abs(value) if accuracy == "relative" else 1.0
 
 
 def coarse_solution(problem: Problem, t, index):
@@ -114,8 +119,7 @@ def admit(problem: Problem, observables: dict[str, np.ndarray], residual: np.nda
     for name, (limits, accuracy) in compiled.admissible.items():
         lower, upper = (np.broadcast_to(np.asarray(x, float), (problem.size,)) for x in limits(*params))
         value = np.real(observables[name])
-        slack_lo = RANGE_SLACK * (np.abs(lower) if accuracy == "relative" else 1.0)
-        slack_hi = RANGE_SLACK * (np.abs(upper) if accuracy == "relative" else 1.0)
+        slack_lo, slack_hi = RANGE_SLACK * scale(lower, accuracy), RANGE_SLACK * scale(upper, accuracy)
         with np.errstate(invalid="ignore"):
             bad |= (value < lower - slack_lo) | (value > upper + slack_hi)
         bounds[name] = (lower, upper)

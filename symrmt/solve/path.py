@@ -16,7 +16,7 @@ from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
                        STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "continue_path", "starting_values", "physical"]
+__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values", "physical"]
 
 
 def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
@@ -67,11 +67,19 @@ def physical(problem: Problem, t, value, index) -> np.ndarray:
         for k, relation in enumerate(problem.compiled.branch):
             lhs, rhs = np.real(sides[2 * k]), np.real(sides[2 * k + 1])     # broadcast against ok
             slack = BRANCH_SLACK * np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), scale)
-            ok &= {">": lhs > rhs, ">=": lhs >= rhs - slack, "<": lhs < rhs, "<=": lhs <= rhs + slack}[relation]
+            if relation == ">":
+                ok &= lhs > rhs
+            elif relation == ">=":
+                ok &= lhs >= rhs - slack
+            elif relation == "<":
+                ok &= lhs < rhs
+            else:
+                ok &= lhs <= rhs + slack
     return ok
 
 
-def _start(problem: Problem, index) -> np.ndarray:
+def start_values(problem: Problem, index) -> np.ndarray:
+    """The continuation variable's start for the points ``index`` (never below their targets)."""
     params = problem.params(index, column=False)
     start = np.broadcast_to(problem.compiled.start(params), (index.size,))
     return np.maximum(start, problem.flat[problem.variable][index])
@@ -94,7 +102,7 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     PATH_FLOOR times the start (e.g. 0) is approached to that floor.
     """
     compiled = problem.compiled
-    start = _start(problem, index)
+    start = start_values(problem, index)
     target = np.maximum(problem.flat[problem.variable][index], PATH_FLOOR * start)
     if stop is not None:
         target = np.maximum(target, stop)
