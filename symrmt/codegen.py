@@ -307,7 +307,7 @@ class CompiledSystem:
             self.observables.append(CompiledObservable(
                 o.name, expr, self, taus, dtaus, [(values[p], rates[p]) for p in previous], values, derivatives))
             previous.append(o)
-        local, D, X = self.definitions.local, self.definitions.diff, self.definitions.expand
+        local, X = self.definitions.local, self.definitions.expand
         g = [local(system.averages[a].integrand) for a in taus]
         direction = ((v, sp.Integer(1)), *zip(self.unknowns, self.rates))
         total = [self.definitions.directional(gk, direction) for gk in g] if self.needs_derivatives else []
@@ -322,8 +322,9 @@ class CompiledSystem:
     def _compile_model_data(self) -> None:
         system, p = self.system, self.parameters
         c = system.continuation
-        self._start = numpy_function(c.start, p, name=f"{self.name} continuation start")
-        self._initial = numpy_function([sp.sympify(c.initial.get(u, 0)) for u in self.unknowns], p,
+        X = lambda e: self.definitions.expand(self.definitions.local(e))  # noqa: E731
+        self._start = numpy_function(X(c.start), p, name=f"{self.name} continuation start")
+        self._initial = numpy_function([X(c.initial.get(u, 0)) for u in self.unknowns], p,
                                        name=f"{self.name} initial guess") if self.unknowns else None
         self.branch = []                                   # relation of each condition, then one function of all sides
         sides = []
@@ -332,12 +333,12 @@ class CompiledSystem:
             if relation is None:
                 raise ValueError(f"{self.name}: branch condition {condition} must be <, <=, > or >=")
             self.branch.append(relation)
-            sides += [condition.lhs, condition.rhs]
+            sides += [X(condition.lhs), X(condition.rhs)]
         self._branch = numpy_function(sides, (*self.unknowns, *p), name=f"{self.name} branch conditions") \
             if sides else None
         self.admissible = {}
         for o, a in system.admissible.items():
-            self.admissible[o.name] = (numpy_function([sp.sympify(a.lower), sp.sympify(a.upper)], p,
+            self.admissible[o.name] = (numpy_function([X(a.lower), X(a.upper)], p,
                                                       name=f"{self.name} range of {o.name}"), a.accuracy)
 
     def branch_sides(self, t, params) -> list:
@@ -369,23 +370,25 @@ class CompiledObservable:
         earlier_symbols = [s for pair in earlier for s in pair]
         args = (*taus, *t, *earlier_symbols, *p)
         dargs = (*taus, *dtaus, *t, *dt, *earlier_symbols, *p)
-        chain = lambda e: (sp.diff(e, compiled.variable)  # noqa: E731 - total derivative along the variable
-                           + sum((sp.diff(e, a) * da for a, da in zip(taus, dtaus)), sp.Integer(0))
-                           + sum((sp.diff(e, u) * du for u, du in zip(t, dt)), sp.Integer(0))
-                           + sum((sp.diff(e, s) * r for s, r in earlier), sp.Integer(0)))
+        definitions = compiled.definitions
+        # The total derivative along the variable: through the averages, the unknowns and earlier observables.
+        direction = ((compiled.variable, sp.Integer(1)), *zip(taus, dtaus), *zip(t, dt), *earlier)
+        local = definitions.local
+        chain = lambda e: definitions.expand(definitions.directional(local(e), direction))  # noqa: E731
         self.real = not compiled.complex or (isinstance(expr, sp.Basic) and sp.im(expr) == 0)
         if hasattr(expr, "offset"):
             self.kind = "woodbury"
             self.size = expr.size
             entries = [expr.offset, *expr.core, *expr.gram, *expr.source]
-            self.value = numpy_function(entries, args, name=f"observable {name}")
+            self.value = numpy_function([definitions.expand(local(e)) for e in entries], args,
+                                        name=f"observable {name}")
             self.rate = numpy_function([chain(e) for e in entries], dargs, name=f"rate of {name}") \
                 if compiled.needs_derivatives else None
         else:
             self.kind = "expression"
             self.size = 0
             expr = sp.sympify(expr).xreplace(derivatives).xreplace(values)
-            self.value = numpy_function(expr, args, name=f"observable {name}")
+            self.value = numpy_function(definitions.expand(local(expr)), args, name=f"observable {name}")
             has_rates = any(r in expr.free_symbols for _, r in earlier)
             self.rate = None if has_rates or not compiled.needs_derivatives else \
                 numpy_function(chain(expr), dargs, name=f"rate of {name}")
