@@ -29,15 +29,11 @@ __all__ = ["main", "build_parser"]
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
 
-def parse_gamma(text: str) -> np.ndarray:
-    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10).
-
-    Every item must be a finite number > 0; an empty item (``1,,2``) is refused, not skipped.
-    """
-    hint = "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid (1e-3:10:50)"
+def _numbers(text: str, flag: str, hint: str, grid, finite: str = "every value must be finite") -> np.ndarray:
+    """Comma-separated numbers, or ``LO:HI:NUM`` expanded by ``grid(lo, hi, num)``; empty items are refused."""
     items = text.split(":") if ":" in text else text.split(",")
     if any(not item.strip() for item in items):
-        raise SymrmtInputError(f"--gamma {text!r}: has an empty item; {hint}.")
+        raise SymrmtInputError(f"{flag} {text!r}: has an empty item; {hint}.")
     try:
         if ":" in text:
             if len(items) != 3:
@@ -45,14 +41,30 @@ def parse_gamma(text: str) -> np.ndarray:
             lo, hi, num = float(items[0]), float(items[1]), int(items[2])
             if not 1 <= num <= 100_000:
                 raise ValueError(f"NUM = {num} must be in 1..100000")
-            if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
-                raise ValueError("LO and HI must be finite numbers > 0")
-            values = np.logspace(np.log10(lo), np.log10(hi), num)
+            values = grid(lo, hi, num)
         else:
             values = np.array([float(v) for v in items])
     except ValueError as exc:
-        raise SymrmtInputError(f"--gamma {text!r}: {hint} ({exc}).") from None
-    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise SymrmtInputError(f"{flag} {text!r}: {hint} ({exc}).") from None
+    if not np.all(np.isfinite(values)):
+        raise SymrmtInputError(f"{flag} {text!r}: {finite}.")
+    return values
+
+
+def _log_grid(lo: float, hi: float, num: int) -> np.ndarray:
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
+        raise ValueError("LO and HI must be finite numbers > 0")
+    return np.logspace(np.log10(lo), np.log10(hi), num)
+
+
+def parse_gamma(text: str) -> np.ndarray:
+    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10).
+
+    Every item must be a finite number > 0; an empty item (``1,,2``) is refused, not skipped.
+    """
+    values = _numbers(text, "--gamma", "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid "
+                      "(1e-3:10:50)", _log_grid, finite="every gamma must be a finite number > 0")
+    if np.any(values <= 0):
         raise SymrmtInputError(f"--gamma {text!r}: every gamma must be a finite number > 0.")
     return values
 
@@ -105,11 +117,7 @@ def parse_param(text: str) -> tuple[str, np.ndarray]:
     name, sep, values = text.partition("=")
     if not sep or not name.strip():
         raise SymrmtInputError(f"--param {text!r}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
-    try:
-        grid = parse_grid(values)
-    except SymrmtInputError as exc:
-        raise SymrmtInputError(str(exc).replace("--x", f"--param {name.strip()}=")) from None
-    return name.strip(), grid
+    return name.strip(), parse_grid(values, flag=f"--param {name.strip()}=")
 
 
 def _add_params(p: argparse.ArgumentParser) -> None:
@@ -401,25 +409,9 @@ def cmd_latex(args) -> dict:
     return out
 
 
-def parse_grid(text: str) -> np.ndarray:
+def parse_grid(text: str, flag: str = "--x") -> np.ndarray:
     """``"-1:3:200"`` (200 evenly spaced points from -1 to 3) or ``"0.5,1,2"`` (a list)."""
-    try:
-        if ":" in text:
-            lo, hi, num = text.split(":")
-            count = int(num)
-            if count < 1:
-                raise ValueError("NUM must be >= 1")
-            values = np.linspace(float(lo), float(hi), count)
-        else:
-            items = text.split(",")
-            if any(not item.strip() for item in items):
-                raise ValueError("an empty item")
-            values = np.array([float(v) for v in items])
-    except ValueError as exc:
-        raise SymrmtInputError(f"--x {text!r}: give LO:HI:NUM or comma-separated numbers ({exc}).") from None
-    if not np.all(np.isfinite(values)):
-        raise SymrmtInputError(f"--x {text!r}: every x must be finite.")
-    return values
+    return _numbers(text, flag, "give LO:HI:NUM (evenly spaced) or comma-separated numbers", np.linspace)
 
 
 def cmd_spectrum(args) -> dict:
