@@ -131,8 +131,7 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     a1, b = _hermite_arrays(f)
     if a1.ndim or b.ndim:
         raise ParameterError("spectral_density takes one nonlinearity at a time (scalar a_1 and nu).")
-    c, eta, d = (float(_real(name, v)) if np.ndim(v) == 0 else _scalar_error(name) for name, v in
-                 (("c", c), ("eta", eta), ("d", d)))
+    c, eta, d = _scalar("c", c), _scalar("eta", eta), _scalar("d", d)
     if c <= 0:
         raise ParameterError(f"c = {c}: the ratio p/n must be > 0.")
     if eta < 0:
@@ -149,8 +148,11 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     return SpectralDensity(x, np.asarray(result["rho"], float), eta, matrix, np.asarray(result["m"]), system, base)
 
 
-def _scalar_error(name: str):
-    raise ParameterError(f"{name} must be a single number for spectral_density.")
+def _scalar(name: str, value) -> float:
+    array = _real(name, value)
+    if array.ndim:
+        raise ParameterError(f"{name} must be a single number for spectral_density.")
+    return float(array)
 
 
 def _atom(system, base: dict) -> float:
