@@ -14,7 +14,7 @@ from symrmt.errors import NonlinearityError
 from .constants import X
 from .parse import as_expression_in_x, parse_nonlinearity
 
-__all__ = ["numpy_callable", "numeric_callable", "label_of"]
+__all__ = ["numpy_callable", "label_of"]
 
 
 def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], np.ndarray]:
@@ -66,10 +66,6 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[
             "in x, or a vectorized NumPy function such as np.tanh"
         )
     return _checked(f, label_of(f))
-
-
-#: The earlier name of :func:`numpy_callable` (the same function).
-numeric_callable = numpy_callable
 
 
 def label_of(f: Any) -> str:
