@@ -350,7 +350,7 @@ def _spectrum_plot(args, geometry, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
     from .nonlinearity import hermite
     from .plotting import plot_spectrum
-    from .spectral import spectral_density
+    from .density import spectral_density
 
     h = hermite(args.f, center=args.center)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
@@ -391,7 +391,7 @@ def cmd_compare(args) -> dict:
 
 
 def cmd_latex(args) -> dict:
-    from .derive.latex import latex
+    from .theory import latex
 
     note = None
     if args.f is not None and args.kind == "linear":
@@ -416,7 +416,7 @@ def parse_grid(text: str, flag: str = "--x") -> np.ndarray:
 
 def cmd_spectrum(args) -> dict:
     from .nonlinearity import hermite
-    from .spectral import spectral_density
+    from .density import spectral_density
 
     _check_c(args.c)
     h = hermite(args.f, center=args.center)

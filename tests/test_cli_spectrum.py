@@ -4,7 +4,7 @@ import json
 import numpy as np
 
 from symrmt.cli import main
-from symrmt.spectral import spectral_density
+from symrmt.density import spectral_density
 
 
 def run_json(capsys, *argv):
