@@ -45,7 +45,7 @@ def to_latex(expr, digits: int | None = None) -> str:
 
 
 def _round(expr, digits: int):
-    floats = {f: sp.Float(f, digits) for f in (expr.atoms(sp.Float) if hasattr(expr, "atoms") else ())}
+    floats = {f: sp.Float(f, digits) for f in expr.atoms(sp.Float)}
     return expr.xreplace(floats) if floats else expr
 
 
