@@ -143,7 +143,8 @@ class _Builder:
         used = set().union(*(r.free_symbols for r in residuals)) if residuals else set()
         taus = tuple(a for a in self.taus if a in used)
         g = [local(self.system.averages[a].integrand) for a in taus]
-        integrands = [self.definitions.expand(e) for e in g + [D(gk, u) for gk in g for u in t] + [D(gk, v) for gk in g]]
+        partial_g = [D(gk, u) for gk in g for u in t] + [D(gk, v) for gk in g]
+        integrands = [self.definitions.expand(e) for e in g + partial_g]
         partials = (residuals + [sp.diff(F, u) for F in residuals for u in t]
                     + [sp.diff(F, a) for F in residuals for a in taus] + [sp.diff(F, v) for F in residuals])
         return (taus,
@@ -177,7 +178,8 @@ class _Builder:
         # The total derivative along the variable: through the averages, the unknowns and earlier observables.
         direction = ((self.variable, sp.Integer(1)), *zip(self.taus, self.tau_rates), *zip(self.unknowns, self.rates),
                      *earlier)
-        chain = lambda e: self.definitions.expand(self.definitions.directional(self.definitions.local(e), direction))  # noqa: E731
+        local, expand = self.definitions.local, self.definitions.expand
+        chain = lambda e: expand(self.definitions.directional(local(e), direction))  # noqa: E731
         real = not self.system.complex_unknowns or (isinstance(expr, sp.Basic) and sp.im(expr) == 0)
         if isinstance(expr, WoodburyForm):
             entries = expr.entries()

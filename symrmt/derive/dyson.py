@@ -74,7 +74,10 @@ def dyson_symbols(size: int) -> tuple[sp.MatrixSymbol, sp.MatrixSymbol]:
 
 
 def resolvent_average(resolvent: sp.MatrixSymbol, i: int, j: int, weighted: bool = False) -> SpectralAverage:
-    r""":math:`\mathbb E_\lambda[R_{ij}]`, or :math:`\mathbb E_\lambda[\lambda R_{ij}]` if ``weighted`` (blocks from 1)."""
+    r""":math:`\mathbb E_\lambda[R_{ij}]`, or :math:`\mathbb E_\lambda[\lambda R_{ij}]` if ``weighted``.
+
+    Blocks are numbered from 1.
+    """
     return SpectralAverage((S.lam if weighted else 1) * resolvent[i - 1, j - 1], MARCHENKO_PASTUR, S.lam)
 
 

@@ -76,8 +76,9 @@ class SolveResult:
 def _validate(compiled: CompiledSystem, params: Mapping) -> dict:
     """The parameter arrays, checked against the system's parameters and their domains."""
     keys = compiled.parameters
+    known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
     missing = [str(k) for k in keys if k not in params]
-    unknown = [repr(k) for k in params if k not in keys]
+    unknown = [repr(k) for k in params if k not in known]
     if missing or unknown:
         raise ParameterError(f"the {compiled.name} system takes one array per parameter symbol "
                              f"{[str(k) for k in keys]} (its `parameters`); "
