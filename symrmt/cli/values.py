@@ -15,8 +15,13 @@ from ..errors import SymrmtInputError
 
 __all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "formula_parameters"]
 
-#: The largest NUM of a ``LO:HI:NUM`` grid.
+#: The most values one flag may hold: NUM of a ``LO:HI:NUM`` grid, or the items of a list.
 MAX_GRID_POINTS = 100_000
+
+
+def _shown(text: str, width: int = 80) -> str:
+    """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
+    return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
 
 
 def _numbers(text: str, flag: str, hint: str, grid: Callable[[float, float, int], np.ndarray],
@@ -24,7 +29,7 @@ def _numbers(text: str, flag: str, hint: str, grid: Callable[[float, float, int]
     """Comma-separated numbers, or ``LO:HI:NUM`` expanded by ``grid(lo, hi, num)``; empty items are refused."""
     items = text.split(":") if ":" in text else text.split(",")
     if any(not item.strip() for item in items):
-        raise SymrmtInputError(f"{flag} {text!r}: has an empty item; {hint}.")
+        raise SymrmtInputError(f"{flag} {_shown(text)}: has an empty item; {hint}.")
     try:
         if ":" in text:
             if len(items) != 3:
@@ -33,12 +38,14 @@ def _numbers(text: str, flag: str, hint: str, grid: Callable[[float, float, int]
             if not 1 <= num <= MAX_GRID_POINTS:
                 raise ValueError(f"NUM = {num} must be in 1..{MAX_GRID_POINTS}")
             values = grid(lo, hi, num)
+        elif len(items) > MAX_GRID_POINTS:
+            raise ValueError(f"{len(items)} values; at most {MAX_GRID_POINTS}")
         else:
             values = np.array([float(v) for v in items])
     except ValueError as exc:
-        raise SymrmtInputError(f"{flag} {text!r}: {hint} ({exc}).") from None
+        raise SymrmtInputError(f"{flag} {_shown(text)}: {hint} ({exc}).") from None
     if not np.all(np.isfinite(values)):
-        raise SymrmtInputError(f"{flag} {text!r}: {finite}.")
+        raise SymrmtInputError(f"{flag} {_shown(text)}: {finite}.")
     return values
 
 
@@ -59,7 +66,7 @@ def parse_gamma(text: str) -> np.ndarray:
     values = _numbers(text, "--gamma", "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid "
                       "(1e-3:10:50)", _log_grid, finite="every gamma must be a finite number > 0")
     if np.any(values <= 0):
-        raise SymrmtInputError(f"--gamma {text!r}: every gamma must be a finite number > 0.")
+        raise SymrmtInputError(f"--gamma {_shown(text)}: every gamma must be a finite number > 0.")
     return values
 
 
@@ -73,12 +80,15 @@ def parse_gram(text: str) -> np.ndarray:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SymrmtInputError(f"--gram {text!r}: not valid JSON ({exc.msg}); give a nested list such as "
+        raise SymrmtInputError(f"--gram {_shown(text)}: not valid JSON ({exc.msg}); give a nested list such as "
                                "[[1,0,0],[0,1,0],[0,0,1]].") from None
+    except RecursionError:                           # the decoder recurses once per level of nesting
+        raise SymrmtInputError(f"--gram {_shown(text)}: nested too deeply; give a list of rows, "
+                               "such as [[1,0,0],[0,1,0],[0,0,1]].") from None
     if not (isinstance(value, list) and value and all(isinstance(row, list) for row in value)
             and all(isinstance(x, (int, float)) and not isinstance(x, bool) for row in value for x in row)
             and len({len(row) for row in value}) == 1):
-        raise SymrmtInputError(f"--gram {text!r}: give a square nested list of numbers, the (1+2r) x (1+2r) Gram "
+        raise SymrmtInputError(f"--gram {_shown(text)}: give a square nested list of numbers, the (1+2r) x (1+2r) Gram "
                                "matrix of (mu, w_K^(1..r), w_Q^(1..r)).")
     return np.array(value, dtype=float)
 
@@ -87,7 +97,7 @@ def parse_param(text: str) -> tuple[str, np.ndarray]:
     """``--param s=0.5:2:20`` (20 evenly spaced values) or ``--param s=0.5,1,2``: a parameter of f and its values."""
     name, sep, values = text.partition("=")
     if not sep or not name.strip():
-        raise SymrmtInputError(f"--param {text!r}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
+        raise SymrmtInputError(f"--param {_shown(text)}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
     return name.strip(), parse_grid(values, flag=f"--param {name.strip()}=")
 
 
@@ -103,7 +113,7 @@ def formula_parameters(formula: object) -> list[str]:
         return []
     try:
         tree = ast.parse(formula.strip(), mode="eval")
-    except SyntaxError:
-        return []                                    # the parser itself will say what is wrong
+    except (SyntaxError, ValueError, RecursionError, MemoryError):   # ValueError: NUL, unencodable characters
+        return []                                    # the parser of f will say what is wrong
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     return sorted(names - {"x", "pi", "e", "E"} - set(FUNCTIONS))

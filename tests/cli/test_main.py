@@ -1,6 +1,7 @@
 """``symrmt.cli.main``, the dispatcher: exit statuses, ``--debug``, warnings, and the module entry point."""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import warnings
 
 import numpy as np
+import pytest
 
 from symrmt import cli
 from symrmt.errors import ConvergenceError, NonlinearityError
@@ -81,3 +83,29 @@ def test_console_script_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "symrmt", "hermite", "--f", "x", "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and json.loads(proc.stdout)["nu"] == 1.0
+
+
+#: name -> (what the command raises, exit status, fragment of the one line on stderr; None: nothing said)
+ENVIRONMENT_FAILURES = {
+    "full device": (lambda: OSError(errno.ENOSPC, "No space left on device"), 2,
+                    "cannot write the output: No space left on device."),
+    "permission": (lambda: PermissionError(errno.EACCES, "Permission denied", "/x/plot.png"), 2,
+                   "Permission denied: '/x/plot.png'."),
+    "out of memory": (MemoryError, 2, "out of memory"),
+    "encoding": (lambda: UnicodeEncodeError("ascii", "1 ± 2", 2, 3, "ordinal not in range(128)"), 2,
+                 "cannot write '±' in the encoding ascii; run with PYTHONUTF8=1"),
+    "interrupted": (KeyboardInterrupt, 130, "symrmt hermite: interrupted"),
+    "broken pipe": (lambda: BrokenPipeError(errno.EPIPE, "Broken pipe"), cli.BROKEN_PIPE, None),
+}
+
+
+@pytest.mark.parametrize("case", ENVIRONMENT_FAILURES)
+def test_failures_of_the_system_are_not_bugs(capsys, monkeypatch, case):
+    make, expected, needle = ENVIRONMENT_FAILURES[case]
+
+    def fail():
+        raise make()
+    monkeypatch.setitem(cli.COMMANDS, "hermite", _fake_command(fail))
+    status, out, err = run(capsys, "hermite", "--f", "x")
+    assert status == expected and out == "" and "bug" not in err and "Traceback" not in err
+    assert err == "" if needle is None else (len(err.splitlines()) == 1 and needle in err), err

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..paths import PLOT_FORMATS, check_output_file
+
 __all__ = ["add_demo", "cmd_demo"]
 
 
@@ -17,4 +19,6 @@ def add_demo(sub) -> None:
 def cmd_demo(args: argparse.Namespace) -> dict:
     from ...demo import run_demo
 
+    if args.plot:                            # '' draws no plot
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
     return run_demo(n=args.n, seeds=args.seeds, plot=args.plot, quiet=args.json)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...errors import SymrmtInputError
+from ..paths import check_output_folder
 
 __all__ = ["add_figure", "cmd_figure"]
 
@@ -24,7 +25,7 @@ def add_figure(sub) -> None:
 
 
 def cmd_figure(args: argparse.Namespace) -> dict:
-    from ...figures import FIGURES, FigureUnavailable, run
+    from ...figures import DEFAULT_OUT, FIGURES, FigureUnavailable, run
 
     if args.list or args.name is None:
         if not args.json:
@@ -32,6 +33,7 @@ def cmd_figure(args: argparse.Namespace) -> dict:
             for name, text in FIGURES.items():
                 print(f"{name:<{width}}  {text}")
         return {"figures": dict(FIGURES)}
+    check_output_folder(str(DEFAULT_OUT if args.out is None else args.out), "--out")
     try:
         sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
         from ...figures import _core

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import add_common, add_f, add_geometry, add_mc, check_c, geometry, geometry_kwargs
-from ..paths import check_plot_path
+from ..paths import PLOT_FORMATS, check_output_file
 from .theory import theory_curves
 
 __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
@@ -61,7 +61,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
         if not args.spectrum:
             raise SymrmtInputError("simulate --plot draws the eigenvalue histogram: add --spectrum "
                                    "(for the error curves against the theory use compare --plot).")
-        check_plot_path(args.plot)
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
@@ -100,7 +100,7 @@ def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenval
 
 def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
-        check_plot_path(args.plot)
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
     h, attention, linear = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None

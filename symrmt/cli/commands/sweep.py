@@ -7,6 +7,7 @@ import sys
 
 from ...errors import SymrmtInputError
 from ..output import cell
+from ..paths import check_not_same_file, check_output_file
 
 __all__ = ["add_sweep", "cmd_sweep"]
 
@@ -37,6 +38,7 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
         return _summary(args, sweep)
     if args.spec is None or args.out is None:
         raise SymrmtInputError("give SPEC and --out FILE.jsonl to run a sweep, or --summary FILE to tabulate one.")
+    check_output_file(args.out, "--out")     # the folder and name only: the sweep owns the file's content
     try:
         spec = sweep.load_spec(args.spec)
         out = sweep.run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
@@ -53,8 +55,11 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
 
 
 def _summary(args: argparse.Namespace, sweep) -> dict:
+    csv = str(args.csv or sweep.default_csv_path(args.summary))
+    check_output_file(csv, "--csv")
+    check_not_same_file(csv, "--csv", args.summary, "--summary")
     info, rows = sweep.summarize(args.summary)
-    path = sweep.write_summary_csv(rows, args.csv or sweep.default_csv_path(args.summary))
+    path = sweep.write_summary_csv(rows, csv)
     if not args.json:
         print(f"{args.summary}: {info['finished']} of {info['points']} points (mean ± standard error over seeds)")
         _print_summary(rows)

@@ -2,14 +2,22 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
-from ..values import formula_parameters, parse_grid
+from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
 
-__all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves"]
+__all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
+           "MAX_RANK", "MAX_DIGITS"]
+
+#: The largest ``latex --rank``: the printed system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to build);
+#: beyond it the text is too long to read and to build.
+MAX_RANK = 64
+#: The most significant digits of ``latex --digits``: a float64 holds 17.
+MAX_DIGITS = 17
 
 
 def add_theory(sub) -> None:
@@ -24,8 +32,9 @@ def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
     p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density"), default="attention")
-    p.add_argument("--rank", type=int, default=1, help="rank r of the attention weights (default 1)")
-    p.add_argument("--digits", type=int, default=6, help="significant digits of numbers put in with --f (default 6)")
+    p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
+    p.add_argument("--digits", type=int, default=6,
+                   help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
     p.add_argument("--json", action="store_true")
 
 
@@ -49,7 +58,7 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     from ... import attention_error, hermite, linear_error
 
     check_c(args.c)
-    params = dict(getattr(args, "param", []) or [])
+    params = _parameter_grid(getattr(args, "param", []) or [], len(args.gamma))
     named = formula_parameters(args.f)
     if set(named) != set(params):
         missing, extra = sorted(set(named) - set(params)), sorted(set(params) - set(named))
@@ -64,6 +73,21 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
     linear = linear_error(args.c, gamma, geometry, gram=args.gram)
     return h, attention, linear
+
+
+def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
+    """The ``--param`` values by name: each name once, and at most MAX_GRID_POINTS values in the whole output."""
+    params: dict = {}
+    for name, values in given:
+        if name in params:
+            raise SymrmtInputError(f"--param {name} is given twice; give each parameter once, with all its values "
+                                   f"(e.g. --param {name}=0.5:2:20 or {name}=0.5,1,2).")
+        params[name] = values
+    size = math.prod(len(v) for v in params.values()) * gammas
+    if size > MAX_GRID_POINTS:
+        raise SymrmtInputError(f"--param and --gamma ask for {size} values (the product of their sizes); "
+                               f"at most {MAX_GRID_POINTS}: use coarser grids.")
+    return params
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
@@ -89,6 +113,12 @@ def cmd_theory(args: argparse.Namespace) -> dict:
 def cmd_latex(args: argparse.Namespace) -> dict:
     from ... import latex
 
+    if not 1 <= args.rank <= MAX_RANK:
+        raise SymrmtInputError(f"--rank {args.rank}: the rank must be in 1..{MAX_RANK} (the printed system grows "
+                               "like r^2).")
+    if not 1 <= args.digits <= MAX_DIGITS:
+        raise SymrmtInputError(f"--digits {args.digits}: give 1..{MAX_DIGITS} significant digits "
+                               f"(a float64 holds {MAX_DIGITS}).")
     note = None
     if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from symrmt.cli import main
 from symrmt import spectral_density
 
-from ..runner import run_json
+from ..runner import assert_refused, run_json
 
 
 def test_theory_json_has_attention_and_linear(capsys):
@@ -45,3 +46,26 @@ def test_spectrum_refuses_asymmetric_kernel_and_bad_grids(capsys):
                  "--wk-norm", "1", "--wq-norm", "1", "--cos-wk-wq", "0.2"]) == 2
     assert main(["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "0,,1"]) == 2
     assert main(["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "0:1:0"]) == 2
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["latex", "--rank", "0"], "--rank 0: the rank must be in 1..64"),
+    (["latex", "--rank", "-3"], "--rank -3: the rank must be in 1..64"),
+    (["latex", "--rank", "65"], "1..64"),
+    (["latex", "--rank", "1000000"], "1..64"),                  # ran for minutes before it was bounded
+    (["latex", "--f", "tanh(x)", "--digits", "0"], "--digits 0: give 1..17"),
+    (["latex", "--f", "tanh(x)", "--digits", "18"], "1..17"),
+    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1", "--param", "s=2"],
+     "--param s is given twice"),
+    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "1e-3:1:1000", "--param", "s=0.5:2:101"],
+     "ask for 101000 values"),
+    (["theory", "--f", "tanh(s*t*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1:2:1000",
+      "--param", "t=1:2:1000"], "at most 100000"),
+])
+def test_bounds_and_repeated_parameters_are_one_line_and_exit_2(capsys, argv, needle):
+    assert_refused(capsys, argv, needle)
+
+
+def test_the_largest_rank_and_digits_are_accepted(capsys):
+    assert run_json(capsys, "latex", "--f", "erf(x)", "--digits", "17")["latex"]
+    assert run_json(capsys, "latex", "--rank", "3", "--digits", "1")["rank"] == 3
