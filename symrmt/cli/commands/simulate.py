@@ -15,22 +15,22 @@ __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
 
 
 def add_simulate(sub) -> None:
-    p = sub.add_parser("simulate", help="Monte Carlo of the finite model (docs/theory.md section 1)")
-    add_f(p)
-    add_common(p)
-    add_geometry(p)
-    add_mc(p)
-    p.add_argument("--plot", metavar="FILE.png",
-                   help="with --spectrum: the histogram of the eigenvalues under the predicted density")
+    _add_monte_carlo(sub, "simulate", "Monte Carlo of the finite model (docs/theory.md section 1)",
+                     "with --spectrum: the histogram of the eigenvalues under the predicted density")
 
 
 def add_compare(sub) -> None:
-    p = sub.add_parser("compare", help="theory and Monte Carlo side by side")
+    _add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot")
+
+
+def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
+    """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
+    p = sub.add_parser(name, help=help)
     add_f(p)
     add_common(p)
     add_geometry(p)
     add_mc(p)
-    p.add_argument("--plot", metavar="FILE.png", help="also write a plot")
+    p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
 
 
 def _f(args: argparse.Namespace):
@@ -71,15 +71,19 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
     if args.plot:
         out["plot"] = _spectrum_plot(args, shape, np.asarray(eigenvalues))
     if not args.json:
-        print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
-        print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
-        for i, g in enumerate(result.gamma):
-            print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
-                  f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
-        if eigenvalues is not None:
-            print(f"{len(eigenvalues)} eigenvalues of the {args.matrix} matrix (pooled) in "
-                  f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
+        _print_simulation(result, eigenvalues, args.matrix)
     return out
+
+
+def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> None:
+    print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
+    print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
+    for i, g in enumerate(result.gamma):
+        print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
+              f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
+    if eigenvalues is not None:
+        print(f"{len(eigenvalues)} eigenvalues of the {matrix} matrix (pooled) in "
+              f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
 
 
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
@@ -111,11 +115,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
-        print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {args.c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
-        print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
-        for i, g in enumerate(args.gamma):
-            print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
-                  f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
+        _print_comparison(h, args.c, attention, linear, mc)
     if args.plot:
         from ...plotting import comparison_panel, plot_panels
 
@@ -125,3 +125,11 @@ def cmd_compare(args: argparse.Namespace) -> dict:
         if not args.json:
             print(f"plot written to {args.plot}")
     return out
+
+
+def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc) -> None:
+    print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
+    print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
+    for i, g in enumerate(mc.gamma):
+        print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
+              f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
