@@ -71,6 +71,19 @@ written in completion order, by the parent process only, each with one
 ``write`` followed by ``fsync``: a crash loses at most the points in flight, and a
 partial last line left by a crash is dropped (truncated) on the next start.
 
+A sweep never writes to, or truncates, a file it did not create: the whole file is
+checked before anything is written, and a file without a valid header, with a line no
+sweep wrote (another spec's record, a key that is not the hash of its point, missing
+fields) or with two different records of one point is refused with one line, untouched.
+An empty file is adopted; identical copies of a record count once, with a warning. The
+rules and their reasons are in :mod:`symrmt.sweep.store`.
+
+Sizes
+-----
+γ grids (``NUM`` or the list), ``seeds`` and the number of points are each at most
+:data:`symrmt.validate.MAX_GRID_POINTS` (100000, the command line's bound on grids), and a
+spec file at most 16 MiB; all are checked before anything is built.
+
 Modules
 -------
 :mod:`~symrmt.sweep.spec` (the spec), :mod:`~symrmt.sweep.tasks` (what a worker runs),

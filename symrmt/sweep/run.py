@@ -42,6 +42,9 @@ def run_sweep(spec: SweepSpec, out: str | os.PathLike, workers: int | None = Non
 
     Raises
     ------
+    SymrmtInputError
+        ``out`` cannot be opened or written, or is not a result file of ``spec`` (see
+        :mod:`symrmt.sweep.store`: it is then left untouched), or a worker refused its input.
     KeyboardInterrupt
         After Ctrl-C, once the workers are stopped and the file is closed; rerunning resumes.
     """

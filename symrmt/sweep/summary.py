@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import SymrmtInputError
 from ..stats import mean_se
 from .spec import canonical
-from .store import read_records
+from .store import io_errors, read_records
 from .tasks import finite_list
 
 __all__ = ["SUMMARY_COLUMNS", "summarize", "default_csv_path", "write_summary_csv"]
@@ -34,7 +34,9 @@ def _mean_se(values: list[list]) -> tuple[list, list]:
 def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     r"""Means and standard errors over seeds, per setting, ``n`` and γ, of a result file.
 
-    The standard error is ``std(ddof=1) / sqrt(seeds)`` (None with one seed).
+    The standard error is ``std(ddof=1) / sqrt(seeds)`` (None with one seed). The file is read
+    by :func:`~symrmt.sweep.read_records`: a record written twice counts once, and a line no
+    sweep wrote is refused, so every seed counted is one computed draw.
 
     Returns
     -------
@@ -44,7 +46,7 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     """
     header, records = read_records(path)
     if header is None:
-        raise SymrmtInputError(f"{path} is empty: no sweep has written to it yet.")
+        raise SymrmtInputError(f"{path} holds no sweep header yet: no sweep has written to it.")
     groups: dict[str, list[dict]] = {}
     for record in records:
         group = canonical({k: record[k] for k in ("f", "center", "c", "d", "geometry", "n", "method")})
@@ -85,7 +87,7 @@ def default_csv_path(path: str | os.PathLike) -> Path:
 def write_summary_csv(rows: list[dict], path: str | os.PathLike) -> Path:
     """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells)."""
     path = Path(path)
-    with open(path, "w", newline="") as handle:
+    with io_errors(path, "write the CSV"), open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
         writer.writeheader()
         for row in rows:

@@ -1,12 +1,17 @@
-"""symrmt.sweep.spec: every mistake in a spec is named before anything runs; normalizing is idempotent."""
+"""symrmt.sweep.spec: every mistake in a spec is named before anything runs, sizes and nesting first;
+normalizing is idempotent."""
 from __future__ import annotations
+
+import json
+import tracemalloc
 
 import pytest
 
 from _support.sweep import SPEC
 from symrmt.cli import main
-from symrmt.errors import SymrmtInputError
-from symrmt.sweep import parse_spec, read_records
+from symrmt.errors import ParameterError, SymrmtInputError
+from symrmt.sweep import load_spec, parse_spec, read_records
+from symrmt.validate import MAX_GRID_POINTS
 
 
 def test_the_spec_example_of_the_module_docstring_is_a_valid_spec():
@@ -60,3 +65,74 @@ def test_cli_reports_a_bad_spec_file_with_status_2(tmp_path, capsys):
     assert "is not valid TOML" in capsys.readouterr().err
     assert main(["sweep", "--out", str(tmp_path / "o.jsonl")]) == 2
     assert "give SPEC and --out" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# Sizes and nesting: refused before anything is built
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, message", [
+    ({"gamma": "1e-2:10:1000000000"}, rf"gamma = '1e-2:10:1000000000': NUM = 1000000000 must be in 1..{MAX_GRID_POINTS}"),
+    ({"gamma": "1e-2:10:0"}, rf"NUM = 0 must be in 1..{MAX_GRID_POINTS}"),
+    ({"gamma": "-1:10:5"}, r"LO and HI must be finite numbers > 0"),
+    ({"gamma": [0.1] * (MAX_GRID_POINTS + 1)}, rf"gamma lists {MAX_GRID_POINTS + 1} values; at most {MAX_GRID_POINTS}"),
+    ({"c": [1.0] * (MAX_GRID_POINTS + 1)}, rf"c lists {MAX_GRID_POINTS + 1} values"),
+    ({"seeds": 10**8}, rf"seeds = 100000000: must be a count, an integer in 1..{MAX_GRID_POINTS}"),
+    ({"seeds": 1000, "c": [0.5 + i for i in range(30)]}, rf"the spec has 120000 points \(1000 seeds x 1 f x 30 c x "
+                                                         rf"2 n x 1 d x 2 geometry\); at most {MAX_GRID_POINTS}"),
+])
+def test_a_spec_beyond_the_size_bounds_is_refused_before_anything_is_built(change, message):
+    tracemalloc.start()
+    try:
+        with pytest.raises(ParameterError, match=message):
+            parse_spec(SPEC | change)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 10^9 gammas or the points of 10^8 seeds would take gigabytes (they ended in MemoryError); a copy of the
+    # longest list above takes 0.8 MB.
+    assert peak < 16 * 2**20
+
+
+def test_the_size_bound_is_the_one_of_the_command_line_grids():
+    from symrmt import validate
+
+    assert validate.MAX_GRID_POINTS == 100_000
+    assert parse_spec(SPEC | {"gamma": f"1e-2:10:{MAX_GRID_POINTS}"}).gamma[-1] == pytest.approx(10.0)
+
+
+def _nested(depth: int) -> list:
+    outer = inner = []
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return outer
+
+
+@pytest.mark.parametrize("key", ["f", "c", "n", "gamma", "d", "geometry", "seeds", "center", "method"])
+def test_a_deeply_nested_value_is_named_in_one_short_line(key):
+    with pytest.raises(ParameterError) as info:
+        parse_spec(SPEC | {key: [_nested(100_000)]})
+    assert key in str(info.value) and len(str(info.value)) < 400 and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name, text", [("deep.json", '{"f": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+                                        ("deep.toml", "f = " + "[" * 100_000 + "]" * 100_000)])
+def test_a_deeply_nested_spec_file_is_one_line_and_exit_2(tmp_path, capsys, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["sweep", str(path), "--out", str(tmp_path / "o.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and err.count("\n") == 1 and not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_spec_file_that_is_too_large_or_a_folder_is_refused_unread(tmp_path, monkeypatch):
+    import symrmt.sweep.spec
+
+    monkeypatch.setattr(symrmt.sweep.spec, "MAX_SPEC_BYTES", 100)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(SPEC))
+    with pytest.raises(SymrmtInputError, match="big.json' is over"):
+        load_spec(big)
+    with pytest.raises(SymrmtInputError, match=r"cannot read it \(Is a directory\)"):
+        load_spec(tmp_path)
