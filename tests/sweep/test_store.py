@@ -193,6 +193,7 @@ BAD_RECORDS = {
     "a short curve": (lambda r: r["mc"].update(attention=[0.5]), "curves that are not lists"),
     "NaN in a curve": (lambda r: r["theory"]["linear"].__setitem__(0, float("nan")), "curves that are not lists"),
     "a string in a curve": (lambda r: r["mc"]["linear"].__setitem__(1, "0.3"), "curves that are not lists"),
+    "true in a curve": (lambda r: r["mc"]["attention"].__setitem__(0, True), "curves that are not lists"),
 }
 
 
