@@ -276,21 +276,13 @@ def _hermite_of_callable(f: Callable, center: bool) -> HermiteCoefficients:
             )
         g = f
     else:
-        g = _shifted(numpy_callable(f), a0, label)
+        g = numpy_callable(f, a0)
         values = {**values, "a0": 0.0, "nu": values["nu"] - a0**2}
         errors = {**errors, "nu": errors["nu"] + 2 * abs(a0) * errors["a0"]}
     return HermiteCoefficients(
         f=g, **values, exact={k: None for k in KEYS}, source={k: "numeric" for k in KEYS},
         centered_by=float(a0) if center else 0.0, method="numeric", error=errors, center=center,
     )
-
-
-def _shifted(g: Callable, a0: float, label: str) -> Callable:
-    def centered(x):
-        return g(x) - a0
-
-    centered.__name__ = f"({label}) - {a0:.17g}"
-    return centered
 
 
 #: What SymPy and mpmath raise from deep inside on an f they cannot handle.
