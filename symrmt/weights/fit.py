@@ -115,6 +115,11 @@ def fit_shift(matrix: CompressedMatrix, rank_max: int, rtol: float = RTOL) -> Sh
     The method and its proof of global optimality are in the module docstring. Raises
     :class:`~symrmt.errors.ConvergenceError` if the branch and bound has not certified
     every rank after its budget of SVDs.
+
+    >>> M = 0.5 * np.eye(6) + np.outer(np.arange(6.0), np.ones(6))     # 0.5 I + rank 1
+    >>> fit = fit_shift(CompressedMatrix(M, None, 6), rank_max=1)
+    >>> round(float(fit.shift[1]), 9), bool(fit.residual[1] < 1e-9 * np.linalg.norm(M))
+    (0.5, True)
     """
     p, ranks = matrix.p, np.arange(rank_max + 1)
     norm2, trace = float(np.sum(matrix.core**2)), float(np.trace(matrix.core))
