@@ -166,6 +166,8 @@ def test_huge_claimed_shape_is_refused_before_allocation(tmp_path):
 
 def test_deeply_nested_json(tmp_path):
     header = b'{"a": ' + b"[" * 100000 + b"]" * 100000 + b"}"
+    with pytest.raises(RecursionError):                       # what an unchecked json.loads does with it
+        json.loads(header)
     _refused(write_raw(tmp_path / "deep.safetensors", header), "nests 100001 levels")
 
 
