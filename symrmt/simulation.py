@@ -85,7 +85,9 @@ import numpy as np
 
 from . import ridge
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
-from .geometry import Geometry
+from .progress import progress_bar
+from .stats import mean_se
+from .geometry import Geometry, check_symmetric_kernel, realize, resolve_gram
 
 __all__ = ["SimulationResult", "FiniteSizeWarning", "simulate", "simulate_once", "simulate_spectrum",
            "memory_estimate", "METHODS"]
@@ -96,14 +98,8 @@ METHODS = ("auto", "exact", "tridiagonal", "lanczos")
 #: Rows of an n-by-n array processed per block (bounds the temporaries of f and of the low-rank term).
 _BLOCK_ROWS = 256
 
-#: Largest norm of mu, w_K, w_Q accepted (the scores grow like the fourth power of the norms).
-_MAX_NORM = 1e30
-
 #: Excursions of an error outside [0, 1] up to this size are round-off and are clipped.
 _CLIP_ATOL = 1e-12
-
-#: Relative tolerance on the smallest eigenvalue of a Gram matrix (round-off of given entries).
-_PSD_RTOL = 1e-10
 
 # Cost model of ``method="auto"``, in flop-equivalents of a GEMM (2 m k n for an m-by-k
 # times k-by-n product). Ratios measured on the development machine, see
@@ -279,77 +275,16 @@ def _check_method(method: Any) -> str:
     return method
 
 
-def _check_geometry(geometry: Any) -> None:
-    if not isinstance(geometry, Geometry):
-        raise ParameterError(f"geometry = {geometry!r}: must be a symrmt.geometry.Geometry.")
-
-
-def _check_gram(gram: Any) -> np.ndarray:
-    """Validate a Gram matrix of (mu, w_K^(1..r), w_Q^(1..r)); return it as a float64 array."""
-    if np.iscomplexobj(gram):
-        raise ParameterError("gram: must be a real matrix, not complex.")
-    try:
-        matrix = np.array(gram, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"gram = {gram!r}: must be a square matrix of numbers (a nested list).") from None
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] % 2 == 0:
-        raise ParameterError(
-            f"gram has shape {matrix.shape}: must be (1+2r, 1+2r), the Gram matrix of "
-            "(mu, w_K^(1..r), w_Q^(1..r)) in that order."
-        )
-    if not np.all(np.isfinite(matrix)):
-        raise ParameterError("gram: every entry must be finite.")
-    scale = max(float(np.max(np.abs(matrix))), 1.0)
-    if np.max(np.abs(matrix - matrix.T)) > 1e-12 * scale:
-        raise ParameterError("gram: must be symmetric (it is a Gram matrix of vectors).")
-    matrix = 0.5 * (matrix + matrix.T)
-    if np.any(np.diag(matrix) < 0):
-        raise ParameterError(f"gram: the diagonal (squared norms) {np.diag(matrix).tolist()} must be >= 0.")
-    smallest = float(np.linalg.eigvalsh(matrix)[0])
-    if smallest < -_PSD_RTOL * scale:
-        raise ParameterError(
-            f"gram: not positive semi-definite (smallest eigenvalue {smallest:.3g}), so no vectors have "
-            "this Gram matrix. Build it from actual vectors, e.g. V @ V.T."
-        )
-    matrix.setflags(write=False)
-    return matrix
-
-
 def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.ndarray]:
-    """``(geometry or None, gram)`` from exactly one of the two (neither: no signal, no weights)."""
-    if geometry is not None and gram is not None:
-        raise ParameterError("geometry and gram were both given: pass one of them (a Geometry is the "
-                             "rank-one case, whose Gram matrix is Geometry.gram()).")
+    """``(geometry or None, gram)`` from exactly one of the two (neither: no signal, no weights).
+
+    The Gram matrix is checked by :func:`symrmt.geometry.resolve_gram`, as in the theory; a
+    rank-one geometry also comes back as a :class:`Geometry` (reported in the result).
+    """
+    matrix = resolve_gram(geometry, gram)
     if gram is not None:
-        matrix = _check_gram(gram)
-        geometry = _geometry_of(matrix)
-        norm = float(np.sqrt(np.max(np.diag(matrix))))
-    else:
-        geometry = Geometry() if geometry is None else geometry
-        _check_geometry(geometry)
-        norm = max(geometry.mu_norm, geometry.wk_norm, geometry.wq_norm)
-        with np.errstate(over="ignore"):   # refused below, before the Gram matrix is used
-            matrix = geometry.gram()
-        matrix.setflags(write=False)
-    if not norm <= _MAX_NORM:
-        raise ParameterError(
-            f"the largest norm of mu, w_K, w_Q is {norm:.3g}: above {_MAX_NORM:g} the scores overflow float64. "
-            "The model is meant for norms of order 1."
-        )
-    return geometry, matrix
-
-
-def _geometry_of(gram: np.ndarray) -> Geometry | None:
-    """The :class:`Geometry` of a 3-by-3 Gram matrix (None for another size)."""
-    if gram.shape != (3, 3):
-        return None
-    norms = np.sqrt(np.diag(gram))
-    cos = [gram[i, j] / (norms[i] * norms[j]) if norms[i] * norms[j] > 0 else 0.0
-           for i, j in ((0, 1), (0, 2), (1, 2))]
-    try:
-        return Geometry(*norms, *np.clip(cos, -1.0, 1.0))
-    except SymrmtInputError:  # pragma: no cover - a PSD Gram always has realizable cosines
-        return None
+        return (Geometry.from_gram(matrix) if matrix.shape == (3, 3) else None), matrix
+    return geometry or Geometry(), matrix
 
 
 def _warn_large_norms(gram: np.ndarray, p: int) -> None:
@@ -512,38 +447,8 @@ class _Model:
 def _vectors(model: _Model, rng: np.random.Generator) -> np.ndarray:
     """Rows mu, w_K^(1..r), w_Q^(1..r) in R^p with the model's Gram matrix (module docstring)."""
     frame_rng = rng if model.random_frame else None
-    if model.geometry is not None:
-        return _realize(model.gram, model.p, frame_rng, compress=False)
-    return _realize(model.gram, model.p, frame_rng, compress=True)
-
-
-def _realize(gram: np.ndarray, p: int, rng: np.random.Generator | None, compress: bool) -> np.ndarray:
-    """Vectors with Gram matrix ``gram`` spanning the first coordinates (or a Haar frame from ``rng``).
-
-    ``compress=False`` is :meth:`Geometry.vectors` (eigh of the whole 3-by-3 Gram),
-    computed without its p-by-p identity.
-    """
-    live = np.flatnonzero(np.diag(gram) > 0) if compress else np.arange(gram.shape[0])
-    vectors = np.zeros((gram.shape[0], p))
-    if live.size == 0:
-        return vectors
-    eigenvalues, eigenvectors = np.linalg.eigh(gram[np.ix_(live, live)])
-    factor = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))   # G = factor @ factor.T
-    if rng is None:
-        vectors[live, : live.size] = factor
-    else:
-        vectors[live] = factor @ np.linalg.qr(rng.standard_normal((p, live.size)))[0].T
-    _tie_equal_pairs(gram, vectors)
-    return vectors
-
-
-def _tie_equal_pairs(gram: np.ndarray, vectors: np.ndarray) -> None:
-    """Set w_Q^(k) = w_K^(k) exactly where the Gram matrix says they are equal (K is then symmetric)."""
-    r = (gram.shape[0] - 1) // 2
-    for k in range(1, r + 1):
-        distance2 = gram[k, k] + gram[k + r, k + r] - 2 * gram[k, k + r]   # ||w_K - w_Q||^2
-        if distance2 <= 1e-12 * max(gram[k, k], gram[k + r, k + r], 1e-300):
-            vectors[k + r] = vectors[k]
+    # The rank-one path replays Geometry.vectors exactly (eigh of the whole 3 x 3).
+    return realize(model.gram, model.p, frame_rng, compress=model.geometry is None)
 
 
 def _draw(model: _Model, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1035,11 +940,12 @@ def simulate(
     _check_memory(model.n, model.p, seeds, grid.size, method)
     _warn_large_norms(model.gram, model.p)
     model = _with_f(model, f)
-    draws = [_one_draw(model, grid, rng, method) for rng in _progress(_generators(seed, seeds), progress)]
+    draws = [_one_draw(model, grid, rng, method) for rng in progress_bar(_generators(seed, seeds), desc="simulate", unit="seed",
+                                                                       enabled=progress)]
     attention = np.array([a for a, _, _ in draws])
     linear = np.array([lin for _, lin, _ in draws])
     return SimulationResult(
-        *_frozen(grid, *_mean_se(attention), *_mean_se(linear), attention, linear),
+        *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
         n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
         gram=model.gram, method=method, routes=_route_counts([routes for _, _, routes in draws]),
     )
@@ -1106,23 +1012,13 @@ def simulate_spectrum(
     seeds = _check_int(seeds, "seeds", 1, "Use at least one seed.")
     seed = _check_int(seed, "seed", 0, "Use a non-negative integer seed.")
     if matrix == "kernel":
-        _check_symmetric_kernel(model.gram)
+        check_symmetric_kernel(model.gram)
     _check_memory(model.n, model.p, seeds, 0, "exact", spectrum=matrix)
     _warn_large_norms(model.gram, model.p)
     model = _with_f(model, f)
-    spectra = [_spectrum_once(model, rng, matrix) for rng in _progress(_generators(seed, seeds), progress)]
+    spectra = [_spectrum_once(model, rng, matrix) for rng in progress_bar(_generators(seed, seeds), desc="simulate", unit="seed",
+                                                                       enabled=progress)]
     return np.concatenate(spectra)
-
-
-def _check_symmetric_kernel(gram: np.ndarray) -> None:
-    r = (gram.shape[0] - 1) // 2
-    for k in range(1, r + 1):
-        distance2 = gram[k, k] + gram[k + r, k + r] - 2 * gram[k, k + r]
-        if distance2 > 1e-12 * max(gram[k, k], gram[k + r, k + r], 1e-300):
-            raise ParameterError(
-                f"matrix = 'kernel' needs a symmetric K, i.e. w_K^({k}) = w_Q^({k}) for every k; here "
-                f"||w_K^({k}) - w_Q^({k})||^2 = {distance2:.3g}. Use matrix='gram', or equal weights."
-            )
 
 
 def _spectrum_once(model: _Model, rng: np.random.Generator, matrix: str) -> np.ndarray:
@@ -1134,6 +1030,8 @@ def _spectrum_once(model: _Model, rng: np.random.Generator, matrix: str) -> np.n
     del S
     if matrix == "kernel":
         del X
+        # eigvalsh reads one triangle: K is symmetric up to rounding whenever sum_k w_K w_Q^T is
+        # (geometry.symmetric_kernel), also when the vectors of a pair differ (w_Q = -w_K, swapped pairs).
         return eigvalsh(K, overwrite_a=True, check_finite=False)
     features = X @ K
     del K, X
@@ -1148,26 +1046,12 @@ def _generators(seed: int, seeds: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(seeds)]
 
 
-def _progress(items: list, enabled: bool):
-    """``items`` under a tqdm bar on stderr: only on a terminal, and only after 2 s."""
-    if not enabled or not sys.stderr.isatty():
-        return items
-    from tqdm import tqdm  # lazy: a dependency of the progress bar only
-
-    return tqdm(items, desc="simulate", unit="seed", delay=2.0, file=sys.stderr, leave=False)
-
-
 def _route_counts(routes: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {"attention": {}, "linear": {}}
     for attention, linear in routes:
         counts["attention"][attention] = counts["attention"].get(attention, 0) + 1
         counts["linear"][linear] = counts["linear"].get(linear, 0) + 1
     return counts
-
-
-def _mean_se(per_seed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean over seeds (axis 0) and its standard error ``std(ddof=1)/sqrt(seeds)``."""
-    return per_seed.mean(axis=0), per_seed.std(axis=0, ddof=1) / np.sqrt(per_seed.shape[0])
 
 
 def _frozen(*arrays: np.ndarray) -> list[np.ndarray]:

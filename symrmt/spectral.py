@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError
-from .geometry import Geometry
+from .geometry import Geometry, check_symmetric_kernel, resolve_gram
 from .solve import solve
-from .theory import _hermite_arrays, _real, gram_parameters
+from .theory import _hermite_arrays, _real
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"]
 
@@ -33,7 +33,6 @@ __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"
 #: ATOM_TOLERANCE, the accuracy of the extrapolation, are reported as 0.
 ATOM_ETAS = (1e-5, 1e-6, 1e-7)
 ATOM_TOLERANCE = 1e-3
-_SYMMETRY_RTOL = 1e-10
 
 
 class SpectralDensity:
@@ -76,21 +75,6 @@ def cauchy_smoothed(eigenvalues: np.ndarray, x: np.ndarray, eta: float) -> np.nd
         lam = eigenvalues[start:start + 4096]
         out += (eta / np.pi / ((x[..., None] - lam) ** 2 + eta**2)).sum(-1)
     return out / eigenvalues.size
-
-
-def _check_symmetric_kernel(rank: int, geometry_params: dict) -> None:
-    r"""K is symmetric iff :math:`S = \sum_k w_K^{(k)} w_Q^{(k)\top}` is: :math:`\|S - S^\top\|_F^2 = 2\|S\|_F^2 - 2\operatorname{tr} S^2`."""
-    from .derive.symbols import gram_symbol, weight_vectors
-
-    keys, queries = weight_vectors(rank)
-    g = lambda u, v: np.asarray(geometry_params[gram_symbol(u, v).name])  # noqa: E731
-    norm2 = sum(g(keys[k], keys[l]) * g(queries[k], queries[l]) for k in range(rank) for l in range(rank))
-    trace2 = sum(g(queries[k], keys[l]) * g(queries[l], keys[k]) for k in range(rank) for l in range(rank))
-    asymmetry = 2 * (norm2 - trace2)
-    if np.any(asymmetry > _SYMMETRY_RTOL * np.maximum(1.0, norm2)):
-        raise ParameterError("matrix='kernel' needs a symmetric attention matrix K, i.e. a symmetric "
-                             "sum_k w_K^(k) w_Q^(k)^T (e.g. w_K = w_Q); these weights make K asymmetric. "
-                             "Use matrix='gram', or symmetric weights.")
 
 
 def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram", d: float = 0.0,
@@ -139,9 +123,9 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     x = np.atleast_1d(_real("x", x))
     if x.ndim != 1:
         raise ParameterError(f"x has shape {x.shape}: give a number or a 1-d list of numbers.")
-    rank, geometry_params = gram_parameters(geometry, gram)
+    G = resolve_gram(geometry, gram)
     if matrix == "kernel":
-        _check_symmetric_kernel(rank, geometry_params)
+        check_symmetric_kernel(G)
     system = density_system(matrix)
     base = {"c": c, "a_1": float(a1), "b": float(b), "d": d}
     result = solve(system, {**base, "x": x, "eta": eta})

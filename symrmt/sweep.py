@@ -95,6 +95,9 @@ import numpy as np
 
 from .cpus import usable_cpus
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
+from .geometry import Geometry, check_gram
+from .progress import progress_bar
+from .stats import mean_se
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "run_sweep", "compute_point", "point_key",
            "read_records", "summarize", "write_summary_csv", "FORMAT"]
@@ -105,9 +108,6 @@ FORMAT = 1
 GEOMETRY_KEYS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 _REQUIRED = ("f", "c", "n", "gamma", "seeds")
 _OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None}
-
-#: Relative tolerance on the symmetry and the smallest eigenvalue of a Gram matrix (round-off).
-_GRAM_RTOL = 1e-10
 
 
 # ---------------------------------------------------------------------------
@@ -388,8 +388,6 @@ def _geometry_entry(i: int, entry: Any) -> dict | list:
             raise ParameterError(f"{key} has unknown key(s) {unknown}; a geometry dict has "
                                  f"{', '.join(GEOMETRY_KEYS)} (missing ones are 0).")
         numbers = {k: _number(f"{key}.{k}", entry.get(k, 0.0)) for k in GEOMETRY_KEYS}
-        from .geometry import Geometry
-
         try:
             Geometry(**numbers)
         except SymrmtInputError as exc:
@@ -407,13 +405,7 @@ def _gram_entry(key: str, entry: Any) -> list[list[float]]:
     if size < 3 or size % 2 == 0 or any(len(row) != size for row in entry):
         raise ParameterError(f"{key}: a {size}-row matrix with rows of lengths {[len(r) for r in entry]}; {hint}.")
     G = np.array([[_number(f"{key}[{a}][{b}]", v) for b, v in enumerate(row)] for a, row in enumerate(entry)])
-    scale = max(1.0, float(np.abs(G).max()))
-    if np.abs(G - G.T).max() > _GRAM_RTOL * scale:
-        raise ParameterError(f"{key}: the Gram matrix is not symmetric; give the inner products of actual vectors.")
-    smallest = float(np.linalg.eigvalsh(G)[0])
-    if smallest < -_GRAM_RTOL * scale:
-        raise ParameterError(f"{key}: the Gram matrix has a negative eigenvalue ({smallest:.3g}); "
-                             "give the inner products of actual vectors.")
+    check_gram(G, key)
     if size > 3 and not _rank_r_interfaces():
         raise ParameterError(f"{key} is {size}x{size} (r = {(size - 1) // 2} heads): this version of symrmt "
                              "runs rank-one geometries only; give a 3x3 Gram matrix or a geometry dict.")
@@ -443,8 +435,6 @@ def model_geometry(entry: dict | list) -> tuple[dict, dict]:
     the six Gram entries for the theory and the equivalent
     :class:`~symrmt.geometry.Geometry` for the simulator.
     """
-    from .geometry import Geometry
-
     if isinstance(entry, dict):
         geometry = Geometry(**entry)
         return {"geometry": geometry}, {"geometry": geometry}
@@ -453,17 +443,7 @@ def model_geometry(entry: dict | list) -> tuple[dict, dict]:
         return {"gram": G}, {"geometry": None, "gram": G}
     theory = {"theta": G[0, 0], "alpha_K": G[0, 1], "alpha_Q": G[0, 2],
               "omega_KK": G[1, 1], "omega_QQ": G[2, 2], "omega_KQ": G[1, 2]}
-    return {"gram": theory}, {"geometry": _geometry_of_gram(G)}
-
-
-def _geometry_of_gram(G: np.ndarray):
-    from .geometry import Geometry
-
-    norms = np.sqrt(np.clip(np.diag(G), 0.0, None))
-    outer = np.outer(norms, norms)
-    cosines = np.clip(np.divide(G, outer, out=np.zeros_like(G), where=outer > 0), -1.0, 1.0)
-    return Geometry(mu_norm=norms[0], wk_norm=norms[1], wq_norm=norms[2],
-                    cos_mu_wk=cosines[0, 1], cos_mu_wq=cosines[0, 2], cos_wk_wq=cosines[1, 2])
+    return {"gram": theory}, {"geometry": Geometry.from_gram(G)}
 
 
 # ---------------------------------------------------------------------------
@@ -891,14 +871,6 @@ def _result(future, kind: str, point: dict):
         raise type(exc)(f"{kind} of {_canonical(where)}: {exc}") from None
 
 
-def _progress(total: int, done: int, enabled: bool):
-    from tqdm import tqdm
-
-    # delay: no bar at all for runs shorter than 2 s; only on a terminal, so logs stay clean.
-    return tqdm(total=total, initial=done, unit="point", desc="sweep", delay=2, file=sys.stderr,
-                disable=not enabled or not sys.stderr.isatty(), dynamic_ncols=True)
-
-
 def run_sweep(spec: SweepSpec, out: str | os.PathLike, workers: int | None = None, scheduler: str | None = None,
               progress: bool = True) -> dict:
     """Run every point of ``spec`` not yet in ``out``, appending one JSON line per finished point.
@@ -951,7 +923,8 @@ def _run(spec: SweepSpec, results: _ResultFile, todo: list[dict], workers: int |
         if scheduler is None:
             stack.enter_context(_single_threaded_workers())
         backend = _DaskBackend(scheduler) if scheduler is not None else _LocalBackend(workers)
-        bar = stack.enter_context(_progress(len(spec.points()), len(spec.points()) - len(todo), progress))
+        bar = stack.enter_context(progress_bar(desc="sweep", unit="point", total=len(spec.points()),
+                                               initial=len(spec.points()) - len(todo), enabled=progress))
         aborted = True
         try:
             for record in _records(backend, spec, todo):
@@ -972,9 +945,7 @@ SUMMARY_COLUMNS = ("f", "center", "c", "d", "geometry", "n", "p", "method", "gam
 
 def _mean_se(values: list[list]) -> tuple[list, list]:
     """Mean over seeds and ``std(ddof=1)/sqrt(seeds)``, as JSON lists (null where undefined: one seed)."""
-    array = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
-    mean = array.mean(axis=0)
-    se = array.std(axis=0, ddof=1) / math.sqrt(len(array)) if len(array) > 1 else np.full(array.shape[1], np.nan)
+    mean, se = mean_se(np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float))
     return _finite_list(mean), _finite_list(se)
 
 

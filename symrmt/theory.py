@@ -31,19 +31,15 @@ from typing import Any, Mapping, Union
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
-from .geometry import Geometry
+from .geometry import Geometry, gram_rank, resolve_gram
 from .solve import solve
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "gram_parameters", "GRAM_NAMES"]
+           "RidgeSolution", "gram_parameters"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
-#: The six named Gram entries of rank 1, as the derivation calls them.
-GRAM_NAMES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
-#: Relative tolerance on symmetry and on the smallest eigenvalue of a Gram matrix (round-off of its entries).
-_GRAM_RTOL = 1e-10
 
 
 @dataclass(frozen=True)
@@ -104,65 +100,21 @@ def _positive(name: str, value: ArrayLike) -> np.ndarray:
 def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict[str, np.ndarray]]:
     r"""``(rank, {parameter name: array})`` of the geometry, from a Geometry, a dict of six entries or a Gram matrix.
 
-    A Gram matrix ``G`` of shape ``(..., 1 + 2r, 1 + 2r)`` is the Gram matrix of
-    :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`; it must be symmetric and positive
-    semi-definite (checked), and its leading dimensions broadcast with the other
-    parameters.
+    The geometry is checked by :func:`symrmt.geometry.resolve_gram` (the one owner of Gram
+    matrices); a Gram matrix ``G`` of shape ``(..., 1 + 2r, 1 + 2r)`` is the Gram matrix of
+    :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, whose leading dimensions broadcast with the
+    other parameters.
     """
-    if geometry is not None and gram is not None:
-        raise ParameterError("give the geometry either as geometry=Geometry(...) or as gram=..., not both.")
-    if gram is None:
-        if geometry is not None and not isinstance(geometry, Geometry):
-            raise ParameterError(f"geometry = {geometry!r}: must be a symrmt.Geometry (or use gram=...).")
-        g = geometry or Geometry()
-        return 1, {"theta": np.asarray(g.theta), "alpha_K": np.asarray(g.alpha_k), "alpha_Q": np.asarray(g.alpha_q),
-                   "omega_KK": np.asarray(g.wk_norm**2), "omega_QQ": np.asarray(g.wq_norm**2),
-                   "omega_KQ": np.asarray(g.wk_wq)}
-    if isinstance(gram, Mapping):
-        unknown = set(gram) - set(GRAM_NAMES)
-        if unknown:
-            raise ParameterError(f"unknown Gram entries {sorted(unknown)}; use {GRAM_NAMES}.")
-        values = {k: _real(k, gram.get(k, 0.0)) for k in GRAM_NAMES}
-        matrix = _matrix_from_entries(values)
-        _check_psd(matrix)
-        return 1, values
-    matrix = _real("gram", gram)
-    if matrix.ndim < 2 or matrix.shape[-1] != matrix.shape[-2] or matrix.shape[-1] < 3 or matrix.shape[-1] % 2 == 0:
-        raise ParameterError(f"gram has shape {matrix.shape}: give the (1+2r) x (1+2r) Gram matrix of "
-                             "(mu, w_K^(1..r), w_Q^(1..r)), e.g. 3 x 3 for rank 1 (leading dimensions broadcast).")
-    scale = np.maximum(1.0, np.abs(matrix).max(axis=(-1, -2), keepdims=True))
-    if np.any(np.abs(matrix - np.swapaxes(matrix, -1, -2)) > _GRAM_RTOL * scale):
-        raise ParameterError("gram is not symmetric: give the Gram matrix of actual vectors (G[i, j] = v_i . v_j).")
-    _check_psd(matrix)
-    rank = (matrix.shape[-1] - 1) // 2
-    from .derive.symbols import geometry_vectors, gram_symbols  # lazy: SymPy only when a rank-r system is built
+    matrix = resolve_gram(geometry, gram)
+    rank = gram_rank(matrix)
+    from .derive.symbols import geometry_vectors, gram_symbol, gram_symbols  # lazy: SymPy only here
 
     vectors = geometry_vectors(rank)
     position = {}
     for i, u in enumerate(vectors):
         for j, v in enumerate(vectors):
-            position.setdefault(_symbol_name(u, v), (i, j))
+            position.setdefault(gram_symbol(u, v).name, (i, j))
     return rank, {s.name: matrix[..., position[s.name][0], position[s.name][1]] for s in gram_symbols(rank)}
-
-
-def _symbol_name(u: str, v: str) -> str:
-    from .derive.symbols import gram_symbol
-
-    return gram_symbol(u, v).name
-
-
-def _matrix_from_entries(v: dict[str, np.ndarray]) -> np.ndarray:
-    b = np.broadcast_arrays(v["theta"], v["alpha_K"], v["alpha_Q"], v["omega_KK"], v["omega_KQ"], v["omega_QQ"])
-    return np.stack([np.stack([b[0], b[1], b[2]], -1), np.stack([b[1], b[3], b[4]], -1),
-                     np.stack([b[2], b[4], b[5]], -1)], -2)
-
-
-def _check_psd(matrix: np.ndarray) -> None:
-    smallest = np.linalg.eigvalsh(matrix)[..., 0]
-    scale = np.maximum(1.0, np.abs(matrix).max(axis=(-1, -2)))
-    if np.any(smallest < -_GRAM_RTOL * scale):
-        raise ParameterError("the Gram matrix of (mu, w_K, w_Q) is not positive semi-definite at some point "
-                             f"(smallest eigenvalue {smallest.min():.3g}); give the inner products of actual vectors.")
 
 
 def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:

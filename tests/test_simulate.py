@@ -552,17 +552,6 @@ def test_bad_method_is_refused():
         simulate(np.tanh, 20, 1.0, [0.1], seeds=2, method="fast")
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch):
-    from symrmt import simulation as sim
-
-    items = [1, 2]
-    assert sim._progress(items, True) is items or not sys.stderr.isatty()
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    bar = sim._progress(items, True)
-    assert type(bar).__name__ == "tqdm" and list(bar) == items
-    assert sim._progress(items, False) is items
-
-
 # ---------------------------------------------------------------------------
 # Eigenvalue spectra
 # ---------------------------------------------------------------------------
@@ -598,9 +587,9 @@ def test_kernel_spectrum_symmetric_weights():
 
 
 def test_kernel_spectrum_refuses_asymmetric_weights():
-    with pytest.raises(ParameterError, match="symmetric K"):
+    with pytest.raises(ParameterError, match="symmetric attention matrix K"):
         simulate_spectrum(np.tanh, 50, 1.0, "kernel", ASYMMETRIC)
-    with pytest.raises(ParameterError, match="symmetric K"):
+    with pytest.raises(ParameterError, match="symmetric attention matrix K"):
         simulate_spectrum(np.tanh, 50, 1.0, "kernel", gram=RANK2)
     with pytest.raises(ParameterError, match="matrix"):
         simulate_spectrum(np.tanh, 50, 1.0, "wigner")
@@ -632,8 +621,9 @@ def test_cli_refusals_exit_2(capsys):
     assert "GiB" in capsys.readouterr().err
     assert main(["simulate", "--f", "tanh(x)", "--c", "1e12", "--gamma", "0.1", "--n", "64"]) == 2
     assert "GiB" in capsys.readouterr().err
-    assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1"]) == 2
-    assert "symmetric K" in capsys.readouterr().err
+    # w_K orthogonal to w_Q: w_K w_Q^T is not symmetric (w_Q = 0 alone would be: B = 0).
+    assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1", "--wq-norm", "1"]) == 2
+    assert "symmetric attention matrix K" in capsys.readouterr().err
 
 
 def test_blocked_symmetric_product(monkeypatch):

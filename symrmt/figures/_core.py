@@ -13,12 +13,13 @@ from __future__ import annotations
 import csv
 import math
 import pathlib
-import sys
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
+
+from ..progress import progress_bar
 
 __all__ = ["Curve", "Panel", "Figure", "FigureUnavailable", "draw", "write_csv", "csv_rows",
            "progress", "ERROR_BAR_SE", "FIXED_COLUMNS"]
@@ -186,14 +187,8 @@ QUIET = False
 
 
 def progress(items: Iterable, desc: str, total: int | None = None) -> Iterable:
-    """``items`` with a tqdm bar on stderr when stderr is a terminal and the run lasts over 2 s (not in pipes)."""
-    if QUIET or not sys.stderr.isatty():
-        return items
-    try:
-        from tqdm import tqdm
-    except ImportError:  # tqdm is a dependency; a missing one only costs the bar
-        return items
-    return tqdm(items, desc=desc, total=total, file=sys.stderr, leave=False, delay=2)
+    """``items`` with a progress bar (:func:`symrmt.progress.progress_bar`), off under ``--quiet``."""
+    return progress_bar(items, desc=desc, total=total, enabled=not QUIET)
 
 
 # --------------------------------------------------------------------------- drawing

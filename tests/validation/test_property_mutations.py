@@ -56,8 +56,8 @@ from symrmt.geometry import Geometry
 
 # Signal, asymmetric weights (all Gram entries distinct and nonzero), d != 0, c != 1, b^2 > 0.
 _G = Geometry(mu_norm=1.0, wk_norm=1.2, wq_norm=0.8, cos_mu_wk=0.6, cos_mu_wq=-0.4, cos_wk_wq=0.1)
-POINT = Point(a1=0.7, nu=0.9, c=1.5, d=0.3, theta=_G.theta, alpha_K=_G.alpha_k, alpha_Q=_G.alpha_q,
-              omega_KK=_G.wk_norm**2, omega_QQ=_G.wq_norm**2, omega_KQ=_G.wk_wq)
+POINT = Point(a1=0.7, nu=0.9, c=1.5, d=0.3, theta=_G.theta, alpha_K=_G.alpha_K, alpha_Q=_G.alpha_Q,
+              omega_KK=_G.omega_KK, omega_QQ=_G.omega_QQ, omega_KQ=_G.omega_KQ)
 
 
 # --------------------------------------------------------------------------- building mutants
