@@ -51,7 +51,11 @@ RANK_MAX = 32
 @dataclass(frozen=True)
 class RankFit:
     r"""The best :math:`sI + \text{rank } r` fit: ``s``, the ``residual_fraction``
-    :math:`\|M - sI - L_r\|_F/\|M\|_F`, and ``lower_bound``, a certified fraction no fit of this rank beats."""
+    :math:`\|M - sI - L_r\|_F/\|M\|_F`, and ``lower_bound``, a certified fraction no fit of this rank beats.
+
+    The fraction is within a relative :data:`~symrmt.weights.fit.RTOL` of the optimum; ``s`` only
+    as well as the flat minimum allows, about :math:`\sqrt{\text{RTOL}\, f_r^*/(p - r)}`.
+    """
 
     rank: int
     s: float

@@ -59,7 +59,7 @@ RTOL = 1e-7
 #: so that an exact :math:`sI + \text{rank } r` is certified to a residual fraction of about 1e-12.
 _FLOOR = 1e-24
 #: Points of the first grid on :math:`[-B, B]`, and the most SVDs before giving up.
-_GRID, _MAX_EVALUATIONS = 17, 4000
+_GRID, _MAX_EVALUATIONS = 5, 4000
 #: SVDs per batch (bounds the memory of the stacked shifted matrices).
 _BATCH = 16
 

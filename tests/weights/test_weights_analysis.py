@@ -1,7 +1,6 @@
 """symrmt.weights.analyze: the JSON, the package's convention, the antisymmetric part, the command, MiniLM."""
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -11,7 +10,8 @@ pytest.importorskip("safetensors")
 
 from symrmt.errors import ParameterError  # noqa: E402
 from symrmt.weights import WeightFileError, analyze, minilm_path, read_weights  # noqa: E402
-from symrmt.weights import command  # noqa: E402
+
+from cli.runner import assert_refused, run, run_json  # noqa: E402
 
 from .files import bert_tensors, gpt2_tensors, write  # noqa: E402
 
@@ -130,23 +130,22 @@ def test_plot_is_written(tmp_path):
     assert (tmp_path / "spectra.png").stat().st_size > 1000 and png.endswith("spectra.png")
 
 
-def _command(argv):
-    parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
-    return command.run(parser.parse_args(argv))
-
-
-def test_command_table_and_json(tmp_path, capsys):
-    path = write(tmp_path / "m.safetensors", bert_tensors(np.random.default_rng(8)),
-                 {"num_attention_heads": 2, "hidden_size": 8})
-    out = _command([str(path), "--layer", "1", "--head", "0", "--rank-max", "4"])
-    printed = capsys.readouterr().out
-    assert "s, left @ r=4" in printed and len(printed.splitlines()) == 4     # title, header, layer, head 0
-    assert [l["layer"] for l in out["layers"]] == [1] and [h["head"] for h in out["layers"][0]["heads"]] == [0]
-    _command([str(path), "--json", "--rank-max", "2", "--plot", str(tmp_path / "w.png")])
-    assert capsys.readouterr().out == "" and (tmp_path / "w.png").exists()
-    with pytest.raises(WeightFileError, match="no such file"):
-        _command([str(tmp_path / "missing.safetensors")])
+def test_command_table_json_and_refusals(tmp_path, capsys):
+    """``symrmt weights`` through the command line: a table, the JSON, the plot, exit 2 in one line."""
+    path = str(write(tmp_path / "m.safetensors", bert_tensors(np.random.default_rng(8)),
+                     {"num_attention_heads": 2, "hidden_size": 8}))
+    status, printed, _ = run(capsys, "weights", path, "--layer", "1", "--head", "0", "--rank-max", "4")
+    assert status == 0 and "s, left @ r=4" in printed
+    assert len(printed.splitlines()) == 4                                  # title, header, layer 1, its head 0
+    out = run_json(capsys, "weights", path, "--rank-max", "2", "--plot", str(tmp_path / "w.png"))
+    assert [l["layer"] for l in out["layers"]] == [0, 1] and (tmp_path / "w.png").exists()
+    assert_refused(capsys, ["weights", str(tmp_path / "missing.safetensors")], "no such file")
+    assert_refused(capsys, ["weights", path, "--plot", str(tmp_path / "w.txt")], "extension")
+    assert_refused(capsys, ["weights", path, "--rank-max", "8"], "rank_max")
+    (tmp_path / "bare").mkdir()                                            # no config.json beside this one
+    bare = str(write(tmp_path / "bare" / "m.safetensors", bert_tensors(np.random.default_rng(8))))
+    assert_refused(capsys, ["weights", bare], "--heads H")
+    assert run(capsys, "weights", bare, "--heads", "4", "--rank-max", "1")[0] == 0
 
 
 # ------------------------------------------------------------------------------------ the real model
