@@ -139,14 +139,16 @@ class _Builder:
         r"""The residuals' averages, their integrands :math:`g` with :math:`\partial_t g, \partial_v g`, and
         the residuals :math:`F` with :math:`\partial_t F, \partial_\tau F, \partial_v F`."""
         t, v, local, D = self.unknowns, self.variable, self.definitions.local, self.definitions.diff
-        residuals = [self.explicit(self.system.residuals[u]) for u in t]
-        used = set().union(*(r.free_symbols for r in residuals)) if residuals else set()
+        expand = self.definitions.expand
+        residuals = [local(self.system.residuals[u]) for u in t]
+        used = set().union(*(expand(r).free_symbols for r in residuals)) if residuals else set()
         taus = tuple(a for a in self.taus if a in used)
         g = [local(self.system.averages[a].integrand) for a in taus]
         partial_g = [D(gk, u) for gk in g for u in t] + [D(gk, v) for gk in g]
-        integrands = [self.definitions.expand(e) for e in g + partial_g]
-        partials = (residuals + [sp.diff(F, u) for F in residuals for u in t]
-                    + [sp.diff(F, a) for F in residuals for a in taus] + [sp.diff(F, v) for F in residuals])
+        integrands = [expand(e) for e in g + partial_g]
+        # Residuals may be written in defined symbols too (an algebraic form): the chain rule keeps them compact.
+        partials = [expand(e) for e in residuals + [D(F, u) for F in residuals for u in t]
+                    + [D(F, a) for F in residuals for a in taus] + [D(F, v) for F in residuals]]
         return (taus,
                 self.function("residual integrands", integrands, (self.lam, *t, *self.parameters)) if g else None,
                 self.function("residuals", partials, (*t, *taus, *self.parameters)) if residuals else None)
@@ -197,6 +199,13 @@ class _Builder:
             self.function(f"rate of {symbol}", [chain(expr)], dargs, single=True)
         return ObservableCalculus(symbol, "expression", 0, real, value, rate)
 
+    def initial(self) -> list[sp.Basic]:
+        """The initial guess of each unknown; one written in others (through definitions) takes their initial values."""
+        values = {u: self.explicit(self.system.continuation.initial.get(u, 0)) for u in self.unknowns}
+        unknowns = set(self.unknowns)
+        known = {u: value for u, value in values.items() if not value.free_symbols & unknowns}
+        return [value.xreplace(known) for value in values.values()]
+
     def branch(self) -> tuple[tuple[str, ...], SymbolicFunction | None]:
         relations, sides = [], []
         for condition in self.system.branch:
@@ -233,8 +242,7 @@ def system_calculus(system: FixedPointSystem) -> SystemCalculus:
         averages=build.averages(),
         observables=build.observables(),
         start=build.function("continuation start", [build.explicit(c.start)], p, single=True),
-        initial=build.function("initial guess", [build.explicit(c.initial.get(u, 0)) for u in build.unknowns], p)
-        if build.unknowns else None,
+        initial=build.function("initial guess", build.initial(), p) if build.unknowns else None,
         branch=branch,
         branch_sides=branch_sides,
         admissible={o: (build.function(f"range of {o}", [build.explicit(a.lower), build.explicit(a.upper)], p),

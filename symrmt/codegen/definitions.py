@@ -1,8 +1,9 @@
 r"""The chain rule through a system's definitions: placeholders, derivatives, and the inverse of a matrix.
 
 A :class:`~symrmt.derive.FixedPointSystem` writes its integrands in defined symbols
-(the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`). :class:`Definitions` keeps them
-as placeholders while derivatives are taken, so that
+(the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`; in an algebraic form, matrix expressions
+such as :math:`N = M_1^{-1} M_0`, :math:`\operatorname{tr} N^2` or :math:`\det N`). :class:`Definitions`
+keeps them as placeholders while derivatives are taken, so that
 
 .. math::
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixElement
 
 __all__ = ["inverse_entries", "expand_definitions", "Definitions"]
 
@@ -63,8 +65,8 @@ class Definitions:
                 self._matrix(symbol, definition)
             else:
                 dummy = sp.Dummy(symbol.name)
+                self.values[dummy] = self._scalar(sp.sympify(definition))
                 self.elements[symbol] = dummy
-                self.values[dummy] = sp.sympify(definition).xreplace(self.elements)
         explicit: dict = {}
         for dummy, value in self.values.items():       # definition order: earlier placeholders first
             explicit[dummy] = value.xreplace(explicit)
@@ -72,12 +74,12 @@ class Definitions:
 
     def _matrix(self, symbol, definition) -> None:
         rows, cols = symbol.shape
-        if isinstance(definition, sp.Inverse):
+        if isinstance(definition, sp.Inverse) and definition.arg in self.matrices:
             inner = self.matrices[definition.arg]
             value = inverse_entries(inner)
             dummies = sp.Matrix(rows, cols, lambda i, j: sp.Dummy(f"{symbol.name}_{i}{j}"))
         else:
-            value = sp.Matrix(definition).applyfunc(lambda e: e.xreplace(self.elements))
+            value = self._explicit_matrix(definition)
             dummies = sp.Matrix(rows, cols, lambda i, j: 0 if value[i, j] == 0 else sp.Dummy(f"{symbol.name}_{i}{j}"))
         self.matrices[symbol] = dummies
         for i in range(rows):
@@ -87,6 +89,46 @@ class Definitions:
                     self.values[dummies[i, j]] = value[i, j]
                     if isinstance(definition, sp.Inverse):
                         self.inverses[dummies[i, j]] = (dummies, self.matrices[definition.arg], i, j)
+
+    def _explicit_matrix(self, expr) -> sp.Matrix:
+        """A matrix, or a matrix expression in earlier matrix symbols, as an explicit matrix of placeholders."""
+        if isinstance(expr, sp.MatrixSymbol):
+            return self.matrices[expr]
+        if isinstance(expr, sp.MatrixBase):
+            return sp.Matrix(expr).applyfunc(lambda e: self._scalar(sp.sympify(e)))
+        if isinstance(expr, sp.Identity):
+            return sp.eye(expr.rows)
+        if isinstance(expr, sp.ZeroMatrix):
+            return sp.zeros(expr.rows, expr.cols)
+        if isinstance(expr, sp.Inverse):
+            return inverse_entries(self._explicit_matrix(expr.arg))
+        if isinstance(expr, sp.Transpose):
+            return self._explicit_matrix(expr.arg).T
+        if isinstance(expr, sp.MatPow) and expr.exp.is_Integer and expr.exp > 0:
+            return self._explicit_matrix(expr.base) ** int(expr.exp)
+        if isinstance(expr, sp.MatAdd):
+            return sum((self._explicit_matrix(a) for a in expr.args[1:]), self._explicit_matrix(expr.args[0]))
+        if isinstance(expr, sp.MatMul):
+            scalar, factors = expr.as_coeff_matrices()
+            product = self._explicit_matrix(factors[0])
+            for factor in factors[1:]:
+                product = product * self._explicit_matrix(factor)
+            return product * self._scalar(sp.sympify(scalar))
+        raise ValueError(f"cannot generate code for the matrix expression {expr} ({type(expr).__name__})")
+
+    def _scalar(self, expr: sp.Basic) -> sp.Basic:
+        """A scalar in placeholders: traces, determinants and entries of matrix expressions made explicit."""
+        def explicit(e):
+            if isinstance(e, sp.Trace):
+                return self._explicit_matrix(e.arg).trace()
+            if isinstance(e, sp.Determinant):
+                return self._explicit_matrix(e.arg).det(method="berkowitz")
+            return self._explicit_matrix(e.parent)[int(e.i), int(e.j)]
+        compound = lambda e: (isinstance(e, (sp.Trace, sp.Determinant)) or  # noqa: E731
+                              (isinstance(e, MatrixElement) and e not in self.elements))
+        if self.matrices:
+            expr = expr.replace(compound, explicit)
+        return expr.xreplace(self.elements) if self.elements else expr
 
     def local(self, expr) -> sp.Basic:
         """``expr`` written in the placeholders."""

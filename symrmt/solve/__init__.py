@@ -37,6 +37,7 @@ from ..cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
 from ..validate import real_array
 from .compiled import CompiledObservable, CompiledSystem
+from .exact import solve_exact
 from .marchenko_pastur import RULES, marchenko_pastur_rule
 from .observe import admit, coarse_solution, evaluate, scale
 from .path import continue_path, newton, physical, start_values, starting_values
@@ -162,6 +163,8 @@ def _threads() -> int:
 
 def _solve_flat(problem: Problem, quadrature_tolerance: float):
     """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes."""
+    if problem.compiled.law is None:            # no spectral averages: nothing to refine
+        return solve_exact(problem)
     if problem.compiled.complex:
         return _solve_by_levels(problem, quadrature_tolerance)
     t = starting_values(problem.subset(slice(None), PATH_NODES))

@@ -9,6 +9,8 @@ corrections, and step halving where they fail. Points that share every parameter
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import ConvergenceError
@@ -16,7 +18,25 @@ from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
                        STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values", "physical"]
+__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values", "physical", "PathRules"]
+
+
+@dataclass(frozen=True)
+class PathRules:
+    """When a continuation step is accepted (the defaults are the rules of systems solved by quadrature).
+
+    ``corrections``: Newton corrections allowed in one step; ``tolerance``: the residual, relative to
+    1 + max |t|, at which a step has converged (the targets are polished to TOLERANCE). ``monotone``: each correction must halve the
+    residual (else the step is given up early). ``componentwise``: the first correction must be no larger
+    than the predicted change unknown by unknown (else in the max norm over the unknowns, which suits
+    unknowns of very different scales). ``max_ratio``: the largest step ratio.
+    """
+
+    corrections: int = PATH_NEWTON
+    tolerance: float = PATH_TOLERANCE
+    monotone: bool = True
+    componentwise: bool = True
+    max_ratio: float = MAX_RATIO
 
 
 def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +105,8 @@ def start_values(problem: Problem, index) -> np.ndarray:
     return np.maximum(start, problem.flat[problem.variable][index])
 
 
-def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -> tuple[np.ndarray, np.ndarray]:
+def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None,
+                  rules: PathRules = PathRules()) -> tuple[np.ndarray, np.ndarray]:
     r"""Continuation for the points ``index``, from their start value down to their targets.
 
     ``stop`` (an array aligned with ``index``) ends the path at ``max(stop, target)`` instead;
@@ -99,7 +120,8 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     followed) and the branch conditions hold; then the ratio grows, up to MAX_RATIO.
     Otherwise the point stays where it was (a converged point of its branch) and retries
     with the square root of the ratio. All points advance together. A target below
-    PATH_FLOOR times the start (e.g. 0) is approached to that floor.
+    PATH_FLOOR times the start (e.g. 0) is approached to that floor. ``rules`` relax these
+    criteria for cheap exact systems (:class:`PathRules`).
     """
     compiled = problem.compiled
     start = start_values(problem, index)
@@ -125,10 +147,10 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     while active.size:
         v_next = np.maximum(value[active] / ratio[active], target[active])
         new, new_rate, ok = _corrected_step(problem, t[:, active], rate[:, active], value[active], v_next,
-                                            index[active])
+                                            index[active], rules)
         moved = active[ok]
         t[:, moved], rate[:, moved], value[moved] = new[:, ok], new_rate[:, ok], v_next[ok]
-        ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
+        ratio[moved] = np.minimum(ratio[moved] ** 1.5, rules.max_ratio)
         stuck = active[~ok]
         ratio[stuck] = np.sqrt(ratio[stuck])
         if np.any(ratio[stuck] < MIN_RATIO):
@@ -140,7 +162,7 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     return t, rate, value
 
 
-def _corrected_step(problem: Problem, t, rate, v_from, v_to, index):
+def _corrected_step(problem: Problem, t, rate, v_from, v_to, index, rules: PathRules = PathRules()):
     """One predictor-corrector step; returns ``(t, rate, accepted)`` (rate from the last Jacobian)."""
     # Euler step in s = 1/v (dt/ds = -v^2 dt/dv) for unknowns analytic in 1/v (t ~ 1/v, where a step
     # in v itself would badly undershoot), or in v itself for unknowns with a finite limit at v = 0.
@@ -150,25 +172,35 @@ def _corrected_step(problem: Problem, t, rate, v_from, v_to, index):
     accepted = np.zeros(index.size, bool)
     live = np.arange(index.size)
     previous = np.full(index.size, np.inf)
-    for k in range(PATH_NEWTON + 1):
+    for k in range(rules.corrections + 1):
         residual, jacobian, dF_dv = problem.newton_system(new[:, live], v_to[live], index[live])
         size = np.max(np.abs(residual), axis=0)
         correction, new_rate[:, live] = newton_step(residual, jacobian, dF_dv)
         finite = (np.isfinite(size) & np.all(np.isfinite(correction), axis=0)
                   & np.all(np.isfinite(new_rate[:, live]), axis=0))
-        converged = finite & (size <= PATH_TOLERANCE * (1 + np.max(np.abs(new[:, live]), axis=0)))
-        converged &= physical(problem, new[:, live], v_to[live], index[live])
+        converged = finite & (size <= rules.tolerance * (1 + np.max(np.abs(new[:, live]), axis=0)))
+        if converged.any():
+            converged[converged] = physical(problem, new[:, live[converged]], v_to[live[converged]],
+                                            index[live[converged]])
         accepted[live[converged]] = True
-        keep = finite & ~converged & (size <= 0.5 * previous[live])
+        keep = finite & ~converged & (size <= (0.5 if rules.monotone else 1e3) * previous[live])
         if k == 0:
-            change = np.abs(guess - t)[:, live] + 1e-3 * (1 + np.abs(t[:, live]))
-            keep &= np.all(np.abs(correction) <= STEP_CONTROL * change, axis=0)
+            keep &= _within_prediction(correction, guess[:, live] - t[:, live], t[:, live], rules.componentwise)
         previous[live] = size
         new[:, live[keep]] -= correction[:, keep]
         live = live[keep]
         if not live.size:
             break
     return new, new_rate, accepted
+
+
+def _within_prediction(correction, change, t, componentwise: bool) -> np.ndarray:
+    """Whether the first Newton correction is no larger than the predicted change (STEP_CONTROL times it)."""
+    if componentwise:
+        allowed = np.abs(change) + 1e-3 * (1 + np.abs(t))
+        return np.all(np.abs(correction) <= STEP_CONTROL * allowed, axis=0)
+    allowed = np.max(np.abs(change), axis=0) + 1e-3 * (1 + np.max(np.abs(t), axis=0))
+    return np.max(np.abs(correction), axis=0) <= STEP_CONTROL * allowed
 
 
 def _anchors(problem: Problem) -> np.ndarray:
@@ -200,7 +232,7 @@ def _anchors(problem: Problem) -> np.ndarray:
     return anchor
 
 
-def starting_values(problem: Problem) -> np.ndarray:
+def starting_values(problem: Problem, rules: PathRules = PathRules()) -> np.ndarray:
     """Starting values of the unknowns at every target.
 
     Anchors are continued to their targets; every other point gets one Euler step
@@ -211,7 +243,7 @@ def starting_values(problem: Problem) -> np.ndarray:
         return np.zeros((0, problem.size), dtype=problem.dtype)
     anchor = _anchors(problem)
     anchors = np.unique(anchor)
-    t_anchor, rate_anchor, _ = continue_path(problem, anchors)
+    t_anchor, rate_anchor, _ = continue_path(problem, anchors, rules=rules)
     position = np.searchsorted(anchors, anchor)
     value = problem.flat[problem.variable]
     return t_anchor[:, position] + rate_anchor[:, position] * (value - value[anchor])

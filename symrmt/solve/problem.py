@@ -41,10 +41,11 @@ class Problem:
         else:
             self.lam, self.weights = np.zeros((self.size, 1)), np.ones((self.size, 1))
         # The coarse rule inside this one (every third node, weight x3, and the last node) estimates
-        # the quadrature error; ``coarse_columns`` picks its nodes out of ``lam``.
-        self.coarse_columns = np.r_[np.arange(1, nodes, 3), nodes]
+        # the quadrature error; ``coarse_columns`` picks its nodes out of ``lam``. Without a law there is
+        # one node and nothing to estimate.
+        self.coarse_columns = np.r_[np.arange(1, nodes, 3), nodes] if compiled.law is not None else np.r_[0]
         self.coarse = 3 * self.weights[:, self.coarse_columns]
-        self.coarse[:, -1] = 1.0 - self.coarse[:, :-1].sum(axis=-1)
+        self.coarse[:, -1] = 1.0 - self.coarse[:, :-1].sum(axis=-1)     # exact constants (the only node: 1)
 
     @classmethod
     def from_arrays(cls, compiled: CompiledSystem, params: dict, nodes: int) -> tuple["Problem", tuple]:

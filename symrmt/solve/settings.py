@@ -43,3 +43,7 @@ RANGE_SLACK = 1e-6
 BRANCH_SLACK = 1e-9
 #: Complex unknowns: below this fraction of the start the path is followed with each level's own rule.
 NEAR_AXIS = 1e-2
+#: Systems without spectral averages (exact, cheap to evaluate): Newton corrections per continuation step,
+#: and the largest step ratio.
+EXACT_CORRECTIONS = 6
+EXACT_MAX_RATIO = 10.0

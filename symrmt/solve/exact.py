@@ -1,0 +1,50 @@
+r"""Systems without spectral averages (an algebraic form): continuation and Newton, no quadrature levels.
+
+A system whose residuals and observables are closed-form expressions of its unknowns has nothing
+to refine: the continuation reaches each target (:func:`~.path.starting_values`: anchors along each
+curve, Euler steps between them), Newton polishes every point with the same functions, and the
+observables are evaluated once. Points whose polished solution fails the branch conditions are
+continued on their own from the start, as in the quadrature levels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from .observe import evaluate
+from .path import PathRules, continue_path, newton, physical, starting_values
+from .problem import Problem
+from .settings import EXACT_CORRECTIONS, EXACT_MAX_RATIO
+
+__all__ = ["solve_exact", "EXACT_RULES"]
+
+#: Steps of an exact system: Newton may take more (cheap) corrections and need not decrease the residual
+#: monotonically (unknowns of very different sizes, e.g. t ~ 1/v next to bounded ones), and the
+#: correction is compared with the predicted change in the max norm.
+EXACT_RULES = PathRules(corrections=EXACT_CORRECTIONS, monotone=False, componentwise=False,
+                        max_ratio=EXACT_MAX_RATIO)
+
+
+def solve_exact(problem: Problem):
+    """``(observables, residual, unknowns)`` of a problem whose system has no spectral law."""
+    local = np.arange(problem.size)
+    target = problem.flat[problem.variable]
+    t = starting_values(problem, EXACT_RULES)
+    t, ok, residual, rate = _polish(problem, t, target, local)
+    if not ok.all():                  # an Euler step from the anchor left the basin: continue these points alone
+        t[:, ~ok] = continue_path(problem, local[~ok], rules=EXACT_RULES)[0]
+        t, ok, residual, rate = _polish(problem, t, target, local)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            what = ("Newton did not converge at the target" if not residual[i] <= 1e-9 else
+                    "the solution at the target is not on the physical branch")
+            raise ConvergenceError(f"{what} (residual {residual[i]:.3g} at {problem.where(i)}).")
+    values = evaluate(problem, t, rate, local)
+    return {k: v[0] for k, v in values.items()}, residual, t
+
+
+def _polish(problem: Problem, t, target, local):
+    if not len(t):
+        return t, np.ones(local.size, bool), np.zeros(local.size), t
+    t, ok, residual, rate = newton(problem, t, target, local)
+    return t, ok & physical(problem, t, target, local), residual, rate
