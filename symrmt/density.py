@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError
+from .forms import check_form, solve_in_form
 from .geometry import Geometry, check_symmetric_kernel, resolve_gram
-from .solve import CompiledSystem, solve
 from .theory import _hermite_arrays, _real
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"]
@@ -50,13 +50,13 @@ class SpectralDensity:
         (computed on first access: three more solves near 0).
     """
 
-    def __init__(self, x, density, eta, matrix, stieltjes, system, base) -> None:
+    def __init__(self, x, density, eta, matrix, stieltjes, base, form: str = "auto") -> None:
         self.x, self.density, self.eta, self.matrix, self.stieltjes = x, density, eta, matrix, stieltjes
-        self._system, self._base = system, base
+        self._base, self._form = base, form
 
     @cached_property
     def atom(self) -> float:
-        return _atom(self._system, self._base)
+        return _atom(self.matrix, self._base, self._form)
 
     def as_dict(self) -> dict:
         """JSON-ready: ``x``, ``density``, ``eta``, ``matrix``, ``atom``."""
@@ -78,7 +78,7 @@ def cauchy_smoothed(eigenvalues: np.ndarray, x: np.ndarray, eta: float) -> np.nd
 
 
 def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram", d: float = 0.0,
-                     geometry: Geometry | None = None, gram: Any = None) -> SpectralDensity:
+                     geometry: Geometry | None = None, gram: Any = None, form: str = "auto") -> SpectralDensity:
     r"""Predicted eigenvalue density of :math:`K^\top X^\top X K/n` (``"gram"``) or of :math:`K` (``"kernel"``).
 
     Parameters
@@ -99,6 +99,8 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
         As in :func:`symrmt.theory.attention_error`; the low-rank part moves only :math:`O(1)`
         outlying eigenvalues, so the bulk does not depend on it, but ``"kernel"`` refuses
         weights that make :math:`K` asymmetric.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the density system solves it (:mod:`symrmt.forms`).
 
     Examples
     --------
@@ -108,10 +110,10 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     >>> round(spectral_density("tanh(x)", c=0.5, x=[1.0]).atom, 6)     # rank p < n: mass 1 - c at 0
     0.5
     """
-    from .codegen import compile_system
     from .derive import symbols as S
-    from .derive.density import DENSITY, MATRICES, STIELTJES, density_system
+    from .derive.density import DENSITY, MATRICES, STIELTJES
 
+    check_form(form)
     if matrix not in MATRICES:
         raise ParameterError(f"matrix = {matrix!r}: use one of {MATRICES}.")
     a1, b = _hermite_arrays(f)
@@ -128,11 +130,10 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     G = resolve_gram(geometry, gram)
     if matrix == "kernel":
         check_symmetric_kernel(G)
-    system = compile_system(density_system(matrix))
     base = {S.c: c, S.a1: float(a1), S.b: float(b), S.d: d}
-    result = solve(system, {**base, S.x: x, S.eta: eta})
-    return SpectralDensity(x, np.asarray(result[DENSITY], float), eta, matrix, np.asarray(result[STIELTJES]), system,
-                           base)
+    result = solve_in_form(f"{matrix}_density", 1, {**base, S.x: x, S.eta: eta}, form)
+    return SpectralDensity(x, np.asarray(result[DENSITY], float), eta, matrix, np.asarray(result[STIELTJES]), base,
+                           form)
 
 
 def _scalar(name: str, value) -> float:
@@ -142,13 +143,13 @@ def _scalar(name: str, value) -> float:
     return float(array)
 
 
-def _atom(system: CompiledSystem, base: dict) -> float:
+def _atom(matrix: str, base: dict, form: str) -> float:
     r""":math:`\lim_{\eta \to 0^+} \eta \operatorname{Im} m(i\eta)`, extrapolated from :data:`ATOM_ETAS`."""
     from .derive import symbols as S
     from .derive.density import STIELTJES
 
     etas = np.array(ATOM_ETAS)
-    e1, e2, e3 = etas * np.imag(solve(system, {**base, S.x: 0.0, S.eta: etas})[STIELTJES])
+    e1, e2, e3 = etas * np.imag(solve_in_form(f"{matrix}_density", 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])
     curvature = e1 + e3 - 2 * e2
     atom = e3 if abs(curvature) <= 1e-15 else (e1 * e3 - e2**2) / curvature
     if not np.isfinite(atom) or atom < -ATOM_TOLERANCE or atom > 1 + ATOM_TOLERANCE:

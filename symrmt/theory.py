@@ -21,9 +21,11 @@ Gram matrix of :math:`(\mu, w_K^{(1)}, \dots, w_K^{(r)}, w_Q^{(1)}, \dots, w_Q^{
 (norms and cosines) or a dict of the six entries ``theta, alpha_K, alpha_Q, omega_KK,
 omega_QQ, omega_KQ``.
 
-The symbolic build happens once per process and rank on first use (about a second);
+The symbolic build happens once per process and rank on first use (a few seconds);
 a new nonlinearity only costs its Hermite coefficients, since the systems are derived
-for general :math:`(a_1, \nu)`.
+for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"auto"`` (the default: the
+algebraic form of the system, with no quadrature, where it holds), ``"algebraic"`` or
+``"quadrature"`` (the reference); see :mod:`symrmt.forms`.
 """
 from __future__ import annotations
 
@@ -33,8 +35,9 @@ from typing import Any, Mapping, Union
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
+from .forms import check_form, solve_in_form
 from .geometry import Geometry, gram_rank, resolve_gram
-from .solve import SolveResult, solve
+from .solve import SolveResult
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
@@ -144,7 +147,8 @@ def ridge_solution(result: SolveResult) -> RidgeSolution:
 
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> RidgeSolution:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    form: str = "auto") -> RidgeSolution:
     r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
 
     Parameters
@@ -164,31 +168,33 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     params : dict, optional
         Values of f's symbolic parameters (``hermite("erf(s*x)", parameters=["s"])``, or a formula
         whose extra names are the keys), arrays that broadcast with the rest.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it (:mod:`symrmt.forms`); the numbers agree to about 1e-9.
     """
-    from .codegen import compile_system
-    from .derive import attention_system
     from .derive import symbols as S
 
+    check_form(form)
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
     params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b, S.d: _real("d", d),
               **geometry_params}
-    return ridge_solution(solve(compile_system(attention_system(rank)), params))
+    return ridge_solution(solve_in_form("attention", rank, params, form))
 
 
-def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
+def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 form: str = "auto") -> RidgeSolution:
     r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters)."""
-    from .codegen import compile_system
-    from .derive import linear_system
     from .derive import symbols as S
 
+    check_form(form)
     _, geometry_params = gram_parameters(geometry, gram)
     params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.theta: geometry_params[S.theta]}
-    return ridge_solution(solve(compile_system(linear_system()), params))
+    return ridge_solution(solve_in_form("linear", 1, params, form))
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    form: str = "auto") -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Examples
@@ -202,10 +208,11 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     >>> attention_error("erf(s*x)", c=1.0, gamma=0.1, params={"s": [0.5, 1.0, 2.0]}).shape
     (3,)
     """
-    return solve_attention(f, c, gamma, geometry, d, gram, params).error
+    return solve_attention(f, c, gamma, geometry, d, gram, params, form).error
 
 
-def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> np.ndarray:
+def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 form: str = "auto") -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
 
     Examples
@@ -213,7 +220,7 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     >>> round(float(linear_error(c=1.0, gamma=1.0)), 6)   # noise only: 1/sqrt(5)
     0.447214
     """
-    return solve_linear(c, gamma, geometry, gram).error
+    return solve_linear(c, gamma, geometry, gram, form).error
 
 
 #: gamma sequence for the ridgeless limit (half-decade steps down to 1e-5).
@@ -221,7 +228,7 @@ RIDGELESS_GAMMAS = 10.0 ** -np.arange(2.0, 5.01, 0.5)
 
 
 def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
-                    tolerance: float = 1e-5, gram: Any = None) -> float:
+                    tolerance: float = 1e-5, gram: Any = None, form: str = "auto") -> float:
     r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)`, when it is reached numerically.
 
     :math:`E(\gamma) = \frac{\gamma^2}{n} y^\top Q^2 y` tends to the squared norm of
@@ -239,9 +246,9 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     0.5
     """
     if kind == "attention":
-        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram)
+        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram, form=form)
     elif kind == "linear":
-        values = linear_error(c, RIDGELESS_GAMMAS, geometry, gram)
+        values = linear_error(c, RIDGELESS_GAMMAS, geometry, gram, form)
     else:
         raise ParameterError(f"kind = {kind!r}: use 'attention' or 'linear'.")
     step = abs(values[-1] - values[-2])
@@ -255,7 +262,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
 
 
 def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
-          parameters=None) -> str:
+          parameters=None, form: str = "quadrature") -> str:
     r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
 
     Parameters
@@ -274,6 +281,9 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
         with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
         of the parameters otherwise.
+    form : {"quadrature", "algebraic", "auto"}
+        The form printed: with its spectral averages :math:`\mathbb E_\lambda[\cdot]` (the default), or in
+        closed form (``"algebraic"``, also ``"auto"``: the form the solver uses by default).
 
     Examples
     --------
@@ -285,9 +295,9 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     from .derive.registry import substitution_of, system_for
     from .nonlinearity import HermiteCoefficients, hermite
 
-    system = system_for(kind, rank)
+    printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
     substitution = None
     if f is not None and kind != "linear":
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center, parameters=parameters)
         substitution = substitution_of(h)
-    return system_latex(system, substitution, digits)
+    return system_latex(system_for(kind, rank, printed), substitution, digits)

@@ -211,7 +211,10 @@ def test_ridgeless_limit_refuses_when_not_reached_and_tiny_gamma_is_refused():
     with pytest.raises(ConvergenceError, match="not reached"):
         ridgeless_error(TANH, 2.0)
     with pytest.raises(ConvergenceError, match="too small for the quadrature"):
-        attention_error(TANH, 1.0, 1e-10)      # would need ~7e5 nodes at c = 1 (MAX_NODES = 34992)
+        attention_error(TANH, 1.0, 1e-10, form="quadrature")   # would need ~7e5 nodes at c = 1 (MAX_NODES = 34992)
     with pytest.raises(ConvergenceError, match="stalled"):
-        attention_error(TANH, 1.0, 1e-12)      # steps at round-off level: the continuation stops (MIN_RATIO)
+        attention_error(TANH, 1.0, 1e-12, form="quadrature")   # round-off-level steps: the continuation stops
+    # The algebraic form (the default) has no nodes to run out of: E keeps decreasing towards 0 at c = 1.
+    small = attention_error(TANH, 1.0, [1e-12, 1e-10, 1e-8])
+    assert np.all(np.diff(small) > 0) and 0 < small[0] < 1e-4
     # How promptly (was 170 s of round-off-level steps): benchmarks/bench_solver.py refusal.

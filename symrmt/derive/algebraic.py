@@ -27,11 +27,22 @@ fixed at the continuation start by the initial guess :math:`\mathfrak m = (1 - w
 Newton's basin of the physical root wherever the roots are off the support, and then followed by
 continuation, as the unknowns :math:`t` are.
 
-When :math:`M_1` is singular, :math:`\lambda` enters only the rows and columns :math:`J` where
-:math:`M_1` is not zero (e.g. :math:`a_1 = 0`, or linear regression): the Schur complement
-:math:`S(\lambda) = M_{JJ}(\lambda) - M_{JK} M_{KK}^{-1} M_{KJ} = S_0 + \lambda C_1` is a smaller pencil
-with :math:`C_1` invertible, :math:`N = C_1^{-1} S_0`, and every block of :math:`R` is affine in
-:math:`S^{-1}`. The derivation refuses a pencil that fits neither case.
+When :math:`M_1` has rank one, :math:`M_1 = U V^\top` (e.g. :math:`a_1 = 0`, or linear regression, where
+:math:`\lambda` enters only through :math:`C = c\lambda`), the Sherman--Morrison formula
+:math:`R(\lambda) = M_0^{-1} - \lambda\, g h/(1 + \lambda u)` with :math:`g = M_0^{-1}U`,
+:math:`h = V^\top M_0^{-1}`, :math:`u = V^\top M_0^{-1} U` gives
+
+.. math::
+
+    \mathbb E_\lambda[R] = M_0^{-1} - (\mathbb E[\lambda] - u\,\zeta_0)\, g h, \qquad
+    \mathbb E_\lambda[\lambda R] = \mathbb E[\lambda] M_0^{-1} - \zeta_0\, g h, \qquad
+    \zeta_0 = \psi_2(u) = \mathbb E_\lambda\Big[\frac{\lambda^2}{1 + u\lambda}\Big],
+
+one unknown with one quadratic equation, analytic at :math:`u = 0` (where the root of
+:math:`\det M(\lambda)` goes to infinity) and with no pole at the atom. When :math:`M_1 = 0` the averages are
+:math:`M_0^{-1}` and :math:`\mathbb E[\lambda] M_0^{-1}`. Other ranks are refused (no system of symrmt has
+them). In the general algebraic form a root of :math:`\det M` is of order :math:`1/a_1^2`; the form with
+:math:`a_1 = 0` substituted first is the rank-one one (:func:`~.registry.system_for`).
 """
 from __future__ import annotations
 
@@ -42,10 +53,13 @@ from sympy.matrices.expressions.matexpr import MatrixElement
 
 from .components import Continuation, SpectralAverage, SpectralLaw
 from .fixed_point import FixedPointSystem
-from .stieltjes import atom, bulk_polynomial, moment
+from .stieltjes import atom, bulk_polynomial, moment, transform_polynomial
 
-__all__ = ["algebraic_form", "coefficient_symbol", "invariant_symbol", "ATOM", "AVERAGE", "WEIGHTED_AVERAGE",
-           "ALGEBRAIC"]
+__all__ = ["algebraic_form", "in_form", "FORMS", "coefficient_symbol", "invariant_symbol", "ATOM", "AVERAGE",
+           "WEIGHTED_AVERAGE", "ALGEBRAIC"]
+
+#: The forms of a derived system: spectral averages by quadrature (the reference), or in closed form.
+FORMS = ("quadrature", "algebraic")
 
 #: The suffix of an algebraic system's name.
 ALGEBRAIC = "algebraic"
@@ -63,6 +77,8 @@ _GLOSSARY = {
          r"\text{ the Stieltjes transform of the law of } \lambda \text{ without its atom}",
     "chi": r"\chi_N(\nu) = \det(\nu - N) = \nu^k - \chi_1 \nu^{k-1} + \chi_2 \nu^{k-2} - \dots "
            r"\text{ the characteristic polynomial of } N",
+    "rank one": r"M_1 = U V^\top,\ u = V^\top M_0^{-1} U,\ \zeta_0 = \mathbb{E}_\lambda[\lambda^2/(1 + u\lambda)] "
+                r"\text{, the root of } {polynomial} = 0 \text{ analytic at } u = 0",
     "zeta": r"\zeta_j \text{ the coefficients of } \mathfrak{m} \text{ in } I, N, N^2, \dots\text{, fixed by } "
             r"\tilde P(-N, \mathfrak{m}) = 0 \bmod \chi_N,\ \tilde P(z, \tilde m) = {polynomial}\ "
             r"(\tilde m \sim -(1 - w_0)/z \text{ at } \infty)",
@@ -126,8 +142,9 @@ class _Closed:
     definitions: dict
     average: sp.MatrixSymbol
     weighted: sp.MatrixSymbol
-    size: int                                 # k, the size of N (the number of zeta)
-    inverse: sp.Matrix | None                 # N^{-1} in the zeta basis: the initial guess m ~ -1/z
+    size: int                                 # the number of zeta
+    initial: sp.Matrix | None                 # their initial guess (the expansion far from the spectrum)
+    route: str                                # "full", "rank one" or "constant"
 
 
 def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
@@ -151,9 +168,9 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
                for a, (i, j, weighted) in found.entries.items()}
     zetas = tuple(coefficient_symbol(j) for j in range(closed.size))
     residuals = {t: sp.sympify(r).xreplace(replace) for t, r in system.residuals.items()}
-    residuals.update(zip(zetas, _stieltjes_residuals(closed.size, found.law)))
+    residuals.update(zip(zetas, _transform_residuals(closed, found.law)))
     start = system.continuation
-    initial = {**start.initial, **({z: closed.inverse[j] for j, z in enumerate(zetas)} if zetas else {})}
+    initial = {**start.initial, **{z: closed.initial[j] for j, z in enumerate(zetas)}}
     glossary = {**system.glossary, **_glossary(closed, found.law)}
     return FixedPointSystem(
         name=f"{system.name}, {ALGEBRAIC}",
@@ -163,7 +180,7 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
         averages={},
         observables={o: v.xreplace(replace) for o, v in system.observables.items()},
         continuation=Continuation(start.variable, start.start, initial, start.predictor),
-        branch=system.branch,
+        branch=(*system.branch, *_branch(closed, system.complex_unknowns)),
         admissible=system.admissible,
         complex_unknowns=system.complex_unknowns,
         glossary=glossary,
@@ -172,23 +189,50 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
     )
 
 
+def in_form(system: FixedPointSystem, form: str) -> FixedPointSystem:
+    """``system`` itself (``"quadrature"``) or its :func:`algebraic_form` (``"algebraic"``)."""
+    if form not in FORMS:
+        raise ValueError(f"form = {form!r}: use one of {FORMS}")
+    return system if form == "quadrature" else algebraic_form(system)
+
+
 def _closed_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, name: str) -> _Closed:
-    """E[R] and E[lambda R] of (M_0 + lambda M_1)^{-1}: directly when M_1 is invertible, else by a Schur complement."""
+    """E[R] and E[lambda R] of (M_0 + lambda M_1)^{-1}, by the rank of M_1 (see the module docstring)."""
     n = m0.shape[0]
-    moving = [i for i in range(n) if any(m1[i, :]) or any(m1[:, i])]
-    if moving and sp.simplify(m1.extract(moving, moving).det()) == 0:
-        raise ValueError(f"{name}: lambda enters the Dyson matrix through a singular block; no algebraic form")
+    rank = m1.rank(simplify=True)
     zero, one = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("M_1", n, n)
-    definitions = {ATOM: atom(law), zero: m0, one: m1}
     average, weighted = sp.MatrixSymbol(AVERAGE, n, n), sp.MatrixSymbol(WEIGHTED_AVERAGE, n, n)
-    if len(moving) == n:
+    if rank == n:
+        definitions = {ATOM: atom(law), zero: m0, one: m1}
         n_matrix = sp.MatrixSymbol("N", n, n)
         definitions[n_matrix] = one.I * zero
         m_matrix, inverse = _stieltjes_matrix(definitions, n_matrix)
         definitions[average] = ATOM * zero.I + m_matrix * one.I
         definitions[weighted] = ((1 - ATOM) * sp.Identity(n) - n_matrix * m_matrix) * one.I
-        return _Closed(definitions, average, weighted, n, inverse)
-    return _schur_form(definitions, m0, m1, moving, law, average, weighted, name)
+        return _Closed(definitions, average, weighted, n, inverse, "full")
+    mean = moment(law, 1)
+    if rank == 0:
+        definitions = {zero: m0, average: zero.I, weighted: mean * zero.I}
+        return _Closed(definitions, average, weighted, 0, None, "constant")
+    if rank == 1:
+        return _rank_one_form(m0, m1, law, average, weighted)
+    raise ValueError(f"{name}: lambda enters the Dyson matrix through a block of rank {rank}; no algebraic form")
+
+
+def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weighted) -> _Closed:
+    r""":math:`M_1 = U V^\top`: Sherman--Morrison, one unknown :math:`\zeta_0 = \psi_2(u)`."""
+    n = m0.shape[0]
+    i, j = next((i, j) for i in range(n) for j in range(n) if m1[i, j] != 0)
+    column, row = m1[:, j], m1[i, :] / m1[i, j]
+    zero, left, right = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("U", n, 1), sp.MatrixSymbol("V", n, 1)
+    scale = sp.Symbol("u")
+    definitions = {zero: m0, left: column, right: row.T, scale: (right.T * zero.I * left)[0, 0]}
+    outer = zero.I * left * right.T * zero.I
+    mean, value = moment(law, 1), coefficient_symbol(0)
+    definitions[average] = zero.I - (mean - scale * value) * outer
+    definitions[weighted] = mean * zero.I - value * outer
+    initial = sp.Matrix([moment(law, 2) - moment(law, 3) * scale])     # psi_2 at u = 0, to first order
+    return _Closed(definitions, average, weighted, 1, initial, "rank one")
 
 
 def _stieltjes_matrix(definitions: dict, n_matrix: sp.MatrixSymbol) -> tuple[sp.MatrixSymbol, sp.Matrix]:
@@ -217,8 +261,20 @@ def _characteristic(k: int, nu: sp.Symbol) -> sp.Expr:
     return sum((-1) ** j * (invariant_symbol(j) if j else 1) * nu ** (k - j) for j in range(k + 1))
 
 
-def _stieltjes_residuals(k: int, law: SpectralLaw) -> list[sp.Expr]:
-    r"""The coefficients of :math:`\tilde P(-\nu, \mathfrak m(\nu)) \bmod \chi_N(\nu)`."""
+def _branch(closed: _Closed, complex_unknowns: bool) -> tuple:
+    r"""The physical root of the rank-one equation: :math:`\psi_2(u) = \mathbb E[\lambda^2/(1 + u\lambda)] > 0` for
+    real :math:`u` off the support's image (its other root is negative there, and continuation may jump to it)."""
+    if closed.route == "rank one" and not complex_unknowns:
+        return (sp.StrictGreaterThan(coefficient_symbol(0), 0),)
+    return ()
+
+
+def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:
+    r"""The equations of the :math:`\zeta_j`: :math:`\tilde P(-\nu, \mathfrak m(\nu)) \bmod \chi_N(\nu)` (full
+    rank), or the equation of :math:`\psi_2(u)` (rank one)."""
+    k = closed.size
+    if closed.route == "rank one":
+        return [sp.collect(transform_polynomial(law, 2, sp.Symbol("u"), coefficient_symbol(0)), coefficient_symbol(0))]
     if not k:
         return []
     nu = sp.Dummy("nu")
@@ -229,56 +285,18 @@ def _stieltjes_residuals(k: int, law: SpectralLaw) -> list[sp.Expr]:
             for j in range(k)]
 
 
-def _schur_form(definitions: dict, m0: sp.Matrix, m1: sp.Matrix, moving: list, law: SpectralLaw,
-                average: sp.MatrixSymbol, weighted: sp.MatrixSymbol, name: str) -> _Closed:
-    r"""M_1 singular: the blocks K (no lambda) and J; :math:`S(\lambda) = S_0 + \lambda C_1` on J."""
-    n, k = m0.shape[0], len(moving)
-    fixed = [i for i in range(n) if i not in moving]
-    a = m0.extract(fixed, fixed)
-    if sp.simplify(a.det()) == 0:
-        raise ValueError(f"{name}: the lambda-free block of the Dyson matrix is singular; no algebraic form")
-    a_inv = a.inv().applyfunc(sp.cancel)
-    b, b_t = m0.extract(fixed, moving), m0.extract(moving, fixed)
-    mean = moment(law, 1)
-    inverse = None
-    if k:
-        c1 = m1.extract(moving, moving)
-        n_matrix = sp.MatrixSymbol("N", k, k)
-        definitions[n_matrix] = (c1.inv() * (m0.extract(moving, moving) - b_t * a_inv * b)).applyfunc(sp.cancel)
-        m_matrix, inverse = _stieltjes_matrix(definitions, n_matrix)
-        s_zero = m0.extract(moving, moving) - b_t * a_inv * b
-        g = ATOM * s_zero.inv() + sp.Matrix(m_matrix) * c1.inv()                       # E[S^-1]
-        g_weighted = ((1 - ATOM) * sp.eye(k) - sp.Matrix(n_matrix) * sp.Matrix(m_matrix)) * c1.inv()  # E[lambda S^-1]
-    else:
-        g = g_weighted = sp.zeros(0, 0)
-    blocks = {False: (a_inv, g), True: (mean * a_inv, g_weighted)}
-    for weight, symbol in ((False, average), (True, weighted)):
-        free, s_inv = blocks[weight]
-        out = sp.zeros(n, n)
-        top = free + a_inv * b * s_inv * b_t * a_inv if k else free
-        _place(out, fixed, fixed, top)
-        if k:
-            _place(out, fixed, moving, -a_inv * b * s_inv)
-            _place(out, moving, fixed, -s_inv * b_t * a_inv)
-            _place(out, moving, moving, s_inv)
-        definitions[symbol] = out.applyfunc(sp.factor)
-    return _Closed(definitions, average, weighted, k, inverse)
-
-
-def _place(out: sp.Matrix, rows: list, cols: list, block: sp.Matrix) -> None:
-    for a, i in enumerate(rows):
-        for b, j in enumerate(cols):
-            out[i, j] = block[a, b]
-
-
 def _glossary(closed: _Closed, law: SpectralLaw) -> dict:
     """Glossary lines for what the closed form adds, each keyed by a symbol it explains."""
-    out = {sp.MatrixSymbol("M_0", *closed.average.shape): _GLOSSARY["M"], closed.average: _GLOSSARY["tau"],
-           ATOM: _GLOSSARY["w"]}
-    if closed.size:
+    out = {sp.MatrixSymbol("M_0", *closed.average.shape): _GLOSSARY["M"], closed.average: _GLOSSARY["tau"]}
+    if closed.route == "full":
         z, m = sp.symbols(r"z \tilde{m}")
         polynomial = sp.latex(sp.collect(bulk_polynomial(law, z, m, ATOM), m))
+        out[ATOM] = _GLOSSARY["w"]
         out[sp.MatrixSymbol(r"\mathfrak{m}", closed.size, closed.size)] = _GLOSSARY["m"]
         out[invariant_symbol(1)] = _GLOSSARY["chi"]
         out[coefficient_symbol(0)] = _GLOSSARY["zeta"].replace("{polynomial}", polynomial)
+    elif closed.route == "rank one":
+        u, psi = sp.symbols(r"u \zeta_0")
+        polynomial = sp.latex(sp.collect(transform_polynomial(law, 2, u, psi), psi))
+        out[sp.Symbol("u")] = _GLOSSARY["rank one"].replace("{polynomial}", polynomial)
     return out

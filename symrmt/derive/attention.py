@@ -26,6 +26,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import symbols as S
+from .algebraic import in_form
 from .components import Admissible, Continuation, derivative_of
 from .dyson import (GLOSSARY, KERNEL_SCALE, START_FACTOR, dyson_fixed_point, dyson_symbols, noise_pencil,
                     resolvent_average, ridge_scale)
@@ -105,9 +106,11 @@ def _geometry_glossary(rank: int) -> dict:
     return out
 
 
-@lru_cache(maxsize=None)
-def attention_system(rank: int = 1) -> FixedPointSystem:
+def attention_system(rank: int = 1, form: str = "quadrature") -> FixedPointSystem:
     r"""Nonlinear attention with :math:`W_K^\top W_Q = I + \sum_{k \le r} w_K^{(k)} w_Q^{(k)\top}`. Built once per rank.
+
+    ``form="algebraic"``: the same system with its spectral averages in closed form
+    (:func:`~.algebraic.algebraic_form`; valid for :math:`a_1 \ne 0`).
 
     Noise pencil: :math:`K_N = a_1\lambda + (d - a_1) + b\,W/\sqrt p`, :math:`C = c\lambda`.
     Low rank: :math:`L = (a_1/p)\,\Delta` in blocks (2, 1) and (1, 2), :math:`P/n` in block (3, 3),
@@ -123,6 +126,13 @@ def attention_system(rank: int = 1) -> FixedPointSystem:
     """
     if not isinstance(rank, int) or rank < 1:
         raise ValueError(f"rank = {rank!r}: need an integer >= 1")
+    return _attention_system(rank, form)
+
+
+@lru_cache(maxsize=None)
+def _attention_system(rank: int, form: str) -> FixedPointSystem:
+    if form != "quadrature":
+        return in_form(_attention_system(rank, "quadrature"), form)
     pencil = noise_pencil()
     delta, data = score_low_rank(rank), data_low_rank(rank)
     n_scale = S.a1 / S.c                                   # n * a_1 / p
@@ -133,12 +143,18 @@ def attention_system(rank: int = 1) -> FixedPointSystem:
                         KERNEL_SCALE, _geometry_glossary(rank), r"E_\mathrm{attn}")
 
 
-@lru_cache(maxsize=None)
-def linear_system() -> FixedPointSystem:
+def linear_system(form: str = "quadrature") -> FixedPointSystem:
     r"""Linear ridge regression: the same pencil with :math:`K = I` (no Wigner part, no :math:`L`).
 
-    Only :math:`\theta = \|\mu\|^2` of the geometry enters.
+    Only :math:`\theta = \|\mu\|^2` of the geometry enters. ``form="algebraic"``: averages in closed form.
     """
+    return _linear_system(form)
+
+
+@lru_cache(maxsize=None)
+def _linear_system(form: str) -> FixedPointSystem:
+    if form != "quadrature":
+        return in_form(_linear_system("quadrature"), form)
     pencil = ridge_pencil(sp.Integer(1), sp.Integer(0), S.c * S.lam)
     return ridge_system("linear", pencil, [PlacedTerm(3, 3, data_low_rank(), sp.Integer(1))],
                         (S.c, S.gamma, S.theta), sp.Integer(1), error_name=r"E_\mathrm{lin}")

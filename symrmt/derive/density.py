@@ -25,6 +25,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import symbols as S
+from .algebraic import in_form
 from .components import Admissible, Continuation
 from .dyson import GLOSSARY, KERNEL_SCALE, NOISE_KERNEL, START_FACTOR, dyson_fixed_point, noise_pencil, ridge_scale
 from .fixed_point import FixedPointSystem
@@ -60,11 +61,11 @@ def _spectrum_scale(matrix: str) -> sp.Expr:
     return 1 + sp.Abs(S.a1) * (1 + 1 / sp.sqrt(S.c)) ** 2 + S.b + sp.Abs(S.d)
 
 
-@lru_cache(maxsize=None)
-def density_system(matrix: str = "gram") -> FixedPointSystem:
+def density_system(matrix: str = "gram", form: str = "quadrature") -> FixedPointSystem:
     r"""The Stieltjes transform and density of the attention Gram matrix (``"gram"``) or of :math:`K` (``"kernel"``).
 
-    Parameters of the system: ``c, x, eta, a_1, b, d``; continuation in ``eta``.
+    Parameters of the system: ``c, x, eta, a_1, b, d``; continuation in ``eta``. ``form="algebraic"``:
+    averages in closed form (valid for :math:`a_1 \ne 0`).
 
     Examples
     --------
@@ -72,6 +73,13 @@ def density_system(matrix: str = "gram") -> FixedPointSystem:
     >>> system.residuals[S.trace_symbol(1, 1)]
     t_11 - tau_11/c
     """
+    return _density_system(matrix, form)
+
+
+@lru_cache(maxsize=None)
+def _density_system(matrix: str, form: str) -> FixedPointSystem:
+    if form != "quadrature":
+        return in_form(_density_system(matrix, "quadrature"), form)
     dyson = dyson_fixed_point(_pencil(matrix))
     t11 = S.trace_symbol(1, 1)
     return FixedPointSystem(

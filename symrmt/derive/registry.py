@@ -14,11 +14,14 @@ Every system is derived for general :math:`(a_1, b)`; a nonlinearity f enters on
 """
 from __future__ import annotations
 
+import dataclasses
+from functools import lru_cache
 from typing import Any
 
 import sympy as sp
 
 from . import symbols as S
+from .algebraic import in_form
 from .attention import attention_system, linear_system
 from .density import density_system
 from .fixed_point import FixedPointSystem
@@ -28,15 +31,32 @@ __all__ = ["KINDS", "system_for", "hermite_substitution", "substitution_of"]
 KINDS = ("attention", "linear", "gram_density", "kernel_density")
 
 
-def system_for(kind: str = "attention", rank: int = 1) -> FixedPointSystem:
-    """The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention); each is derived once."""
+def system_for(kind: str = "attention", rank: int = 1, form: str = "quadrature",
+               without_linear_part: bool = False) -> FixedPointSystem:
+    r"""The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention); each is derived once.
+
+    ``form``: ``"quadrature"`` or ``"algebraic"`` (:data:`~.algebraic.FORMS`). ``without_linear_part``: the
+    special case :math:`a_1 = 0`, substituted before the form is derived. Its algebraic form differs from
+    the general one (which divides by :math:`a_1`): :math:`\lambda` then enters the pencil only through
+    :math:`C = c\lambda`, a rank-one term (:mod:`.algebraic`).
+    """
+    if without_linear_part:
+        if kind == "linear":
+            raise ValueError("linear regression has no a_1: without_linear_part does not apply")
+        return _without_linear_part(kind, rank, form)
     if kind == "attention":
-        return attention_system(rank)
+        return attention_system(rank, form)
     if kind == "linear":
-        return linear_system()
+        return linear_system(form)
     if kind in ("gram_density", "kernel_density"):
-        return density_system(kind.split("_")[0])
+        return density_system(kind.split("_")[0], form)
     raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
+
+
+@lru_cache(maxsize=None)
+def _without_linear_part(kind: str, rank: int, form: str) -> FixedPointSystem:
+    special = system_for(kind, rank).subs({S.a1: 0})
+    return in_form(dataclasses.replace(special, name=f"{special.name} (a_1 = 0)"), form)
 
 
 def hermite_substitution(a1: sp.Expr, nu: sp.Expr) -> dict[sp.Symbol, sp.Expr]:

@@ -18,7 +18,10 @@ from this one equation:
   :math:`w = \max(0, 1 - c)`);
 * the equation of the bulk's transform :math:`\tilde m = m + w/z`, which has no pole at 0
   (:func:`bulk_polynomial`): :math:`z\tilde m^2 + (cz - c + 1 - 2w)\tilde m + c(1 - w) = 0`, valid for
-  either root :math:`w` of the residue equation.
+  either root :math:`w` of the residue equation;
+* the equation of :math:`\psi_k(u) = \mathbb E[\lambda^k/(1 + u\lambda)]` (:func:`transform_polynomial`),
+  from :math:`m(-1/u) = u\,(\sum_{j<k} \mathbb E[\lambda^j](-u)^j + (-u)^k \psi_k(u))`; its physical root is
+  the one analytic at :math:`u = 0`.
 
 ``tests/derive/test_stieltjes.py`` checks them against the density of the quadrature rule.
 """
@@ -30,7 +33,7 @@ import sympy as sp
 
 from .components import SpectralLaw
 
-__all__ = ["stieltjes_polynomial", "moment", "atom", "bulk_polynomial", "LAWS"]
+__all__ = ["stieltjes_polynomial", "moment", "atom", "bulk_polynomial", "transform_polynomial", "LAWS"]
 
 #: The laws whose Stieltjes transform solves a known polynomial equation.
 LAWS = ("marchenko_pastur",)
@@ -125,3 +128,27 @@ def bulk_polynomial(law: SpectralLaw, z: sp.Expr, m: sp.Expr, w: sp.Expr) -> sp.
     if remainder != 0:
         raise ValueError(f"the law {law.name!r}: z P(z, m - w/z) is not divisible by z; no bulk equation")
     return sp.expand(quotient).xreplace({Z: z, M: m, W: w})
+
+
+def transform_polynomial(law: SpectralLaw, k: int, u: sp.Expr, value: sp.Expr) -> sp.Expr:
+    r"""The polynomial whose root analytic at :math:`u = 0` is :math:`\psi_k(u) = \mathbb E[\lambda^k/(1 + u\lambda)]`.
+
+    The numerator of :math:`P(-1/u, u\,\phi)` with
+    :math:`\phi = \sum_{j<k} \mathbb E[\lambda^j](-u)^j + (-u)^k \psi_k` (so that :math:`u\phi = m(-1/u)`),
+    with the powers of :math:`u` that divide it removed and the :math:`\psi_k^2` term made positive.
+
+    Examples
+    --------
+    >>> from .dyson import MARCHENKO_PASTUR
+    >>> u, psi = sp.symbols("u psi")
+    >>> sp.collect(transform_polynomial(MARCHENKO_PASTUR, 1, u, psi), psi)
+    c + psi**2*u**2 + psi*(-c*u - c - u)
+    """
+    U, V = sp.Dummy("u"), sp.Dummy("value")
+    phi = sum(moment(law, j) * (-U) ** j for j in range(k)) + (-U) ** k * V
+    numerator = sp.expand(sp.numer(sp.together(stieltjes_polynomial(law, -1 / U, U * phi))))
+    lowest = min(monomial[0] for monomial in sp.Poly(numerator, U).monoms())
+    polynomial = sp.expand(numerator / U**lowest)
+    if sp.Poly(polynomial, V).LC().could_extract_minus_sign():
+        polynomial = -polynomial
+    return polynomial.xreplace({U: u, V: value})

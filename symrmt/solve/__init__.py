@@ -45,7 +45,7 @@ from .problem import Problem
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
                        PATH_NODES, QUADRATURE_TOLERANCE)
 
-__all__ = ["SolveResult", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule", "RULES",
+__all__ = ["SolveResult", "solve", "validate_parameters", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule", "RULES",
            "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
 
 
@@ -74,8 +74,8 @@ class SolveResult:
         return self.observables[observable]
 
 
-def _validate(compiled: CompiledSystem, params: Mapping) -> dict:
-    """The parameter arrays, checked against the system's parameters and their domains."""
+def validate_parameters(compiled: CompiledSystem, params: Mapping) -> dict:
+    """The parameter arrays, checked against the system's parameters and their domains (a ParameterError if not)."""
     keys = compiled.parameters
     known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
     missing = [str(k) for k in keys if k not in params]
@@ -130,7 +130,7 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
         raise TypeError(f"solve takes a CompiledSystem, not {type(system).__name__}: compile a FixedPointSystem "
                         "with symrmt.codegen.compile_system first")
     compiled = system
-    params = _validate(compiled, params)
+    params = validate_parameters(compiled, params)
     problem, shape = Problem.from_arrays(compiled, params, nodes)
     size = problem.size
     threads = _threads()

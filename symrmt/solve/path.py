@@ -45,8 +45,15 @@ def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
     One batched solve for both right-hand sides. Floating-point warnings are silenced:
     the callers test the entries for non-finite values.
     """
+    rhs = np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2)
     with np.errstate(all="ignore"):
-        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
+        try:
+            solved = np.linalg.solve(jacobian, rhs)
+        except np.linalg.LinAlgError:       # an exactly singular Jacobian: NaN there, the callers refuse that point
+            solved = np.full(rhs.shape, np.nan, dtype=np.result_type(jacobian, rhs))
+            regular = np.isfinite(jacobian).all(axis=(1, 2)) & (np.abs(np.linalg.det(jacobian)) > 0)
+            if regular.any():
+                solved[regular] = np.linalg.solve(jacobian[regular], rhs[regular])
     return solved[..., 0].T, -solved[..., 1].T
 
 

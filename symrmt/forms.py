@@ -1,0 +1,118 @@
+r"""Which form of a derived system solves which points: algebraic where it holds, quadrature elsewhere.
+
+Every system is derived in two forms (:mod:`symrmt.derive.algebraic`): with its spectral averages
+computed by quadrature (the reference), and in closed form (polynomial equations, no quadrature;
+several times faster). :func:`solve_in_form` solves a system of a given kind in the form asked for:
+
+``"quadrature"``
+    the reference form at every point;
+``"algebraic"``
+    the algebraic form at every point: the general one where :math:`a_1 \ne 0`, the one derived with
+    :math:`a_1 = 0` substituted where :math:`a_1 = 0` exactly. For
+    :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt{a_1^2 + b^2}` a root of :math:`\det M(\lambda)` is
+    of order :math:`1/a_1^2` and the general form loses digits: such points are refused;
+``"auto"`` (the default of the public functions)
+    the algebraic form where it holds; the quadrature form at the points just named, and for a group
+    of points where the algebraic form's solver refuses (a :class:`~symrmt.errors.ConvergenceError`).
+
+The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from .errors import ConvergenceError, ParameterError
+from .solve import SolveResult, solve, validate_parameters
+
+__all__ = ["FORMS", "A1_FLOOR", "solve_in_form", "check_form"]
+
+#: The forms the public functions take.
+FORMS = ("auto", "algebraic", "quadrature")
+#: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
+#: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
+A1_FLOOR = 1e-3
+
+
+def check_form(form: str) -> str:
+    """``form`` if it is one of :data:`FORMS`, else a :class:`ParameterError` naming them."""
+    if form not in FORMS:
+        raise ParameterError(f"form = {form!r}: use one of {FORMS}.")
+    return form
+
+
+def _compiled(kind: str, rank: int, form: str, without_linear_part: bool = False):
+    from .codegen import compile_system
+    from .derive.registry import system_for
+
+    return compile_system(system_for(kind, rank, form, without_linear_part))
+
+
+def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto") -> SolveResult:
+    """Solve the system of ``kind`` (:data:`symrmt.derive.registry.KINDS`) at ``params`` in ``form``.
+
+    ``params`` are keyed by the quadrature system's parameter symbols and broadcast together.
+    """
+    check_form(form)
+    reference = _compiled(kind, rank, "quadrature")
+    if form == "quadrature":
+        return solve(reference, params)
+    params = validate_parameters(reference, params)
+    shape = np.broadcast_shapes(*(v.shape for v in params.values()))
+    flat = {k: np.broadcast_to(v, shape).ravel() for k, v in params.items()}
+    parts = [(where, _solve_group(kind, rank, flat, where, system, form))
+             for where, system in _groups(flat, form)]
+    return _merge(reference, parts, shape, int(np.prod(shape)))
+
+
+def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
+    """The points of each system: ``(mask, "general" | "a1 = 0" | "quadrature")``."""
+    from .derive import symbols as S
+
+    size = next(iter(flat.values())).size
+    if S.a1 not in flat:
+        return [(np.ones(size, bool), "general")]
+    a1, b = flat[S.a1], flat[S.b]
+    zero = a1 == 0
+    small = ~zero & (np.abs(a1) < A1_FLOOR * np.hypot(a1, b))
+    if form == "algebraic" and small.any():
+        i = int(np.flatnonzero(small)[0])
+        raise ConvergenceError(f"a_1 = {a1[i]:.3g} with b = {b[i]:.3g}: the algebraic form loses digits for "
+                               f"0 < |a_1| < {A1_FLOOR:g} sqrt(a_1^2 + b^2) (a root of det M(lambda) goes to "
+                               "infinity); use form='auto' or 'quadrature'.")
+    groups = ((~zero & ~small, "general"), (zero, "a1 = 0"), (small, "quadrature"))
+    return [(mask, system) for mask, system in groups if mask.any()]
+
+
+def _solve_group(kind: str, rank: int, flat: dict, where: np.ndarray, system: str, form: str) -> SolveResult:
+    from .derive import symbols as S
+
+    points = {k: v[where] for k, v in flat.items()}
+    if system == "quadrature":
+        return solve(_compiled(kind, rank, "quadrature"), points)
+    zero = system == "a1 = 0"
+    compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
+    subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
+    try:
+        return solve(compiled, subset)
+    except ConvergenceError:
+        if form == "algebraic":
+            raise
+        return solve(_compiled(kind, rank, "quadrature"), points)     # the reference decides these points
+
+
+def _merge(reference, parts: list, shape: tuple, size: int) -> SolveResult:
+    """One result from the groups', in the reference system's observables and unknowns (t_ij, not zeta)."""
+    count = len(reference.unknowns)
+    observables = {k: np.empty(size, dtype=np.result_type(*(p[k].dtype for _, p in parts)))
+                   for k in parts[0][1].observables}
+    unknowns = np.empty((count, size), dtype=np.result_type(*(p.unknowns.dtype for _, p in parts)))
+    residual = np.empty(size)
+    for where, part in parts:
+        for k, values in observables.items():
+            values[where] = np.ravel(part[k])
+        unknowns[:, where] = part.unknowns.reshape(len(part.unknowns), int(where.sum()))[:count]
+        residual[where] = np.ravel(part.residual)
+    return SolveResult({k: v.reshape(shape) for k, v in observables.items()}, unknowns.reshape(count, *shape),
+                       residual.reshape(shape), reference.unknowns)

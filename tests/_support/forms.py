@@ -1,0 +1,133 @@
+"""The algebraic form against the quadrature form on random points (tests/test_forms.py, benchmarks/agreement.py).
+
+Points span rank 1, 2 and 3, c in [0.05, 20] and gamma in [1e-6, 1e3] (log-uniform), d != 0, and
+Hermite data with a_1 of either sign, exactly 0 at a few points and tiny at a few others. The
+reference is the quadrature form with the error E also measured relative to its value (the system's
+own range measures it absolutely), at a tightened tolerance; where the quadrature cannot certify that
+tolerance, at its default. Both forms are solved by ``symrmt.forms.solve_in_form``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+
+import numpy as np
+
+from symrmt.errors import ConvergenceError
+from symrmt.forms import solve_in_form
+from symrmt.solve import solve
+
+#: The tightened quadrature tolerance of the reference, and the agreement asked there and at the default.
+TIGHT = 1e-11
+AGREEMENT, DEFAULT_AGREEMENT = 1e-9, 1e-8
+#: Below this size a value is compared absolutely (to this).
+TINY = 1e-10
+
+
+def random_points(rng: np.random.Generator, size: int, rank: int) -> dict:
+    """Parameters of the attention system of ``rank`` (keyed by its symbols) at ``size`` random points."""
+    from symrmt.derive import symbols as S
+    from symrmt.derive.symbols import gram_positions
+
+    vectors = rng.standard_normal((size, 1 + 2 * rank, 1 + 2 * rank))
+    vectors *= rng.uniform(0, 1.5 / np.sqrt(1 + 2 * rank), (size, 1 + 2 * rank, 1))
+    gram = np.einsum("nik,njk->nij", vectors, vectors)
+    a1 = rng.uniform(-1.5, 1.5, size)
+    special = rng.uniform(size=size)
+    a1[special < 0.03] = 0.0                                    # f with no linear part (He_3, ...)
+    tiny = (special >= 0.03) & (special < 0.05)
+    a1[tiny] = 10 ** rng.uniform(-8, -2, tiny.sum())           # below and above symrmt.forms.A1_FLOOR
+    d = rng.uniform(0.05, 1.0, size) * rng.choice([-1, 1], size)
+    params = {S.c: 10 ** rng.uniform(np.log10(0.05), np.log10(20), size), S.gamma: 10 ** rng.uniform(-6, 3, size),
+              S.a1: a1, S.b: rng.uniform(0, 1.5, size), S.d: d}
+    params.update({symbol: gram[:, i, j] for symbol, (i, j) in gram_positions(rank).items()})
+    return params
+
+
+@lru_cache(maxsize=None)
+def reference(rank: int):
+    """The quadrature form of the attention system with Phi and E both measured relatively (compiled)."""
+    from symrmt.codegen import compile_system
+    from symrmt.derive import attention_system
+    from symrmt.derive.attention import ERROR, PHI
+    from symrmt.derive.components import Admissible
+
+    system = attention_system(rank)
+    relative = {key: Admissible(bounds.lower, bounds.upper, "relative") for key, bounds in system.admissible.items()}
+    assert set(relative) == {PHI, ERROR}
+    return compile_system(dataclasses.replace(system, admissible=relative))
+
+
+def _quadrature(rank: int, points: dict, tolerance: float) -> tuple[np.ndarray, np.ndarray, list]:
+    """(Phi, E, refused indices) by the reference at ``tolerance``: batches, then one point at a time where refused."""
+    from symrmt.derive.attention import ERROR, PHI
+
+    size = len(next(iter(points.values())))
+    phi, error, refused = np.full(size, np.nan), np.full(size, np.nan), []
+    for start in range(0, size, 64):
+        batch = np.arange(start, min(start + 64, size))
+        try:
+            result = solve(reference(rank), {k: v[batch] for k, v in points.items()}, quadrature_tolerance=tolerance)
+            phi[batch], error[batch] = result[PHI], result[ERROR]
+        except ConvergenceError:
+            for i in batch:
+                try:
+                    result = solve(reference(rank), {k: v[i] for k, v in points.items()},
+                                   quadrature_tolerance=tolerance)
+                    phi[i], error[i] = result[PHI], result[ERROR]
+                except ConvergenceError:
+                    refused.append(int(i))
+    return phi, error, refused
+
+
+def _algebraic(rank: int, points: dict) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(Phi, E, {index: refusal}) of the algebraic form, point by point where a batch is refused."""
+    from symrmt.derive.attention import ERROR, PHI
+
+    size = len(next(iter(points.values())))
+    phi, error, refused = np.full(size, np.nan), np.full(size, np.nan), {}
+    try:
+        result = solve_in_form("attention", rank, points, "algebraic")
+        return np.asarray(result[PHI]), np.asarray(result[ERROR]), refused
+    except ConvergenceError:
+        pass
+    for i in range(size):
+        try:
+            result = solve_in_form("attention", rank, {k: v[i] for k, v in points.items()}, "algebraic")
+            phi[i], error[i] = result[PHI], result[ERROR]
+        except ConvergenceError as refusal:
+            refused[i] = str(refusal)
+    return phi, error, refused
+
+
+def agree(a: np.ndarray, q: np.ndarray, tolerance: float) -> np.ndarray:
+    """``|a - q| <= tolerance |q|``, or both below :data:`TINY` in size."""
+    difference = np.abs(a - q)
+    return (difference <= tolerance * np.abs(q)) | ((np.abs(q) < TINY) & (difference <= TINY))
+
+
+def compare(rank: int, points: dict) -> list[dict]:
+    """Every point where the forms disagree or one refuses, with the values and the tolerance that decided."""
+    phi_a, error_a, refused_a = _algebraic(rank, points)
+    phi_t, error_t, refused_t = _quadrature(rank, points, TIGHT)
+    phi_d, error_d, refused_d = _quadrature(rank, points, 1e-6)
+    records = []
+    for i in range(len(phi_a)):
+        tight = i not in refused_t
+        phi_q, error_q = (phi_t[i], error_t[i]) if tight else (phi_d[i], error_d[i])
+        tolerance = AGREEMENT if tight else DEFAULT_AGREEMENT
+        checks = {"Phi": (phi_a[i], phi_q), "E": (error_a[i], error_q)}
+        default_ok = i in refused_d or all(agree(np.array(v[0]), np.array(q), DEFAULT_AGREEMENT)
+                                           for v, q in zip(checks.values(), (phi_d[i], error_d[i])))
+        ok = i not in refused_a and all(agree(np.array(a), np.array(q), tolerance) for a, q in checks.values())
+        if ok and tight and default_ok:
+            continue
+        records.append({
+            "rank": rank, "point": {str(k): float(v[i]) for k, v in points.items()},
+            "algebraic": None if i in refused_a else {"Phi": float(phi_a[i]), "E": float(error_a[i])},
+            "algebraic_refusal": refused_a.get(i),
+            "quadrature_tight": None if not tight else {"Phi": float(phi_t[i]), "E": float(error_t[i])},
+            "quadrature_default": None if i in refused_d else {"Phi": float(phi_d[i]), "E": float(error_d[i])},
+            "agrees": bool(ok), "agrees_with_default": bool(default_ok),
+        })
+    return records
