@@ -33,6 +33,9 @@ __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"
 #: ATOM_TOLERANCE, the accuracy of the extrapolation, are reported as 0.
 ATOM_ETAS = (1e-5, 1e-6, 1e-7)
 ATOM_TOLERANCE = 1e-3
+#: Below this the differences of eta Im m(i eta) are round-off: the last value is the limit (Aitken's
+#: formula would divide round-off by round-off).
+ATOM_ROUNDOFF = 1e-11
 
 
 class SpectralDensity:
@@ -150,8 +153,9 @@ def _atom(matrix: str, base: dict, form: str) -> float:
 
     etas = np.array(ATOM_ETAS)
     e1, e2, e3 = etas * np.imag(solve_in_form(f"{matrix}_density", 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])
-    curvature = e1 + e3 - 2 * e2
-    atom = e3 if abs(curvature) <= 1e-15 else (e1 * e3 - e2**2) / curvature
+    last, before = e3 - e2, e2 - e1
+    converged = abs(last) <= ATOM_ROUNDOFF or abs(last) >= abs(before)
+    atom = e3 if converged else e3 - last**2 / (last - before)       # Aitken, written without cancellation
     if not np.isfinite(atom) or atom < -ATOM_TOLERANCE or atom > 1 + ATOM_TOLERANCE:
         raise ConvergenceError(f"the atom at 0 did not settle: eta Im m(i eta) = {[e1, e2, e3]} at eta = "
                                f"{etas.tolist()}.")

@@ -180,7 +180,7 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
         averages={},
         observables={o: v.xreplace(replace) for o, v in system.observables.items()},
         continuation=Continuation(start.variable, start.start, initial, start.predictor),
-        branch=(*system.branch, *_branch(closed, system.complex_unknowns)),
+        branch=(*system.branch, *_branch(closed, found.law, system.complex_unknowns)),
         admissible=system.admissible,
         complex_unknowns=system.complex_unknowns,
         glossary=glossary,
@@ -226,7 +226,7 @@ def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weig
     column, row = m1[:, j], m1[i, :] / m1[i, j]
     zero, left, right = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("U", n, 1), sp.MatrixSymbol("V", n, 1)
     scale = sp.Symbol("u")
-    definitions = {zero: m0, left: column, right: row.T, scale: (right.T * zero.I * left)[0, 0]}
+    definitions = {zero: m0, left: column, right: row.T, scale: sp.Trace(right.T * zero.I * left)}   # a 1 x 1 product
     outer = zero.I * left * right.T * zero.I
     mean, value = moment(law, 1), coefficient_symbol(0)
     definitions[average] = zero.I - (mean - scale * value) * outer
@@ -261,12 +261,18 @@ def _characteristic(k: int, nu: sp.Symbol) -> sp.Expr:
     return sum((-1) ** j * (invariant_symbol(j) if j else 1) * nu ** (k - j) for j in range(k + 1))
 
 
-def _branch(closed: _Closed, complex_unknowns: bool) -> tuple:
-    r"""The physical root of the rank-one equation: :math:`\psi_2(u) = \mathbb E[\lambda^2/(1 + u\lambda)] > 0` for
-    real :math:`u` off the support's image (its other root is negative there, and continuation may jump to it)."""
-    if closed.route == "rank one" and not complex_unknowns:
-        return (sp.StrictGreaterThan(coefficient_symbol(0), 0),)
-    return ()
+def _branch(closed: _Closed, law: SpectralLaw, complex_unknowns: bool) -> tuple:
+    r"""Conditions that tell the physical root of the rank-one equation from the other (real systems).
+
+    :math:`\psi_2(u) = \mathbb E[\lambda^2/(1 + u\lambda)] > 0`, and for real :math:`u \ge 0`,
+    :math:`u\psi_1(u) = \mathbb E[u\lambda/(1 + u\lambda)] < \Pr(\lambda > 0) = 1 - w_0` while the other root
+    of the same quadratic is :math:`c/(u\psi_1)` larger: near :math:`c = 1` and large :math:`u` the two are
+    close, and continuation could otherwise step from one to the other.
+    """
+    if closed.route != "rank one" or complex_unknowns:
+        return ()
+    u, value = sp.Symbol("u"), coefficient_symbol(0)
+    return (sp.StrictGreaterThan(value, 0), sp.LessThan(u * (moment(law, 1) - u * value), 1 - atom(law)))
 
 
 def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:

@@ -83,10 +83,16 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
 
 
 def _definitions(s, tex) -> list[str]:
+    variables = {a.variable for a in s.averages.values()}
+    of_variable = set()                                 # matrices printed as functions of lambda
     lines = []
     for symbol, definition in s.definitions.items():
-        name = tex(symbol) + (r"(\lambda)" if isinstance(symbol, sp.MatrixSymbol) else "")
-        if isinstance(definition, sp.Inverse):
+        argument = definition.arg if isinstance(definition, sp.Inverse) else sp.ImmutableMatrix(definition) \
+            if isinstance(definition, sp.MatrixBase) else definition
+        if isinstance(symbol, sp.MatrixSymbol) and (argument in of_variable or variables & argument.free_symbols):
+            of_variable.add(symbol)
+        name = tex(symbol) + (r"(\lambda)" if symbol in of_variable else "")
+        if isinstance(definition, sp.Inverse) and argument in of_variable:
             lines.append(name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}")
         else:
             lines.append(name + " &= " + tex(definition))

@@ -8,7 +8,11 @@ import sys
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
+from ...forms import FORMS
 from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
+
+_FORM_HELP = ("form of the derived system: algebraic (closed-form averages, no quadrature), quadrature "
+              "(the reference), or auto (algebraic, quadrature where it does not hold; the default)")
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "MAX_RANK", "MAX_DIGITS"]
@@ -26,6 +30,7 @@ def add_theory(sub) -> None:
     add_common(p)
     add_geometry(p)
     add_params(p)
+    p.add_argument("--form", choices=FORMS, default="auto", help=_FORM_HELP)
 
 
 def add_latex(sub) -> None:
@@ -35,6 +40,9 @@ def add_latex(sub) -> None:
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
+    p.add_argument("--form", choices=FORMS, default="quadrature",
+                   help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
+                        "(polynomial equations, no average; auto prints it too)")
     p.add_argument("--json", action="store_true")
 
 
@@ -47,6 +55,7 @@ def add_spectrum(sub) -> None:
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
     add_geometry(p)
+    p.add_argument("--form", choices=FORMS, default="auto", help=_FORM_HELP)
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
@@ -70,8 +79,10 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     if params:                               # one axis per parameter, gamma last
         axes = len(params)
         params = {k: v.reshape((-1,) + (1,) * (axes - i)) for i, (k, v) in enumerate(params.items())}
-    attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
-    linear = linear_error(args.c, gamma, geometry, gram=args.gram)
+    form = getattr(args, "form", "auto")
+    attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None,
+                                form=form)
+    linear = linear_error(args.c, gamma, geometry, gram=args.gram, form=form)
     return h, attention, linear
 
 
@@ -124,10 +135,10 @@ def cmd_latex(args: argparse.Namespace) -> dict:
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
-                 parameters=formula_parameters(args.f) or None)
+                 parameters=formula_parameters(args.f) or None, form=args.form)
     if not args.json:
         print(text)
-    out = {"kind": args.kind, "f": args.f, "latex": text}
+    out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text}
     if args.kind == "attention":
         out["rank"] = args.rank
     if note:
@@ -141,7 +152,7 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
     check_c(args.c)
     h = hermite(args.f, center=args.center)
     result = spectral_density(h, args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
-                              geometry=geometry(args), gram=args.gram)
+                              geometry=geometry(args), gram=args.gram, form=args.form)
     out = result.as_dict()
     if not args.json:
         print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} matrix, "
