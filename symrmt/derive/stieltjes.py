@@ -69,7 +69,7 @@ def moment(law: SpectralLaw, k: int) -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def _moments(law: SpectralLaw, k: int) -> tuple[sp.Expr, ...]:
-    """Moments 0..k, solved order by order from :math:`P(1/w, -\\sum_j \\mu_j w^{j+1}) = O(w^{k+1})`."""
+    r"""Moments 0..k, solved order by order from :math:`P(1/w, -\sum_j \mu_j w^{j+1}) = O(w^{k+1})`."""
     w = sp.Dummy("w")
     mu = sp.symbols(f"mu0:{k + 1}", cls=sp.Dummy)
     m = -sum(mu[j] * w ** (j + 1) for j in range(k + 1))
@@ -88,7 +88,7 @@ def _lowest_order(series: sp.Expr, first: sp.Symbol, w: sp.Symbol) -> int:
 
 
 def _residue_polynomial(law: SpectralLaw, w: sp.Symbol) -> sp.Expr:
-    """:math:`\lim_{z \to 0} z\,P(z, -w/z)`: zero exactly when :math:`m \approx -w/z` near 0 is possible."""
+    r""":math:`\lim_{z \to 0} z\,P(z, -w/z)`: zero exactly when :math:`m \approx -w/z` near 0 is possible."""
     z = sp.Dummy("z")
     return sp.expand(sp.limit(sp.expand(z * stieltjes_polynomial(law, z, -w / z)), z, 0))
 
