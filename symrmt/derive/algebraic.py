@@ -77,8 +77,8 @@ _GLOSSARY = {
          r"\text{ the Stieltjes transform of the law of } \lambda \text{ without its atom}",
     "chi": r"\chi_N(\nu) = \det(\nu - N) = \nu^k - \chi_1 \nu^{k-1} + \chi_2 \nu^{k-2} - \dots "
            r"\text{ the characteristic polynomial of } N",
-    "rank one": r"M_1 = U V^\top,\ u = V^\top M_0^{-1} U,\ \zeta_0 = \mathbb{E}_\lambda[\lambda^2/(1 + u\lambda)] "
-                r"\text{, the root of } {polynomial} = 0 \text{ analytic at } u = 0",
+    "rank one": r"M_1 = U V^\top,\ u = V^\top M_0^{-1} U,\ \zeta_{k-1} = \mathbb{E}_\lambda[\lambda^k/(1 + u\lambda)] "
+                r"\text{ the roots analytic at } u = 0 \text{ of } {polynomial} = 0 \ (k = 1, 2)",
     "zeta": r"\zeta_j \text{ the coefficients of } \mathfrak{m} \text{ in } I, N, N^2, \dots\text{, fixed by } "
             r"\tilde P(-N, \mathfrak{m}) = 0 \bmod \chi_N,\ \tilde P(z, \tilde m) = {polynomial}\ "
             r"(\tilde m \sim -(1 - w_0)/z \text{ at } \infty)",
@@ -220,7 +220,12 @@ def _closed_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, name: str) -> _
 
 
 def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weighted) -> _Closed:
-    r""":math:`M_1 = U V^\top`: Sherman--Morrison, one unknown :math:`\zeta_0 = \psi_2(u)`."""
+    r""":math:`M_1 = U V^\top`: Sherman--Morrison, with :math:`\zeta_0 = \psi_1(u)`, :math:`\zeta_1 = \psi_2(u)`.
+
+    Each has its own quadratic; :math:`\psi_1 = \mathbb E[\lambda] - u\psi_2` would lose the digits of
+    :math:`\psi_1` to cancellation at large :math:`u` (a root of :math:`\det M` near 0), the other way round those of
+    :math:`\psi_2` at small :math:`u`.
+    """
     n = m0.shape[0]
     i, j = next((i, j) for i in range(n) for j in range(n) if m1[i, j] != 0)
     column, row = m1[:, j], m1[i, :] / m1[i, j]
@@ -228,11 +233,12 @@ def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weig
     scale = sp.Symbol("u")
     definitions = {zero: m0, left: column, right: row.T, scale: sp.Trace(right.T * zero.I * left)}   # a 1 x 1 product
     outer = zero.I * left * right.T * zero.I
-    mean, value = moment(law, 1), coefficient_symbol(0)
-    definitions[average] = zero.I - (mean - scale * value) * outer
-    definitions[weighted] = mean * zero.I - value * outer
-    initial = sp.Matrix([moment(law, 2) - moment(law, 3) * scale])     # psi_2 at u = 0, to first order
-    return _Closed(definitions, average, weighted, 1, initial, "rank one")
+    first, second = coefficient_symbol(0), coefficient_symbol(1)
+    definitions[average] = zero.I - first * outer
+    definitions[weighted] = moment(law, 1) * zero.I - second * outer
+    # psi_k at u = 0 to first order: E[lambda^k] - E[lambda^(k+1)] u.
+    initial = sp.Matrix([moment(law, k) - moment(law, k + 1) * scale for k in (1, 2)])
+    return _Closed(definitions, average, weighted, 2, initial, "rank one")
 
 
 def _stieltjes_matrix(definitions: dict, n_matrix: sp.MatrixSymbol) -> tuple[sp.MatrixSymbol, sp.Matrix]:
@@ -264,23 +270,24 @@ def _characteristic(k: int, nu: sp.Symbol) -> sp.Expr:
 def _branch(closed: _Closed, law: SpectralLaw, complex_unknowns: bool) -> tuple:
     r"""Conditions that tell the physical root of the rank-one equation from the other (real systems).
 
-    :math:`\psi_2(u) = \mathbb E[\lambda^2/(1 + u\lambda)] > 0`, and for real :math:`u \ge 0`,
+    :math:`\psi_k(u) = \mathbb E[\lambda^k/(1 + u\lambda)] > 0`, and for real :math:`u \ge 0`,
     :math:`u\psi_1(u) = \mathbb E[u\lambda/(1 + u\lambda)] < \Pr(\lambda > 0) = 1 - w_0` while the other root
     of the same quadratic is :math:`c/(u\psi_1)` larger: near :math:`c = 1` and large :math:`u` the two are
     close, and continuation could otherwise step from one to the other.
     """
     if closed.route != "rank one" or complex_unknowns:
         return ()
-    u, value = sp.Symbol("u"), coefficient_symbol(0)
-    return (sp.StrictGreaterThan(value, 0), sp.LessThan(u * (moment(law, 1) - u * value), 1 - atom(law)))
+    u, first, second = sp.Symbol("u"), coefficient_symbol(0), coefficient_symbol(1)
+    return (sp.StrictGreaterThan(first, 0), sp.StrictGreaterThan(second, 0), sp.LessThan(u * first, 1 - atom(law)))
 
 
 def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:
     r"""The equations of the :math:`\zeta_j`: :math:`\tilde P(-\nu, \mathfrak m(\nu)) \bmod \chi_N(\nu)` (full
-    rank), or the equation of :math:`\psi_2(u)` (rank one)."""
+    rank), or those of :math:`\psi_1(u)` and :math:`\psi_2(u)` (rank one)."""
     k = closed.size
     if closed.route == "rank one":
-        return [sp.collect(transform_polynomial(law, 2, sp.Symbol("u"), coefficient_symbol(0)), coefficient_symbol(0))]
+        return [sp.collect(transform_polynomial(law, k, sp.Symbol("u"), coefficient_symbol(k - 1)), coefficient_symbol(k - 1))
+                for k in (1, 2)]
     if not k:
         return []
     nu = sp.Dummy("nu")
@@ -303,6 +310,7 @@ def _glossary(closed: _Closed, law: SpectralLaw) -> dict:
         out[coefficient_symbol(0)] = _GLOSSARY["zeta"].replace("{polynomial}", polynomial)
     elif closed.route == "rank one":
         u, psi = sp.symbols(r"u \zeta_0")
-        polynomial = sp.latex(sp.collect(transform_polynomial(law, 2, u, psi), psi))
+        polynomial = ",\\ ".join(sp.latex(sp.collect(transform_polynomial(law, k, u, v), v))
+                                  for k, v in ((1, psi), (2, sp.Symbol(r"\zeta_1"))))
         out[sp.Symbol("u")] = _GLOSSARY["rank one"].replace("{polynomial}", polynomial)
     return out

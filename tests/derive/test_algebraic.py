@@ -89,17 +89,22 @@ def closed_symbols(closed: dict) -> dict:
 @pytest.mark.parametrize("system", [linear_system(), attention_system().subs({S.a1: 0})], ids=["linear", "a1=0"])
 def test_rank_one_route_equals_the_quadrature(system):
     algebraic = algebraic_form(system)
-    assert algebraic.unknowns[-1] == coefficient_symbol(0)
+    first, second = coefficient_symbol(0), coefficient_symbol(1)
+    assert algebraic.unknowns[-2:] == (first, second)
     values = {**POINT, **UNKNOWNS}
     u = _closed(algebraic, values)[sp.Symbol("u")].real
     lam, weights = marchenko_pastur_rule(np.array(values[S.c]), NODES)
-    values[coefficient_symbol(0)] = float(np.sum(weights * lam**2 / (1 + u * lam)))
+    values[first], values[second] = (float(np.sum(weights * lam**k / (1 + u * lam))) for k in (1, 2))
     closed = _closed(algebraic, values)
     expected, weighted = _quadrature(system.definitions[DYSON], values)
     assert np.allclose(_matrix(closed, AVERAGE, 3), expected, atol=1e-11, rtol=0)
     assert np.allclose(_matrix(closed, WEIGHTED_AVERAGE, 3), weighted, atol=1e-11, rtol=0)
-    residual = algebraic.residuals[coefficient_symbol(0)].xreplace({**closed_symbols(closed), **values})
-    assert abs(float(sp.N(residual))) < 1e-10
+    for zeta in (first, second):
+        residual = algebraic.residuals[zeta].xreplace({**closed_symbols(closed), **values})
+        assert abs(float(sp.N(residual))) < 1e-10
+    # Power: psi_1 and psi_2 swapped in the closed form miss both averages.
+    swapped = {**values, first: values[second], second: values[first]}
+    assert not np.allclose(_matrix(_closed(algebraic, swapped), AVERAGE, 3), expected, atol=1e-6)
 
 
 def test_constant_route_and_refusals():
