@@ -2,7 +2,7 @@
 
 Each block between ``<!-- symrmt latex ARGS -->`` and ``<!-- end -->`` must equal the output of
 ``symrmt latex ARGS``, one ``math`` fence per ``aligned`` block. Regenerate the page with
-``python tests/test_docs_latex.py``.
+``python tests/docs/test_docs_latex.py``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pathlib
 import re
 import shlex
 
-PAGE = pathlib.Path(__file__).parent.parent / "docs" / "theory.md"
+PAGE = pathlib.Path(__file__).parents[2] / "docs" / "theory.md"
 MARKED = re.compile(r"(<!-- symrmt latex(?P<args>[^>]*)-->\n)(?P<body>.*?)(\n<!-- end -->)", re.S)
 
 
@@ -33,7 +33,7 @@ def test_theory_page_shows_the_generated_systems():
     for match in marked:
         assert match["body"] == generated(match["args"]), (
             f"docs/theory.md block 'symrmt latex{match['args']}' differs from the generator; "
-            "run python tests/test_docs_latex.py")
+            "run python tests/docs/test_docs_latex.py")
 
 
 if __name__ == "__main__":
