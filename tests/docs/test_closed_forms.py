@@ -135,6 +135,27 @@ def test_a1_zero_ridgeless_limits():
         assert error == pytest.approx(max(0.0, 1.0 - c), abs=1e-4)
 
 
+@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("d", [0.0, 0.7])
+def test_large_gamma_first_moment(c, d):
+    """E = 1 - 2 m_1/gamma + O(gamma^-2), m_1 = c E[lambda (a_1 lambda + kappa)^2] + b^2 (noise only).
+
+    (1 - E) gamma/2 at gamma and 10 gamma, extrapolated (Richardson, error O(gamma^-2)), gives m_1 to 1e-3.
+    """
+    h = symrmt.hermite("tanh(x)")
+    q = 1 / c
+    moments = (1.0, 1 + q, 1 + 3 * q + q * q)
+    kappa = d - h.a1
+    m1 = c * (h.a1**2 * moments[2] + 2 * h.a1 * kappa * moments[1] + kappa**2 * moments[0]) + h.nu - h.a1**2
+    gammas = np.array([1e3, 1e4])
+    half_gap = (1 - symrmt.attention_error(h, c, gammas, d=d)) * gammas / 2
+    assert (10 * half_gap[1] - half_gap[0]) / 9 == pytest.approx(m1, rel=1e-3)
+    linear = (1 - symrmt.linear_error(c, gammas)) * gammas / 2
+    assert (10 * linear[1] - linear[0]) / 9 == pytest.approx(c, rel=1e-3)
+    if c == 0.5 and d == 0.0:   # the page's numbers: attention beats regression at large gamma here
+        assert m1 == pytest.approx(1.128, abs=5e-4) and m1 > c
+
+
 # --------------------------------------------------------------------------- section 2: Stein's lemma
 
 
