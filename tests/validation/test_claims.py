@@ -86,7 +86,8 @@ def test_a1_zero_signal_independence_in_simulation():
     strong = simulate(f, n=n, c=1.0, gamma=gamma, geometry=Geometry(2.0, 1.0, 1.0, 1.0, 1.0, 1.0), seeds=seeds)
     diff = strong.attention_per_seed - plain.attention_per_seed
     se = diff.std(axis=0, ddof=1) / np.sqrt(seeds)
-    # 99% t band plus the O(1/n) allowance of tests/test_theory_vs_simulation.py (BIAS = 20). This f is even,
-    # so every odd a_l vanishes and the theta'/sqrt(n) term through which an odd f with a_1 = 0 sees the
-    # signal at finite n (docs/theory.md sections 3 and 12) is absent; theta' = 8 is small against p.
+    # 99% t band plus the O(1/n) allowance of tests/validation/test_theory_vs_simulation.py (BIAS = 20).
+    # This f is even, so every odd a_l vanishes and the theta'/sqrt(n) term through which an odd f with
+    # a_1 = 0 sees the signal at finite n (docs/theory.md sections 3 and 12) is absent; theta' = 8 is
+    # small against p.
     assert np.all(np.abs(diff.mean(axis=0)) <= stats.t.ppf(0.995, seeds - 1) * se + 20 / n)

@@ -1,7 +1,7 @@
 """Rank-r attention weights: the derived theory against the exact finite model.
 
 The model is simulated by ``tests/_support/rank_r_model.py``, written out independently
-of :mod:`symrmt.simulation`. Tolerance as in ``tests/test_theory_vs_simulation.py``: a
+of :mod:`symrmt.simulation`. Tolerance as in ``tests/validation/test_theory_vs_simulation.py``: a
 two-sided 99% Student-t band of the mean over SEEDS draws plus BIAS/n for the O(1/n)
 finite-size bias of the deterministic equivalent. That the remaining gap is a finite-size
 effect is shown by the rank-2 case, whose gap (bias-dominated: about 3 se at n = 512) falls

@@ -5,7 +5,7 @@ Every property is a plain function in ``tests/properties/checks.py`` that takes 
 theory as an argument and states, in its docstring, the derivation it checks; the
 independent derivations it compares with are in ``tests/properties/reference.py``
 (no symrmt import there). Here the properties run on Hypothesis draws against the
-public API; ``tests/test_property_mutations.py`` runs the same functions on
+public API; ``tests/validation/test_property_mutations.py`` runs the same functions on
 deliberately wrong copies of the derivation and requires every mutant to be caught.
 
 1. Bounds and monotonicity; large-gamma expansion against an independently derived m1.
@@ -21,7 +21,7 @@ Hypothesis runs under the "symrmt" profile of tests/conftest.py (no deadline,
 25 examples, ``print_blob=True``); expensive properties lower ``max_examples``
 locally. A failure prints the falsifying example and a ``@reproduce_failure`` blob;
 to replay a whole run use the seed pytest prints, e.g.
-``python3 -m pytest tests/test_properties.py --hypothesis-seed=1234 -k large_gamma``
+``python3 -m pytest tests/validation/test_properties.py --hypothesis-seed=1234 -k large_gamma``
 (examples are randomized on purpose: no ``derandomize``).
 
 A solver bug found by this suite (the continuation in gamma could leave the physical

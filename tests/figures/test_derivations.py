@@ -9,7 +9,7 @@ import pytest
 from symrmt.cli import main
 from symrmt.figures import FIGURES
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parents[2]
 SCRIPTS = sorted((ROOT / "derivations").glob("*.py"))
 
 

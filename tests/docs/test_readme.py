@@ -4,7 +4,7 @@ import re
 
 
 def test_readme_python_example_runs(capsys):
-    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    text = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
     code = re.search(r"## Python\n\n```python\n(.*?)```", text, re.S)[1]
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)   # the project's own documentation, not user input
@@ -16,7 +16,7 @@ def test_no_file_points_outside_the_repository():
     # The working notes of the developers are not part of the product: nothing may name them.
     import subprocess
 
-    root = pathlib.Path(__file__).parent.parent
+    root = pathlib.Path(__file__).parents[2]
     names = ["THEORY" + ".md", ".." + "/shared"]
     files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout.split()
     if not files:                                       # not a git checkout: every text file under root
