@@ -7,7 +7,12 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["real_array"]
+__all__ = ["MAX_GRID_POINTS", "real_array"]
+
+#: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
+#: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
+#: anything is allocated instead of ending in MemoryError.
+MAX_GRID_POINTS = 100_000
 
 
 def real_array(name: str, value: Any, finite: bool = True) -> np.ndarray:

@@ -12,12 +12,9 @@ from typing import Callable
 import numpy as np
 
 from ..errors import SymrmtInputError
+from ..validate import MAX_GRID_POINTS
 
 __all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "formula_parameters"]
-
-#: The most values one flag may hold: NUM of a ``LO:HI:NUM`` grid, or the items of a list.
-MAX_GRID_POINTS = 100_000
-
 
 def _shown(text: str, width: int = 80) -> str:
     """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
