@@ -51,7 +51,8 @@ class Model:
 
 
 def warn_large_norms(gram: np.ndarray, p: int) -> None:
-    """A :class:`FiniteSizeWarning` when a norm exceeds :math:`p^{1/4}` (the scores' noise scale)."""
+    """A :class:`FiniteSizeWarning` when a norm exceeds :math:`p^{1/4}`: the low-rank part of the scores is
+    then not small against their noise, and the asymptotic theory does not apply at this p."""
     norm = float(np.sqrt(np.max(np.diag(gram))))
     if norm > p**0.25:
         warnings.warn(
