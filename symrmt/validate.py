@@ -15,8 +15,13 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["real_scalar", "positive_scalar", "integer", "real_array", "positive_array", "positive_grid",
-           "choice"]
+__all__ = ["MAX_GRID_POINTS", "real_scalar", "positive_scalar", "integer", "real_array", "positive_array",
+           "positive_grid", "choice"]
+
+#: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
+#: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
+#: anything is allocated instead of ending in MemoryError.
+MAX_GRID_POINTS = 100_000
 
 
 def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:

@@ -87,7 +87,7 @@ and parameter values; all are ``ValueError``\ s.
 Modules
 -------
 ``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
-``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
+``tanh_sinh`` (the 30-digit quadrature of the Hermite data: kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
 ``api`` (the public functions), ``adapter`` (the one adapter of f to NumPy; SymPy only for formulas),
@@ -107,7 +107,6 @@ _EXPORTS = {
     "parse_nonlinearity": "parse",
     "hermite": "api",
     "numpy_callable": "adapter",
-    "numeric_callable": "adapter",
     "CacheWarning": "cache",
 }
 

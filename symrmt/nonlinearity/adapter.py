@@ -18,11 +18,12 @@ from symrmt.errors import NonlinearityError
 if TYPE_CHECKING:
     import sympy as sp
 
-__all__ = ["numpy_callable", "numeric_callable", "label_of"]
+__all__ = ["numpy_callable", "label_of"]
 
 
-def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], np.ndarray]:
-    r"""f as a vectorized NumPy function: float64 in, float64 of the same shape out.
+def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
+                   a0: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
+    r"""f as a vectorized NumPy function: float64 in, float64 of the same shape out; centered by ``a0``.
 
     Parameters
     ----------
@@ -33,11 +34,15 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[
         a Python callable acting entrywise on arrays such as ``np.tanh``. Expressions
         are compiled once by :func:`symrmt.codegen.numpy_function` (lambdify with
         explicit modules).
+    a0 : float
+        Subtracted from every value: :math:`g = f - a_0`. Centering passes
+        :math:`a_0 = \mathbb E f(\xi)` (what ``hermite(f, center=True)`` reports as
+        ``centered_by``); the default 0 leaves f as it is.
 
     Returns
     -------
     callable
-        ``g(x)`` with :math:`g(x)_i = f(x_i)` as float64, the shape of ``x``. Overflow
+        ``g(x)`` with :math:`g(x)_i = f(x_i) - a_0` as float64, the shape of ``x``. Overflow
         inside f (``exp`` in ``sigmoid`` at very negative x) is silent and gives the
         limiting value; non-finite values are returned as they are, for the caller
         to judge.
@@ -58,7 +63,14 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[
     array([-0.5, -0.5,  1.5])
     >>> bool(numpy_callable(np.tanh)(0.5) == np.tanh(0.5))
     True
+    >>> numpy_callable("exp(x)", a0=1.5)(np.array([0.0]))
+    array([-0.5])
     """
+    g = _uncentered(f)
+    return g if a0 == 0 else _shifted(g, float(a0), label_of(f))
+
+
+def _uncentered(f: Any) -> Callable[[np.ndarray], np.ndarray]:
     if isinstance(f, str) or _is_sympy(f):
         return _compiled(_expression(f))
     if not callable(f):
@@ -66,8 +78,12 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any]) -> Callable[[
     return _checked(f, label_of(f))
 
 
-#: The earlier name of :func:`numpy_callable` (the same function).
-numeric_callable = numpy_callable
+def _shifted(g: Callable, a0: float, label: str) -> Callable:
+    def centered(x):
+        return g(x) - a0
+
+    centered.__name__ = f"({label}) - {a0:.17g}"
+    return centered
 
 
 def label_of(f: Any) -> str:

@@ -1,4 +1,4 @@
-"""Helpers of the property suite (tests/test_properties.py, tests/test_property_mutations.py).
+"""Helpers of the property suite (tests/validation/test_properties.py, tests/validation/test_property_mutations.py).
 
 ``reference``  independent derivations (no symrmt import): the numbers the theory must reproduce.
 ``theories``   the theory under test behind one small interface, real or mutated.

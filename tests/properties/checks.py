@@ -3,8 +3,8 @@ r"""The properties, as plain functions of a theory (:mod:`.theories`) and a para
 Each ``check_*`` returns None or raises :class:`PropertyViolation` (an AssertionError)
 saying which derived statement failed and by how much; a theory that refuses to give
 a physical answer (ConvergenceError, even after the retry of :mod:`.theories`) also
-violates the property. tests/test_properties.py runs them on Hypothesis draws against
-the real package; tests/test_property_mutations.py runs them on deliberately wrong
+violates the property. tests/validation/test_properties.py runs them on Hypothesis draws against
+the real package; tests/validation/test_property_mutations.py runs them on deliberately wrong
 derivations and requires each mutant to be caught.
 
 Tolerances. The solver's embedded estimate certifies the coarse rule (a third of the

@@ -1,0 +1,108 @@
+"""The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON.
+
+Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``latex``, ``spectrum``, ``demo``,
+``figure``, ``sweep``. Every command takes ``--json``; the JSON shapes are a stable contract
+documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
+output that cannot be written (one line naming the problem), 3 a solver that did not
+converge, 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
+SIGPIPE), 1 a bug; ``--debug`` shows the traceback.
+
+The package is a thin dispatcher: :mod:`.parser` builds the parser from one module per command
+group in :mod:`.commands`, which share the flag groups of :mod:`.arguments` and the parsers of
+:mod:`.values`; :mod:`.output` writes JSON and messages.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import traceback
+import warnings
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ConvergenceError, SymrmtInputError
+from .arguments import check_finite_numbers
+from .commands import COMMANDS
+from .output import discard_stdout, environment_line, flush_stdout, json_text, one_line, show_warning
+from .parser import build_parser, parse_arguments
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+#: The status of a Unix tool killed by SIGPIPE, returned when the reader of stdout went away.
+BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``symrmt`` console script; returns the exit status.
+
+    Exit statuses: 0 done; 2 bad input (any :class:`~symrmt.errors.SymrmtInputError`, and
+    argparse's refusals) or an output that cannot be written (an ``OSError`` such as a full
+    device, out of memory, an encoding stdout cannot show); 3 valid input that did not converge
+    (:class:`~symrmt.errors.ConvergenceError`); 130 interrupted (Ctrl-C); 141 (128 + SIGPIPE, as
+    a Unix tool killed by the signal) when the reader of stdout went away, without a message;
+    1 a bug. Every failure is one line on stderr; ``--debug`` adds the traceback. Floating-point
+    warnings of NumPy (from generated code) are not shown: results are checked for non-finite
+    values instead.
+    """
+    parser = build_parser()
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    try:
+        args, status = parse_arguments(parser, argv)
+        flush_stdout()                                          # --help went to stdout
+    except BrokenPipeError:
+        discard_stdout()
+        return BROKEN_PIPE
+    except OSError as exc:
+        _say(f"symrmt: error: {environment_line(exc)}")
+        return 2
+    return status if args is None else _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command of ``args``, print its JSON with ``--json``, and map what went wrong to a status."""
+    command = f"symrmt {args.command}"
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's warnings from generated code
+            warnings.showwarning = show_warning
+            check_finite_numbers(args)
+            out = COMMANDS[args.command](args)
+            if getattr(args, "json", False):
+                print(json_text(out))
+            flush_stdout()
+    except BrokenPipeError:                  # `symrmt ... | head`: the reader has all it wanted
+        discard_stdout()
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        _report(args, f"{command}: interrupted")
+        return 130
+    except SymrmtInputError as exc:
+        _report(args, f"{command}: error: {one_line(exc)}")
+        return 2
+    except ConvergenceError as exc:
+        _report(args, f"{command}: the solver did not converge: {one_line(exc)}")
+        return 3
+    except (OSError, MemoryError, UnicodeEncodeError) as exc:       # the system's limits, not a bug of symrmt
+        _report(args, f"{command}: error: {environment_line(exc)}")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said in one line
+        _report(args, f"{command}: internal error ({type(exc).__name__}: {one_line(exc)[:300]}); this is a bug, "
+                      "please report it with the command line (run with --debug for the traceback)")
+        return 1
+    return 0
+
+
+def _report(args: argparse.Namespace, line: str) -> None:
+    if args.debug:
+        traceback.print_exc()
+    _say(line)
+
+
+def _say(line: str) -> None:
+    """``line`` on stderr; if stderr itself cannot be written there is no one left to tell."""
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        pass

@@ -1,0 +1,103 @@
+"""The flag groups shared by several commands, and what they become for the library.
+
+Formula (``--f``, ``--center``), geometry (six flags or ``--gram``, ``--diag``), ``--param``,
+``c``/``gamma``/``--json``, and the Monte Carlo flags; then the parsed namespace turned into a
+:class:`~symrmt.geometry.Geometry` and checked where argparse cannot (finite numbers, c > 0).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+import numpy as np
+
+from ..errors import SymrmtInputError
+from ..geometry import Geometry
+from .values import parse_gamma, parse_gram, parse_param
+
+__all__ = ["GEOMETRY_FLAGS", "add_f", "add_geometry", "add_params", "add_common", "add_mc",
+           "geometry", "geometry_kwargs", "check_c", "check_finite_numbers"]
+
+GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
+
+
+def argument_type(parse: Callable) -> Callable:
+    """Wrap a parser so that argparse shows its message (argparse hides a plain ValueError's text)."""
+    def wrapped(text: str):
+        try:
+            return parse(text)
+        except SymrmtInputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    wrapped.__name__ = parse.__name__
+    return wrapped
+
+
+def add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--f", required=required, metavar="EXPR",
+                   help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; "
+                        "a formula starting with '-' must be written --f=-tanh(x)")
+    p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
+
+
+def add_geometry(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("geometry of (mu, w_K, w_Q) (default: all 0), or --gram for rank-r weights")
+    for flag in GEOMETRY_FLAGS:
+        g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=float, default=None, metavar="X")
+    g.add_argument("--gram", type=argument_type(parse_gram), default=None, metavar="JSON",
+                   help="Gram matrix of (mu, w_K^(1..r), w_Q^(1..r)) as a JSON nested list, size 1+2r "
+                        "(instead of the six flags)")
+    p.add_argument("--diag", type=float, default=0.0, metavar="D", help="diagonal K_ii = d (default 0)")
+
+
+def add_params(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--param", type=argument_type(parse_param), action="append", default=[], metavar="NAME=LO:HI:NUM",
+                   help="values of a symbolic parameter of f (repeatable; each is one axis of the output, "
+                        "gamma last), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
+    p.add_argument("--gamma", type=argument_type(parse_gamma), required=True, metavar="G1,G2,...|LO:HI:NUM")
+    p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
+
+
+def add_mc(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=int, required=True, help="number of tokens n >= 2")
+    p.add_argument("--seeds", type=int, default=4, help="independent draws (>= 2 for a standard error)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
+    p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
+                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to ~1e-8 (default auto)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--spectrum", action="store_true",
+                   help="also return all eigenvalues of the simulated matrix, pooled over seeds (JSON 'eigenvalues')")
+    p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
+                   help="with --spectrum: K^T X^T X K/n (gram, default) or K itself (kernel; needs w_K = w_Q)")
+
+
+def geometry(args: argparse.Namespace) -> Geometry | None:
+    """The six-flag geometry, or None when --gram is given (both at once is an error)."""
+    given = {k: getattr(args, k) for k in GEOMETRY_FLAGS if getattr(args, k) is not None}
+    if getattr(args, "gram", None) is not None:
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            raise SymrmtInputError(f"give the geometry either with --gram or with the six flags, not both ({flags}).")
+        return None
+    return Geometry(**given)
+
+
+def geometry_kwargs(args: argparse.Namespace, geometry: Geometry | None) -> dict:
+    """``gram=`` when --gram is given, else ``geometry=`` (the six flags)."""
+    return {"gram": args.gram} if args.gram is not None else {"geometry": geometry}
+
+
+def check_c(c: float) -> None:
+    if not np.isfinite(c) or c <= 0:
+        raise SymrmtInputError(f"--c {c}: c = p/n must be a finite number > 0.")
+
+
+def check_finite_numbers(args: argparse.Namespace) -> None:
+    """argparse's ``type=float`` accepts nan and inf: no option of symrmt means anything with them."""
+    for name, value in vars(args).items():
+        if isinstance(value, float) and not np.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise SymrmtInputError(f"{flag} {value}: must be a finite number.")

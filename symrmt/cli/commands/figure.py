@@ -1,0 +1,48 @@
+"""``symrmt figure NAME``: draw one of the paper's results (:mod:`symrmt.figures`); ``--list`` names them."""
+from __future__ import annotations
+
+import argparse
+
+from ...errors import SymrmtInputError
+from ..paths import check_output_folder
+
+__all__ = ["add_figure", "cmd_figure"]
+
+
+def add_figure(sub) -> None:
+    """``symrmt figure NAME [--quick] [--out DIR]`` and ``symrmt figure --list``."""
+    p = sub.add_parser("figure", help="draw one of the paper's results (PNG + CSV of the plotted numbers)",
+                       description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with "
+                                   "error bars; writes NAME.png and NAME.csv (exactly the plotted numbers).")
+    p.add_argument("name", nargs="?", metavar="NAME", help="figure name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the figures and exit")
+    p.add_argument("--quick", action="store_true", help="small n, few points: seconds instead of minutes")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default derivations/out)")
+    p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
+    p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true")
+
+
+def cmd_figure(args: argparse.Namespace) -> dict:
+    from ...figures import DEFAULT_OUT, FIGURES, FigureUnavailable, run
+
+    if args.list or args.name is None:
+        if not args.json:
+            width = max(map(len, FIGURES))
+            for name, text in FIGURES.items():
+                print(f"{name:<{width}}  {text}")
+        return {"figures": dict(FIGURES)}
+    check_output_folder(str(DEFAULT_OUT if args.out is None else args.out), "--out")
+    try:
+        sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
+        from ...figures import _core
+
+        _core.QUIET = bool(args.quiet)
+        written = run(args.name, quick=args.quick, out=args.out, **sizes)
+    except FigureUnavailable as exc:
+        raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None
+    out = {"figure": args.name, "quick": bool(args.quick), "png": str(written["png"]), "csv": str(written["csv"])}
+    if not args.json:
+        print(f"{out['png']}\n{out['csv']}")
+    return out

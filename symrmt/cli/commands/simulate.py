@@ -1,0 +1,135 @@
+"""``symrmt simulate`` and ``compare``: the Monte Carlo of the finite model, alone or beside the theory."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ...errors import SymrmtInputError
+from ...geometry import Geometry
+from ..arguments import add_common, add_f, add_geometry, add_mc, check_c, geometry, geometry_kwargs
+from ..paths import PLOT_FORMATS, check_output_file
+from .theory import theory_curves
+
+__all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
+
+
+def add_simulate(sub) -> None:
+    _add_monte_carlo(sub, "simulate", "Monte Carlo of the finite model (docs/theory.md section 1)",
+                     "with --spectrum: the histogram of the eigenvalues under the predicted density")
+
+
+def add_compare(sub) -> None:
+    _add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot")
+
+
+def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
+    """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
+    p = sub.add_parser(name, help=help)
+    add_f(p)
+    add_common(p)
+    add_geometry(p)
+    add_mc(p)
+    p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
+
+
+def _f(args: argparse.Namespace):
+    """The formula, or its centered SymPy expression with ``--center``."""
+    from ... import hermite
+
+    return hermite(args.f, center=args.center).f if args.center else args.f
+
+
+def _simulate(args: argparse.Namespace, geometry: Geometry | None):
+    from ... import simulate
+
+    check_c(args.c)
+    return simulate(_f(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
+                    method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry))
+
+
+def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[float]:
+    """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
+    from ... import simulate_spectrum
+
+    return simulate_spectrum(_f(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
+                             seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry)).tolist()
+
+
+def cmd_simulate(args: argparse.Namespace) -> dict:
+    if args.plot:
+        if not args.spectrum:
+            raise SymrmtInputError("simulate --plot draws the eigenvalue histogram: add --spectrum "
+                                   "(for the error curves against the theory use compare --plot).")
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
+    shape = geometry(args)
+    eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
+    result = _simulate(args, shape)
+    out = result.as_dict()
+    if eigenvalues is not None:
+        out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
+    if args.plot:
+        out["plot"] = _spectrum_plot(args, shape, np.asarray(eigenvalues))
+    if not args.json:
+        _print_simulation(result, eigenvalues, args.matrix)
+    return out
+
+
+def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> None:
+    print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
+    print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
+    for i, g in enumerate(result.gamma):
+        print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
+              f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
+    if eigenvalues is not None:
+        print(f"{len(eigenvalues)} eigenvalues of the {matrix} matrix (pooled) in "
+              f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
+
+
+def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
+    """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
+    from ... import hermite, spectral_density
+    from ...plotting import plot_spectrum
+
+    h = hermite(args.f, center=args.center)
+    lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
+        np.quantile(eigenvalues, [0.0025, 0.9975])
+    start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
+    x = np.linspace(start, hi, 300)
+    density = spectral_density(h, args.c, x, matrix=args.matrix, d=args.diag, geometry=geometry, gram=args.gram)
+    title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: f = {h.f}, c = {args.c}, d = {args.diag}; "
+             f"n = {args.n}, {args.seeds} seeds; mass at 0: {density.atom:.3g}")
+    return plot_spectrum(eigenvalues, x, density.density, args.plot, title, (lo, hi))
+
+
+def cmd_compare(args: argparse.Namespace) -> dict:
+    if args.plot:
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
+    shape = geometry(args)
+    h, attention, linear = theory_curves(args, shape)
+    eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
+    mc = _simulate(args, shape)
+    out = {"gamma": args.gamma.tolist(),
+           "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
+           "simulation": mc.as_dict()}
+    if eigenvalues is not None:
+        out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
+    if not args.json:
+        _print_comparison(h, args.c, attention, linear, mc)
+    if args.plot:
+        from ...plotting import comparison_panel, plot_panels
+
+        grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
+        panel = comparison_panel(f"f = {h.f}, c = {args.c}", h, args.c, grid, shape, args.diag, mc, gram=args.gram)
+        out["plot"] = plot_panels([panel], args.plot)
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return out
+
+
+def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc) -> None:
+    print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
+    print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
+    for i, g in enumerate(mc.gamma):
+        print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
+              f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")

@@ -1,0 +1,82 @@
+"""``symrmt sweep``: run a grid of settings into a resumable JSONL file, or tabulate one (:mod:`symrmt.sweep`)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ...errors import SymrmtInputError
+from ..output import cell
+from ..paths import check_not_same_file, check_output_file
+
+__all__ = ["add_sweep", "cmd_sweep"]
+
+
+def add_sweep(sub) -> None:
+    p = sub.add_parser("sweep", help="theory and Monte Carlo on a grid of settings, resumable (--summary to tabulate)",
+                       description="Run every point of SPEC (JSON or TOML; format in symrmt.sweep), appending one "
+                                   "JSON line per finished point to --out; rerun the same command to resume. "
+                                   "Or tabulate a result file with --summary.")
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="the sweep spec, a .json or .toml file")
+    p.add_argument("--out", metavar="FILE.jsonl", help="result file (created, or resumed if from the same spec)")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the usable CPUs)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 "
+                                                          "(needs pip install 'symrmt[dask]')")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--summary", metavar="FILE.jsonl", help="print means and standard errors over seeds of a result "
+                                                           "file and write them as CSV")
+    p.add_argument("--csv", metavar="PATH", help="with --summary: the CSV file (default FILE.summary.csv)")
+    p.add_argument("--json", action="store_true", help="print JSON (the run's counts, or the summary rows)")
+
+
+def cmd_sweep(args: argparse.Namespace) -> dict:
+    from ... import sweep
+
+    if args.summary is not None:
+        if args.spec is not None or args.out is not None:
+            raise SymrmtInputError("--summary FILE reads a result file; give it without SPEC and --out.")
+        return _summary(args, sweep)
+    if args.spec is None or args.out is None:
+        raise SymrmtInputError("give SPEC and --out FILE.jsonl to run a sweep, or --summary FILE to tabulate one.")
+    check_output_file(args.out, "--out")     # the folder and name only: the sweep owns the file's content
+    try:
+        spec = sweep.load_spec(args.spec)
+        out = sweep.run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
+                              progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(f"symrmt sweep: interrupted; finished points are in {args.out}. Run the same command to resume.",
+              file=sys.stderr)
+        raise SystemExit(130) from None
+    if not args.json:
+        dropped = f"; dropped a partial last line ({out['dropped_bytes']} bytes)" if out["dropped_bytes"] else ""
+        print(f"{out['out']}: {out['points']} points, {out['computed']} computed now, "
+              f"{out['skipped']} already there{dropped}")
+    return out
+
+
+def _summary(args: argparse.Namespace, sweep) -> dict:
+    csv = str(args.csv or sweep.default_csv_path(args.summary))
+    check_output_file(csv, "--csv")
+    check_not_same_file(csv, "--csv", args.summary, "--summary")
+    info, rows = sweep.summarize(args.summary)
+    path = sweep.write_summary_csv(rows, csv)
+    if not args.json:
+        print(f"{args.summary}: {info['finished']} of {info['points']} points (mean ± standard error over seeds)")
+        _print_summary(rows)
+        print(f"CSV written to {path}")
+    return {**info, "csv": str(path), "rows": rows}
+
+
+def _print_summary(rows: list[dict]) -> None:
+    """One line per setting, n and gamma; geometries are numbered g0, g1, ... and listed below the table."""
+    geometries = list(dict.fromkeys(json.dumps(r["geometry"], sort_keys=True) for r in rows))
+    print(f"{'f':>10} {'c':>6} {'d':>6} {'geom':>4} {'n':>6} {'gamma':>9} {'seeds':>5} | "
+          f"{'attn theory':>11} {'attn MC':>18} | {'lin theory':>10} {'lin MC':>18}")
+    for r in rows:
+        g = geometries.index(json.dumps(r["geometry"], sort_keys=True))
+        print(f"{r['f']:>10} {r['c']:6.3g} {r['d']:6.3g} {'g' + str(g):>4} {r['n']:6d} {r['gamma']:9.4g} "
+              f"{r['seeds']:5d} | {cell(r['attention_theory'], 11)} {cell(r['attention_mean'], 8)} ± "
+              f"{cell(r['attention_se'], 7)} | {cell(r['linear_theory'], 10)} {cell(r['linear_mean'], 8)} ± "
+              f"{cell(r['linear_se'], 7)}")
+    for g, text in enumerate(geometries):
+        print(f"  g{g} = {text}")

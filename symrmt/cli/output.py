@@ -1,0 +1,92 @@
+"""What the command line writes: the JSON text, one-line messages and warnings, table cells, stdout's fate.
+
+Standard output is flushed before the exit status is decided, so that a reader that went away
+(``| head``) or a full device (``> /dev/full``) is seen by :func:`symrmt.cli.main`, not by the
+interpreter's last flush after it returned.
+"""
+from __future__ import annotations
+
+import codecs
+import errno
+import json
+import os
+import sys
+
+import numpy as np
+
+#: What a write to an already open file can fail with: a full device or quota, a file too large, an I/O error.
+_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
+
+__all__ = ["json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed", "discard_stdout",
+           "environment_line"]
+
+
+def json_text(out: dict) -> str:
+    """The ``--json`` document: indented, and never NaN or inf (``allow_nan=False`` raises instead)."""
+    return json.dumps(out, indent=2, allow_nan=False)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message with its line breaks and runs of blanks folded into single spaces."""
+    return " ".join(str(exc).split())
+
+
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Replacement of :func:`warnings.showwarning`: ``symrmt: warning: <one line>`` on stderr."""
+    print(f"symrmt: warning: {one_line(message) if isinstance(message, Warning) else message}", file=sys.stderr)
+
+
+def cell(value: float | None, width: int) -> str:
+    """A table cell of ``width`` with 5 decimals, or ``-`` for a missing or non-finite value."""
+    return f"{value:{width}.5f}" if value is not None and np.isfinite(value) else f"{'-':>{width}}"
+
+
+def flush_stdout() -> None:
+    """Write out what is buffered for stdout; raises the OSError of a closed pipe or a full device."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def stdout_failed() -> bool:
+    """Whether stdout can no longer be written (a flush fails)."""
+    try:
+        flush_stdout()
+    except (OSError, ValueError):            # ValueError: flush of a closed file
+        return True
+    return False
+
+
+def discard_stdout() -> None:
+    """Send what stdout still buffers to the null device, so that the interpreter's final flush cannot fail.
+
+    This is the ``BrokenPipeError`` recipe of the Python documentation (signal module); where stdout
+    has no file descriptor (captured by a test), nothing is done.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def environment_line(exc: OSError | MemoryError | UnicodeEncodeError) -> str:
+    """One line for a limit of the system rather than a bug of symrmt; stdout is silenced if it cannot be written.
+
+    >>> environment_line(PermissionError(13, "Permission denied", "out/plot.png"))
+    "Permission denied: 'out/plot.png'."
+    """
+    if isinstance(exc, MemoryError):
+        return "out of memory; use smaller sizes (--n, --seeds, fewer grid points)."
+    if isinstance(exc, UnicodeEncodeError):
+        line = f"cannot write {exc.object[exc.start:exc.end]!r} in the encoding {exc.encoding}"
+        hint = "" if codecs.lookup(exc.encoding).name == "utf-8" else "; run with PYTHONUTF8=1 (or use --json)"
+        return line + hint + "."
+    if stdout_failed():                      # keep the interpreter's last flush from failing again
+        discard_stdout()
+    reason = exc.strerror or one_line(exc)
+    if exc.filename is not None:
+        return f"{reason}: {os.fsdecode(exc.filename)!r}."
+    if exc.errno in _WRITE_ERRORS:           # a write to an open file: stdout, a plot, a CSV
+        return f"cannot write the output: {reason}."
+    return reason + "."

@@ -1,0 +1,116 @@
+"""Command-line text to values: number lists and grids, the ``--gram`` JSON, ``--param`` and the names in f.
+
+Each parser takes the text of one flag and returns a NumPy array (or a pair), or raises
+:class:`~symrmt.errors.SymrmtInputError` with one line that names the flag and the fix.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from typing import Callable
+
+import numpy as np
+
+from ..errors import SymrmtInputError
+from ..validate import MAX_GRID_POINTS
+
+__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "formula_parameters"]
+
+def _shown(text: str, width: int = 80) -> str:
+    """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
+    return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
+
+
+def _numbers(text: str, flag: str, hint: str, grid: Callable[[float, float, int], np.ndarray],
+             finite: str = "every value must be finite") -> np.ndarray:
+    """Comma-separated numbers, or ``LO:HI:NUM`` expanded by ``grid(lo, hi, num)``; empty items are refused."""
+    items = text.split(":") if ":" in text else text.split(",")
+    if any(not item.strip() for item in items):
+        raise SymrmtInputError(f"{flag} {_shown(text)}: has an empty item; {hint}.")
+    try:
+        if ":" in text:
+            if len(items) != 3:
+                raise ValueError("LO:HI:NUM takes exactly three parts")
+            lo, hi, num = float(items[0]), float(items[1]), int(items[2])
+            if not 1 <= num <= MAX_GRID_POINTS:
+                raise ValueError(f"NUM = {num} must be in 1..{MAX_GRID_POINTS}")
+            values = grid(lo, hi, num)
+        elif len(items) > MAX_GRID_POINTS:
+            raise ValueError(f"{len(items)} values; at most {MAX_GRID_POINTS}")
+        else:
+            values = np.array([float(v) for v in items])
+    except ValueError as exc:
+        raise SymrmtInputError(f"{flag} {_shown(text)}: {hint} ({exc}).") from None
+    if not np.all(np.isfinite(values)):
+        raise SymrmtInputError(f"{flag} {_shown(text)}: {finite}.")
+    return values
+
+
+def _log_grid(lo: float, hi: float, num: int) -> np.ndarray:
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
+        raise ValueError("LO and HI must be finite numbers > 0")
+    return np.logspace(np.log10(lo), np.log10(hi), num)
+
+
+def parse_gamma(text: str) -> np.ndarray:
+    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10).
+
+    Every item must be a finite number > 0; an empty item (``1,,2``) is refused, not skipped.
+
+    >>> parse_gamma("1e-2:1:3")
+    array([0.01, 0.1 , 1.  ])
+    """
+    values = _numbers(text, "--gamma", "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid "
+                      "(1e-3:10:50)", _log_grid, finite="every gamma must be a finite number > 0")
+    if np.any(values <= 0):
+        raise SymrmtInputError(f"--gamma {_shown(text)}: every gamma must be a finite number > 0.")
+    return values
+
+
+def parse_grid(text: str, flag: str = "--x") -> np.ndarray:
+    """``"-1:3:200"`` (200 evenly spaced points from -1 to 3) or ``"0.5,1,2"`` (a list)."""
+    return _numbers(text, flag, "give LO:HI:NUM (evenly spaced) or comma-separated numbers", np.linspace)
+
+
+def parse_gram(text: str) -> np.ndarray:
+    """``--gram '[[1, 0.5, 0.5], [0.5, 1, 1], [0.5, 1, 1]]'``: a JSON nested list (never evaluated as code)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SymrmtInputError(f"--gram {_shown(text)}: not valid JSON ({exc.msg}); give a nested list such as "
+                               "[[1,0,0],[0,1,0],[0,0,1]].") from None
+    except RecursionError:                           # the decoder recurses once per level of nesting
+        raise SymrmtInputError(f"--gram {_shown(text)}: nested too deeply; give a list of rows, "
+                               "such as [[1,0,0],[0,1,0],[0,0,1]].") from None
+    if not (isinstance(value, list) and value and all(isinstance(row, list) for row in value)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for row in value for x in row)
+            and len({len(row) for row in value}) == 1):
+        raise SymrmtInputError(f"--gram {_shown(text)}: give a square nested list of numbers, the (1+2r) x (1+2r) Gram "
+                               "matrix of (mu, w_K^(1..r), w_Q^(1..r)).")
+    return np.array(value, dtype=float)
+
+
+def parse_param(text: str) -> tuple[str, np.ndarray]:
+    """``--param s=0.5:2:20`` (20 evenly spaced values) or ``--param s=0.5,1,2``: a parameter of f and its values."""
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise SymrmtInputError(f"--param {_shown(text)}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
+    return name.strip(), parse_grid(values, flag=f"--param {name.strip()}=")
+
+
+def formula_parameters(formula: object) -> list[str]:
+    """Names in a formula that are not x, a constant or a whitelisted function: its symbolic parameters.
+
+    >>> formula_parameters("tanh(s*x) + b")
+    ['b', 's']
+    """
+    from ..nonlinearity.parse import FUNCTIONS
+
+    if not isinstance(formula, str):
+        return []
+    try:
+        tree = ast.parse(formula.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):   # ValueError: NUL, unencodable characters
+        return []                                    # the parser of f will say what is wrong
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return sorted(names - {"x", "pi", "e", "E"} - set(FUNCTIONS))

@@ -1,0 +1,92 @@
+r"""Eigenvalue densities: the same resolvents at a complex spectral argument :math:`z = x + i\eta`.
+
+Two matrices, two pencils, one engine:
+
+* ``"gram"``: the attention Gram matrix :math:`K^\top X^\top X K/n`. The top-left block
+  of the ridge pencil's inverse is :math:`(\gamma + K^\top C K)^{-1}`, so at
+  :math:`\gamma = -z` the attention system's Dyson equations give its Stieltjes transform
+  :math:`m(z) = \frac1n \operatorname{tr}(K^\top C K - z)^{-1} \simeq \tau_{11}`.
+* ``"kernel"``: the kernel matrix :math:`K` itself (symmetric when :math:`w_K^{(k)} = w_Q^{(k)}`),
+  a one-block pencil :math:`K_N - z` with its Wigner part: :math:`R(\lambda) = 1/M(\lambda)`,
+  :math:`M(\lambda) = a_1\lambda + d - a_1 - z - b^2 t_{11}`, :math:`t_{11} = \mathbb E_\lambda[R]/c`
+  and :math:`m(z) = \mathbb E_\lambda[R]`: the free additive convolution of the law of
+  :math:`a_1 A + (d - a_1) I` with a semicircle of variance :math:`b^2/c`.
+
+The low-rank part of the model moves only :math:`O(1)` eigenvalues (outliers), not the
+bulk, so neither system depends on the geometry. The unknowns are complex; the solver
+continues in :math:`\eta` from far above the spectrum down to the target on the branch
+:math:`\operatorname{Im} m > 0`, and the density is :math:`\frac1\pi \operatorname{Im} m(x + i\eta)`
+(for :math:`\eta > 0` the spectral measure smoothed by the Cauchy kernel of width :math:`\eta`).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from . import symbols as S
+from .components import Admissible, Continuation
+from .dyson import GLOSSARY, KERNEL_SCALE, NOISE_KERNEL, START_FACTOR, dyson_fixed_point, noise_pencil, ridge_scale
+from .fixed_point import FixedPointSystem
+from .pencil import Pencil
+
+__all__ = ["density_system", "STIELTJES", "DENSITY", "MATRICES"]
+
+#: The observables: the Stieltjes transform m(z) and the density (1/pi) Im m.
+STIELTJES = sp.Symbol("m")
+DENSITY = sp.Symbol("rho")
+#: The matrices whose densities are derived.
+MATRICES = ("gram", "kernel")
+
+_Z = S.x + sp.I * S.eta
+_DOMAINS = {S.c: sp.Interval.open(0, sp.oo), S.x: sp.S.Reals, S.eta: sp.Interval(0, sp.oo), S.a1: sp.S.Reals,
+            S.b: sp.Interval(0, sp.oo), S.d: sp.S.Reals}
+
+
+def _pencil(matrix: str) -> Pencil:
+    if matrix == "gram":                 # the ridge pencil at gamma = -z
+        ridge = noise_pencil()
+        return Pencil(ridge.deterministic.xreplace({S.gamma: -_Z}), ridge.wigner)
+    if matrix == "kernel":
+        return Pencil(sp.Matrix([[NOISE_KERNEL - _Z]]), sp.Matrix([[S.b]]))
+    raise ValueError(f"matrix = {matrix!r}: use one of {MATRICES}")
+
+
+def _spectrum_scale(matrix: str) -> sp.Expr:
+    r"""A bound on the spectrum of the matrix: :func:`~.dyson.ridge_scale` for the Gram matrix; for :math:`K`,
+    :math:`|a_1|` times the Marchenko--Pastur edge :math:`(1 + 1/\sqrt c)^2` plus the Wigner and diagonal parts."""
+    if matrix == "gram":
+        return ridge_scale(KERNEL_SCALE)
+    return 1 + sp.Abs(S.a1) * (1 + 1 / sp.sqrt(S.c)) ** 2 + S.b + sp.Abs(S.d)
+
+
+@lru_cache(maxsize=None)
+def density_system(matrix: str = "gram") -> FixedPointSystem:
+    r"""The Stieltjes transform and density of the attention Gram matrix (``"gram"``) or of :math:`K` (``"kernel"``).
+
+    Parameters of the system: ``c, x, eta, a_1, b, d``; continuation in ``eta``.
+
+    Examples
+    --------
+    >>> system = density_system("kernel")
+    >>> system.residuals[S.trace_symbol(1, 1)]
+    t_11 - tau_11/c
+    """
+    dyson = dyson_fixed_point(_pencil(matrix))
+    t11 = S.trace_symbol(1, 1)
+    return FixedPointSystem(
+        name=f"{matrix} density",
+        parameters={p: _DOMAINS[p] for p in (S.c, S.x, S.eta, S.a1, S.b, S.d)},
+        unknowns=tuple(dyson.unknowns),
+        residuals=dyson.residuals,
+        averages=dyson.averages,
+        observables={STIELTJES: S.tau_symbol(1, 1), DENSITY: sp.im(STIELTJES) / sp.pi},
+        continuation=Continuation(S.eta, START_FACTOR * (_spectrum_scale(matrix) + sp.Abs(S.x)),
+                                  {t: 0 for t in dyson.unknowns}, "linear"),
+        branch=(sp.GreaterThan(sp.im(t11), 0),),
+        admissible={DENSITY: Admissible(0, sp.oo, "absolute")},
+        complex_unknowns=True,
+        glossary={**GLOSSARY, S.x: r"z = x + i\eta \text{ the spectral argument}"},
+        definitions=dyson.definitions,
+        display={STIELTJES: "m(z)", DENSITY: r"\rho_\eta(x)"},
+    )

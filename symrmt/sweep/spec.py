@@ -1,0 +1,378 @@
+r"""The sweep spec: reading, validation, normalization, hashing and the points it defines.
+
+The format is documented in :mod:`symrmt.sweep`. Everything here is checked before anything
+runs or is allocated: sizes first (:data:`~symrmt.validate.MAX_GRID_POINTS` bounds the γ grid,
+the seeds and the points, as it bounds the command line's grids), then every value, then f
+(the only slow check: SymPy may search for closed forms).
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import reprlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError, SymrmtInputError
+from ..geometry import Geometry, check_gram
+from ..validate import MAX_GRID_POINTS
+
+__all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
+           "setting_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
+
+GEOMETRY_KEYS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
+#: Largest spec file read: a spec at every size bound (γ given as a list of MAX_GRID_POINTS numbers)
+#: is about 2 MB, so this refuses only files that are not specs, before reading them into memory.
+MAX_SPEC_BYTES = 16 * 2**20
+_REQUIRED = ("f", "c", "n", "gamma", "seeds")
+_OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None}
+_POINT_KEYS = ("f", "center", "c", "d", "geometry", "n", "seed")
+_SETTING_KEYS = ("f", "center", "c", "d", "geometry")
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+
+
+def shown(value: Any) -> str:
+    """A short repr of a user value for a one-line message (nesting and length cut, never recursive)."""
+    return _REPR.repr(value)
+
+
+# ---------------------------------------------------------------------------
+# Canonical JSON and keys
+# ---------------------------------------------------------------------------
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, no NaN (what keys and hashes are computed from)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(canonical(obj).encode()).hexdigest()
+
+
+def point_key(point: Mapping) -> str:
+    """SHA-256 (hex) of the canonical JSON of a point; its integer value seeds the draw (see :mod:`symrmt.sweep`)."""
+    return _digest({k: point[k] for k in _POINT_KEYS})
+
+
+def setting_key(point: Mapping) -> str:
+    """SHA-256 (hex) of a point's setting ``(f, center, c, d, geometry)``: points that share one theory."""
+    return _digest({k: point[k] for k in _SETTING_KEYS})
+
+
+def spec_hash(spec: Mapping) -> str:
+    """First 16 hex digits of the SHA-256 of a normalized spec (:meth:`SweepSpec.as_dict`)."""
+    return _digest(spec)[:16]
+
+
+def spec_points(spec: Mapping) -> list[dict]:
+    """Every point of a normalized spec, seed-major (a run that stops early has covered the grid with fewer seeds)."""
+    grid = itertools.product(range(spec["seeds"]), spec["n"], spec["f"], spec["c"], spec["d"], spec["geometry"])
+    return [{"f": f, "center": spec["center"], "c": c, "d": d, "geometry": g, "n": n, "seed": k}
+            for k, n, f, c, d, g in grid]
+
+
+# ---------------------------------------------------------------------------
+# The spec
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated, normalized sweep spec (see :mod:`symrmt.sweep`); build it with :func:`load_spec`.
+
+    ``hermite`` maps each ``f`` to ``(a_1, nu, a_0)`` of the (centered, if ``center``)
+    nonlinearity, computed once during validation.
+    """
+
+    f: tuple[str, ...]
+    c: tuple[float, ...]
+    n: tuple[int, ...]
+    gamma: tuple[float, ...]
+    d: tuple[float, ...]
+    geometry: tuple[Any, ...]
+    seeds: int
+    center: bool
+    method: str | None
+    hermite: dict
+
+    def as_dict(self) -> dict[str, Any]:
+        """The normalized spec as plain JSON data (what the result file's header holds)."""
+        return {"f": list(self.f), "c": list(self.c), "n": list(self.n), "gamma": list(self.gamma),
+                "d": list(self.d), "geometry": list(self.geometry), "seeds": self.seeds,
+                "center": self.center, "method": self.method}
+
+    @property
+    def hash(self) -> str:
+        """First 16 hex digits of the SHA-256 of :meth:`as_dict` (canonical JSON)."""
+        return spec_hash(self.as_dict())
+
+    def points(self) -> list[dict]:
+        """Every point, seed-major (a run that stops early has covered the grid with fewer seeds)."""
+        return spec_points(self.as_dict())
+
+
+def load_spec(path: str | os.PathLike) -> SweepSpec:
+    """Read a JSON or TOML spec file (by extension: ``.toml`` is TOML) and validate it (:func:`parse_spec`)."""
+    path = Path(path)
+    kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise SymrmtInputError(f"spec {str(path)!r}: cannot read it ({exc.strerror or exc}).") from None
+    if len(text) > MAX_SPEC_BYTES:
+        raise SymrmtInputError(f"spec {str(path)!r} is over {MAX_SPEC_BYTES // 2**20} MiB: not a sweep spec "
+                               "(a spec lists values, and gamma can be \"LO:HI:NUM\").")
+    try:
+        raw = _toml().loads(text.decode()) if kind == "TOML" else json.loads(text)
+    except RecursionError:
+        raise SymrmtInputError(f"spec {str(path)!r} is nested too deeply to be a sweep spec (a spec holds lists "
+                               "of values and Gram matrices, three levels at most).") from None
+    except ValueError as exc:  # JSONDecodeError, TOMLDecodeError and UnicodeDecodeError are ValueErrors
+        raise SymrmtInputError(f"spec {str(path)!r} is not valid {kind}: {exc}.") from None
+    return parse_spec(raw, source=str(path))
+
+
+def _toml():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib
+
+
+def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
+    """Validate a spec given as plain data (the content of a spec file).
+
+    Parameters
+    ----------
+    raw : dict
+        Keys ``f, c, n, gamma, seeds`` and optionally ``d, geometry, center, method``
+        (see :mod:`symrmt.sweep`); a single value stands for a list of one.
+    source : str
+        How error messages name the spec (its file).
+
+    Raises
+    ------
+    SymrmtInputError
+        A :class:`~symrmt.errors.ParameterError` naming the key, the value and the fix,
+        for the first problem found; a bad ``f`` as :func:`~symrmt.nonlinearity.hermite` reports it.
+
+    Examples
+    --------
+    >>> spec = parse_spec({"f": "tanh(x)", "c": [0.5, 1.0], "n": 64, "gamma": "0.01:1:3", "seeds": 2})
+    >>> len(spec.points()), spec.gamma, spec.hash == parse_spec(spec.as_dict()).hash
+    (4, (0.01, 0.1, 1.0), True)
+    """
+    spec = normalize_spec(raw, source)
+    # Last, as the only slow check (SymPy may search for closed forms): every cheap mistake is reported first.
+    hermite = _hermite_all(spec["f"], spec["center"])
+    return SweepSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}, hermite=hermite)
+
+
+def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
+    """Every check of :func:`parse_spec` but f's Hermite data: the normalized spec as plain JSON data.
+
+    Normalizing is idempotent, so a result file's header can be checked by normalizing the spec it holds.
+    """
+    if not isinstance(raw, dict):
+        raise ParameterError(f"{source}: must be a table/object with keys {', '.join(_REQUIRED)}, "
+                             f"got {type(raw).__name__}.")
+    unknown = sorted(set(raw) - set(_REQUIRED) - set(_OPTIONAL), key=str)
+    missing = [k for k in _REQUIRED if k not in raw]
+    if unknown:
+        raise ParameterError(f"{source}: unknown key(s) {shown(unknown)}; the keys are "
+                             f"{', '.join(_REQUIRED)} and optionally {', '.join(_OPTIONAL)}.")
+    if missing:
+        raise ParameterError(f"{source}: missing key(s) {missing} (f, c, n, gamma are lists, seeds a count).")
+    raw = {**_OPTIONAL, **raw}
+    lists = {key: _as_list(key, raw[key]) for key in ("f", "c", "n", "d", "geometry")}
+    seeds = _count(raw["seeds"])
+    _check_size(lists, seeds)
+    spec = dict(f=_unique("f", _strings(lists["f"])), c=_unique("c", _reals("c", lists["c"], positive=True)),
+                n=_unique("n", _integers("n", lists["n"], minimum=2)), gamma=_gammas(raw["gamma"]),
+                d=_unique("d", _reals("d", lists["d"])), geometry=_unique("geometry", _geometries(lists["geometry"])),
+                seeds=seeds, center=_boolean(raw["center"], "center"), method=_method(raw["method"]))
+    _check_dimensions(spec["c"], spec["n"])
+    return spec
+
+
+# ---------------------------------------------------------------------------
+# Sizes and values
+# ---------------------------------------------------------------------------
+
+def _as_list(key: str, value: Any) -> list:
+    if key == "geometry" and isinstance(value, dict):
+        value = [value]
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ParameterError(f"{key} = []: give at least one value.")
+        if len(value) > MAX_GRID_POINTS:
+            raise ParameterError(f"{key} lists {len(value)} values; at most {MAX_GRID_POINTS}.")
+        return list(value)
+    return [value]  # a single value is a list of one
+
+
+def _check_size(lists: Mapping[str, list], seeds: int) -> None:
+    """The number of points, from the lengths alone: refused before any point is built."""
+    points = seeds * math.prod(len(values) for values in lists.values())
+    if points > MAX_GRID_POINTS:
+        sizes = " x ".join(f"{len(lists[k])} {k}" for k in lists)
+        raise ParameterError(f"the spec has {points} points ({seeds} seeds x {sizes}); at most {MAX_GRID_POINTS} "
+                             "in one sweep: split it into several specs.")
+
+
+def _unique(key: str, values: list) -> list:
+    seen = set()
+    for v in values:
+        if canonical(v) in seen:
+            raise ParameterError(f"{key} lists {shown(v)} twice; each value must appear once (duplicates would "
+                                 "be the same points).")
+        seen.add(canonical(v))
+    return values
+
+
+def _number(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{key} = {shown(value)}: must be a number.")
+    try:
+        number = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0, so that both give the same point
+    except OverflowError:  # an int beyond float64
+        number = math.inf
+    if not math.isfinite(number):
+        raise ParameterError(f"{key} = {shown(value)}: must be finite.")
+    return number
+
+
+def _reals(key: str, values: list, positive: bool = False) -> list[float]:
+    numbers = [_number(f"{key}[{i}]", v) for i, v in enumerate(values)]
+    for i, x in enumerate(numbers):
+        if positive and x <= 0:
+            raise ParameterError(f"{key}[{i}] = {x}: must be > 0.")
+    return numbers
+
+
+def _integers(key: str, values: list, minimum: int) -> list[int]:
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            raise ParameterError(f"{key}[{i}] = {shown(v)}: must be an integer >= {minimum}.")
+    return [int(v) for v in values]
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_GRID_POINTS:
+        raise ParameterError(f"seeds = {shown(value)}: must be a count, an integer in 1..{MAX_GRID_POINTS} (the "
+                             "number of Monte Carlo draws per setting and n; >= 2 for a standard error).")
+    return int(value)
+
+
+def _boolean(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{key} = {shown(value)}: must be true or false.")
+    return value
+
+
+def _strings(values: list) -> list[str]:
+    for i, v in enumerate(values):
+        if not isinstance(v, str) or not v.strip():
+            raise ParameterError(f"f[{i}] = {shown(v)}: must be a formula in x such as \"tanh(x)\".")
+    return [v.strip() for v in values]
+
+
+def _gammas(value: Any) -> list[float]:
+    values = _log_grid(value) if isinstance(value, str) else _reals("gamma", _as_list("gamma", value))
+    for i, g in enumerate(values):
+        if not (math.isfinite(g) and g > 0):
+            raise ParameterError(f"gamma[{i}] = {g}: every ridge must be finite and > 0.")
+    return _unique("gamma", values)
+
+
+def _log_grid(text: str) -> list[float]:
+    """``"LO:HI:NUM"``: NUM log-spaced values, NUM checked before the grid is built."""
+    try:
+        lo, hi, num = text.split(":")
+        lo, hi, num = float(lo), float(hi), int(num)
+    except ValueError:
+        raise ParameterError(f"gamma = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" "
+                             "(NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\".") from None
+    if not 1 <= num <= MAX_GRID_POINTS:
+        raise ParameterError(f"gamma = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
+        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
+    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+
+
+def _method(value: Any) -> str | None:
+    from ..simulation import METHODS
+
+    if value is not None and value not in METHODS:
+        raise ParameterError(f"method = {shown(value)}: use one of {', '.join(METHODS)} (or leave it out for the "
+                             "simulator's default).")
+    return value
+
+
+def _check_dimensions(cs: Sequence[float], ns: Sequence[int]) -> None:
+    for c, n in itertools.product(cs, ns):
+        if round(c * n) < 3:
+            raise ParameterError(f"c = {c}, n = {n}: p = round(c*n) = {round(c * n)} < 3 (the simulator places "
+                                 "mu, w_K and w_Q in R^p); raise n or c.")
+
+
+def _hermite_all(fs: Sequence[str], center: bool) -> dict[str, tuple[float, float, float]]:
+    """``f -> (a_1, nu, a_0)`` once per f: validates f up front and pins its numbers for every worker."""
+    from ..nonlinearity import hermite
+
+    out = {}
+    for i, f in enumerate(fs):
+        try:
+            h = hermite(f, center=center)
+        except SymrmtInputError as exc:
+            hint = " (in a spec: center = true)" if not center and "center" in str(exc) else ""
+            raise type(exc)(f"f[{i}] = {f!r}: {exc}{hint}") from None
+        out[f] = (float(h.a1), float(h.nu), float(h.centered_by))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Geometry entries: a dict of norms and cosines, or a Gram matrix
+# ---------------------------------------------------------------------------
+
+def _geometries(values: list) -> list:
+    return [_geometry_entry(i, g) for i, g in enumerate(values)]
+
+
+def _geometry_entry(i: int, entry: Any) -> dict | list:
+    key = f"geometry[{i}]"
+    if isinstance(entry, dict):
+        unknown = sorted(set(entry) - set(GEOMETRY_KEYS), key=str)
+        if unknown:
+            raise ParameterError(f"{key} has unknown key(s) {shown(unknown)}; a geometry dict has "
+                                 f"{', '.join(GEOMETRY_KEYS)} (missing ones are 0).")
+        numbers = {k: _number(f"{key}.{k}", entry.get(k, 0.0)) for k in GEOMETRY_KEYS}
+        try:
+            Geometry(**numbers)
+        except SymrmtInputError as exc:
+            raise ParameterError(f"{key}: {exc}") from None
+        return numbers
+    return _gram_entry(key, entry)
+
+
+def _gram_entry(key: str, entry: Any) -> list[list[float]]:
+    hint = ("a Gram matrix is a nested list of size (1+2r) x (1+2r) in the order (mu, w_K^(1..r), "
+            "w_Q^(1..r)); one 3x3 matrix in a list of geometries is [[[..], [..], [..]]]")
+    if not isinstance(entry, list) or not all(isinstance(row, list) for row in entry):
+        raise ParameterError(f"{key} = {shown(entry)}: must be a geometry dict or a Gram matrix; {hint}.")
+    size = len(entry)
+    if size < 3 or size % 2 == 0 or any(len(row) != size for row in entry):
+        raise ParameterError(f"{key}: a {size}-row matrix with rows of lengths {shown([len(r) for r in entry])}; "
+                             f"{hint}.")
+    G = np.array([[_number(f"{key}[{a}][{b}]", v) for b, v in enumerate(row)] for a, row in enumerate(entry)])
+    check_gram(G, key)
+    return G.tolist()

@@ -1,0 +1,103 @@
+r"""``symrmt sweep --summary``: means and standard errors over seeds of a result file, and their CSV.
+
+For :math:`s` seeds of one setting, ``n`` and γ, the Monte Carlo mean and its standard error
+:math:`\mathrm{sd}_{\mathrm{ddof}=1}/\sqrt s` (:func:`symrmt.stats.mean_se`), beside the theory.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import SymrmtInputError
+from ..stats import mean_se
+from .spec import canonical
+from .store import io_errors, read_records
+from .tasks import finite_list
+
+__all__ = ["SUMMARY_COLUMNS", "summarize", "default_csv_path", "write_summary_csv"]
+
+SUMMARY_COLUMNS = ("f", "center", "c", "d", "geometry", "n", "p", "method", "gamma", "seeds",
+                   "attention_theory", "attention_mean", "attention_se", "linear_theory", "linear_mean", "linear_se")
+
+
+def _mean_se(values: list[list]) -> tuple[list, list]:
+    """Mean over seeds and ``std(ddof=1)/sqrt(seeds)``, as JSON lists (null where undefined: one seed)."""
+    mean, se = mean_se(np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float))
+    return finite_list(mean), finite_list(se)
+
+
+def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
+    r"""Means and standard errors over seeds, per setting, ``n`` and γ, of a result file.
+
+    The standard error is ``std(ddof=1) / sqrt(seeds)`` (None with one seed). The file is read
+    by :func:`~symrmt.sweep.read_records`: a record written twice counts once, and a line no
+    sweep wrote is refused, so every seed counted is one computed draw.
+
+    Returns
+    -------
+    info, rows
+        ``info``: ``spec_hash``, ``points`` (of the spec), ``finished``; ``rows``: one dict
+        per setting, ``n`` and γ with the keys :data:`SUMMARY_COLUMNS`, in spec order.
+    """
+    header, records = read_records(path)
+    if header is None:
+        raise SymrmtInputError(f"{path} holds no sweep header yet: no sweep has written to it.")
+    groups: dict[str, list[dict]] = {}
+    for record in records:
+        group = canonical({k: record[k] for k in ("f", "center", "c", "d", "geometry", "n", "method")})
+        groups.setdefault(group, []).append(record)
+    rows = [row for members in groups.values() for row in _group_rows(members)]
+    order = _spec_order(header["spec"])
+    rows.sort(key=lambda r: (order(r), r["gamma"]))
+    return {"spec_hash": header["spec_hash"], "points": header["points"], "finished": len(records)}, rows
+
+
+def _group_rows(members: list[dict]) -> list[dict]:
+    first = members[0]
+    theory = first["theory"]
+    attention, attention_se = _mean_se([m["mc"]["attention"] for m in members])
+    linear, linear_se = _mean_se([m["mc"]["linear"] for m in members])
+    return [{"f": first["f"], "center": first["center"], "c": first["c"], "d": first["d"],
+             "geometry": first["geometry"], "n": first["n"], "p": first["p"], "method": first["method"],
+             "gamma": g, "seeds": len(members),
+             "attention_theory": theory["attention"][i],
+             "attention_mean": attention[i], "attention_se": attention_se[i],
+             "linear_theory": theory["linear"][i],
+             "linear_mean": linear[i], "linear_se": linear_se[i]}
+            for i, g in enumerate(first["gamma"])]
+
+
+def _spec_order(spec: dict) -> Callable[[dict], tuple]:
+    """Sort key putting rows in the order of the spec's lists (f, c, d, geometry, n)."""
+    index = {key: {canonical(v): i for i, v in enumerate(spec[key])} for key in ("f", "c", "d", "geometry", "n")}
+    return lambda row: tuple(index[key].get(canonical(row[key]), -1) for key in ("f", "c", "d", "geometry", "n"))
+
+
+def default_csv_path(path: str | os.PathLike) -> Path:
+    """``results.jsonl`` -> ``results.summary.csv`` (next to the result file)."""
+    path = Path(path)
+    return path.with_name(path.stem + ".summary.csv")
+
+
+def write_summary_csv(rows: list[dict], path: str | os.PathLike) -> Path:
+    """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells)."""
+    path = Path(path)
+    with io_errors(path, "write the CSV"), open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _csv_cell(k, row[k]) for k in SUMMARY_COLUMNS})
+    return path
+
+
+def _csv_cell(key: str, value: Any) -> Any:
+    if key == "geometry":
+        return canonical(value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return repr(value) if isinstance(value, float) else value

@@ -1,0 +1,131 @@
+r"""The two tasks a worker runs, plain JSON data in and out: the theory of a setting, one Monte Carlo draw of a point.
+
+A task imports only what it needs in the worker (the theory or the simulator), and its payload
+holds everything else: f's Hermite data pinned by the spec, the geometry entry, the γ grid,
+and for a draw the point's key, whose integer value seeds it (see :mod:`symrmt.sweep`).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from ..geometry import Geometry
+from .spec import SweepSpec, point_key
+
+__all__ = ["theory_task", "monte_carlo_task", "compute_point", "model_geometry", "finite_list",
+           "theory_payload", "monte_carlo_payload", "make_record"]
+
+
+def finite_list(values: Any) -> list:
+    """JSON has no NaN/inf: non-finite entries become null."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).tolist()]
+
+
+def model_geometry(entry: Mapping | list) -> dict[str, Any]:
+    """Keyword arguments ``geometry``, ``gram`` that pass one spec geometry entry to the theory and the simulator.
+
+    A dict becomes ``geometry=Geometry(**entry)``; a Gram matrix ``G`` becomes ``gram=G``.
+    Both layers check it with :func:`symrmt.geometry.resolve_gram`.
+    """
+    if isinstance(entry, Mapping):
+        return {"geometry": Geometry(**entry), "gram": None}
+    return {"geometry": None, "gram": np.asarray(entry, dtype=float)}
+
+
+def theory_task(payload: dict) -> dict:
+    """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``.
+
+    A curve the solver cannot finish is retried one γ at a time, so that only the γ it
+    cannot solve become null (with the reason in ``error``) and the sweep goes on.
+    """
+    from ..theory import attention_error, linear_error
+
+    geometry = model_geometry(payload["geometry"])
+    a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
+    curves = {"attention": lambda g: attention_error((a1, nu), c, g, d=d, **geometry),
+              "linear": lambda g: linear_error(c, g, **geometry)}
+    out: dict[str, Any] = {"a1": a1, "nu": nu}
+    errors = []
+    for name, curve in curves.items():
+        out[name], failed = _curve(curve, payload["gamma"])
+        errors += [f"{name} at gamma = {g:g}: {message}" for g, message in failed]
+    out["error"] = "; ".join(errors) or None
+    return out
+
+
+def _curve(curve: Callable, gamma: list[float]) -> tuple[list, list[tuple[float, str]]]:
+    """``curve(gamma)`` as a JSON list, and the ``(gamma, message)`` the solver did not converge at."""
+    try:
+        return finite_list(curve(np.asarray(gamma))), []
+    except ConvergenceError:
+        pass
+    values, failed = [], []
+    for g in gamma:
+        try:
+            values.append(finite_list(curve(np.asarray([g])))[0])
+        except ConvergenceError as exc:
+            values.append(None)
+            failed.append((g, str(exc)))
+    return values, failed
+
+
+@functools.lru_cache(maxsize=64)
+def _nonlinearity(f: str, a0: float) -> Callable[[np.ndarray], np.ndarray]:
+    """f - a0 as NumPy by the one adapter, built once per worker process (generated code does not pickle)."""
+    from ..nonlinearity import numpy_callable  # lazy: a worker that runs only theory never compiles f
+
+    return numpy_callable(f, a0)
+
+
+def monte_carlo_task(payload: dict) -> dict:
+    """One Monte Carlo draw of one point on the γ grid: ``{"attention", "linear"}``."""
+    from ..simulation import simulate_once
+
+    rng = np.random.default_rng(np.random.SeedSequence(int(payload["key"], 16)))
+    options = {} if payload["method"] is None else {"method": payload["method"]}
+    attention, linear = simulate_once(_nonlinearity(payload["f"], payload["a0"]), n=payload["n"], c=payload["c"],
+                                      gamma=payload["gamma"], d=payload["d"], rng=rng,
+                                      **model_geometry(payload["geometry"]), **options)
+    return {"attention": finite_list(attention), "linear": finite_list(linear)}
+
+
+def theory_payload(spec: SweepSpec, point: dict) -> dict:
+    """What :func:`theory_task` needs of the setting of ``point``."""
+    a1, nu, _ = spec.hermite[point["f"]]
+    return {"a1": a1, "nu": nu, "c": point["c"], "d": point["d"], "geometry": point["geometry"],
+            "gamma": list(spec.gamma)}
+
+
+def monte_carlo_payload(spec: SweepSpec, point: dict) -> dict:
+    """What :func:`monte_carlo_task` needs of ``point``."""
+    return {"f": point["f"], "a0": spec.hermite[point["f"]][2], "n": point["n"], "c": point["c"], "d": point["d"],
+            "geometry": point["geometry"], "gamma": list(spec.gamma), "method": spec.method,
+            "key": point_key(point)}
+
+
+def make_record(spec: SweepSpec, point: dict, theory: dict, mc: dict) -> dict:
+    """The result file's line of one point (the fields are listed in :mod:`symrmt.sweep`)."""
+    return {"spec_hash": spec.hash, "key": point_key(point), "f": point["f"], "center": point["center"],
+            "a0": spec.hermite[point["f"]][2],
+            "c": point["c"], "d": point["d"], "geometry": point["geometry"], "n": point["n"],
+            "p": int(round(point["c"] * point["n"])), "seed": point["seed"], "method": spec.method,
+            "gamma": list(spec.gamma), "theory": theory, "mc": mc}
+
+
+def compute_point(spec: SweepSpec, point: dict) -> dict:
+    """The record of one point, computed here and now (what a sweep writes for it).
+
+    Examples
+    --------
+    >>> from symrmt.sweep import parse_spec
+    >>> spec = parse_spec({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1, 1.0], "seeds": 1})
+    >>> record = compute_point(spec, spec.points()[0])
+    >>> record["n"], record["p"], len(record["mc"]["attention"]), len(record["theory"]["attention"])
+    (16, 16, 2, 2)
+    """
+    return make_record(spec, point, theory_task(theory_payload(spec, point)),
+                       monte_carlo_task(monte_carlo_payload(spec, point)))

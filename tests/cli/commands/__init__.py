@@ -1,0 +1,1 @@
+"""Tests of the command modules of :mod:`symrmt.cli.commands`, one file per module."""

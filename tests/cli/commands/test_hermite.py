@@ -1,0 +1,46 @@
+"""``symrmt hermite``: the JSON contract, extra orders, centering and refused formulas."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ..runner import assert_refused, run, run_json
+
+
+def test_hermite_json_contract(capsys):
+    out = run_json(capsys, "hermite", "--f", "erf(x)")
+    assert set(out) >= {"f", "a0", "a1", "a2", "nu", "exact", "source"}
+    assert abs(out["nu"] - 2 / math.pi * math.asin(2 / 3)) < 1e-13
+    assert "asin" in out["exact"]["nu"] and out["exact"]["a2"] is not None
+
+
+def test_hermite_extra_order_and_centering(capsys):
+    out = run_json(capsys, "hermite", "--f", "relu(x)", "--center", "--k", "3")
+    assert abs(out["a1"] - 0.5) < 1e-14 and "a3" in out and out["centered_by"] > 0.39
+
+
+def test_uncentered_f_is_refused_with_a_hint(capsys):
+    status, _, err = run(capsys, "hermite", "--f", "relu(x)")
+    assert status == 2 and "--center" in err
+
+
+def test_leading_minus_formula(capsys):
+    out = run_json(capsys, "hermite", "--f=-tanh(x)")
+    assert abs(out["a1"] + 0.6057055) < 1e-6
+
+
+@pytest.mark.parametrize("evil", ["__import__('os').system('touch /tmp/symrmt-pwned')", "x.__class__",
+                                  "lambda: 1", "exec('1')", "open('/etc/passwd')", "y", "x^2", ""])
+def test_unsafe_or_unknown_strings_are_refused(capsys, evil):
+    status, out, err = run(capsys, "hermite", "--f", evil)
+    assert status == 2 and out == "" and "error" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["hermite", "--f", "tanh(x)", "--k", "-1"], "order"),
+    (["hermite", "--f", "1e-15*x"], "too small in scale"),
+    (["hermite", "--f", "__import__('os').system('true')"], "not allowed"),
+])
+def test_bad_hermite_input_is_one_line_and_exit_2(capsys, argv, needle):
+    assert_refused(capsys, argv, needle)

@@ -1,0 +1,71 @@
+"""``symrmt theory``, ``spectrum`` and ``latex``: JSON contracts and refusals."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symrmt.cli import main
+from symrmt import spectral_density
+
+from ..runner import assert_refused, run_json
+
+
+def test_theory_json_has_attention_and_linear(capsys):
+    out = run_json(capsys, "theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.01,0.1,1")
+    assert out["gamma"] == [0.01, 0.1, 1.0]
+    assert [round(v, 3) for v in out["attention"]] == [0.167, 0.453, 0.743]   # docs/theory.md section 5
+    assert len(out["linear"]) == 3
+
+
+def test_theory_log_grid_and_geometry(capsys):
+    out = run_json(capsys, "theory", "--f", "erf(x)", "--c", "2", "--gamma", "1e-2:10:7", "--mu-norm", "1",
+                   "--wk-norm", "1", "--wq-norm", "0.5", "--cos-mu-wk", "0.5", "--diag", "0.2")
+    assert len(out["attention"]) == 7 and all(0 <= e <= 1 for e in out["attention"])
+
+
+def test_latex_general_and_with_f(capsys):
+    general = run_json(capsys, "latex")["latex"]
+    assert r"\mathsf{G}" in general and "a_{1}" in general
+    erf = run_json(capsys, "latex", "--f", "erf(x)")["latex"]
+    assert "a_{1}" not in erf and r"\operatorname{asin}" in erf
+    linear = run_json(capsys, "latex", "--kind", "linear")["latex"]
+    assert r"E_\mathrm{lin}" in linear
+
+
+def test_spectrum_json_contract(capsys):
+    out = run_json(capsys, "spectrum", "--f", "tanh(x)", "--c", "0.5", "--x=0.5:2:4")
+    assert set(out) == {"x", "density", "eta", "matrix", "atom"}
+    assert out["matrix"] == "gram" and out["eta"] == 0.0 and out["atom"] == 0.5
+    assert np.allclose(out["density"], spectral_density("tanh(x)", 0.5, out["x"]).density)
+    kernel = run_json(capsys, "spectrum", "--f", "tanh(x)", "--c", "2", "--x", "0,0.5", "--eta", "0.1", "--matrix", "kernel")
+    assert kernel["matrix"] == "kernel" and all(v > 0 for v in kernel["density"])
+
+
+def test_spectrum_refuses_asymmetric_kernel_and_bad_grids(capsys):
+    assert main(["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "0", "--matrix", "kernel",
+                 "--wk-norm", "1", "--wq-norm", "1", "--cos-wk-wq", "0.2"]) == 2
+    assert main(["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "0,,1"]) == 2
+    assert main(["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "0:1:0"]) == 2
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["latex", "--rank", "0"], "--rank 0: the rank must be in 1..64"),
+    (["latex", "--rank", "-3"], "--rank -3: the rank must be in 1..64"),
+    (["latex", "--rank", "65"], "1..64"),
+    (["latex", "--rank", "1000000"], "1..64"),                  # ran for minutes before it was bounded
+    (["latex", "--f", "tanh(x)", "--digits", "0"], "--digits 0: give 1..17"),
+    (["latex", "--f", "tanh(x)", "--digits", "18"], "1..17"),
+    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1", "--param", "s=2"],
+     "--param s is given twice"),
+    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "1e-3:1:1000", "--param", "s=0.5:2:101"],
+     "ask for 101000 values"),
+    (["theory", "--f", "tanh(s*t*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1:2:1000",
+      "--param", "t=1:2:1000"], "at most 100000"),
+])
+def test_bounds_and_repeated_parameters_are_one_line_and_exit_2(capsys, argv, needle):
+    assert_refused(capsys, argv, needle)
+
+
+def test_the_largest_rank_and_digits_are_accepted(capsys):
+    assert run_json(capsys, "latex", "--f", "erf(x)", "--digits", "17")["latex"]
+    assert run_json(capsys, "latex", "--rank", "3", "--digits", "1")["rank"] == 3
