@@ -27,18 +27,18 @@ fixed at the continuation start by the initial guess :math:`\mathfrak m = (1 - w
 Newton's basin of the physical root wherever the roots are off the support, and then followed by
 continuation, as the unknowns :math:`t` are.
 
-When :math:`M_1` has rank one, :math:`M_1 = U V^\top` (e.g. :math:`a_1 = 0`, or linear regression, where
-:math:`\lambda` enters only through :math:`C = c\lambda`), the Sherman--Morrison formula
-:math:`R(\lambda) = M_0^{-1} - \lambda\, g h/(1 + \lambda u)` with :math:`g = M_0^{-1}U`,
-:math:`h = V^\top M_0^{-1}`, :math:`u = V^\top M_0^{-1} U` gives
+:math:`M_1` of rank one, :math:`M_1 = U_1 V_1^\top` (:math:`a_1 = 0`, or linear regression: :math:`\lambda`
+enters only through :math:`C = c\lambda`), is the Sherman--Morrison case:
+:math:`R(\lambda) = M_0^{-1} - \lambda\, g h/(1 + \lambda \upsilon)` with :math:`g = M_0^{-1}U_1`,
+:math:`h = V_1^\top M_0^{-1}`, :math:`\upsilon = V_1^\top M_0^{-1} U_1`, so
 
 .. math::
 
-    \mathbb E_\lambda[R] = M_0^{-1} - (\mathbb E[\lambda] - u\,\zeta_0)\, g h, \qquad
-    \mathbb E_\lambda[\lambda R] = \mathbb E[\lambda] M_0^{-1} - \zeta_0\, g h, \qquad
-    \zeta_0 = \psi_2(u) = \mathbb E_\lambda\Big[\frac{\lambda^2}{1 + u\lambda}\Big],
+    \mathbb E_\lambda[R] = M_0^{-1} - \zeta_0\, g h, \qquad
+    \mathbb E_\lambda[\lambda R] = \mathbb E[\lambda] M_0^{-1} - \zeta_1\, g h, \qquad
+    \zeta_{k-1} = \psi_k(\upsilon) = \mathbb E_\lambda\Big[\frac{\lambda^k}{1 + \upsilon\lambda}\Big],
 
-one unknown with one quadratic equation, analytic at :math:`u = 0` (where the root of
+two unknowns, each with its own quadratic, analytic at :math:`\upsilon = 0` (where the root of
 :math:`\det M(\lambda)` goes to infinity) and with no pole at the atom. When :math:`M_1 = 0` the averages are
 :math:`M_0^{-1}` and :math:`\mathbb E[\lambda] M_0^{-1}`. Other ranks are refused (no system of symrmt has
 them). In the general algebraic form a root of :math:`\det M` is of order :math:`1/a_1^2`; the form with
@@ -63,8 +63,8 @@ FORMS = ("quadrature", "algebraic")
 
 #: The suffix of an algebraic system's name.
 ALGEBRAIC = "algebraic"
-#: The mass of the law at 0.
-ATOM = sp.Symbol("w_0")
+#: The mass of the law at 0, and the scalar V_1^T M_0^{-1} U_1 of the rank-one route (M_1 = U_1 V_1^T).
+ATOM, UPSILON = sp.Symbol("w_0"), sp.Symbol("upsilon")
 #: The names of the matrices E[R] and E[lambda R] (printed tau and tau^A, like the averages they replace).
 AVERAGE, WEIGHTED_AVERAGE = "tau", "tau^A"
 
@@ -77,8 +77,9 @@ _GLOSSARY = {
          r"\text{ the Stieltjes transform of the law of } \lambda \text{ without its atom}",
     "chi": r"\chi_N(\nu) = \det(\nu - N) = \nu^k - \chi_1 \nu^{k-1} + \chi_2 \nu^{k-2} - \dots "
            r"\text{ the characteristic polynomial of } N",
-    "rank one": r"M_1 = U V^\top,\ u = V^\top M_0^{-1} U,\ \zeta_{k-1} = \mathbb{E}_\lambda[\lambda^k/(1 + u\lambda)] "
-                r"\text{ the roots analytic at } u = 0 \text{ of } {polynomial} = 0 \ (k = 1, 2)",
+    "rank one": r"M_1 = U_1 V_1^\top,\ \upsilon = V_1^\top M_0^{-1} U_1,\ "
+                r"\zeta_{k-1} = \mathbb{E}_\lambda[\lambda^k/(1 + \upsilon\lambda)] "
+                r"\text{ the roots analytic at } \upsilon = 0 \text{ of } {polynomial} = 0 \ (k = 1, 2)",
     "zeta": r"\zeta_j \text{ the coefficients of } \mathfrak{m} \text{ in } I, N, N^2, \dots\text{, fixed by } "
             r"\tilde P(-N, \mathfrak{m}) = 0 \bmod \chi_N,\ \tilde P(z, \tilde m) = {polynomial}\ "
             r"(\tilde m \sim -(1 - w_0)/z \text{ at } \infty)",
@@ -229,8 +230,8 @@ def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weig
     n = m0.shape[0]
     i, j = next((i, j) for i in range(n) for j in range(n) if m1[i, j] != 0)
     column, row = m1[:, j], m1[i, :] / m1[i, j]
-    zero, left, right = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("U", n, 1), sp.MatrixSymbol("V", n, 1)
-    scale = sp.Symbol("u")
+    zero, left, right = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("U_1", n, 1), sp.MatrixSymbol("V_1", n, 1)
+    scale = UPSILON
     definitions = {zero: m0, left: column, right: row.T, scale: sp.Trace(right.T * zero.I * left)}   # a 1 x 1 product
     outer = zero.I * left * right.T * zero.I
     first, second = coefficient_symbol(0), coefficient_symbol(1)
@@ -277,8 +278,9 @@ def _branch(closed: _Closed, law: SpectralLaw, complex_unknowns: bool) -> tuple:
     """
     if closed.route != "rank one" or complex_unknowns:
         return ()
-    u, first, second = sp.Symbol("u"), coefficient_symbol(0), coefficient_symbol(1)
-    return (sp.StrictGreaterThan(first, 0), sp.StrictGreaterThan(second, 0), sp.LessThan(u * first, 1 - atom(law)))
+    first, second = coefficient_symbol(0), coefficient_symbol(1)
+    return (sp.StrictGreaterThan(first, 0), sp.StrictGreaterThan(second, 0),
+            sp.LessThan(UPSILON * first, 1 - atom(law)))
 
 
 def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:
@@ -286,7 +288,7 @@ def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:
     rank), or those of :math:`\psi_1(u)` and :math:`\psi_2(u)` (rank one)."""
     k = closed.size
     if closed.route == "rank one":
-        return [sp.collect(transform_polynomial(law, k, sp.Symbol("u"), coefficient_symbol(k - 1)), coefficient_symbol(k - 1))
+        return [sp.collect(transform_polynomial(law, k, UPSILON, coefficient_symbol(k - 1)), coefficient_symbol(k - 1))
                 for k in (1, 2)]
     if not k:
         return []
@@ -309,8 +311,8 @@ def _glossary(closed: _Closed, law: SpectralLaw) -> dict:
         out[invariant_symbol(1)] = _GLOSSARY["chi"]
         out[coefficient_symbol(0)] = _GLOSSARY["zeta"].replace("{polynomial}", polynomial)
     elif closed.route == "rank one":
-        u, psi = sp.symbols(r"u \zeta_0")
+        u, psi = UPSILON, coefficient_symbol(0)
         polynomial = ",\\ ".join(sp.latex(sp.collect(transform_polynomial(law, k, u, v), v))
-                                  for k, v in ((1, psi), (2, sp.Symbol(r"\zeta_1"))))
-        out[sp.Symbol("u")] = _GLOSSARY["rank one"].replace("{polynomial}", polynomial)
+                                  for k, v in ((1, psi), (2, coefficient_symbol(1))))
+        out[UPSILON] = _GLOSSARY["rank one"].replace("{polynomial}", polynomial)
     return out

@@ -13,8 +13,8 @@ import sympy as sp
 from symrmt.codegen.definitions import expand_definitions
 from symrmt.derive import attention_system, density_system, linear_system
 from symrmt.derive import symbols as S
-from symrmt.derive.algebraic import (ATOM, AVERAGE, WEIGHTED_AVERAGE, algebraic_form, coefficient_symbol,
-                                     in_form)
+from symrmt.derive.algebraic import (ATOM, AVERAGE, UPSILON, WEIGHTED_AVERAGE, algebraic_form,
+                                     coefficient_symbol, in_form)
 from symrmt.derive.attention import DYSON
 from symrmt.derive.components import SpectralAverage
 from symrmt.solve import marchenko_pastur_rule
@@ -92,7 +92,7 @@ def test_rank_one_route_equals_the_quadrature(system):
     first, second = coefficient_symbol(0), coefficient_symbol(1)
     assert algebraic.unknowns[-2:] == (first, second)
     values = {**POINT, **UNKNOWNS}
-    u = _closed(algebraic, values)[sp.Symbol("u")].real
+    u = _closed(algebraic, values)[UPSILON].real
     lam, weights = marchenko_pastur_rule(np.array(values[S.c]), NODES)
     values[first], values[second] = (float(np.sum(weights * lam**k / (1 + u * lam))) for k in (1, 2))
     closed = _closed(algebraic, values)
