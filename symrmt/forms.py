@@ -1,19 +1,25 @@
 r"""Which form of a derived system solves which points: algebraic where it holds, quadrature elsewhere.
 
 Every system is derived in two forms (:mod:`symrmt.derive.algebraic`): with its spectral averages
-computed by quadrature (the reference), and in closed form (polynomial equations, no quadrature;
+computed by quadrature (the reference), and in closed form (polynomial equations, no quadrature,
 several times faster). :func:`solve_in_form` solves a system of a given kind in the form asked for:
 
 ``"quadrature"``
     the reference form at every point;
 ``"algebraic"``
     the algebraic form at every point: the general one where :math:`a_1 \ne 0`, the one derived with
-    :math:`a_1 = 0` substituted where :math:`a_1 = 0` exactly. For
+    :math:`a_1 = 0` substituted where :math:`a_1 = 0` exactly (its Dyson matrix depends on
+    :math:`\lambda` through a rank-one term, as linear regression's does). For
     :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt{a_1^2 + b^2}` a root of :math:`\det M(\lambda)` is
     of order :math:`1/a_1^2` and the general form loses digits: such points are refused;
 ``"auto"`` (the default of the public functions)
-    the algebraic form where it holds; the quadrature form at the points just named, and for a group
-    of points where the algebraic form's solver refuses (a :class:`~symrmt.errors.ConvergenceError`).
+    the general algebraic form, which agrees with the quadrature form to about 1e-9
+    (benchmarks/agreement.py); the quadrature form for linear regression and :math:`a_1 = 0` (the
+    rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
+    :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
+    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for a
+    group of points where the algebraic form's solver refuses (a
+    :class:`~symrmt.errors.ConvergenceError`).
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
@@ -56,7 +62,7 @@ def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto") -> 
     """
     check_form(form)
     reference = _compiled(kind, rank, "quadrature")
-    if form == "quadrature":
+    if form == "quadrature" or (form == "auto" and kind == "linear"):
         return solve(reference, params)
     params = validate_parameters(reference, params)
     shape = np.broadcast_shapes(*(v.shape for v in params.values()))
@@ -81,8 +87,12 @@ def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
         raise ConvergenceError(f"a_1 = {a1[i]:.3g} with b = {b[i]:.3g}: the algebraic form loses digits for "
                                f"0 < |a_1| < {A1_FLOOR:g} sqrt(a_1^2 + b^2) (a root of det M(lambda) goes to "
                                "infinity); use form='auto' or 'quadrature'.")
-    groups = ((~zero & ~small, "general"), (zero, "a1 = 0"), (small, "quadrature"))
-    return [(mask, system) for mask, system in groups if mask.any()]
+    groups = ((~zero & ~small, "general"), (zero, "a1 = 0" if form == "algebraic" else "quadrature"),
+              (small, "quadrature"))
+    merged: dict = {}
+    for mask, system in groups:
+        merged[system] = merged.get(system, np.zeros(size, bool)) | mask
+    return [(mask, system) for system, mask in merged.items() if mask.any()]
 
 
 def _solve_group(kind: str, rank: int, flat: dict, where: np.ndarray, system: str, form: str) -> SolveResult:

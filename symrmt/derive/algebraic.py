@@ -221,25 +221,56 @@ def _closed_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, name: str) -> _
 
 
 def _rank_one_form(m0: sp.Matrix, m1: sp.Matrix, law: SpectralLaw, average, weighted) -> _Closed:
-    r""":math:`M_1 = U V^\top`: Sherman--Morrison, with :math:`\zeta_0 = \psi_1(u)`, :math:`\zeta_1 = \psi_2(u)`.
+    r""":math:`M_1 = U_1 V_1^\top`: Sherman--Morrison, with :math:`\zeta_0 = \psi_1(\upsilon)`, :math:`\zeta_1 = \psi_2(\upsilon)`.
 
-    Each has its own quadratic; :math:`\psi_1 = \mathbb E[\lambda] - u\psi_2` would lose the digits of
-    :math:`\psi_1` to cancellation at large :math:`u` (a root of :math:`\det M` near 0), the other way round those of
-    :math:`\psi_2` at small :math:`u`.
+    Each has its own quadratic: :math:`\psi_1 = \mathbb E[\lambda] - \upsilon\psi_2` would lose the digits of
+    :math:`\psi_1` at large :math:`\upsilon` (a root of :math:`\det M` near 0), the other way round those of
+    :math:`\psi_2` at small :math:`\upsilon`. At large :math:`\upsilon`,
+    :math:`\mathbb E[\lambda] M_0^{-1} - \psi_2\, g h` is a difference of two terms of order :math:`\upsilon`;
+    where :math:`U_1 = u\,e_a` and :math:`V_1 = e_b`, row :math:`b` and column :math:`a` of
+    :math:`\mathbb E[\lambda R]` are written without it: :math:`V_1^\top \lambda R = \lambda h/(1 + \upsilon\lambda)`,
+    so :math:`V_1^\top \mathbb E[\lambda R] = \psi_1 h` and :math:`\mathbb E[\lambda R] U_1 = \psi_1 g`.
     """
     n = m0.shape[0]
     i, j = next((i, j) for i in range(n) for j in range(n) if m1[i, j] != 0)
     column, row = m1[:, j], m1[i, :] / m1[i, j]
     zero, left, right = sp.MatrixSymbol("M_0", n, n), sp.MatrixSymbol("U_1", n, 1), sp.MatrixSymbol("V_1", n, 1)
-    scale = UPSILON
-    definitions = {zero: m0, left: column, right: row.T, scale: sp.Trace(right.T * zero.I * left)}   # a 1 x 1 product
-    outer = zero.I * left * right.T * zero.I
+    g, h = sp.MatrixSymbol("g_1", n, 1), sp.MatrixSymbol("h_1", 1, n)
+    definitions = {zero: m0, left: column, right: row.T, g: zero.I * left, h: right.T * zero.I,
+                   UPSILON: sp.Trace(right.T * zero.I * left)}                 # a 1 x 1 product
     first, second = coefficient_symbol(0), coefficient_symbol(1)
-    definitions[average] = zero.I - first * outer
-    definitions[weighted] = moment(law, 1) * zero.I - second * outer
+    definitions[average] = zero.I - first * g * h
+    definitions[weighted] = moment(law, 1) * zero.I - second * g * h
+    axes = _axes(column, row)
+    if axes is not None:
+        definitions[weighted] = _weighted_on_axes(zero, g, h, first, second, moment(law, 1), axes)
     # psi_k at u = 0 to first order: E[lambda^k] - E[lambda^(k+1)] u.
-    initial = sp.Matrix([moment(law, k) - moment(law, k + 1) * scale for k in (1, 2)])
+    initial = sp.Matrix([moment(law, k) - moment(law, k + 1) * UPSILON for k in (1, 2)])
     return _Closed(definitions, average, weighted, 2, initial, "rank one")
+
+
+def _axes(column: sp.Matrix, row: sp.Matrix) -> tuple[int, sp.Expr, int] | None:
+    """``(a, u, b)`` when ``column = u e_a`` and ``row = e_b^T``, else None."""
+    nonzero_column = [k for k in range(column.shape[0]) if column[k] != 0]
+    nonzero_row = [k for k in range(row.shape[1]) if row[k] != 0]
+    if len(nonzero_column) == 1 and len(nonzero_row) == 1 and row[nonzero_row[0]] == 1:
+        return nonzero_column[0], column[nonzero_column[0]], nonzero_row[0]
+    return None
+
+
+def _weighted_on_axes(zero, g, h, first, second, mean, axes) -> sp.Matrix:
+    r""":math:`\mathbb E[\lambda R]` entry by entry: :math:`\psi_1 h` on row :math:`b`, :math:`\psi_1 g/u` on column
+    :math:`a`, :math:`\mathbb E[\lambda] (M_0^{-1})_{kl} - \psi_2 g_k h_l` elsewhere."""
+    a, u, b = axes
+    n = zero.shape[0]
+
+    def entry(k, l):
+        if k == b:
+            return first * h[0, l]
+        if l == a:
+            return first * g[k, 0] / u
+        return mean * zero.I[k, l] - second * g[k, 0] * h[0, l]
+    return sp.Matrix(n, n, entry)
 
 
 def _stieltjes_matrix(definitions: dict, n_matrix: sp.MatrixSymbol) -> tuple[sp.MatrixSymbol, sp.Matrix]:
@@ -269,12 +300,12 @@ def _characteristic(k: int, nu: sp.Symbol) -> sp.Expr:
 
 
 def _branch(closed: _Closed, law: SpectralLaw, complex_unknowns: bool) -> tuple:
-    r"""Conditions that tell the physical root of the rank-one equation from the other (real systems).
+    r"""Conditions that tell the physical roots of the rank-one equations from the others (real systems).
 
-    :math:`\psi_k(u) = \mathbb E[\lambda^k/(1 + u\lambda)] > 0`, and for real :math:`u \ge 0`,
-    :math:`u\psi_1(u) = \mathbb E[u\lambda/(1 + u\lambda)] < \Pr(\lambda > 0) = 1 - w_0` while the other root
-    of the same quadratic is :math:`c/(u\psi_1)` larger: near :math:`c = 1` and large :math:`u` the two are
-    close, and continuation could otherwise step from one to the other.
+    :math:`\psi_k(\upsilon) = \mathbb E[\lambda^k/(1 + \upsilon\lambda)] > 0`, and for real :math:`\upsilon \ge 0`,
+    :math:`\upsilon\psi_1 = \mathbb E[\upsilon\lambda/(1 + \upsilon\lambda)] < \Pr(\lambda > 0) = 1 - w_0`, while
+    the other root of its quadratic is :math:`c/(\upsilon\psi_1)`: near :math:`c = 1` and at large
+    :math:`\upsilon` the two are close, and continuation could otherwise step from one to the other.
     """
     if closed.route != "rank one" or complex_unknowns:
         return ()
@@ -288,8 +319,13 @@ def _transform_residuals(closed: _Closed, law: SpectralLaw) -> list[sp.Expr]:
     rank), or those of :math:`\psi_1(u)` and :math:`\psi_2(u)` (rank one)."""
     k = closed.size
     if closed.route == "rank one":
-        return [sp.collect(transform_polynomial(law, k, UPSILON, coefficient_symbol(k - 1)), coefficient_symbol(k - 1))
-                for k in (1, 2)]
+        # psi_2's two roots merge as upsilon grows (both ~ 1/upsilon): there it is fixed by
+        # psi_1 + upsilon psi_2 = E[lambda] instead, which is exact and then free of cancellation.
+        first, second = coefficient_symbol(0), coefficient_symbol(1)
+        identity = first + UPSILON * second - moment(law, 1)
+        quadratic = sp.collect(transform_polynomial(law, 2, UPSILON, second), second)
+        return [sp.collect(transform_polynomial(law, 1, UPSILON, first), first),
+                sp.Piecewise((identity, sp.Abs(UPSILON) >= 1), (quadratic, True))]
     if not k:
         return []
     nu = sp.Dummy("nu")

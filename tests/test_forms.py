@@ -1,0 +1,118 @@
+"""symrmt.forms: the algebraic form agrees with the quadrature form, and each form is used where it holds.
+
+The default suite compares 300 random points (tests/_support/forms.py) with the quadrature at a
+tightened tolerance, to 1e-9; benchmarks/agreement.py runs 10^4 points, also against the quadrature
+at its default tolerance and, where they disagree, an independent 40-digit solution
+(tests/data/algebraic_disagreements.json lists and explains every exception).
+"""
+import numpy as np
+import pytest
+
+from _support.forms import AGREEMENT, TIGHT, _quadrature, agree, random_points
+from _support.mp_reference import reference as mp_reference
+from symrmt.derive import attention_system
+from symrmt import attention_error, linear_error, spectral_density
+from symrmt.derive import symbols as S
+from symrmt.derive.attention import ERROR, PHI
+from symrmt.errors import ConvergenceError, ParameterError
+from symrmt.forms import A1_FLOOR, solve_in_form
+from symrmt.solve import solve
+
+TANH = (0.6057055, 0.3942945)
+
+
+def _quadrature_where_it_certifies(rank: int, points: dict, tolerance: float = TIGHT[1]):
+    """The quadrature form (E measured absolutely, as the system says) at ``tolerance``; NaN where it refuses."""
+    return _quadrature(rank, points, tolerance, relative=False)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_the_forms_agree_on_random_points(rank):
+    rng = np.random.default_rng(100 + rank)
+    points = random_points(rng, 70, rank)
+    points[S.a1][np.abs(points[S.a1]) < A1_FLOOR * np.hypot(points[S.a1], points[S.b])] = 0.5   # auto's quadrature
+    algebraic = solve_in_form("attention", rank, points, "algebraic")
+    phi, error, refused = _quadrature_where_it_certifies(rank, points)
+    certified = np.ones(len(phi), bool)
+    certified[refused] = False
+    # The tightened quadrature refuses where its nodes run out: small gamma (the spectrum or a root of
+    # det M reaches 0).
+    assert certified.mean() > 0.8 and np.all(points[S.gamma][~certified] < 1e-3)
+    # Phi to 1e-9 relative; E to 1e-9 relative or 1e-10 absolute (the systems measure E absolutely).
+    ok = certified.copy()
+    for a, q, absolute in ((algebraic[PHI], phi, False), (algebraic[ERROR], error, True)):
+        ok &= agree(np.asarray(a), q, AGREEMENT, absolute)
+    # Where they do not, the tightened quadrature is the one off (its estimate bounds its coarse rule, not
+    # always its own error at 1e-9): an independent 40-digit solution decides, and must side with the
+    # algebraic form.
+    disputed = np.flatnonzero(certified & ~ok)
+    assert disputed.size <= 3
+    for i in disputed:
+        point = {k: float(v[i]) for k, v in points.items()}
+        start = dict(zip(attention_system(rank).unknowns, np.real(algebraic.unknowns[:, i])))
+        exact_phi, exact_error = mp_reference(attention_system(rank), point, start)
+        assert agree(algebraic[PHI][i], exact_phi, AGREEMENT) and agree(algebraic[ERROR][i], exact_error, AGREEMENT, True)
+        assert not agree(phi[i], exact_phi, AGREEMENT) or not agree(error[i], exact_error, AGREEMENT, True)
+
+
+def test_a_wrong_branch_would_be_seen():
+    # The power of the comparison: the same points with Phi from a neighbouring gamma disagree.
+    rng = np.random.default_rng(7)
+    points = random_points(rng, 40, 1)
+    points[S.a1] = np.full(40, 0.6)
+    moved = {**points, S.gamma: points[S.gamma] * (1 + 1e-6)}
+    a = solve_in_form("attention", 1, moved, "algebraic")[PHI]
+    phi, _, refused = _quadrature_where_it_certifies(1, points)
+    keep = np.setdiff1d(np.arange(40), refused)
+    assert not agree(np.asarray(a)[keep], phi[keep], AGREEMENT).all()
+
+
+def test_each_form_where_it_holds():
+    c, gamma = 1.0, np.array([0.01, 0.1, 1.0])
+    expected = attention_error(TANH, c, gamma, form="quadrature")
+    for form in ("auto", "algebraic"):
+        assert np.allclose(attention_error(TANH, c, gamma, form=form), expected, rtol=1e-9, atol=0)
+    # a_1 = 0 (He_3) has its own algebraic system; 0 < |a_1| < A1_FLOOR sqrt(nu) is the quadrature's.
+    he3 = (0.0, 6.0)
+    assert np.allclose(attention_error(he3, c, gamma, d=0.3, form="algebraic"),
+                       attention_error(he3, c, gamma, d=0.3, form="quadrature"), rtol=1e-9)
+    tiny = (1e-6, 1.0)
+    assert np.allclose(attention_error(tiny, c, gamma), attention_error(tiny, c, gamma, form="quadrature"))
+    with pytest.raises(ConvergenceError, match="loses digits"):
+        attention_error(tiny, c, gamma, form="algebraic")
+    with pytest.raises(ParameterError, match="form"):
+        attention_error(TANH, c, gamma, form="fast")
+    assert np.allclose(linear_error(c, gamma, form="algebraic"), linear_error(c, gamma, form="quadrature"),
+                       rtol=1e-12)
+
+
+def test_results_carry_the_quadrature_unknowns():
+    from symrmt.theory import solve_attention
+
+    for form in ("algebraic", "quadrature"):
+        solution = solve_attention(TANH, 1.0, [0.1, 1.0], form=form)
+        assert solution.unknown_names == ("t_11", "t_12", "t_22") and solution.unknowns.shape == (3, 2)
+    a, q = (solve_attention(TANH, 1.0, [0.1, 1.0], form=f).unknowns for f in ("algebraic", "quadrature"))
+    assert np.allclose(a, q, rtol=1e-9)
+
+
+@pytest.mark.parametrize("matrix, c, x", [("gram", 0.5, np.linspace(0.05, 5, 40)), ("gram", 2.0, np.linspace(0.05, 5, 40)),
+                                          ("kernel", 2.0, np.linspace(-1.5, 2.5, 40))])
+@pytest.mark.parametrize("eta", [0.0, 0.05])
+def test_densities_and_atoms_agree(matrix, c, x, eta):
+    algebraic = spectral_density(TANH, c, x, eta=eta, matrix=matrix, form="algebraic")
+    quadrature = spectral_density(TANH, c, x, eta=eta, matrix=matrix, form="quadrature")
+    # Absolute: the density is O(1) and exactly 0 outside the support at eta = 0.
+    assert np.allclose(algebraic.density, quadrature.density, rtol=1e-8, atol=1e-10)
+    assert abs(algebraic.atom - quadrature.atom) < 1e-9
+
+
+def test_the_solver_of_an_algebraic_system_uses_no_quadrature():
+    from symrmt.codegen import compile_system
+    from symrmt.derive import attention_system
+
+    compiled = compile_system(attention_system(2, "algebraic"))
+    assert compiled.law is None and compiled.averages_count == 0
+    points = random_points(np.random.default_rng(3), 5, 2)
+    points[S.a1] = np.full(5, 0.7)
+    assert np.isfinite(solve(compiled, points)[ERROR]).all()
