@@ -83,24 +83,24 @@ def _quadrature(rank: int, points: dict, tolerance: float, relative: bool = True
     return phi, error, sorted(refused)
 
 
-def _algebraic(rank: int, points: dict) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(Phi, E, {index: refusal}) of the algebraic form, point by point where a batch is refused."""
+def _algebraic(rank: int, points: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """(Phi, E, unknowns t, {index: refusal}) of the algebraic form, point by point where a batch is refused."""
     from symrmt.derive.attention import ERROR, PHI
 
     size = len(next(iter(points.values())))
-    phi, error, refused = np.full(size, np.nan), np.full(size, np.nan), {}
     try:
         result = solve_in_form("attention", rank, points, "algebraic")
-        return np.asarray(result[PHI]), np.asarray(result[ERROR]), refused
+        return np.asarray(result[PHI]), np.asarray(result[ERROR]), np.real(result.unknowns), {}
     except ConvergenceError:
         pass
+    phi, error, unknowns, refused = np.full(size, np.nan), np.full(size, np.nan), np.full((3, size), np.nan), {}
     for i in range(size):
         try:
             result = solve_in_form("attention", rank, {k: v[i] for k, v in points.items()}, "algebraic")
-            phi[i], error[i] = result[PHI], result[ERROR]
+            phi[i], error[i], unknowns[:, i] = result[PHI], result[ERROR], np.real(result.unknowns)
         except ConvergenceError as refusal:
             refused[i] = str(refusal)
-    return phi, error, refused
+    return phi, error, unknowns, refused
 
 
 def agree(a: np.ndarray, q: np.ndarray, tolerance: float, absolute: bool = False) -> np.ndarray:
@@ -110,16 +110,21 @@ def agree(a: np.ndarray, q: np.ndarray, tolerance: float, absolute: bool = False
     return (difference <= tolerance * np.abs(q)) | (absolute & (difference <= TINY))
 
 
-def compare(rank: int, points: dict) -> list[dict]:
-    """Every point where the forms disagree or one refuses, with the values and the tolerance that decided."""
-    phi_a, error_a, refused_a = _algebraic(rank, points)
-    phi_t, error_t, refused_t = _quadrature(rank, points, TIGHT[0])
+def compare(rank: int, points: dict) -> tuple[list[dict], dict]:
+    """Every point where the forms disagree or one refuses (values, unknowns, which tolerance decided), and the
+    largest differences among the points where both answer."""
+    phi_a, error_a, unknowns, refused_a = _algebraic(rank, points)
+    phi_t, error_t, refused_t = _quadrature(rank, points, TIGHT[0], relative=False)
     if refused_t:
         again = {k: v[refused_t] for k, v in points.items()}
-        phi_r, error_r, refused_r = _quadrature(rank, again, TIGHT[1])
+        phi_r, error_r, refused_r = _quadrature(rank, again, TIGHT[1], relative=False)
         phi_t[refused_t], error_t[refused_t] = phi_r, error_r
         refused_t = [refused_t[j] for j in refused_r]
-    phi_d, error_d, refused_d = _quadrature(rank, points, 1e-6)
+    phi_d, error_d, refused_d = _quadrature(rank, points, 1e-6, relative=False)
+    both = np.isfinite(phi_a) & np.isfinite(phi_t)
+    statistics = {"both answer": int(both.sum()),
+                  "max relative difference of Phi": float(np.max(np.abs(phi_a / phi_t - 1)[both], initial=0)),
+                  "max absolute difference of E": float(np.max(np.abs(error_a - error_t)[both], initial=0))}
     records = []
     for i in range(len(phi_a)):
         tight = i not in refused_t
@@ -134,9 +139,9 @@ def compare(rank: int, points: dict) -> list[dict]:
         records.append({
             "rank": rank, "point": {str(k): float(v[i]) for k, v in points.items()},
             "algebraic": None if i in refused_a else {"Phi": float(phi_a[i]), "E": float(error_a[i])},
-            "algebraic_refusal": refused_a.get(i),
+            "algebraic_refusal": refused_a.get(i), "unknowns": [float(u) for u in unknowns[:3, i]],
             "quadrature_tight": None if not tight else {"Phi": float(phi_t[i]), "E": float(error_t[i])},
             "quadrature_default": None if i in refused_d else {"Phi": float(phi_d[i]), "E": float(error_d[i])},
             "agrees": bool(ok), "agrees_with_default": bool(default_ok),
         })
-    return records
+    return records, statistics
