@@ -159,4 +159,5 @@ def _atom(matrix: str, base: dict, form: str) -> float:
     if not np.isfinite(atom) or atom < -ATOM_TOLERANCE or atom > 1 + ATOM_TOLERANCE:
         raise ConvergenceError(f"the atom at 0 did not settle: eta Im m(i eta) = {[e1, e2, e3]} at eta = "
                                f"{etas.tolist()}.")
-    return 0.0 if atom < ATOM_TOLERANCE else float(min(atom, 1.0))
+    # Rounded to 1e-12: the last digits of eta Im m(i eta) are round-off (1 - c comes out 0.5 + 1e-15).
+    return 0.0 if atom < ATOM_TOLERANCE else float(min(round(atom, 12), 1.0))

@@ -75,12 +75,11 @@ _GLOSSARY = {
     "w": r"w_0 \text{ the mass of the law of } \lambda \text{ at } 0",
     "m": r"\mathfrak{m} = \tilde m(-N),\ \tilde m(z) = \mathbb{E}_\lambda[1/(\lambda - z)] + w_0/z "
          r"\text{ the Stieltjes transform of the law of } \lambda \text{ without its atom}",
-    "chi": r"\chi_N(\nu) = \det(\nu - N) = \nu^k - \chi_1 \nu^{k-1} + \chi_2 \nu^{k-2} - \dots "
-           r"\text{ the characteristic polynomial of } N",
-    "rank one": r"M_1 = U_1 V_1^\top,\ \upsilon = V_1^\top M_0^{-1} U_1,\ "
-                r"\zeta_{k-1} = \mathbb{E}_\lambda[\lambda^k/(1 + \upsilon\lambda)] "
-                r"\text{ the roots analytic at } \upsilon = 0 \text{ of } {polynomial} = 0 \ (k = 1, 2)",
-    "zeta": r"\zeta_j \text{ the coefficients of } \mathfrak{m} \text{ in } I, N, N^2, \dots\text{, fixed by } "
+    "chi": r"\chi_N(\nu) = \det(\nu - N) = {characteristic} \text{ the characteristic polynomial of } N",
+    "rank one": r"M_1 = U_1 V_1^\top,\ \upsilon = V_1^\top M_0^{-1} U_1,\ g_1 = M_0^{-1} U_1,\ h_1 = V_1^\top M_0^{-1},\ "
+                r"\zeta_{j} = \mathbb{E}_\lambda[\lambda^{j+1}/(1 + \upsilon\lambda)] "
+                r"\text{ the roots analytic at } \upsilon = 0 \text{ of } {polynomial} \ (j = 0, 1)",
+    "zeta": r"\zeta_j \text{ the coefficients of } \mathfrak{m} \text{ in } {powers}\text{, fixed by } "
             r"\tilde P(-N, \mathfrak{m}) = 0 \bmod \chi_N,\ \tilde P(z, \tilde m) = {polynomial}\ "
             r"(\tilde m \sim -(1 - w_0)/z \text{ at } \infty)",
 }
@@ -344,11 +343,16 @@ def _glossary(closed: _Closed, law: SpectralLaw) -> dict:
         polynomial = sp.latex(sp.collect(bulk_polynomial(law, z, m, ATOM), m))
         out[ATOM] = _GLOSSARY["w"]
         out[sp.MatrixSymbol(r"\mathfrak{m}", closed.size, closed.size)] = _GLOSSARY["m"]
-        out[invariant_symbol(1)] = _GLOSSARY["chi"]
-        out[coefficient_symbol(0)] = _GLOSSARY["zeta"].replace("{polynomial}", polynomial)
+        nu, n_matrix = sp.Symbol("nu"), sp.MatrixSymbol("N", closed.size, closed.size)
+        terms = [sp.latex((invariant_symbol(j) if j else 1) * nu ** (closed.size - j)) for j in range(closed.size + 1)]
+        characteristic = terms[0] + "".join((" - " if j % 2 else " + ") + terms[j] for j in range(1, len(terms)))
+        out[invariant_symbol(1)] = _GLOSSARY["chi"].replace("{characteristic}", characteristic)
+        powers = ", ".join(sp.latex(n_matrix**j) for j in range(1, closed.size))
+        out[coefficient_symbol(0)] = _GLOSSARY["zeta"].replace("{polynomial}", polynomial).replace(
+            "{powers}", "I" + (", " + powers if powers else ""))
     elif closed.route == "rank one":
         u, psi = UPSILON, coefficient_symbol(0)
-        polynomial = ",\\ ".join(sp.latex(sp.collect(transform_polynomial(law, k, u, v), v))
-                                  for k, v in ((1, psi), (2, coefficient_symbol(1))))
+        polynomial = r" = 0 \text{ and } ".join(sp.latex(sp.collect(transform_polynomial(law, k, u, v), v))
+                                                 for k, v in ((1, psi), (2, coefficient_symbol(1)))) + " = 0"
         out[UPSILON] = _GLOSSARY["rank one"].replace("{polynomial}", polynomial)
     return out

@@ -432,7 +432,7 @@ def _symbols(system: FixedPointSystem) -> set[sp.Symbol]:
     out |= {a.variable for a in system.averages.values()}
     for e in exprs:
         out |= getattr(e, "free_symbols", set())
-    return {x for x in out if isinstance(x, sp.Symbol)}
+    return {x for x in out if isinstance(x, (sp.Symbol, sp.MatrixSymbol))}      # matrices of an algebraic form
 
 
 def _glossary(system: FixedPointSystem, skip: set = frozenset()) -> list[str]:
