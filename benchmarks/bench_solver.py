@@ -17,9 +17,13 @@ Prints, each next to a baseline measured in the same run:
    eta = 0.05), against the 200-point error curve;
 7. how fast hopeless inputs are refused (the tests assert only that they are): gamma = 1e-12
    at c = 1 stalls the continuation at round-off (was 170 s before the MIN_RATIO rule) and
-   gamma = 1e-10 outgrows the quadrature, against the solvable gamma = 1e-4 there.
+   gamma = 1e-10 outgrows the quadrature, against the solvable gamma = 1e-4 there;
+8. the algebraic form against the quadrature form, in the same run (``forms``): the 200-point
+   curve (target < 10 ms), a random cloud at rank 1 (target >= 1e5 points/s), a 400-point
+   density at eta = 0 (target < 0.2 s) and the first build for a new f in a fresh process
+   (target < 10 s), each line with the machine's load (``uptime``).
 
-Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density refusal]`` for a subset.
+Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density refusal forms]`` for a subset.
 """
 from __future__ import annotations
 
@@ -183,8 +187,63 @@ def refusal() -> None:
           f"quadrature) {refused(1e-10):6.2f} s   (solving gamma = 1e-4: {solvable:6.2f} s; was 170 s for 1e-12)")
 
 
+def _load() -> str:
+    """The 1-minute load average and the CPUs it is shared by (timings on a loaded machine are slower)."""
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+
+
+def _cloud_points(rng, points: int) -> dict:
+    """A random rank-1 cloud: c, gamma, d and the six Gram entries of random (mu, w_K, w_Q)."""
+    frames = rng.standard_normal((points, 3, 3))
+    vectors = frames / np.linalg.norm(frames, axis=-1, keepdims=True) * rng.uniform(0, 1.5, (points, 3, 1))
+    gram = np.einsum("nik,njk->nij", vectors, vectors)
+    return dict(c=rng.uniform(0.3, 3.0, points), gamma=10 ** rng.uniform(-2, 1, points), d=rng.uniform(-0.5, 0.5, points),
+                gram=dict(theta=gram[:, 0, 0], alpha_K=gram[:, 0, 1], alpha_Q=gram[:, 0, 2], omega_KK=gram[:, 1, 1],
+                          omega_QQ=gram[:, 2, 2], omega_KQ=gram[:, 1, 2]))
+
+
+def forms(points: int = 10_000) -> None:
+    """The algebraic form (``form="algebraic"``) against the quadrature form, in the same run."""
+    from symrmt.density import spectral_density
+
+    gamma = np.geomspace(1e-3, 1e2, 200)
+    geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
+    times = {}
+    for form in ("algebraic", "quadrature"):
+        attention_error(TANH, 1.0, gamma, geometry, form=form)                  # first build (not timed)
+        times[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form))
+    print(f"200-point curve: algebraic {1e3 * times['algebraic']:6.1f} ms, quadrature {1e3 * times['quadrature']:6.1f} "
+          f"ms ({times['quadrature'] / times['algebraic']:4.1f}x; target < 10 ms; {_load()})")
+    cloud = _cloud_points(np.random.default_rng(0), points)
+    for form in ("algebraic", "quadrature"):
+        solve_attention(TANH, cloud["c"][:10], cloud["gamma"][:10], d=cloud["d"][:10],
+                        gram={k: v[:10] for k, v in cloud["gram"].items()}, form=form)
+        times[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
+                                                      form=form), repeat=2)
+    print(f"rank-1 cloud of {points}: algebraic {points / times['algebraic']:8.0f} points/s, quadrature "
+          f"{points / times['quadrature']:7.0f} points/s ({times['quadrature'] / times['algebraic']:4.1f}x; "
+          f"target >= 1e5; {_load()})")
+    for matrix, x in (("gram", np.linspace(0.01, 6, 400)), ("kernel", np.linspace(-1.5, 2.5, 400))):
+        for form in ("algebraic", "quadrature"):
+            spectral_density(TANH, 2.0, x[:5], matrix=matrix, form=form)            # build (not timed)
+            times[form] = best_of(lambda: spectral_density(TANH, 2.0, x, matrix=matrix, form=form), repeat=2)
+        print(f"400-point {matrix} density at eta = 0: algebraic {times['algebraic']:6.3f} s, quadrature "
+              f"{times['quadrature']:6.3f} s ({times['quadrature'] / times['algebraic']:5.1f}x; target < 0.2 s; "
+              f"{_load()})")
+    for form in ("algebraic", "quadrature"):
+        with tempfile.TemporaryDirectory() as cache:            # each form with an empty disk cache: a new f
+            env = dict(os.environ, SYMRMT_CACHE_DIR=cache)
+            code = BUILD.replace("attention_error(h, 1.0, 0.1)", f"attention_error(h, 1.0, 0.1, form={form!r})")
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code.format(f="tanh(2*x)/2 + sin(x)/3")], check=True,
+                           capture_output=True, env=env)
+            times[form] = time.perf_counter() - start
+    print(f"first build for a new f, fresh process: algebraic {times['algebraic']:5.2f} s, quadrature "
+          f"{times['quadrature']:5.2f} s (target < 10 s; {_load()})")
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "speedup", "density", "refusal"]
+    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "speedup", "density", "refusal", "forms"]
     for name in chosen:
         {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "speedup": speedup, "density": density,
-         "refusal": refusal}[name]()
+         "refusal": refusal, "forms": forms}[name]()

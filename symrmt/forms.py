@@ -61,15 +61,23 @@ def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto") -> 
     ``params`` are keyed by the quadrature system's parameter symbols and broadcast together.
     """
     check_form(form)
-    reference = _compiled(kind, rank, "quadrature")
     if form == "quadrature" or (form == "auto" and kind == "linear"):
-        return solve(reference, params)
-    params = validate_parameters(reference, params)
+        return solve(_compiled(kind, rank, "quadrature"), params)
+    # The algebraic system has the quadrature system's parameters and domains: it validates them (the
+    # quadrature system is compiled only if a point needs it).
+    params = validate_parameters(_compiled(kind, rank, "algebraic"), params)
     shape = np.broadcast_shapes(*(v.shape for v in params.values()))
     flat = {k: np.broadcast_to(v, shape).ravel() for k, v in params.items()}
     parts = [(where, _solve_group(kind, rank, flat, where, system, form))
              for where, system in _groups(flat, form)]
-    return _merge(reference, parts, shape, int(np.prod(shape)))
+    return _merge(_physical_unknowns(kind, rank), parts, shape, int(np.prod(shape)))
+
+
+def _physical_unknowns(kind: str, rank: int) -> tuple:
+    """The quadrature system's unknowns t_ij: the first unknowns of every form (no compilation needed)."""
+    from .derive.registry import system_for
+
+    return system_for(kind, rank).unknowns
 
 
 def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
@@ -112,9 +120,9 @@ def _solve_group(kind: str, rank: int, flat: dict, where: np.ndarray, system: st
         return solve(_compiled(kind, rank, "quadrature"), points)     # the reference decides these points
 
 
-def _merge(reference, parts: list, shape: tuple, size: int) -> SolveResult:
-    """One result from the groups', in the reference system's observables and unknowns (t_ij, not zeta)."""
-    count = len(reference.unknowns)
+def _merge(keys: tuple, parts: list, shape: tuple, size: int) -> SolveResult:
+    """One result from the groups', with the unknowns ``keys`` (the t_ij, not the zeta)."""
+    count = len(keys)
     observables = {k: np.empty(size, dtype=np.result_type(*(p[k].dtype for _, p in parts)))
                    for k in parts[0][1].observables}
     unknowns = np.empty((count, size), dtype=np.result_type(*(p.unknowns.dtype for _, p in parts)))
@@ -125,4 +133,4 @@ def _merge(reference, parts: list, shape: tuple, size: int) -> SolveResult:
         unknowns[:, where] = part.unknowns.reshape(len(part.unknowns), int(where.sum()))[:count]
         residual[where] = np.ravel(part.residual)
     return SolveResult({k: v.reshape(shape) for k, v in observables.items()}, unknowns.reshape(count, *shape),
-                       residual.reshape(shape), reference.unknowns)
+                       residual.reshape(shape), keys)
