@@ -16,6 +16,8 @@ __all__ = ["Problem", "stack"]
 
 def stack(values, size: int, dtype=float) -> np.ndarray:
     """``(len(values), size)`` array from a list of arrays of shape ``(size,)``, ``(size, 1)`` or scalars."""
+    if all(type(v) is np.ndarray and v.shape == (size,) for v in values):     # the common case, in one copy
+        return np.array(values, dtype=dtype)
     out = np.empty((len(values), size), dtype=dtype)
     for k, v in enumerate(values):
         v = np.asarray(v)
@@ -111,14 +113,14 @@ class Problem:
         compiled = self.compiled
         u, n = len(compiled.unknowns), len(index)
         p = compiled.fixed_point_averages_count
+        if not p:                       # no averages (an algebraic form): the residuals' own partials
+            parts = stack(compiled.residual(list(t), [], self.params(index, value, column=False)), n, self.dtype)
+            return parts[:u], parts[u: u + u * u].reshape(u, u, n).transpose(2, 0, 1), parts[u + u * u:]
         params = self.params(index, value)
-        if p:
-            lam, weights = self.rule(index, coarse)
-            values = self.expect(lambda lam, *rest: compiled.fixed_point(lam, rest[:u], rest[u:]),
-                                 [lam, *(x[:, None] for x in t), *params], weights)
-            tau, dtau_dt, dtau_dv = values[:p], values[p: p + p * u].reshape(p, u, n), values[p + p * u:]
-        else:
-            tau = dtau_dt = dtau_dv = np.zeros((0, n))
+        lam, weights = self.rule(index, coarse)
+        values = self.expect(lambda lam, *rest: compiled.fixed_point(lam, rest[:u], rest[u:]),
+                             [lam, *(x[:, None] for x in t), *params], weights)
+        tau, dtau_dt, dtau_dv = values[:p], values[p: p + p * u].reshape(p, u, n), values[p + p * u:]
         flat = [x[:, 0] for x in params]
         parts = stack(compiled.residual(list(t), list(tau), flat), n, self.dtype)
         residual = parts[:u]

@@ -47,3 +47,5 @@ NEAR_AXIS = 1e-2
 #: and the largest step ratio.
 EXACT_CORRECTIONS = 6
 EXACT_MAX_RATIO = 10.0
+#: ... and the residual (relative to 1 + max |t|) at which a step of their path has converged.
+EXACT_PATH_TOLERANCE = 1e-4
