@@ -20,8 +20,7 @@ __all__ = ["solve_exact", "EXACT_RULES"]
 
 #: Steps of an exact system: Newton may take more (cheap) corrections and need not decrease the residual
 #: monotonically (unknowns of very different sizes, e.g. t ~ 1/v next to bounded ones), the correction
-#: is compared with the predicted change in the max norm, and a step converges at a looser tolerance
-#: (every target is polished to TOLERANCE by Newton with the same exact functions).
+#: is compared with the predicted change in the max norm.
 EXACT_RULES = PathRules(corrections=EXACT_CORRECTIONS, tolerance=EXACT_PATH_TOLERANCE, monotone=False,
                         componentwise=False, max_ratio=EXACT_MAX_RATIO)
 
