@@ -48,5 +48,5 @@ NEAR_AXIS = 1e-2
 EXACT_CORRECTIONS = 6
 EXACT_MAX_RATIO = 10.0
 #: ... and the residual (relative to 1 + max |t|) at which a step of their path has converged: looser
-#: saves one evaluation in eight, but strands the path near a branch point (c = 1, gamma = 1e-12).
+#: saves one evaluation in eight, but strands the path near a branch point of the transform.
 EXACT_PATH_TOLERANCE = 1e-6
