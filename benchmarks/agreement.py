@@ -1,7 +1,9 @@
 """The algebraic form against the quadrature form on 10^4 random points; writes tests/data/algebraic_disagreements.json.
 
-Run ``python benchmarks/agreement.py [points] [seed]`` (default 10000 points, seed 2026: about an hour on
-a loaded 2-core machine, most of it the tightened quadrature). Points span rank 1, 2 and 3 (a third each),
+Run ``python benchmarks/agreement.py [points] [seed]`` (default 10000 points, seed 2026), or one rank per
+process, ``python benchmarks/agreement.py 10000 2026 --rank 1`` (then 2 and 3; each writes its part next to
+the data file) and ``python benchmarks/agreement.py --merge`` (about an hour with the three in parallel on a
+loaded 2-core machine, most of it the tightened quadrature). Points span rank 1, 2 and 3 (a third each),
 c in [0.05, 20] and gamma in [1e-6, 1e3] (log-uniform), d != 0, a_1 of either sign, 0 at 3% of the points
 and in (1e-8, 1e-2) at 2% (tests/_support/forms.py). The algebraic form (``form="algebraic"``) is
 compared with the quadrature form at a tightened tolerance (1e-10, else 1e-9: Phi to 1e-9 relative, E to
@@ -13,6 +15,7 @@ differences among the agreeing points.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import pathlib
 import sys
@@ -75,18 +78,16 @@ def _adjudicate(record: dict) -> str:
     return "algebraic off" if ok["quadrature"] else "both off"
 
 
-def main(points: int = 10_000, seed: int = 2026) -> None:
-    rng = np.random.default_rng(seed)
-    records, statistics = [], {"points": points, "seed": seed, "by rank": {}}
-    start = time.perf_counter()
-    for rank, size in zip((1, 2, 3), np.diff(np.linspace(0, points, 4).astype(int))):
-        sample = random_points(rng, int(size), rank)
-        listed, differences = compare(rank, sample)
-        for record in listed:
-            record["category"] = _adjudicate(record)
-        statistics["by rank"][rank] = {"points": int(size), "listed": len(listed), **differences}
-        records += listed
-        print(f"rank {rank}: {size} points, {len(listed)} listed ({time.perf_counter() - start:.0f} s)", flush=True)
+def _rank(rank: int, size: int, seed: int) -> tuple[list, dict]:
+    """The listed points and the statistics of ``size`` random points at ``rank`` (seeded by seed and rank)."""
+    sample = random_points(np.random.default_rng([seed, rank]), size, rank)
+    listed, differences = compare(rank, sample)
+    for record in listed:
+        record["category"] = _adjudicate(record)
+    return listed, {"points": size, "listed": len(listed), **differences}
+
+
+def _write(records: list, statistics: dict) -> None:
     counts: dict = {}
     for record in records:
         counts[record["category"]] = counts.get(record["category"], 0) + 1
@@ -95,5 +96,36 @@ def main(points: int = 10_000, seed: int = 2026) -> None:
     print(json.dumps(statistics, indent=1))
 
 
+def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3)) -> None:
+    sizes = dict(zip((1, 2, 3), np.diff(np.linspace(0, points, 4).astype(int))))
+    start = time.perf_counter()
+    for rank in ranks:
+        listed, statistics = _rank(rank, int(sizes[rank]), seed)
+        print(f"rank {rank}: {sizes[rank]} points, {len(listed)} listed ({time.perf_counter() - start:.0f} s)", flush=True)
+        part = {"points": points, "seed": seed, "rank": rank, "statistics": statistics, "listed": listed}
+        OUT.with_suffix(f".rank{rank}.json").write_text(json.dumps(part))
+
+
+def merge() -> None:
+    """The data file from the three parts (then removed)."""
+    parts = [json.loads(OUT.with_suffix(f".rank{rank}.json").read_text()) for rank in (1, 2, 3)]
+    statistics = {"points": parts[0]["points"], "seed": parts[0]["seed"],
+                  "by rank": {part["rank"]: part["statistics"] for part in parts}}
+    _write([record for part in parts for record in part["listed"]], statistics)
+    for rank in (1, 2, 3):
+        OUT.with_suffix(f".rank{rank}.json").unlink()
+
+
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("points", type=int, nargs="?", default=10_000)
+    parser.add_argument("seed", type=int, nargs="?", default=2026)
+    parser.add_argument("--rank", type=int, choices=(1, 2, 3), help="only this rank (its part of the data file)")
+    parser.add_argument("--merge", action="store_true", help="write the data file from the three parts")
+    options = parser.parse_args()
+    if options.merge:
+        merge()
+    else:
+        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3))
+        if not options.rank:
+            merge()
