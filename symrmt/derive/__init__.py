@@ -17,11 +17,14 @@ code builds, step by step,
    and one for linear (ridge) regression; :mod:`.density` -- the same resolvents
    at a complex spectral argument, for eigenvalue densities;
 6. :mod:`.registry` -- the systems by kind and the substitution of f's Hermite data;
-   :mod:`.latex` -- a system printed as LaTeX.
+   :mod:`.latex` -- a system printed as LaTeX;
+7. :mod:`.algebraic` -- any of these systems with its spectral averages in closed form (polynomial
+   equations, no quadrature), from the law's Stieltjes equation in :mod:`.stieltjes`.
 
 A system is made of the parts in :mod:`.components`. The numeric solver
 (:mod:`symrmt.solve`) solves exactly these objects, compiled by :mod:`symrmt.codegen`.
 """
+from .algebraic import FORMS, algebraic_form
 from .attention import attention_system, linear_system
 from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, WoodburyForm, derivative_of
 from .density import density_system
@@ -29,4 +32,5 @@ from .fixed_point import FixedPointSystem
 from .registry import KINDS, system_for
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
-           "derivative_of", "attention_system", "linear_system", "density_system", "KINDS", "system_for"]
+           "derivative_of", "attention_system", "linear_system", "density_system", "KINDS", "system_for",
+           "algebraic_form", "FORMS"]

@@ -71,3 +71,18 @@ def test_bounds_and_repeated_parameters_are_one_line_and_exit_2(capsys, argv, ne
 def test_the_largest_rank_and_digits_are_accepted(capsys):
     assert run_json(capsys, "latex", "--f", "erf(x)", "--digits", "17")["latex"]
     assert run_json(capsys, "latex", "--rank", "3", "--digits", "1")["rank"] == 3
+
+
+def test_form_on_theory_spectrum_and_latex(capsys):
+    base = ("theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.01,0.1,1", "--mu-norm", "1")
+    algebraic, quadrature = (run_json(capsys, *base, "--form", form) for form in ("algebraic", "quadrature"))
+    assert np.allclose(algebraic["attention"], quadrature["attention"], rtol=1e-9)
+    assert np.allclose(algebraic["linear"], quadrature["linear"], rtol=1e-9)
+    densities = [run_json(capsys, "spectrum", "--f", "tanh(x)", "--c", "2", "--x", "0.5,1", "--form", form)["density"]
+                 for form in ("algebraic", "quadrature")]
+    assert np.allclose(*densities, rtol=1e-8)
+    printed = run_json(capsys, "latex", "--form", "algebraic")
+    assert printed["form"] == "algebraic" and r"\mathbb{E}_\lambda\left[" not in printed["latex"]
+    assert r"\mathfrak{m}" in printed["latex"] and r"\zeta_{2}" in printed["latex"]
+    assert r"\mathbb{E}_\lambda\left[" in run_json(capsys, "latex")["latex"]          # the default: quadrature
+    assert main(["theory", *base[1:], "--form", "fast"]) == 2
