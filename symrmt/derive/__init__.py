@@ -24,7 +24,7 @@ code builds, step by step,
 A system is made of the parts in :mod:`.components`. The numeric solver
 (:mod:`symrmt.solve`) solves exactly these objects, compiled by :mod:`symrmt.codegen`.
 """
-from .algebraic import FORMS, algebraic_form
+from .algebraic import algebraic_form
 from .attention import attention_system, linear_system
 from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, WoodburyForm, derivative_of
 from .density import density_system
@@ -33,4 +33,4 @@ from .registry import KINDS, system_for
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
            "derivative_of", "attention_system", "linear_system", "density_system", "KINDS", "system_for",
-           "algebraic_form", "FORMS"]
+           "algebraic_form"]
