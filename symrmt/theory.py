@@ -294,7 +294,8 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         Return a complete, compilable LaTeX document instead of fragments.
     form : {"quadrature", "algebraic", "auto"}
         The form printed: with its spectral averages :math:`\mathbb E_\lambda[\cdot]` (the default), or in
-        closed form (``"algebraic"``, also ``"auto"``: the form the solver uses by default).
+        closed form (``"algebraic"``, also ``"auto"``: the form the solver uses by default); for an f with
+        :math:`a_1 = 0`, the algebraic form derived with :math:`a_1 = 0`.
 
     Examples
     --------
@@ -308,12 +309,17 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     from .derive.registry import printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
 
-    system = system_for(kind, rank, "quadrature" if check_form(form) == "quadrature" else "algebraic")
+    from .derive import symbols as S
+
+    printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
     substitution, given, symbols = None, [], ()
     if f is not None and kind != "linear":
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center, parameters=parameters)
         substitution, given = printed_hermite(h, digits if numeric else None)
         symbols = tuple(h.parameters or ())
+    # An f with a_1 = 0 has its own algebraic form (the general one divides by a_1).
+    zero = printed == "algebraic" and substitution is not None and substitution.get(S.a1) == 0
+    system = system_for(kind, rank, printed, without_linear_part=zero)
     if document:
         return system_document(system, substitution, digits, given=given, parameters=symbols)
     return system_latex(system, substitution, digits, given=given, parameters=symbols)

@@ -59,7 +59,12 @@ class _Printer(LatexPrinter):
         self._names = names or {}
 
     def _print_MatrixElement(self, expr):
-        return f"{self._print(expr.parent)}_{{{int(expr.i) + 1}{int(expr.j) + 1}}}"
+        parent = self._print(expr.parent)
+        if not isinstance(expr.parent, sp.MatrixSymbol):          # an entry of a product or an inverse
+            parent = r"\left(" + parent + r"\right)"
+        elif "_" in parent or "^" in parent:                       # g_{1}, tau^{A}: one group, one subscript
+            parent = "{" + parent + "}"
+        return f"{parent}_{{{int(expr.i) + 1}{int(expr.j) + 1}}}"
 
     def _print_Symbol(self, expr, style="plain"):
         if expr in self._names:

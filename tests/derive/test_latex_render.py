@@ -35,6 +35,11 @@ CASES = [
     dict(kind="linear"),
     dict(kind="gram_density", f="tanh(x)"),
     dict(kind="kernel_density", f="sin(x)"),
+    dict(kind="attention", form="algebraic"),                  # the algebraic forms' matrices and routes
+    dict(kind="attention", form="algebraic", f="x**3 - 3*x"),
+    dict(kind="linear", form="algebraic"),
+    dict(kind="gram_density", form="algebraic", f="tanh(x)"),
+    dict(kind="kernel_density", form="algebraic"),
 ]
 
 _ENGINES = ("pdflatex", "lualatex", "xelatex")
