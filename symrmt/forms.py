@@ -112,12 +112,28 @@ def _solve_group(kind: str, rank: int, flat: dict, where: np.ndarray, system: st
     zero = system == "a1 = 0"
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
+    if form == "algebraic":
+        return solve(compiled, subset)
+    return _algebraic_or_quadrature(kind, rank, compiled, subset, points)
+
+
+def _algebraic_or_quadrature(kind: str, rank: int, compiled, subset: dict, points: dict) -> SolveResult:
+    """The algebraic form, halving a refused group until the refused points are single (solved by quadrature).
+
+    The solver refuses a whole call for one point; halving keeps the rest of a large group algebraic
+    at the cost of about two more solves of the group per refused point.
+    """
     try:
         return solve(compiled, subset)
     except ConvergenceError:
-        if form == "algebraic":
-            raise
-        return solve(_compiled(kind, rank, "quadrature"), points)     # the reference decides these points
+        size = len(next(iter(points.values())))
+        if size == 1:
+            return solve(_compiled(kind, rank, "quadrature"), points)     # the reference decides this point
+    index = np.arange(size)
+    parts = [(half, _algebraic_or_quadrature(kind, rank, compiled, {k: v[half] for k, v in subset.items()},
+                                             {k: v[half] for k, v in points.items()}))
+             for half in (index < size // 2, index >= size // 2)]
+    return _merge(_physical_unknowns(kind, rank), parts, (size,), size)
 
 
 def _merge(keys: tuple, parts: list, shape: tuple, size: int) -> SolveResult:

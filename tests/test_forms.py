@@ -89,6 +89,27 @@ def test_each_form_where_it_holds():
                        rtol=1e-12)
 
 
+def test_auto_solves_only_the_refused_point_by_quadrature(monkeypatch):
+    """A planted refusal of the algebraic solver at one gamma of eight: that point alone goes to quadrature."""
+    import symrmt.forms as forms
+
+    gamma = np.geomspace(0.01, 10, 8)
+    refused, calls = gamma[5], []
+
+    def solve_refusing(compiled, params):
+        algebraic = compiled.law is None                                   # no spectral average
+        calls.append((algebraic, np.size(params[S.gamma])))
+        if algebraic and np.isin(refused, params[S.gamma]):
+            raise ConvergenceError("planted")
+        return solve(compiled, params)
+
+    monkeypatch.setattr(forms, "solve", solve_refusing)
+    auto = attention_error(TANH, 1.0, gamma)
+    assert [size for algebraic, size in calls if not algebraic] == [1]           # one point by quadrature
+    monkeypatch.undo()
+    assert np.allclose(auto, attention_error(TANH, 1.0, gamma, form="quadrature"), rtol=1e-9, atol=0)
+
+
 def test_results_carry_the_quadrature_unknowns():
     from symrmt.theory import solve_attention
 
