@@ -14,9 +14,12 @@ Prints, each next to a baseline measured in the same run:
 5. the theory of a 100-point curve against the Monte Carlo of the same curve (the
    speed-up a user gets from the theory);
 6. a 400-point eigenvalue density curve (gram and kernel matrices, eta = 0 and
-   eta = 0.05), against the 200-point error curve.
+   eta = 0.05), against the 200-point error curve;
+7. how fast hopeless inputs are refused (the tests assert only that they are): gamma = 1e-12
+   at c = 1 stalls the continuation at round-off (was 170 s before the MIN_RATIO rule) and
+   gamma = 1e-10 outgrows the quadrature, against the solvable gamma = 1e-4 there.
 
-Run ``python benchmarks/bench_solver.py [curve cloud build rank density]`` for a subset.
+Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density refusal]`` for a subset.
 """
 from __future__ import annotations
 
@@ -150,7 +153,7 @@ def speedup() -> None:
 
 
 def density() -> None:
-    from symrmt.spectral import spectral_density
+    from symrmt.density import spectral_density
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     reference = best_of(lambda: attention_error(TANH, 1.0, gamma), repeat=3)
@@ -162,7 +165,26 @@ def density() -> None:
                   f"({seconds / reference:6.1f}x the 200-point error curve, {1e3 * reference:5.1f} ms)")
 
 
+def refusal() -> None:
+    from symrmt.errors import ConvergenceError
+
+    attention_error(TANH, 1.0, 1e-4)                                 # first build (not timed)
+    solvable = best_of(lambda: attention_error(TANH, 1.0, 1e-4), repeat=2)
+
+    def refused(gamma: float) -> float:
+        start = time.perf_counter()
+        try:
+            attention_error(TANH, 1.0, gamma)
+        except ConvergenceError:
+            return time.perf_counter() - start
+        raise AssertionError(f"gamma = {gamma:g} was not refused")
+
+    print(f"refusal at c = 1: gamma = 1e-12 (stalled) {refused(1e-12):6.2f} s, gamma = 1e-10 (too small for the "
+          f"quadrature) {refused(1e-10):6.2f} s   (solving gamma = 1e-4: {solvable:6.2f} s; was 170 s for 1e-12)")
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "speedup", "density"]
+    chosen = sys.argv[1:] or ["curve", "cloud", "build", "rank", "speedup", "density", "refusal"]
     for name in chosen:
-        {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "speedup": speedup, "density": density}[name]()
+        {"curve": curve, "cloud": cloud, "build": build, "rank": rank, "speedup": speedup, "density": density,
+         "refusal": refusal}[name]()

@@ -25,8 +25,8 @@ _EXPORTS = {
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
     "SimulationResult": "simulation", "simulate": "simulation", "simulate_spectrum": "simulation",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
-    "spectral_density": "spectral", "SpectralDensity": "spectral",
-    "latex": "derive.latex",
+    "spectral_density": "density", "SpectralDensity": "density",
+    "latex": "theory",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -88,10 +88,10 @@ def _table(caption: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -
 
 
 def solve_as_dict(result: Any, unknowns: Sequence[str] | None = None) -> dict[str, Any]:
-    r"""A :class:`~symrmt.solve.SolveResult` as plain lists: ``error``, ``phi``, ``residual`` and the unknowns.
+    r"""A :class:`~symrmt.theory.RidgeSolution` as plain lists: ``error``, ``phi``, ``residual`` and the unknowns.
 
-    ``unknowns`` names the rows of ``result.unknowns``; by default ``t_11, t_12, t_22`` for the
-    three unknowns of the attention system (none for linear regression).
+    ``unknowns`` names the rows of ``result.unknowns``; by default the names the solution carries
+    (the system's unknowns, e.g. ``t_11, t_12, t_22`` for attention, none for linear regression).
     """
     names = _unknown_names(result, unknowns)
     out = {"error": np.asarray(result.error).tolist(), "phi": np.asarray(result.phi).tolist(),
@@ -101,10 +101,10 @@ def solve_as_dict(result: Any, unknowns: Sequence[str] | None = None) -> dict[st
 
 
 def _unknown_names(result: Any, unknowns: Sequence[str] | None) -> list[str]:
-    count = len(result.unknowns)
-    if unknowns is not None:
-        return list(unknowns)
-    return ["t_11", "t_12", "t_22"] if count == 3 else [f"t_{i}" for i in range(1, count + 1)]
+    names = list(result.unknown_names if unknowns is None else unknowns)
+    if len(names) != len(result.unknowns):
+        raise ValueError(f"{len(names)} names for {len(result.unknowns)} unknowns: {names}")
+    return names
 
 
 def _solve_columns(result: Any, unknowns: Sequence[str] | None, gamma: Any) -> tuple[list[str], list[np.ndarray]]:
@@ -121,7 +121,7 @@ def _solve_columns(result: Any, unknowns: Sequence[str] | None, gamma: Any) -> t
 
 
 def solve_html(result: Any, gamma: Any = None, unknowns: Sequence[str] | None = None, digits: int = 6) -> str:
-    """``_repr_html_`` text of a :class:`~symrmt.solve.SolveResult`: one row per point (flattened).
+    """``_repr_html_`` text of a :class:`~symrmt.theory.RidgeSolution`: one row per point (flattened).
 
     ``gamma`` (broadcast to the result's shape) adds the ridge as the first column.
     """
@@ -167,7 +167,8 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
 
     - :class:`~symrmt.SimulationResult`: ``gamma, attention_mean, attention_se, linear_mean, linear_se``,
       then ``n, p, c, d, seeds, seed`` and the geometry (constant columns, so each row is self-contained).
-    - :class:`~symrmt.solve.SolveResult`: ``[gamma,] E, Phi, t_11, t_12, t_22, residual``.
+    - :class:`~symrmt.theory.RidgeSolution`: ``[gamma,] E, Phi,`` the unknowns (``t_11, t_12, t_22`` for
+      attention), ``residual``.
     """
     if hasattr(result, "attention_mean"):
         if getattr(result, "geometry", None) is not None:
@@ -181,6 +182,6 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
         rows = [[*values, *constant] for values in zip(result.gamma, result.attention_mean, result.attention_se,
                                                        result.linear_mean, result.linear_se)]
         return rows_to_csv(header, rows, path)
-    header, columns = _solve_columns(result, getattr(result, "unknown_names", None) or None, gamma)
+    header, columns = _solve_columns(result, None, gamma)
     header = [h if not h.startswith("Phi") else "Phi" for h in header]
     return rows_to_csv(header, list(zip(*columns)), path)

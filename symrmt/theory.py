@@ -7,7 +7,9 @@ r"""Deterministic equivalents of the interpolation errors: the public entry poin
 
 with :math:`\Phi = y^\top Q y / n` given by the derived systems
 :func:`symrmt.derive.attention_system` and :func:`symrmt.derive.linear_system`
-(print them with ``symrmt latex``) and solved by :func:`symrmt.solve.solve`.
+(print them with :func:`latex` or ``symrmt latex``), compiled by
+:func:`symrmt.codegen.compile_system` and solved by :func:`symrmt.solve.solve`, which takes
+the parameters and returns the observables keyed by the systems' own SymPy symbols.
 Every function here is vectorized: parameters broadcast against each other (a
 curve in :math:`\gamma`, a grid in :math:`(c, \gamma)`, a stack of Gram matrices, ...).
 
@@ -32,15 +34,13 @@ import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
 from .geometry import Geometry, gram_rank, resolve_gram
-from .solve import solve
+from .solve import SolveResult, solve
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "gram_parameters"]
+           "RidgeSolution", "ridge_solution", "gram_parameters", "latex"]
 
 ArrayLike = Union[float, np.ndarray, list]
-
-
 
 @dataclass(frozen=True)
 class RidgeSolution:
@@ -82,11 +82,9 @@ def hermite_data(f) -> tuple[Any, Any]:
             raise SymrmtInputError(f"f = {f!r}: a dict of Hermite data needs the keys 'a1' and 'nu' "
                                    f"(missing {missing}).")
         return f["a1"], f["nu"]
-    if hasattr(f, "a1") and hasattr(f, "nu"):
-        return f.a1, f.nu
-    from .nonlinearity import hermite
+    from .nonlinearity import HermiteCoefficients, hermite
 
-    data = hermite(f)
+    data = f if isinstance(f, HermiteCoefficients) else hermite(f)
     return data.a1, data.nu
 
 
@@ -97,24 +95,20 @@ def _positive(name: str, value: ArrayLike) -> np.ndarray:
     return array
 
 
-def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict[str, np.ndarray]]:
-    r"""``(rank, {parameter name: array})`` of the geometry, from a Geometry, a dict of six entries or a Gram matrix.
+def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict]:
+    r"""``(rank, {Gram entry symbol: array})`` of the geometry, from a Geometry, a dict of six entries or a Gram matrix.
 
     The geometry is checked by :func:`symrmt.geometry.resolve_gram` (the one owner of Gram
     matrices); a Gram matrix ``G`` of shape ``(..., 1 + 2r, 1 + 2r)`` is the Gram matrix of
     :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, whose leading dimensions broadcast with the
-    other parameters.
+    other parameters. The keys are the attention system's parameter symbols
+    (:func:`symrmt.derive.symbols.gram_positions`).
     """
     matrix = resolve_gram(geometry, gram)
     rank = gram_rank(matrix)
-    from .derive.symbols import geometry_vectors, gram_symbol, gram_symbols  # lazy: SymPy only here
+    from .derive.symbols import gram_positions  # lazy: SymPy only when a system is solved
 
-    vectors = geometry_vectors(rank)
-    position = {}
-    for i, u in enumerate(vectors):
-        for j, v in enumerate(vectors):
-            position.setdefault(gram_symbol(u, v).name, (i, j))
-    return rank, {s.name: matrix[..., position[s.name][0], position[s.name][1]] for s in gram_symbols(rank)}
+    return rank, {symbol: matrix[..., i, j] for symbol, (i, j) in gram_positions(rank).items()}
 
 
 def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -141,8 +135,12 @@ def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nd
     return a1, np.sqrt(np.clip(b2, 0, None))
 
 
-def _solution(result) -> RidgeSolution:
-    return RidgeSolution(result["E"], result["Phi"], result.unknowns, result.residual, result.unknown_names)
+def ridge_solution(result: SolveResult) -> RidgeSolution:
+    """The :class:`RidgeSolution` of a solved ridge system (:func:`symrmt.derive.attention.ridge_system`)."""
+    from .derive.attention import ERROR, PHI
+
+    return RidgeSolution(result[ERROR], result[PHI], result.unknowns, result.residual,
+                         tuple(str(t) for t in result.unknown_keys))
 
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
@@ -167,22 +165,26 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
         Values of f's symbolic parameters (``hermite("erf(s*x)", parameters=["s"])``, or a formula
         whose extra names are the keys), arrays that broadcast with the rest.
     """
+    from .codegen import compile_system
     from .derive import attention_system
+    from .derive import symbols as S
 
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
-    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "a_1": a1, "b": b, "d": _real("d", d),
+    params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b, S.d: _real("d", d),
               **geometry_params}
-    return _solution(solve(attention_system(rank), params))
+    return ridge_solution(solve(compile_system(attention_system(rank)), params))
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
     r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters)."""
+    from .codegen import compile_system
     from .derive import linear_system
+    from .derive import symbols as S
 
     _, geometry_params = gram_parameters(geometry, gram)
-    params = {"c": _positive("c", c), "gamma": _positive("gamma", gamma), "theta": geometry_params["theta"]}
-    return _solution(solve(linear_system(), params))
+    params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.theta: geometry_params[S.theta]}
+    return ridge_solution(solve(compile_system(linear_system()), params))
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
@@ -250,3 +252,42 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
             "reached at the smallest gamma the quadrature resolves."
         )
     return float(values[-1])
+
+
+def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
+          parameters=None) -> str:
+    r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients or None
+        The nonlinearity: its :math:`a_1` and :math:`b = \sqrt{\nu - a_1^2}` are substituted, exactly
+        when closed forms exist, else as numbers rounded to ``digits`` significant digits.
+        Linear regression does not depend on f (a given f is ignored).
+    kind : {"attention", "linear", "gram_density", "kernel_density"}
+    digits : int
+    rank : int
+        Rank of the attention weights.
+    center : bool
+        Subtract :math:`a_0` from a formula first.
+    parameters : sequence of str, optional
+        Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
+        with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
+        of the parameters otherwise.
+
+    Examples
+    --------
+    >>> text = latex("erf(x)")
+    >>> r"\operatorname{asin}" in text and r"\begin{aligned}" in text
+    True
+    """
+    from .derive.latex import system_latex
+    from .derive.registry import substitution_of, system_for
+    from .nonlinearity import HermiteCoefficients, hermite
+
+    system = system_for(kind, rank)
+    substitution = None
+    if f is not None and kind != "linear":
+        h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center, parameters=parameters)
+        substitution = substitution_of(h)
+    return system_latex(system, substitution, digits)

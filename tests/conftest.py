@@ -1,7 +1,7 @@
 """Test configuration: one Hypothesis profile; no on-disk Hermite cache (each run recomputes)."""
 import os
 
-os.environ["SYMRMT_CACHE_DIR"] = "off"   # tests/test_nonlinearity.py tests the disk cache with its own folder
+os.environ["SYMRMT_CACHE_DIR"] = "off"   # tests/nonlinearity/test_cache.py tests the disk cache with its own folder
 
 from hypothesis import settings
 

@@ -13,6 +13,7 @@ from .commands.hermite import add_hermite
 from .commands.simulate import add_compare, add_simulate
 from .commands.sweep import add_sweep
 from .commands.theory import add_latex, add_spectrum, add_theory
+from .commands.weights import add_weights
 
 __all__ = ["build_parser", "parse_arguments"]
 
@@ -20,7 +21,7 @@ DESCRIPTION = "The ``symrmt`` command line: parses arguments, calls the library,
 
 #: The sub-parsers in the order ``symrmt --help`` lists them.
 _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_latex, add_spectrum, add_demo, add_figure,
-               add_sweep)
+               add_sweep, add_weights)
 
 
 def build_parser() -> argparse.ArgumentParser:

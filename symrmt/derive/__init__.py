@@ -10,18 +10,23 @@ code builds, step by step,
    equations for the normalized block traces;
 3. :mod:`.woodbury` -- the low-rank (Woodbury) correction for signal and
    weights, every quadratic form reduced to spectral averages;
-4. :mod:`.attention` -- these assembled into one
+4. :mod:`.dyson` -- what every system shares: the law of :math:`A`, the noise
+   kernel, the Dyson fixed point of a pencil and the continuation start scale;
+5. :mod:`.attention` -- these assembled into one
    :class:`~.fixed_point.FixedPointSystem` for attention (any rank of weights)
-   and one for linear (ridge) regression; :mod:`.spectral` -- the same resolvents
+   and one for linear (ridge) regression; :mod:`.density` -- the same resolvents
    at a complex spectral argument, for eigenvalue densities;
-5. :mod:`.latex` -- the same objects printed as LaTeX.
+6. :mod:`.registry` -- the systems by kind and the substitution of f's Hermite data;
+   :mod:`.latex` -- a system printed as LaTeX.
 
-The numeric solver (:mod:`symrmt.solve`) solves exactly these objects, compiled
-by :mod:`symrmt.codegen`.
+A system is made of the parts in :mod:`.components`. The numeric solver
+(:mod:`symrmt.solve`) solves exactly these objects, compiled by :mod:`symrmt.codegen`.
 """
 from .attention import attention_system, linear_system
-from .fixed_point import (Admissible, Continuation, FixedPointSystem, SpectralAverage, SpectralLaw, WoodburyForm,
-                          derivative_of)
+from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, WoodburyForm, derivative_of
+from .density import density_system
+from .fixed_point import FixedPointSystem
+from .registry import KINDS, system_for
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
-           "derivative_of", "attention_system", "linear_system"]
+           "derivative_of", "attention_system", "linear_system", "density_system", "KINDS", "system_for"]

@@ -12,7 +12,8 @@ traces :math:`t_{ij}` (:mod:`.pencil`), and a low-rank part, added back by the
 Woodbury identity (:mod:`.woodbury`) with every quadratic form reduced to the
 spectral averages :math:`\tau_{ij} = \mathbb E_\lambda[R_{ij}]` and
 :math:`\tau^A_{ij} = \mathbb E_\lambda[\lambda R_{ij}]`. The result is a
-:class:`~.fixed_point.FixedPointSystem` with
+:class:`~.fixed_point.FixedPointSystem` (the Dyson part from
+:mod:`.dyson`) with
 
 * residuals :math:`t_{ij} - \tau_{ij}/c`,
 * :math:`\Phi(\gamma) = y^\top Q y / n = \tau_{11} - g^\top \mathsf C (I + \mathsf G\mathsf C)^{-1} g`,
@@ -25,37 +26,24 @@ from functools import lru_cache
 import sympy as sp
 
 from . import symbols as S
-from .fixed_point import Admissible, Continuation, FixedPointSystem, SpectralAverage, SpectralLaw, derivative_of
+from .components import Admissible, Continuation, derivative_of
+from .dyson import (GLOSSARY, KERNEL_SCALE, START_FACTOR, dyson_fixed_point, dyson_symbols, noise_pencil,
+                    resolvent_average, ridge_scale)
+from .fixed_point import FixedPointSystem
 from .gaussian_equivalent import data_low_rank, score_low_rank
 from .pencil import Pencil, ridge_pencil
-from .woodbury import PlacedTerm, WoodburyCorrection, woodbury_correction
+from .woodbury import PlacedTerm, woodbury_correction
 
-__all__ = ["attention_system", "linear_system", "ridge_system", "PHI", "ERROR", "MARCHENKO_PASTUR",
-           "START_FACTOR", "DYSON", "RESOLVENT"]
+__all__ = ["attention_system", "linear_system", "ridge_system", "PHI", "ERROR", "DYSON", "RESOLVENT"]
 
 #: The observables: Phi = y^T Q y / n and the interpolation error E.
 PHI = sp.Symbol("Phi")
 ERROR = sp.Symbol("E")
-#: The spectral law of A = Z^T Z / p.
-MARCHENKO_PASTUR = SpectralLaw("marchenko_pastur", {"c": S.c})
-#: Continuation starts at this multiple of a crude bound on the scale of K^T C K (see _start).
-START_FACTOR = 10
+#: The Dyson matrix M(lambda) of the ridge pencil and its inverse R(lambda), as matrix symbols (3 x 3 blocks).
+DYSON, RESOLVENT = dyson_symbols(3)
 
 _POSITIVE = sp.Interval.open(0, sp.oo)
 _NONNEGATIVE = sp.Interval(0, sp.oo)
-
-GLOSSARY = {
-    S.c: r"c = p/n",
-    S.gamma: r"\gamma > 0 \text{ the ridge parameter}",
-    S.a1: r"a_1 = \mathbb{E}[\xi f(\xi)],\ \xi \sim \mathcal{N}(0, 1)",
-    S.b: r"b^2 = \nu - a_1^2,\ \nu = \mathbb{E}[f(\xi)^2]",
-    S.d: r"d = K_{ii} \text{ the diagonal of the attention matrix}",
-    S.theta: r"\theta = \|\mu\|^2",
-    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
-    S.trace_symbol(1, 1): r"t_{ij} = \operatorname{tr} R_{ij}/p \text{ the normalized traces of the blocks of the resolvent}",
-    S.tau_symbol(1, 1): r"\tau_{ij} = \mathbb{E}_\lambda[R_{ij}],\ \tau^A_{ij} = \mathbb{E}_\lambda[\lambda R_{ij}] "
-                        r"\text{ the spectral averages}",
-}
 
 
 def _domain(symbol: sp.Symbol) -> sp.Set:
@@ -66,52 +54,33 @@ def _domain(symbol: sp.Symbol) -> sp.Set:
     return sp.S.Reals
 
 
-#: The Dyson matrix M(lambda) of the noise pencil and its inverse R(lambda), as matrix symbols (3 x 3 blocks).
-DYSON = sp.MatrixSymbol("M", 3, 3)
-RESOLVENT = sp.MatrixSymbol("R", 3, 3)
-
-
-def _averages(unknowns: dict, woodbury: WoodburyCorrection) -> dict[sp.Symbol, SpectralAverage]:
-    """The averages the residuals and the observables use: tau_ij = E[R_ij], tauA_ij = E[lambda R_ij]."""
-    resolvent = RESOLVENT
-    needed = {S.tau_symbol(i, j): (i, j, False) for i, j in unknowns.values()}
-    needed.setdefault(S.tau_symbol(1, 1), (1, 1, False))
-    for (i, j, weighted) in woodbury.averages():
-        needed.setdefault(S.tau_symbol(i, j, weighted), (i, j, weighted))
-    return {tau: SpectralAverage((S.lam if weighted else 1) * resolvent[i - 1, j - 1], MARCHENKO_PASTUR, S.lam)
-            for tau, (i, j, weighted) in needed.items()}
-
-
-def _start(kernel_scale: sp.Expr) -> sp.Expr:
-    r"""A :math:`\gamma` far above the spectrum of :math:`K^\top C K`, where :math:`t = 0` is in Newton's basin.
-
-    ``kernel_scale`` bounds the squared entries' scale of :math:`K` (e.g. :math:`1 + a_1^2 + b^2 + d^2`);
-    :math:`(1 + c)(1 + 1/c)` bounds the Marchenko--Pastur edge of :math:`cA` and its moments.
-    """
-    return START_FACTOR * (1 + S.c) * (1 + 1 / S.c) * kernel_scale
-
-
 def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters: tuple[sp.Symbol, ...],
                  kernel_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E") -> FixedPointSystem:
-    r"""The fixed-point system of :math:`\Phi = y^\top Q y/n` and :math:`E` for a ridge pencil and low-rank terms."""
-    unknowns = pencil.unknown_blocks()
+    r"""The fixed-point system of :math:`\Phi = y^\top Q y/n` and :math:`E` for a ridge pencil and low-rank terms.
+
+    ``kernel_scale`` bounds the squared entries' scale of :math:`K` (e.g. :math:`1 + a_1^2 + b^2 + d^2`);
+    continuation in :math:`\gamma` starts :data:`~.dyson.START_FACTOR` times above
+    :func:`~.dyson.ridge_scale` of it, where :math:`t = 0` is in Newton's basin.
+    """
+    dyson = dyson_fixed_point(pencil)
     woodbury = woodbury_correction(terms)
-    averages = _averages(unknowns, woodbury)
-    residuals = {t: t - S.tau_symbol(i, j) / S.c for t, (i, j) in unknowns.items()}
+    averages = dict(dyson.averages)
+    for (i, j, weighted) in woodbury.averages():
+        averages.setdefault(S.tau_symbol(i, j, weighted), resolvent_average(dyson.resolvent, i, j, weighted))
     t11 = S.trace_symbol(1, 1)
-    branch = (sp.StrictGreaterThan(S.c * t11, 0), sp.LessThan(S.gamma * S.c * t11, 1)) if t11 in unknowns else ()
+    branch = (sp.StrictGreaterThan(S.c * t11, 0), sp.LessThan(S.gamma * S.c * t11, 1)) if t11 in dyson.unknowns else ()
     return FixedPointSystem(
         name=name,
         parameters={p: _domain(p) for p in parameters},
-        unknowns=tuple(unknowns),
-        residuals=residuals,
+        unknowns=tuple(dyson.unknowns),
+        residuals=dyson.residuals,
         averages=averages,
         observables={PHI: woodbury.form(S.tau_symbol(1, 1)), ERROR: -S.gamma**2 * derivative_of(PHI, S.gamma)},
-        continuation=Continuation(S.gamma, _start(kernel_scale), {t: 0 for t in unknowns}),
+        continuation=Continuation(S.gamma, START_FACTOR * ridge_scale(kernel_scale), {t: 0 for t in dyson.unknowns}),
         branch=branch,
         admissible={PHI: Admissible(0, 1 / S.gamma, "relative"), ERROR: Admissible(0, 1, "absolute")},
         glossary={**GLOSSARY, **(glossary or {})},
-        definitions={DYSON: pencil.dyson_matrix(), RESOLVENT: sp.Inverse(DYSON)},
+        definitions=dyson.definitions,
         display={ERROR: error_name},
     )
 
@@ -154,15 +123,14 @@ def attention_system(rank: int = 1) -> FixedPointSystem:
     """
     if not isinstance(rank, int) or rank < 1:
         raise ValueError(f"rank = {rank!r}: need an integer >= 1")
-    pencil = ridge_pencil(S.a1 * S.lam + S.d - S.a1, S.b, S.c * S.lam)
+    pencil = noise_pencil()
     delta, data = score_low_rank(rank), data_low_rank(rank)
     n_scale = S.a1 / S.c                                   # n * a_1 / p
     terms = [PlacedTerm(2, 1, delta, n_scale), PlacedTerm(1, 2, delta.transpose(), n_scale),
              PlacedTerm(3, 3, data, sp.Integer(1))]
     parameters = (*S.MODEL_PARAMETERS, *S.gram_symbols(rank))
     return ridge_system("attention" if rank == 1 else f"attention, rank {rank}", pencil, terms, parameters,
-                        1 + S.a1**2 + S.b**2 + S.d**2, _geometry_glossary(rank), r"E_\mathrm{attn}")
-
+                        KERNEL_SCALE, _geometry_glossary(rank), r"E_\mathrm{attn}")
 
 
 @lru_cache(maxsize=None)

@@ -10,9 +10,10 @@ A deterministic equivalent in symrmt is a *fixed-point system*: unknowns
 
 over a named spectral law, and observables (rational functions of the averages,
 possibly of the low-rank "Woodbury" form, and derivatives of those along the
-continuation variable). Everything is a SymPy object. :mod:`symrmt.codegen`
-compiles exactly these objects and :mod:`symrmt.solve` solves any such system:
-what :mod:`symrmt.derive.latex` prints is what is solved.
+continuation variable). Everything is a SymPy object (the parts are in
+:mod:`.components`). :mod:`symrmt.codegen` compiles exactly these objects and
+:mod:`symrmt.solve` solves the compiled system: what :mod:`symrmt.derive.latex` prints
+is what is solved.
 
 The system also carries, as data, what a solver needs to know about its model:
 where continuation starts (a value of the continuation variable at which Newton
@@ -22,141 +23,15 @@ identify the physical branch, and the admissible range of each observable.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import Mapping
 
 import sympy as sp
 
-__all__ = ["FrozenDict", "SpectralLaw", "SpectralAverage", "WoodburyForm", "Continuation", "Admissible",
-           "FixedPointSystem", "derivative_of"]
+from .components import Admissible, Continuation, FrozenDict, Observable, SpectralAverage, WoodburyForm
 
+__all__ = ["FixedPointSystem"]
 
-class FrozenDict(dict):
-    """A dict that cannot be changed after construction (hashable by identity, picklable)."""
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("a FixedPointSystem is immutable: build a new one with dataclasses.replace")
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
-    __hash__ = object.__hash__
-
-    def __reduce__(self):
-        return FrozenDict, (dict(self),)
-
-    def __or__(self, other):
-        return FrozenDict({**self, **other})
-
-
-@dataclass(frozen=True)
-class SpectralLaw:
-    r"""A named law of :math:`\lambda` with SymPy parameters.
-
-    ``"marchenko_pastur"`` with parameter ``c``: the limiting spectral law of
-    :math:`A = Z^\top Z/p` for :math:`Z \in \mathbb R^{p\times n}` with i.i.d.
-    standard entries and :math:`p/n \to c`, i.e. Marchenko--Pastur with ratio
-    :math:`1/c` (an atom :math:`1 - c` at 0 when :math:`c < 1`).
-    """
-
-    name: str
-    parameters: Mapping[str, sp.Expr]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "parameters", FrozenDict(self.parameters))
-
-    def __hash__(self) -> int:
-        return hash((self.name, tuple(sorted((k, sp.srepr(v)) for k, v in self.parameters.items()))))
-
-
-@dataclass(frozen=True)
-class SpectralAverage:
-    r""":math:`\mathbb E_{\lambda \sim \text{law}}[\text{integrand}]`; ``variable`` is :math:`\lambda`."""
-
-    integrand: sp.Expr
-    law: SpectralLaw
-    variable: sp.Symbol
-
-
-@dataclass(frozen=True)
-class WoodburyForm:
-    r"""The low-rank (Woodbury) form :math:`\text{offset} - g^\top \mathsf C\,(I + \mathsf G \mathsf C)^{-1} g`.
-
-    ``offset`` is a scalar expression, ``source`` :math:`g` a column, ``core``
-    :math:`\mathsf C` and ``gram`` :math:`\mathsf G` square matrices, all in the
-    averages, unknowns and parameters. With no vectors it is just ``offset``.
-    ``labels`` name the vectors behind the rows (e.g. ``"y^(1)"``: the vector y placed in
-    pencil block 1), for printing and for reading the matrices.
-    """
-
-    offset: sp.Expr
-    source: sp.Matrix
-    core: sp.Matrix
-    gram: sp.Matrix
-    labels: tuple[str, ...] = ()
-
-    @property
-    def size(self) -> int:
-        return self.source.shape[0]
-
-    def expression(self) -> sp.Expr:
-        """The form as one SymPy expression (a symbolic inverse: only for small sizes)."""
-        if not self.size:
-            return self.offset
-        inner = (sp.eye(self.size) + self.gram * self.core).inv(method="LU")
-        return self.offset - (self.source.T * self.core * inner * self.source)[0, 0]
-
-    def xreplace(self, mapping) -> "WoodburyForm":
-        return WoodburyForm(self.offset.xreplace(mapping), self.source.xreplace(mapping),
-                            self.core.xreplace(mapping), self.gram.xreplace(mapping), self.labels)
-
-
-Observable = Union[sp.Expr, WoodburyForm]
-
-
-def derivative_of(observable: sp.Symbol, variable: sp.Symbol) -> sp.Derivative:
-    r""":math:`\mathrm d X/\mathrm d v` of an observable ``X`` along the continuation variable ``v``.
-
-    Written as the SymPy derivative of the function ``X(v)``, so that it prints as
-    such; :mod:`symrmt.codegen` computes it by implicit differentiation of the
-    fixed point.
-    """
-    return sp.Derivative(sp.Function(observable.name)(variable), variable)
-
-
-@dataclass(frozen=True)
-class Continuation:
-    r"""How to reach the physical solution: continue in ``variable`` from ``start`` down to the target.
-
-    At ``variable = start`` (an expression in the parameters), Newton from the
-    ``initial`` values of the unknowns converges to the physical solution; the
-    solver then follows that solution as ``variable`` decreases geometrically to its
-    target (a target of 0 is approached to a small fraction of the start, and a last
-    Newton solve is made at the target).
-
-    ``predictor`` is the variable in which the unknowns are extrapolated from one step to
-    the next: ``"reciprocal"`` (in :math:`1/v`: unknowns that behave like :math:`1/v`, e.g. a
-    resolvent far from its spectrum) or ``"linear"`` (in :math:`v`: unknowns with a finite
-    limit as :math:`v \to 0`, e.g. a Stieltjes transform approaching the real axis).
-    """
-
-    variable: sp.Symbol
-    start: sp.Expr
-    initial: Mapping[sp.Symbol, sp.Expr]
-    predictor: str = "reciprocal"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "initial", FrozenDict(self.initial))
-
-
-@dataclass(frozen=True)
-class Admissible:
-    r"""Admissible values of an observable: :math:`[\text{lower}, \text{upper}]` (expressions in the parameters).
-
-    ``accuracy`` says how the quadrature error of the observable is measured:
-    ``"absolute"`` or ``"relative"`` to its value.
-    """
-
-    lower: sp.Expr = -sp.oo
-    upper: sp.Expr = sp.oo
-    accuracy: str = "absolute"
+_RELATIONS = (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan)
 
 
 @dataclass(frozen=True, eq=False)   # compared and hashed by identity: compiled once per object
@@ -168,23 +43,26 @@ class FixedPointSystem:
     name : str
         What the system describes (e.g. ``"attention"``).
     parameters : dict
-        Parameter symbol -> its domain (a SymPy set), in the order the numeric layer takes them.
+        Parameter symbol -> its domain (a SymPy interval of the reals); the numeric layer
+        takes one array per parameter symbol.
     unknowns : tuple of sympy.Symbol
         The fixed-point unknowns :math:`t`.
     residuals : dict
         Unknown -> the expression whose zero defines it, in unknowns, averages and parameters.
     averages : dict
-        Average symbol :math:`\tau` -> :class:`SpectralAverage`.
+        Average symbol :math:`\tau` -> :class:`~.components.SpectralAverage`.
     observables : dict
-        Observable symbol -> expression or :class:`WoodburyForm`, in averages, unknowns,
-        parameters, earlier observables and their :func:`derivative_of` along the
-        continuation variable.
+        Observable symbol -> expression or :class:`~.components.WoodburyForm`, in averages,
+        unknowns, parameters, earlier observables and their
+        :func:`~.components.derivative_of` along the continuation variable.
     continuation : Continuation
         The large-variable start and initial guess.
     branch : tuple of sympy relationals
-        Conditions on the unknowns (and parameters) that hold on the physical branch.
+        Conditions (``<``, ``<=``, ``>``, ``>=``) on the unknowns and parameters that hold on
+        the physical branch.
     admissible : dict
-        Observable symbol -> :class:`Admissible` range; the solver refuses values outside it.
+        Observable symbol -> :class:`~.components.Admissible` range; the solver refuses values
+        outside it.
     complex_unknowns : bool
         Whether the unknowns are complex (a spectral argument off the real axis).
     definitions : dict
@@ -218,8 +96,28 @@ class FixedPointSystem:
             object.__setattr__(self, name, FrozenDict(getattr(self, name)))
         object.__setattr__(self, "unknowns", tuple(self.unknowns))
         object.__setattr__(self, "branch", tuple(self.branch))
+        self._check()
+
+    def _check(self) -> None:
+        """Refuse a malformed system here, where it is built, rather than in the generated code."""
         if set(self.residuals) != set(self.unknowns):
             raise ValueError(f"{self.name}: residuals must be given for exactly the unknowns {self.unknowns}")
+        if not isinstance(self.continuation, Continuation):
+            raise TypeError(f"{self.name}: continuation must be a Continuation, not {type(self.continuation).__name__}")
+        if self.continuation.variable not in self.parameters:
+            raise ValueError(f"{self.name}: the continuation variable {self.continuation.variable} is not a parameter")
+        for symbol, average in self.averages.items():
+            if not isinstance(average, SpectralAverage):
+                raise TypeError(f"{self.name}: average {symbol} must be a SpectralAverage")
+        for symbol, value in self.observables.items():
+            if not isinstance(value, (sp.Basic, WoodburyForm)):
+                raise TypeError(f"{self.name}: observable {symbol} must be a SymPy expression or a WoodburyForm")
+        for symbol, bounds in self.admissible.items():
+            if symbol not in self.observables or not isinstance(bounds, Admissible):
+                raise TypeError(f"{self.name}: admissible[{symbol}] must be an Admissible range of an observable")
+        for condition in self.branch:
+            if not isinstance(condition, _RELATIONS):
+                raise TypeError(f"{self.name}: branch condition {condition} must be <, <=, > or >=")
 
     def subs(self, mapping: Mapping) -> "FixedPointSystem":
         """The same system with symbols replaced in every expression (a special case, or f's Hermite data).
@@ -227,33 +125,21 @@ class FixedPointSystem:
         Replaced parameters leave :attr:`parameters`.
         """
         mapping = {sp.sympify(k): sp.sympify(v) for k, v in mapping.items()}
-        def sub(e):            # expressions, matrices and WoodburyForm alike
-            return sp.sympify(e).xreplace(mapping) if isinstance(e, (int, float)) else e.xreplace(mapping)
         return FixedPointSystem(
             name=self.name,
             parameters={p: dom for p, dom in self.parameters.items() if p not in mapping},
             unknowns=self.unknowns,
-            residuals={t: sub(r) for t, r in self.residuals.items()},
-            averages={a: SpectralAverage(sub(v.integrand), SpectralLaw(v.law.name, {k: sub(e) for k, e in
-                                                                                v.law.parameters.items()}),
-                                         v.variable) for a, v in self.averages.items()},
-            observables={o: sub(v) for o, v in self.observables.items()},
-            continuation=Continuation(self.continuation.variable, sub(self.continuation.start),
-                                      {t: sub(v) for t, v in self.continuation.initial.items()},
-                                      self.continuation.predictor),
-            branch=tuple(sub(b) for b in self.branch),
-            admissible={o: Admissible(sub(a.lower), sub(a.upper), a.accuracy) for o, a in self.admissible.items()},
+            residuals={t: sp.sympify(r).xreplace(mapping) for t, r in self.residuals.items()},
+            averages={a: v.xreplace(mapping) for a, v in self.averages.items()},
+            observables={o: v.xreplace(mapping) for o, v in self.observables.items()},
+            continuation=self.continuation.xreplace(mapping),
+            branch=tuple(b.xreplace(mapping) for b in self.branch),
+            admissible={o: a.xreplace(mapping) for o, a in self.admissible.items()},
             complex_unknowns=self.complex_unknowns,
             glossary=self.glossary,
-            definitions={k: sub(v) for k, v in self.definitions.items()},
+            definitions={k: v.xreplace(mapping) for k, v in self.definitions.items()},
             display=self.display,
         )
-
-    def _repr_latex_(self) -> str:
-        """Jupyter: the system as display math, one ``aligned`` block each."""
-        from .latex import system_latex
-
-        return "\n".join(f"$${block}$$" for block in system_latex(self).split("\n\n"))
 
     def __repr__(self) -> str:
         return (f"FixedPointSystem({self.name!r}: {len(self.unknowns)} unknowns, {len(self.averages)} averages, "

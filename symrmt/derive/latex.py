@@ -3,8 +3,9 @@ r"""LaTeX export of a derived :class:`~.fixed_point.FixedPointSystem`: exactly t
 :func:`system_latex` prints, in ``aligned`` blocks that KaTeX and MathJax render,
 the definitions (e.g. the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`),
 the fixed-point equations (each residual, solved for its unknown when it is of the
-form :math:`t - \text{rhs}`), the spectral averages and their law, the observables
-and the glossary of the symbols that appear -- optionally with symbols replaced
+form :math:`t - \text{rhs}`), the spectral averages and their law, the observables,
+the data the solver reads (parameter domains, continuation start, branch conditions,
+admissible ranges) and the glossary of the symbols that appear -- optionally with symbols replaced
 (a nonlinearity's Hermite data, a special case), numbers rounded to ``digits``.
 """
 from __future__ import annotations
@@ -12,19 +13,13 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from . import symbols as S
-from .fixed_point import FixedPointSystem, WoodburyForm
+from .components import WoodburyForm
+from .fixed_point import FixedPointSystem
 
-__all__ = ["system_latex", "hermite_substitution", "to_latex"]
+__all__ = ["system_latex", "to_latex"]
 
 _LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p "
                              r"\ (\text{ratio } 1/c,\ \text{atom } (1 - c)_+ \text{ at } 0)"}
-
-
-def hermite_substitution(a1: sp.Expr, nu: sp.Expr) -> dict:
-    r"""``{a_1: a1, b: sqrt(nu - a1^2)}`` with exact arithmetic when the inputs are exact."""
-    a1, nu = sp.sympify(a1), sp.sympify(nu)
-    return {S.a1: a1, S.b: sp.sqrt(sp.simplify(nu - a1**2))}
 
 
 class _Printer(LatexPrinter):
@@ -50,8 +45,12 @@ def to_latex(expr, digits: int | None = None) -> str:
 
 
 def _round(expr, digits: int):
-    floats = {f: sp.Float(f, digits) for f in (expr.atoms(sp.Float) if hasattr(expr, "atoms") else ())}
+    floats = {f: sp.Float(f, digits) for f in expr.atoms(sp.Float)}
     return expr.xreplace(floats) if floats else expr
+
+
+#: Parameter domains printed per line.
+_PER_LINE = 4
 
 
 def _block(lines: list[str]) -> str:
@@ -61,56 +60,99 @@ def _block(lines: list[str]) -> str:
 def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6) -> str:
     r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
 
+    The blocks: definitions, fixed-point equations, spectral averages and their law,
+    observables, the solver's data (parameter domains, continuation start and initial
+    values, branch conditions, admissible ranges), and the glossary.
+
     Parameters
     ----------
     system : FixedPointSystem
         From :func:`~.attention.attention_system`, :func:`~.attention.linear_system`, ...
     substitution : dict, optional
-        Symbols to replace (e.g. :func:`hermite_substitution` of a given f, or a special case).
+        Symbols to replace (e.g. :func:`~.registry.hermite_substitution` of a given f, or a special case).
     digits : int, optional
         Significant digits of the numbers that the substitution puts in.
     """
     s = system.subs(substitution) if substitution else system
     tex = lambda e: to_latex(e, digits)  # noqa: E731
-    blocks = []
-    definitions = []
+    parts = [_definitions(s, tex), _equations(s, tex), _averages(s, tex), _observables(s, tex), _solver_data(s, tex)]
+    glossary = _glossary(s)
+    if glossary:
+        parts.append([r"& \text{where } " + glossary[0], *(r"& " + g for g in glossary[1:])])
+    return "\n\n".join(_block(lines) for lines in parts if lines)
+
+
+def _definitions(s, tex) -> list[str]:
+    lines = []
     for symbol, definition in s.definitions.items():
         name = tex(symbol) + (r"(\lambda)" if isinstance(symbol, sp.MatrixSymbol) else "")
         if isinstance(definition, sp.Inverse):
-            definitions.append(name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}")
+            lines.append(name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}")
         else:
-            definitions.append(name + " &= " + tex(definition))
-    if definitions:
-        blocks.append(_block(definitions))
-    equations = []
+            lines.append(name + " &= " + tex(definition))
+    return lines
+
+
+def _equations(s, tex) -> list[str]:
+    """Each residual, solved for its unknown when it has the form t - rhs."""
+    lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
-        rhs = sp.expand(t - residual)
-        if t not in rhs.free_symbols:
-            equations.append(tex(t) + " &= " + tex(t - residual))
+        if t not in sp.expand(t - residual).free_symbols:
+            lines.append(tex(t) + " &= " + tex(t - residual))
         else:
-            equations.append("0 &= " + tex(residual))
-    if equations:
-        blocks.append(_block(equations))
-    averages = [tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]" for a, v in s.averages.items()]
-    laws = {v.law.name for v in s.averages.values()}
-    if averages:
-        averages.append(r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws))
-        blocks.append(_block(averages))
-    observables = []
+            lines.append("0 &= " + tex(residual))
+    return lines
+
+
+def _averages(s, tex) -> list[str]:
+    lines = [tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]" for a, v in s.averages.items()]
+    if lines:
+        laws = {v.law.name for v in s.averages.values()}
+        lines.append(r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws))
+    return lines
+
+
+def _observable_name(s, o, tex) -> str:
+    name = s.display.get(o, tex(o))
+    return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
+
+
+def _observables(s, tex) -> list[str]:
+    lines = []
     for o, value in s.observables.items():
-        name = s.display.get(o, tex(o))
-        if "(" not in name:
-            name += "(" + tex(s.continuation.variable) + ")"
         if isinstance(value, WoodburyForm):
-            observables.extend(_woodbury_lines(name, value, tex))
+            lines.extend(_woodbury_lines(_observable_name(s, o, tex), value, tex))
         else:
-            observables.append(name + " &= " + tex(value))
-    blocks.append(_block(observables))
-    glossary = _glossary(s)
-    if glossary:
-        blocks.append(_block([r"& \text{where } " + glossary[0], *(r"& " + g for g in glossary[1:])]))
-    return "\n\n".join(blocks)
+            lines.append(_observable_name(s, o, tex) + " &= " + tex(value))
+    return lines
+
+
+def _solver_data(s, tex) -> list[str]:
+    r"""What the solver consumes besides the equations: domains, start, branch, admissible ranges."""
+    c = s.continuation
+    v = tex(c.variable)
+    domains = [tex(p) + r" \in " + tex(domain) for p, domain in s.parameters.items()]
+    lines = [r"& " + r",\ ".join(domains[i:i + _PER_LINE]) for i in range(0, len(domains), _PER_LINE)]
+    if lines:
+        lines[-1] += r" \quad \text{(parameters)}"
+    predictor = v if c.predictor == "linear" else r"1/" + v
+    initial = r",\ ".join(tex(t) + " = " + tex(value) for t, value in c.initial.items())
+    lines.append(v + r"_{0} &= " + tex(c.start) + r" \quad \text{(continuation start"
+                 + (r"; there } " + initial + r"\text{" if initial else "")
+                 + r"; predictor in } " + predictor + r"\text{)}")
+    if s.branch:
+        lines.append(r"& " + r",\ ".join(tex(b) for b in s.branch) + r" \quad \text{(physical branch)}")
+    for o, bounds in s.admissible.items():
+        name = _observable_name(s, o, tex)
+        if bounds.upper == sp.oo:
+            range_ = name + r" &\ge " + tex(bounds.lower)
+        elif bounds.lower == -sp.oo:
+            range_ = name + r" &\le " + tex(bounds.upper)
+        else:
+            range_ = tex(bounds.lower) + r" \le " + name + r" &\le " + tex(bounds.upper)
+        lines.append(range_ + r" \quad \text{(admissible; quadrature accuracy " + bounds.accuracy + ")}")
+    return lines
 
 
 def _woodbury_lines(name: str, form: WoodburyForm, tex) -> list[str]:
@@ -169,65 +211,3 @@ def _glossary(system: FixedPointSystem) -> list[str]:
         used |= getattr(v, "free_symbols", set())
     used |= set(system.parameters)
     return [text for symbol, text in system.glossary.items() if symbol in used]
-
-
-#: kind -> how to build its system (lazily: each is derived once per process).
-KINDS = ("attention", "linear", "gram_density", "kernel_density")
-
-
-def system_for(kind: str = "attention", rank: int = 1):
-    """The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention)."""
-    from .attention import attention_system, linear_system
-    from .spectral import density_system
-
-    if kind == "attention":
-        return attention_system(rank)
-    if kind == "linear":
-        return linear_system()
-    if kind in ("gram_density", "kernel_density"):
-        return density_system(kind.split("_")[0])
-    raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
-
-
-def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
-          parameters=None) -> str:
-    r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
-
-    Parameters
-    ----------
-    f : str, SymPy expression, HermiteCoefficients or None
-        The nonlinearity: its :math:`a_1` and :math:`b = \sqrt{\nu - a_1^2}` are substituted, exactly
-        when closed forms exist, else as numbers rounded to ``digits`` significant digits.
-        Linear regression does not depend on f (a given f is ignored).
-    kind : {"attention", "linear", "gram_density", "kernel_density"}
-    digits : int
-    rank : int
-        Rank of the attention weights.
-    center : bool
-        Subtract :math:`a_0` from a formula first.
-    parameters : sequence of str, optional
-        Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
-        with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
-        of the parameters otherwise.
-
-    Examples
-    --------
-    >>> text = latex("erf(x)")
-    >>> r"\operatorname{asin}" in text and r"\begin{aligned}" in text
-    True
-    """
-    system = system_for(kind, rank)
-    substitution = None
-    if f is not None and kind != "linear":
-        from ..nonlinearity import hermite
-
-        h = f if hasattr(f, "exact") else hermite(f, center=center, parameters=parameters)
-        symbols = tuple(getattr(h, "parameters", ()) or ())
-        if symbols:                          # unknown closed forms stay functions of the parameters
-            a1 = h.exact.get("a1") if h.exact.get("a1") is not None else sp.Function("a_1")(*symbols)
-            nu = h.exact.get("nu") if h.exact.get("nu") is not None else sp.Function("nu")(*symbols)
-        else:
-            a1 = h.exact.get("a1") if h.exact.get("a1") is not None else h.a1
-            nu = h.exact.get("nu") if h.exact.get("nu") is not None else h.nu
-        substitution = hermite_substitution(a1, nu)
-    return system_latex(system, substitution, digits)

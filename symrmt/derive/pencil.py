@@ -71,18 +71,9 @@ class Pencil:
         return self.deterministic - self.self_energy()
 
     def resolvent(self) -> sp.Matrix:
-        r""":math:`R(\lambda) = M(\lambda)^{-1} = \operatorname{adj} M / \det M`, entrywise.
-
-        Written as the generic inverse in placeholder entries, then filled in with
-        the entries of :math:`M` without expanding, so that the generated code
-        evaluates :math:`M` once and inverts it in a handful of operations.
-        """
-        m = self.dyson_matrix()
-        k = m.shape[0]
-        placeholders = sp.Matrix(k, k, lambda i, j: 0 if m[i, j] == 0 else sp.Symbol(f"m_{i}{j}"))
-        inverse = placeholders.adjugate() / placeholders.det(method="berkowitz")
-        fill = {placeholders[i, j]: m[i, j] for i in range(k) for j in range(k) if m[i, j] != 0}
-        return inverse.applyfunc(lambda e: e.xreplace(fill))
+        r""":math:`R(\lambda) = M(\lambda)^{-1}`, explicitly (for checks by hand; the systems keep
+        :math:`R` as the inverse of the matrix symbol :math:`M`, which :mod:`symrmt.codegen` expands)."""
+        return self.dyson_matrix().inv(method="LU")
 
     def unknown_blocks(self) -> dict[sp.Symbol, tuple[int, int]]:
         """Each unknown with its block (i, j), i <= j, numbered from 1."""

@@ -108,6 +108,29 @@ def gram_symbols(rank: int) -> tuple[sp.Symbol, ...]:
     return tuple(out)
 
 
+def gram_positions(rank: int) -> dict[sp.Symbol, tuple[int, int]]:
+    r"""Each distinct Gram entry (in :func:`gram_symbols` order) with its position in the Gram matrix.
+
+    The matrix is that of :func:`geometry_vectors`; a symmetric entry is given at its first position.
+
+    Examples
+    --------
+    >>> gram_positions(1)[omega_KQ]
+    (1, 2)
+    """
+    return dict(_gram_positions(rank))
+
+
+@lru_cache(maxsize=None)
+def _gram_positions(rank: int) -> tuple[tuple[sp.Symbol, tuple[int, int]], ...]:
+    vectors = geometry_vectors(rank)
+    position: dict[sp.Symbol, tuple[int, int]] = {}
+    for i, u in enumerate(vectors):
+        for j, v in enumerate(vectors):
+            position.setdefault(gram_symbol(u, v), (i, j))
+    return tuple((symbol, position[symbol]) for symbol in gram_symbols(rank))
+
+
 def gram_matrix(rank: int) -> sp.Matrix:
     r"""The symbolic Gram matrix, size :math:`1 + 2r`, in the order of :func:`geometry_vectors`."""
     vectors = geometry_vectors(rank)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .fixed_point import WoodburyForm
+from .components import WoodburyForm
 from .gaussian_equivalent import LowRank
 from .symbols import gram_symbol, tau_symbol
 
@@ -63,7 +63,7 @@ class WoodburyCorrection:
     source: sp.Matrix                      # g = U^T R e_1 / n, in tau symbols
 
     def form(self, offset: sp.Expr) -> WoodburyForm:
-        r""":math:`\text{offset} - g^\top \mathsf C (I + \mathsf G \mathsf C)^{-1} g` as a :class:`~.fixed_point.WoodburyForm`."""
+        r""":math:`\text{offset} - g^\top \mathsf C (I + \mathsf G \mathsf C)^{-1} g` as a :class:`~.components.WoodburyForm`."""
         return WoodburyForm(offset, self.source, self.core, self.gram,
                             tuple(f"{name}^({block})" for name, block in self.vectors))
 

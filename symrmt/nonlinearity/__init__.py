@@ -87,7 +87,7 @@ and parameter values; all are ``ValueError``\ s.
 Modules
 -------
 ``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
-``quadrature`` (kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
+``tanh_sinh`` (the 30-digit quadrature of the Hermite data: kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
 ``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f),
@@ -95,7 +95,7 @@ table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 """
 from __future__ import annotations
 
-from .adapter import numeric_callable, numpy_callable
+from .adapter import numpy_callable
 from .api import HermiteCoefficients, hermite
 from .cache import CacheWarning
 from .constants import X
@@ -110,6 +110,5 @@ __all__ = [
     "parse_nonlinearity",
     "hermite",
     "numpy_callable",
-    "numeric_callable",
     "CacheWarning",
 ]

@@ -14,7 +14,7 @@ from symrmt.errors import NonlinearityError
 from .constants import X
 from .parse import as_expression_in_x, parse_nonlinearity
 
-__all__ = ["numpy_callable", "numeric_callable", "label_of"]
+__all__ = ["numpy_callable", "label_of"]
 
 
 def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
@@ -86,10 +86,6 @@ def _shifted(g: Callable, a0: float, label: str) -> Callable:
 
     centered.__name__ = f"({label}) - {a0:.17g}"
     return centered
-
-
-#: The earlier name of :func:`numpy_callable` (the same function).
-numeric_callable = numpy_callable
 
 
 def label_of(f: Any) -> str:

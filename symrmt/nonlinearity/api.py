@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +21,7 @@ from .callables import callable_coefficients
 from .coefficients import _A0_TOL as A0_TOL
 from .coefficients import _coefficients, _hermite_compute
 from .constants import KEYS, X
+from .parametric import evaluate, parametric_hermite
 from .parse import parameter_symbols, parse_nonlinearity
 
 # ----------------------------------------------------------------- public API
@@ -105,9 +105,7 @@ class HermiteCoefficients:
         >>> float(hermite("tanh(x)").numeric()["nu"])
         0.3942944903978412
         """
-        from .parametric import evaluate
-
-        return evaluate(self, params)
+        return evaluate(self, params, _numeric_at_point)
 
     @property
     def b2(self) -> float:
@@ -229,12 +227,13 @@ def hermite(
     if isinstance(f, sp.FunctionClass):
         f = f(X)
     if parameters is not None or (isinstance(f, sp.Basic) and _extra_symbols(f)):
-        from .parametric import parametric_hermite
-
         names = None if parameters is None else tuple(s.name for s in parameter_symbols(parameters))
         with _library_errors_as_input_errors(f):
-            h = _parametric_cached(f, names, bool(center), method, float(timeout), parametric_hermite)
-        return dataclasses.replace(h, exact=dict(h.exact), source=dict(h.source))   # callers cannot corrupt the cache
+            data = _parametric_cached(f, names, bool(center), method, float(timeout))
+        nan = float("nan")
+        return HermiteCoefficients(f=data.f, a0=nan, a1=nan, a2=nan, nu=nan, exact=dict(data.exact),
+                                   source=dict(data.source), method=method, timeout=float(timeout),
+                                   parameters=data.parameters, center=data.center)   # fresh dicts: the cache is safe
     with _library_errors_as_input_errors(f):
         expr = parse_nonlinearity(f)
         fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
@@ -250,8 +249,13 @@ def hermite(
 
 
 @lru_cache(maxsize=64)
-def _parametric_cached(f, names, center, method, timeout, build):
-    return build(f, None if names is None else list(names), center, method, timeout)
+def _parametric_cached(f, names, center, method, timeout):
+    return parametric_hermite(f, None if names is None else list(names), center, method, timeout)
+
+
+def _numeric_at_point(f: sp.Expr, center: bool) -> "HermiteCoefficients":
+    """The numeric Hermite data of f at one point of its parameters (for :meth:`HermiteCoefficients.numeric`)."""
+    return hermite(f, center=center, method="numeric")
 
 
 def _extra_symbols(f: sp.Basic) -> list[str]:

@@ -12,7 +12,7 @@ from symrmt.errors import NonlinearityError
 from .closed_forms import _parity_exact, _polynomial_exact, _symbolic, _table_exact
 from .constants import DPS, KEYS
 from .mpmath_eval import _to_mp
-from .quadrature import _check_nu, _numeric
+from .tanh_sinh import _check_nu, _numeric
 
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
 _A0_TOL = 1e-12  # |a_0| above this (times max(1, sqrt(nu))) is refused unless center=True

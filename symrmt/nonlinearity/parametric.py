@@ -17,7 +17,8 @@ numerically.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
 import mpmath
 import numpy as np
@@ -30,9 +31,9 @@ from .closed_forms import _polynomial_exact, _symbolic, _table_exact
 from .coefficients import _A0_TOL, _agrees
 from .constants import DPS, KEYS, X
 from .parse import parse_nonlinearity
-from .quadrature import _numeric
+from .tanh_sinh import _numeric
 
-__all__ = ["parametric_hermite", "evaluate"]
+__all__ = ["ParametricData", "parametric_hermite", "evaluate"]
 
 
 def _probes(symbols: Sequence[sp.Symbol]) -> list[dict[sp.Symbol, sp.Rational]]:
@@ -41,10 +42,20 @@ def _probes(symbols: Sequence[sp.Symbol]) -> list[dict[sp.Symbol, sp.Rational]]:
             {s: sp.Rational(13, 10) + sp.Rational(17 * i, 100) for i, s in enumerate(symbols)}]
 
 
-def parametric_hermite(f: Any, parameters: Sequence[str] | None, center: bool, method: str, timeout: float):
-    """The :class:`HermiteCoefficients` of an f with parameters (see the module docstring)."""
-    from .api import HermiteCoefficients
+@dataclass(frozen=True)
+class ParametricData:
+    """What :func:`hermite` knows of an f with parameters: closed forms in them, and how to center per point."""
 
+    f: sp.Expr
+    exact: dict
+    source: dict
+    parameters: tuple[sp.Symbol, ...]
+    center: bool
+
+
+def parametric_hermite(f: Any, parameters: Sequence[str] | None, center: bool, method: str,
+                       timeout: float) -> ParametricData:
+    """The Hermite data of an f with parameters (see the module docstring); :func:`hermite` wraps them."""
     if parameters is None:     # a SymPy expression: every symbol other than x is a parameter
         parameters = sorted(str(s) for s in f.free_symbols if getattr(s, "name", None) != "x")
     expr = parse_nonlinearity(f, parameters)
@@ -54,9 +65,7 @@ def parametric_hermite(f: Any, parameters: Sequence[str] | None, center: bool, m
     references = [_numeric(expr.xreplace(p), KEYS, f"{label} at {_point(p)}") for p in probes]
     exact, source = _closed_forms(expr, method, timeout, probes, references)
     expr, exact, source, per_point = _centered(expr, exact, source, center, probes, references, label)
-    nan = float("nan")
-    return HermiteCoefficients(f=expr, a0=nan, a1=nan, a2=nan, nu=nan, exact=exact, source=source,
-                               method=method, timeout=timeout, parameters=symbols, center=per_point)
+    return ParametricData(expr, exact, source, symbols, per_point)
 
 
 def _point(values: Mapping) -> str:
@@ -128,8 +137,12 @@ def _centered(expr, exact, source, center, probes, references, label):
 # ------------------------------------------------------------------- evaluation
 
 
-def evaluate(h, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """The body of :meth:`HermiteCoefficients.numeric` (its docstring is the contract)."""
+def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], Any]) -> dict[str, np.ndarray]:
+    """The body of :meth:`HermiteCoefficients.numeric` (its docstring is the contract).
+
+    ``at_point(f, center)`` gives the numeric Hermite data of f at one point of the parameters
+    (attributes ``a0, a1, a2, nu``), for the data without a closed form.
+    """
     names = [s.name for s in h.parameters]
     missing, extra = [n for n in names if n not in params], sorted(set(params) - set(names))
     if missing or extra:
@@ -148,7 +161,7 @@ def evaluate(h, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
             out[key] = _compiled(h, key, arrays, shape)
     numeric = [k for k in KEYS if k not in out]
     if numeric:
-        out.update(_per_point(h, numeric, arrays, shape))
+        out.update(_per_point(h, numeric, arrays, shape, at_point))
     return {k: out[k] for k in KEYS}
 
 
@@ -187,16 +200,14 @@ def _compiled(h, key: str, arrays: list[np.ndarray], shape: tuple) -> np.ndarray
     return values
 
 
-def _per_point(h, keys: list[str], arrays: list[np.ndarray], shape: tuple) -> dict[str, np.ndarray]:
-    from .api import hermite
-
+def _per_point(h, keys: list[str], arrays: list[np.ndarray], shape: tuple, at_point) -> dict[str, np.ndarray]:
     points = np.stack([a.ravel() for a in arrays], axis=1)
     unique, inverse = np.unique(points, axis=0, return_inverse=True)
     table = np.empty((len(unique), len(keys)))
     for i, point in enumerate(unique):
         at = {s: sp.Float(float(v), DPS) for s, v in zip(h.parameters, point)}
         try:
-            value = hermite(h.f.xreplace(at), center=h.center, method="numeric")
+            value = at_point(h.f.xreplace(at), h.center)
         except NonlinearityError as exc:
             raise NonlinearityError(f"at {_point(at)}: {exc}") from None
         table[i] = [getattr(value, k) for k in keys]

@@ -1,10 +1,11 @@
 r"""Fast numeric solution of any derived fixed-point system (NumPy only; never imports SymPy).
 
-Given a :class:`~symrmt.derive.FixedPointSystem` (compiled by :mod:`symrmt.codegen`
-on first use) and arrays of its parameters (all broadcast to one shape), :func:`solve`
+Given a :class:`CompiledSystem` (a :class:`~symrmt.derive.FixedPointSystem` compiled by
+:func:`symrmt.codegen.compile_system`) and one array per parameter, keyed by the system's
+parameter symbols (all broadcast to one shape), :func:`solve`
 
 1. averages over the system's spectral law with a quadrature rule
-   (:mod:`.quadrature`; Marchenko--Pastur: the midpoint rule in an angle variable,
+   (:mod:`.marchenko_pastur`: the midpoint rule in an angle variable,
    spectrally accurate), refined level by level until the embedded coarse rule agrees;
 2. solves the residuals :math:`F(t, \tau(t)) = 0` by Newton's method with the Jacobian
    generated from SymPy, by continuation from the system's start value of its
@@ -17,29 +18,34 @@ on first use) and arrays of its parameters (all broadcast to one shape), :func:`
 4. checks the system's branch conditions and admissible ranges.
 
 It knows fixed-point systems, not models: everything model-specific (the start, the
-branch, the ranges) comes with the system. It reports the residual of every point and
-raises :class:`~symrmt.errors.ConvergenceError` rather than returning NaN.
+branch, the ranges) comes with the system, and its symbols are opaque keys here. It
+reports the residual of every point and raises :class:`~symrmt.errors.ConvergenceError`
+rather than returning NaN.
+
+See :func:`symrmt.codegen.compile_system` for an example.
 """
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Hashable, Mapping
 
 import numpy as np
 
 from ..cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
 from ..validate import real_array
+from .compiled import CompiledObservable, CompiledSystem
+from .marchenko_pastur import RULES, marchenko_pastur_rule
 from .observe import admit, coarse_solution, evaluate, scale
 from .path import continue_path, newton, physical, start_values, starting_values
 from .problem import Problem
-from .quadrature import RULES, marchenko_pastur_rule
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
                        PATH_NODES, QUADRATURE_TOLERANCE)
 
-__all__ = ["SolveResult", "solve", "marchenko_pastur_rule", "RULES", "INITIAL_NODES", "MAX_NODES",
-           "QUADRATURE_TOLERANCE"]
+__all__ = ["SolveResult", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule", "RULES",
+           "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
 
 
 @dataclass(frozen=True)
@@ -49,42 +55,38 @@ class SolveResult:
     Attributes
     ----------
     observables : dict
-        Observable name -> values.
+        Observable (the system's symbol) -> values; ``result[observable]`` reads one.
     unknowns : numpy.ndarray
-        ``(U, ...)``: the solved unknowns, in the order of ``unknown_names``.
+        ``(U, ...)``: the solved unknowns, in the order of ``unknown_keys``.
     residual : numpy.ndarray
         :math:`\max_u |F_u|` at the solution.
-    unknown_names : tuple of str
+    unknown_keys : tuple
+        The system's unknowns (its symbols).
     """
 
-    observables: dict
+    observables: Mapping[Hashable, np.ndarray]
     unknowns: np.ndarray
     residual: np.ndarray
-    unknown_names: tuple = field(default=())
+    unknown_keys: tuple
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.observables[name]
-
-
-def _compiled(system):
-    if hasattr(system, "residuals"):                    # a FixedPointSystem: compile it (SymPy, once)
-        from ..codegen import compile_system
-
-        return compile_system(system)
-    return system
+    def __getitem__(self, observable: Hashable) -> np.ndarray:
+        return self.observables[observable]
 
 
-def _validate(compiled, params: dict) -> dict:
-    names = compiled.parameter_names
-    missing = [k for k in names if k not in params]
-    unknown = [k for k in params if k not in names]
+def _validate(compiled: CompiledSystem, params: Mapping) -> dict:
+    """The parameter arrays, checked against the system's parameters and their domains."""
+    keys = compiled.parameters
+    known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
+    missing = [str(k) for k in keys if k not in params]
+    unknown = [repr(k) for k in params if k not in known]
     if missing or unknown:
-        raise ParameterError(f"the {compiled.name} system takes the parameters {list(names)}; "
+        raise ParameterError(f"the {compiled.name} system takes one array per parameter symbol "
+                             f"{[str(k) for k in keys]} (its `parameters`); "
                              + (f"missing {missing}" if missing else "") + ("; " if missing and unknown else "")
                              + (f"unknown {unknown}" if unknown else "") + ".")
     out = {}
-    for k in names:
-        array = real_array(k, params[k], finite=False)
+    for k in keys:
+        array = real_array(str(k), params[k], finite=False)
         lower, upper, lower_open, upper_open = compiled.domains[k]
         bad = ~np.isfinite(array) | (array < lower) | (array > upper)
         bad |= (array == lower) if lower_open else False
@@ -96,21 +98,22 @@ def _validate(compiled, params: dict) -> dict:
     try:
         np.broadcast_shapes(*(a.shape for a in out.values()))
     except ValueError:
-        shapes = {k: a.shape for k, a in out.items() if a.shape}
+        shapes = {str(k): a.shape for k, a in out.items() if a.shape}
         raise ParameterError(f"the parameter arrays do not broadcast together: shapes {shapes}.") from None
     return out
 
 
-def solve(system, params: dict, nodes: int = INITIAL_NODES,
+def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
           quadrature_tolerance: float = QUADRATURE_TOLERANCE) -> SolveResult:
-    r"""Solve a fixed-point system at every point of the broadcast parameter arrays.
+    r"""Solve a compiled fixed-point system at every point of the broadcast parameter arrays.
 
     Parameters
     ----------
-    system : FixedPointSystem or CompiledSystem
-        A derived system (compiled on first use, once) or its compiled form.
-    params : dict
-        One array (or scalar) per parameter name of the system, exactly those.
+    system : CompiledSystem
+        A derived system compiled by :func:`symrmt.codegen.compile_system` (once per system).
+    params : mapping
+        One array (or scalar) per parameter of the system, keyed by the parameter's symbol
+        (``system.parameters``), exactly those.
     nodes : int
         Initial number of quadrature nodes (a multiple of 3). Points whose error
         estimate (full rule against the embedded rule with a third of the nodes)
@@ -120,8 +123,12 @@ def solve(system, params: dict, nodes: int = INITIAL_NODES,
     Returns
     -------
     SolveResult
+        The observables by their symbols, the unknowns and the residuals.
     """
-    compiled = _compiled(system)
+    if not isinstance(system, CompiledSystem):
+        raise TypeError(f"solve takes a CompiledSystem, not {type(system).__name__}: compile a FixedPointSystem "
+                        "with symrmt.codegen.compile_system first")
+    compiled = system
     params = _validate(compiled, params)
     problem, shape = Problem.from_arrays(compiled, params, nodes)
     size = problem.size
@@ -135,16 +142,15 @@ def solve(system, params: dict, nodes: int = INITIAL_NODES,
                 parts = list(pool.map(lambda part: _solve_flat(part, quadrature_tolerance), batches))
         else:
             parts = [_solve_flat(part, quadrature_tolerance) for part in batches]
-    names = [o.name for o in compiled.observables]
-    observables = {k: np.concatenate([part[0][k] for part in parts]) for k in names}
+    observables = {o.key: np.concatenate([part[0][o.key] for part in parts]) for o in compiled.observables}
     residual = np.concatenate([part[1] for part in parts])
     unknowns = np.concatenate([part[2] for part in parts], axis=1)
     for o in compiled.observables:
-        if o.real and np.iscomplexobj(observables[o.name]):
-            observables[o.name] = np.ascontiguousarray(observables[o.name].real)
+        if o.real and np.iscomplexobj(observables[o.key]):
+            observables[o.key] = np.ascontiguousarray(observables[o.key].real)
     observables = admit(problem, observables, residual)
     return SolveResult({k: v.reshape(shape) for k, v in observables.items()},
-                       unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknown_names)
+                       unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknowns)
 
 
 def _threads() -> int:
@@ -160,8 +166,8 @@ def _solve_flat(problem: Problem, quadrature_tolerance: float):
         return _solve_by_levels(problem, quadrature_tolerance)
     t = starting_values(problem.subset(slice(None), PATH_NODES))
     size = problem.size
-    names = [o.name for o in problem.compiled.observables]
-    out = {k: np.empty(size, dtype=problem.dtype) for k in names}
+    keys = [o.key for o in problem.compiled.observables]
+    out = {k: np.empty(size, dtype=problem.dtype) for k in keys}
     residual_out = np.empty(size)
     unknowns = np.empty_like(t)
     pending = np.arange(size)
@@ -174,7 +180,7 @@ def _solve_flat(problem: Problem, quadrature_tolerance: float):
             t[:, chunk], accurate[chunk], values, residual = _level(part, t[:, chunk], quadrature_tolerance)
             good = accurate[chunk]
             done = pending[chunk][good]
-            for k in names:
+            for k in keys:
                 out[k][done] = values[k][good]
             residual_out[done] = residual[good]
             unknowns[:, done] = t[:, chunk][:, good]
@@ -196,8 +202,8 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
     agree to the quadrature tolerance. The finer solution is returned.
     """
     size = problem.size
-    names = [o.name for o in problem.compiled.observables]
-    out = {k: np.empty(size, dtype=problem.dtype) for k in names}
+    keys = [o.key for o in problem.compiled.observables]
+    out = {k: np.empty(size, dtype=problem.dtype) for k in keys}
     residual_out = np.empty(size)
     unknowns = np.empty((len(problem.compiled.unknowns), size), dtype=problem.dtype)
     local = np.arange(size)
@@ -213,7 +219,7 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
         current = _whole_solve(problem, resume)
         agree = _agree(problem, previous, current, quadrature_tolerance)
         done = pending[agree]
-        for k in names:
+        for k in keys:
             out[k][done] = current[0][k][agree]
         residual_out[done] = current[1][agree]
         unknowns[:, done] = current[2][:, agree]
@@ -227,9 +233,9 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
 def _agree(problem: Problem, previous, current, tolerance: float) -> np.ndarray:
     """Points where two levels' unknowns (relative to 1 + |t|) and observables (as admitted) agree."""
     agree = np.all(np.abs(previous[2] - current[2]) <= tolerance * (1 + np.abs(current[2])), axis=0)
-    for name, value in current[0].items():
-        accuracy = problem.compiled.admissible.get(name, (None, "relative"))[1]
-        agree &= np.abs(previous[0][name] - value) <= tolerance * np.maximum(scale(value, accuracy), 1e-300)
+    for key, value in current[0].items():
+        accuracy = problem.compiled.admissible.get(key, (None, "relative"))[1]
+        agree &= np.abs(previous[0][key] - value) <= tolerance * np.maximum(scale(value, accuracy), 1e-300)
     return agree
 
 
@@ -270,8 +276,8 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
     coarse = evaluate(problem, *coarse_solution(problem, t, local), local, coarse=True)
     accurate = np.ones(local.size, bool)
     worst = np.zeros(local.size)
-    for name, (_, accuracy) in problem.compiled.admissible.items():
-        value, estimate = fine[name][0], np.abs(fine[name][0] - coarse[name][0])
+    for key, (_, accuracy) in problem.compiled.admissible.items():
+        value, estimate = fine[key][0], np.abs(fine[key][0] - coarse[key][0])
         allowed = quadrature_tolerance * scale(value, accuracy)
         accurate &= estimate <= allowed
         worst = np.maximum(worst, np.where(np.isfinite(estimate), estimate, np.inf))

@@ -33,13 +33,13 @@ def coarse_solution(problem: Problem, t, index):
     return t - step, rate
 
 
-def evaluate(problem: Problem, t, rate, index, coarse: bool = False) -> dict[str, tuple]:
-    """``{name: (value, rate or None)}`` of every observable at the unknowns ``t`` (rates along the variable)."""
+def evaluate(problem: Problem, t, rate, index, coarse: bool = False) -> dict:
+    """``{observable: (value, rate or None)}`` at the unknowns ``t`` (rates along the variable)."""
     compiled = problem.compiled
     n, u = index.size, len(t)
     lam, weights = problem.rule(index, coarse)
     params = problem.params(index)
-    count = len(compiled.average_symbols)
+    count = compiled.averages_count
     if count:
         values = problem.expect(
             lambda lam, *rest: compiled.averages(lam, rest[:u], rest[u: 2 * u], rest[2 * u:]),
@@ -59,7 +59,7 @@ def evaluate(problem: Problem, t, rate, index, coarse: bool = False) -> dict[str
             value = stack([observable.value(*args)], n, problem.dtype)[0]
             derivative = (stack([observable.rate(*taus, *dtaus, *t, *rate, *earlier, *flat)], n, problem.dtype)[0]
                           if observable.rate is not None else None)
-        out[observable.name] = (value, derivative)
+        out[observable.key] = (value, derivative)
         earlier += [value, derivative if derivative is not None else np.full(n, np.nan)]
     return out
 
@@ -103,7 +103,7 @@ def _split(entries: np.ndarray, k: int):
     return offset, core, gram, source
 
 
-def admit(problem: Problem, observables: dict[str, np.ndarray], residual: np.ndarray) -> dict[str, np.ndarray]:
+def admit(problem: Problem, observables: dict, residual: np.ndarray) -> dict:
     """Refuse non-finite values and values outside the admissible ranges; clip the round-off-level excursions.
 
     A value may leave its range by at most RANGE_SLACK (absolute, or relative to the bound for
@@ -116,13 +116,13 @@ def admit(problem: Problem, observables: dict[str, np.ndarray], residual: np.nda
     for value in observables.values():
         bad |= ~np.isfinite(value)
     bounds = {}
-    for name, (limits, accuracy) in compiled.admissible.items():
+    for key, (limits, accuracy) in compiled.admissible.items():
         lower, upper = (np.broadcast_to(np.asarray(x, float), (problem.size,)) for x in limits(*params))
-        value = np.real(observables[name])
+        value = np.real(observables[key])
         slack_lo, slack_hi = RANGE_SLACK * scale(lower, accuracy), RANGE_SLACK * scale(upper, accuracy)
         with np.errstate(invalid="ignore"):
             bad |= (value < lower - slack_lo) | (value > upper + slack_hi)
-        bounds[name] = (lower, upper)
+        bounds[key] = (lower, upper)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         values = ", ".join(f"{k}={v[i]:.4g}" for k, v in observables.items())
@@ -131,7 +131,7 @@ def admit(problem: Problem, observables: dict[str, np.ndarray], residual: np.nda
             f"(first: {values}, residual={residual[i]:.3g} at {problem.where(i)}); the continuation may have "
             "left the physical branch, or the quadrature is too coarse there.")
     out = dict(observables)
-    for name, (lower, upper) in bounds.items():
-        out[name] = np.clip(np.real(observables[name]), lower, upper) if not np.iscomplexobj(observables[name]) \
-            else observables[name]
+    for key, (lower, upper) in bounds.items():
+        out[key] = np.clip(np.real(observables[key]), lower, upper) if not np.iscomplexobj(observables[key]) \
+            else observables[key]
     return out

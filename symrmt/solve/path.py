@@ -181,7 +181,7 @@ def _anchors(problem: Problem) -> np.ndarray:
     """
     value = problem.flat[problem.variable]
     floor = np.maximum(value, np.finfo(float).tiny)
-    others = [problem.flat[k] for k in problem.names if k != problem.variable]
+    others = [problem.flat[k] for k in problem.keys if k != problem.variable]
     if others:
         _, curve = np.unique(np.stack(others, axis=1), axis=0, return_inverse=True)
         curve = curve.ravel()

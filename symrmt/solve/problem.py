@@ -1,9 +1,14 @@
-r"""One vectorized problem: flat parameter arrays, their quadrature rule, and the Newton system."""
+r"""One vectorized problem: flat parameter arrays, their quadrature rule, and the Newton system.
+
+Parameters are keyed by the compiled system's own parameter objects (its SymPy symbols,
+opaque here); messages print them with ``str``.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .quadrature import RULES
+from .compiled import CompiledSystem
+from .marchenko_pastur import RULES
 from .settings import CACHE_ELEMENTS
 
 __all__ = ["Problem", "stack"]
@@ -21,17 +26,17 @@ def stack(values, size: int, dtype=float) -> np.ndarray:
 class Problem:
     """Flat parameter arrays of length N (one per parameter of the compiled system) and their rule."""
 
-    def __init__(self, compiled, flat: dict[str, np.ndarray], nodes: int) -> None:
+    def __init__(self, compiled: CompiledSystem, flat: dict, nodes: int) -> None:
         self.compiled = compiled
-        self.names = list(compiled.parameter_names)
-        self.variable = self.names[compiled.variable_index]
+        self.keys = compiled.parameters
+        self.variable = compiled.variable
         self.flat = flat
-        self.size = len(flat[self.names[0]]) if self.names else 0
+        self.size = len(flat[self.keys[0]]) if self.keys else 0
         self.nodes = nodes
         self.dtype = complex if compiled.complex else float
         if compiled.law is not None:
             law = {k: np.broadcast_to(np.asarray(v, float), (self.size,))
-                   for k, v in compiled.law_parameters([flat[k] for k in self.names]).items()}
+                   for k, v in compiled.law_parameters([flat[k] for k in self.keys]).items()}
             self.lam, self.weights = RULES[compiled.law](law, nodes)
         else:
             self.lam, self.weights = np.zeros((self.size, 1)), np.ones((self.size, 1))
@@ -42,10 +47,10 @@ class Problem:
         self.coarse[:, -1] = 1.0 - self.coarse[:, :-1].sum(axis=-1)
 
     @classmethod
-    def from_arrays(cls, compiled, params: dict, nodes: int) -> tuple["Problem", tuple]:
-        shape = np.broadcast_shapes(*(np.shape(params[k]) for k in compiled.parameter_names))
-        flat = {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy()
-                for k in compiled.parameter_names}
+    def from_arrays(cls, compiled: CompiledSystem, params: dict, nodes: int) -> tuple["Problem", tuple]:
+        """The problem of the parameter arrays ``params`` (keyed by parameter), broadcast and flattened."""
+        shape = np.broadcast_shapes(*(np.shape(params[k]) for k in compiled.parameters))
+        flat = {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy() for k in compiled.parameters}
         return cls(compiled, flat, nodes), shape
 
     def subset(self, keep, nodes: int) -> "Problem":
@@ -53,14 +58,14 @@ class Problem:
 
     def params(self, index, value=None, column: bool = True) -> list[np.ndarray]:
         """Parameter arrays of the points ``index`` (the continuation variable replaced by ``value``)."""
-        out = [self.flat[k][index] for k in self.names]
+        out = [self.flat[k][index] for k in self.keys]
         if value is not None:
             out[self.compiled.variable_index] = value
         return [p[:, None] for p in out] if column else out
 
     def where(self, i: int) -> str:
         """The parameters of point ``i``, for messages."""
-        return ", ".join(f"{k}={self.flat[k][i]:.4g}" for k in self.names)
+        return ", ".join(f"{k}={self.flat[k][i]:.4g}" for k in self.keys)
 
     def expect(self, integrand, columns: list, weights: np.ndarray) -> np.ndarray:
         r""":math:`\mathbb E_\lambda` of every output of ``integrand(*columns)`` with ``weights`` (N, nodes).
@@ -104,7 +109,7 @@ class Problem:
         """
         compiled = self.compiled
         u, n = len(compiled.unknowns), len(index)
-        p = len(compiled.fixed_point_averages)
+        p = compiled.fixed_point_averages_count
         params = self.params(index, value)
         if p:
             lam, weights = self.rule(index, coarse)

@@ -18,7 +18,8 @@ import numpy as np
 
 import symrmt.solve as solve_module
 from symrmt.codegen import compile_system
-from symrmt.theory import RidgeSolution, solve_attention, solve_linear
+from symrmt.derive import symbols as S
+from symrmt.theory import ridge_solution, solve_attention, solve_linear
 
 __all__ = ["Point", "Theory", "PackageTheory", "DerivedTheory", "GRAM_NAMES"]
 
@@ -103,12 +104,10 @@ class DerivedTheory(Theory):
         self._compiled_linear = compile_system(linear)
 
     def _attention(self, point, gamma):
-        params = {"c": point.c, "gamma": gamma, "a_1": point.a1, "b": np.sqrt(point.b2), "d": point.d, **point.gram}
-        return _ridge(solve_module.solve(self._compiled, params))
+        params = {S.c: point.c, S.gamma: gamma, S.a1: point.a1, S.b: np.sqrt(point.b2), S.d: point.d,
+                  **{getattr(S, k): v for k, v in point.gram.items()}}
+        return ridge_solution(solve_module.solve(self._compiled, params))
 
     def _linear(self, point, gamma):
-        return _ridge(solve_module.solve(self._compiled_linear, {"c": point.c, "gamma": gamma, "theta": point.theta}))
-
-
-def _ridge(result) -> RidgeSolution:
-    return RidgeSolution(result["E"], result["Phi"], result.unknowns, result.residual, result.unknown_names)
+        return ridge_solution(solve_module.solve(self._compiled_linear, {S.c: point.c, S.gamma: gamma,
+                                                                         S.theta: point.theta}))

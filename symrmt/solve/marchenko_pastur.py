@@ -1,4 +1,4 @@
-r"""Quadrature rules for the spectral averages :math:`\mathbb E_\lambda`, one per named law."""
+r"""The quadrature rule of the Marchenko--Pastur law, and the rules by law name (:data:`RULES`)."""
 from __future__ import annotations
 
 import numpy as np

@@ -25,9 +25,10 @@ from functools import lru_cache
 import sympy as sp
 
 from . import symbols as S
-from .attention import GLOSSARY, MARCHENKO_PASTUR, START_FACTOR
-from .fixed_point import Admissible, Continuation, FixedPointSystem, SpectralAverage
-from .pencil import Pencil, ridge_pencil
+from .components import Admissible, Continuation
+from .dyson import GLOSSARY, KERNEL_SCALE, NOISE_KERNEL, START_FACTOR, dyson_fixed_point, noise_pencil, ridge_scale
+from .fixed_point import FixedPointSystem
+from .pencil import Pencil
 
 __all__ = ["density_system", "STIELTJES", "DENSITY", "MATRICES"]
 
@@ -44,11 +45,19 @@ _DOMAINS = {S.c: sp.Interval.open(0, sp.oo), S.x: sp.S.Reals, S.eta: sp.Interval
 
 def _pencil(matrix: str) -> Pencil:
     if matrix == "gram":                 # the ridge pencil at gamma = -z
-        ridge = ridge_pencil(S.a1 * S.lam + S.d - S.a1, S.b, S.c * S.lam)
+        ridge = noise_pencil()
         return Pencil(ridge.deterministic.xreplace({S.gamma: -_Z}), ridge.wigner)
     if matrix == "kernel":
-        return Pencil(sp.Matrix([[S.a1 * S.lam + S.d - S.a1 - _Z]]), sp.Matrix([[S.b]]))
+        return Pencil(sp.Matrix([[NOISE_KERNEL - _Z]]), sp.Matrix([[S.b]]))
     raise ValueError(f"matrix = {matrix!r}: use one of {MATRICES}")
+
+
+def _spectrum_scale(matrix: str) -> sp.Expr:
+    r"""A bound on the spectrum of the matrix: :func:`~.dyson.ridge_scale` for the Gram matrix; for :math:`K`,
+    :math:`|a_1|` times the Marchenko--Pastur edge :math:`(1 + 1/\sqrt c)^2` plus the Wigner and diagonal parts."""
+    if matrix == "gram":
+        return ridge_scale(KERNEL_SCALE)
+    return 1 + sp.Abs(S.a1) * (1 + 1 / sp.sqrt(S.c)) ** 2 + S.b + sp.Abs(S.d)
 
 
 @lru_cache(maxsize=None)
@@ -63,28 +72,21 @@ def density_system(matrix: str = "gram") -> FixedPointSystem:
     >>> system.residuals[S.trace_symbol(1, 1)]
     t_11 - tau_11/c
     """
-    pencil = _pencil(matrix)
-    size = pencil.size
-    dyson, resolvent = sp.MatrixSymbol("M", size, size), sp.MatrixSymbol("R", size, size)
-    unknowns = pencil.unknown_blocks()
-    averages = {S.tau_symbol(i, j): SpectralAverage(resolvent[i - 1, j - 1], MARCHENKO_PASTUR, S.lam)
-                for i, j in unknowns.values()}
-    averages.setdefault(S.tau_symbol(1, 1), SpectralAverage(resolvent[0, 0], MARCHENKO_PASTUR, S.lam))
+    dyson = dyson_fixed_point(_pencil(matrix))
     t11 = S.trace_symbol(1, 1)
-    scale = (1 + S.c) * (1 + 1 / S.c) * (1 + S.a1**2 + S.b**2 + S.d**2) if matrix == "gram" else \
-        1 + sp.Abs(S.a1) * (1 + 1 / sp.sqrt(S.c)) ** 2 + S.b + sp.Abs(S.d)
     return FixedPointSystem(
         name=f"{matrix} density",
         parameters={p: _DOMAINS[p] for p in (S.c, S.x, S.eta, S.a1, S.b, S.d)},
-        unknowns=tuple(unknowns),
-        residuals={t: t - S.tau_symbol(i, j) / S.c for t, (i, j) in unknowns.items()},
-        averages=averages,
+        unknowns=tuple(dyson.unknowns),
+        residuals=dyson.residuals,
+        averages=dyson.averages,
         observables={STIELTJES: S.tau_symbol(1, 1), DENSITY: sp.im(STIELTJES) / sp.pi},
-        continuation=Continuation(S.eta, START_FACTOR * (scale + sp.Abs(S.x)), {t: 0 for t in unknowns}, "linear"),
+        continuation=Continuation(S.eta, START_FACTOR * (_spectrum_scale(matrix) + sp.Abs(S.x)),
+                                  {t: 0 for t in dyson.unknowns}, "linear"),
         branch=(sp.GreaterThan(sp.im(t11), 0),),
         admissible={DENSITY: Admissible(0, sp.oo, "absolute")},
         complex_unknowns=True,
         glossary={**GLOSSARY, S.x: r"z = x + i\eta \text{ the spectral argument}"},
-        definitions={dyson: pencil.dyson_matrix(), resolvent: sp.Inverse(dyson)},
+        definitions=dyson.definitions,
         display={STIELTJES: "m(z)", DENSITY: r"\rho_\eta(x)"},
     )

@@ -1,4 +1,4 @@
-"""The one SymPy -> NumPy adapter of f (symrmt.nonlinearity.numpy_callable)."""
+"""symrmt.nonlinearity.adapter: every kind of f becomes one checked, vectorized float64 NumPy function."""
 from __future__ import annotations
 
 import subprocess
@@ -9,7 +9,9 @@ import pytest
 import sympy as sp
 
 from symrmt.errors import NonlinearityError, ParseError, SymrmtInputError
-from symrmt.nonlinearity import X, numeric_callable, numpy_callable
+from symrmt import nonlinearity as nl
+from symrmt.nonlinearity import X, numpy_callable, parse_nonlinearity
+
 
 PTS = np.linspace(-3, 3, 7)
 
@@ -27,7 +29,7 @@ def test_constant_expression_and_integer_input():
     assert numpy_callable(sp.Integer(0))(np.ones((2, 3))).shape == (2, 3)
     assert numpy_callable(lambda t: 2)(np.ones(4)).tolist() == [2.0] * 4
     assert numpy_callable("x")(np.arange(3)).dtype == np.float64
-    assert numeric_callable is numpy_callable
+    assert not hasattr(nl, "numeric_callable")            # the earlier alias is gone: one name, numpy_callable
 
 
 def test_complex_values_are_refused_not_truncated():
@@ -65,3 +67,21 @@ def test_simulation_uses_the_adapter_and_stays_free_of_sympy():
     assert label == "relu(x)"
     code = "import sys, numpy as np, symrmt.simulation as s; s._resolve_nonlinearity(np.tanh); print('sympy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_numpy_callable_is_vectorized_float64_and_matches_sympy():
+    pts = np.linspace(-3, 3, 13)
+    for f in ["tanh(x)", "relu(x) - 1/sqrt(2*pi)", "gelu(x)", "erf(x)", "Heaviside(x) - 1/2", "sign(x)", "elu(x)"]:
+        g = numpy_callable(f)
+        out = g(pts)
+        assert out.dtype == np.float64 and out.shape == pts.shape
+        expr = parse_nonlinearity(f)
+        ref = np.array([float(expr.subs(X, sp.Float(float(t), 30)).evalf(30)) for t in pts])
+        np.testing.assert_allclose(out, ref, rtol=1e-14, atol=1e-15)
+        assert g(pts.reshape(13, 1)).shape == (13, 1)
+    assert numpy_callable("x")(np.zeros((2, 3), dtype=np.float32)).dtype == np.float64
+    assert numpy_callable("x")(1.5).shape == ()
+    sig = numpy_callable("sigmoid(x)")(np.array([-1000.0, 0.0, 1000.0]))
+    np.testing.assert_array_equal(sig, [0.0, 0.5, 1.0])  # exp overflow is silent and gives the limit
+    with pytest.raises(SymrmtInputError):
+        numpy_callable("os.system")

@@ -1,23 +1,13 @@
-"""Eigenvalue densities: against an independent free convolution, closed forms, and simulation."""
+"""symrmt.density: eigenvalue densities against an independent free convolution, closed forms, and simulation."""
 import numpy as np
 import pytest
-from scipy import integrate
 
 from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
-from symrmt.spectral import cauchy_smoothed, spectral_density
+from _support.marchenko_pastur import mp_expectation
+from symrmt.density import cauchy_smoothed, spectral_density
 
 TANH = (0.6057055, 0.3942945)
-
-
-def _mp_expectation(g, c):
-    """E over the law of A = Z^T Z / p (Marchenko-Pastur, ratio 1/c) by adaptive quadrature, atom included."""
-    q = 1 / c
-    lo, hi = (1 - np.sqrt(q)) ** 2, (1 + np.sqrt(q)) ** 2
-    density = lambda x: np.sqrt(max((hi - x) * (x - lo), 0.0)) / (2 * np.pi * q * x)  # noqa: E731
-    real = integrate.quad(lambda x: (g(x) * density(x)).real, lo, hi, limit=400, epsabs=1e-13)[0]
-    imag = integrate.quad(lambda x: (g(x) * density(x)).imag, lo, hi, limit=400, epsabs=1e-13)[0]
-    return real + 1j * imag + max(0.0, 1 - c) * g(0.0)
 
 
 def _free_convolution(a1, nu, c, d, z):
@@ -29,7 +19,7 @@ def _free_convolution(a1, nu, c, d, z):
     sigma2 = (nu - a1**2) / c
     m = -1 / z
     for _ in range(2000):
-        new = _mp_expectation(lambda lam: 1 / (a1 * lam + d - a1 - z - sigma2 * m), c)
+        new = mp_expectation(lambda lam: 1 / (a1 * lam + d - a1 - z - sigma2 * m), c)
         if abs(new - m) < 1e-13:
             return new
         m = 0.5 * m + 0.5 * new

@@ -6,7 +6,7 @@ r"""Eigenvalue densities of the attention Gram matrix and of the kernel matrix, 
     m(z) = \frac1n \operatorname{tr}(G - z)^{-1},
 
 for :math:`G = K^\top X^\top X K/n` (``matrix="gram"``) or :math:`G = K` (``matrix="kernel"``,
-only where :math:`K` is symmetric), with :math:`m` from :func:`symrmt.derive.spectral.density_system`
+only where :math:`K` is symmetric), with :math:`m` from :func:`symrmt.derive.density.density_system`
 solved by the same engine as the interpolation error. With :math:`\eta > 0` this is the whole
 spectral measure, atoms included, smoothed by the Cauchy kernel
 :math:`\eta/(\pi((x - \lambda)^2 + \eta^2))`, which a simulation reproduces exactly from its
@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import ConvergenceError, ParameterError
 from .geometry import Geometry, check_symmetric_kernel, resolve_gram
-from .solve import solve
+from .solve import CompiledSystem, solve
 from .theory import _hermite_arrays, _real
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"]
@@ -108,7 +108,9 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     >>> round(spectral_density("tanh(x)", c=0.5, x=[1.0]).atom, 6)     # rank p < n: mass 1 - c at 0
     0.5
     """
-    from .derive.spectral import MATRICES, density_system
+    from .codegen import compile_system
+    from .derive import symbols as S
+    from .derive.density import DENSITY, MATRICES, STIELTJES, density_system
 
     if matrix not in MATRICES:
         raise ParameterError(f"matrix = {matrix!r}: use one of {MATRICES}.")
@@ -126,10 +128,11 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     G = resolve_gram(geometry, gram)
     if matrix == "kernel":
         check_symmetric_kernel(G)
-    system = density_system(matrix)
-    base = {"c": c, "a_1": float(a1), "b": float(b), "d": d}
-    result = solve(system, {**base, "x": x, "eta": eta})
-    return SpectralDensity(x, np.asarray(result["rho"], float), eta, matrix, np.asarray(result["m"]), system, base)
+    system = compile_system(density_system(matrix))
+    base = {S.c: c, S.a1: float(a1), S.b: float(b), S.d: d}
+    result = solve(system, {**base, S.x: x, S.eta: eta})
+    return SpectralDensity(x, np.asarray(result[DENSITY], float), eta, matrix, np.asarray(result[STIELTJES]), system,
+                           base)
 
 
 def _scalar(name: str, value) -> float:
@@ -139,10 +142,13 @@ def _scalar(name: str, value) -> float:
     return float(array)
 
 
-def _atom(system, base: dict) -> float:
+def _atom(system: CompiledSystem, base: dict) -> float:
     r""":math:`\lim_{\eta \to 0^+} \eta \operatorname{Im} m(i\eta)`, extrapolated from :data:`ATOM_ETAS`."""
+    from .derive import symbols as S
+    from .derive.density import STIELTJES
+
     etas = np.array(ATOM_ETAS)
-    e1, e2, e3 = etas * np.imag(solve(system, {**base, "x": 0.0, "eta": etas})["m"])
+    e1, e2, e3 = etas * np.imag(solve(system, {**base, S.x: 0.0, S.eta: etas})[STIELTJES])
     curvature = e1 + e3 - 2 * e2
     atom = e3 if abs(curvature) <= 1e-15 else (e1 * e3 - e2**2) / curvature
     if not np.isfinite(atom) or atom < -ATOM_TOLERANCE or atom > 1 + ATOM_TOLERANCE:

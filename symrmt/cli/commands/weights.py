@@ -1,0 +1,22 @@
+"""``symrmt weights FILE``: how far a model's attention weights are from s*I + low rank (:mod:`symrmt.weights`)."""
+from __future__ import annotations
+
+import argparse
+
+from ...weights import command
+from ..paths import PLOT_FORMATS, check_output_file
+
+__all__ = ["add_weights", "cmd_weights"]
+
+
+def add_weights(sub) -> None:
+    p = sub.add_parser("weights", help=command.HELP,
+                       description="Read the query and key projections of a BERT or GPT-2 checkpoint (safetensors, "
+                                   "data only) and fit M = W_Q^T W_K/sqrt(d) by s*I + rank r, per layer and head.")
+    command.add_arguments(p)
+
+
+def cmd_weights(args: argparse.Namespace) -> dict:
+    if args.plot:
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
+    return command.run(args)

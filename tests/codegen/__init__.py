@@ -1,0 +1,1 @@
+"""Tests of symrmt.codegen, one file per module."""

@@ -1,0 +1,1 @@
+"""Tests of symrmt.derive, one file per module."""

@@ -1,0 +1,1 @@
+"""Tests of symrmt.nonlinearity, one file per module."""

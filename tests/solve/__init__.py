@@ -1,0 +1,1 @@
+"""Tests of symrmt.solve, one file per module."""

@@ -1,0 +1,57 @@
+"""symrmt.solve: the solver takes a compiled system and arrays keyed by its symbols; it knows no model."""
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from symrmt.codegen import compile_system
+from symrmt.derive import attention_system, linear_system
+from symrmt.derive import symbols as S
+from symrmt.derive.attention import ERROR, PHI
+from symrmt.errors import ParameterError
+from symrmt.solve import solve
+
+TANH = (0.6057055, 0.3942945)
+
+
+def test_the_solver_and_the_numpy_layers_load_without_sympy():
+    code = "import sys, symrmt.solve, symrmt.simulation, symrmt.geometry; print('sympy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("token", ["t_11", "tau_11", "a_1", "theta", "alpha_K", "alpha_Q", "omega", "gamma",
+                                   "attention", "kernel"])
+def test_no_trace_of_the_model_in_the_solver_source(token):
+    solver = pathlib.Path(__file__).parent.parent.parent / "symrmt" / "solve"
+    for path in solver.glob("*.py"):
+        assert token not in path.read_text(), f"{token!r} appears in {path.name}"
+
+
+def test_quadrature_refinement_converges_at_small_gamma():
+    # The embedded error estimate must push small gamma at c = 1 to enough nodes: compare two start levels.
+    params = {S.c: 1.0, S.gamma: np.array([1e-3, 1e-2]), S.a1: TANH[0], S.b: np.sqrt(TANH[1] - TANH[0] ** 2), S.d: 0.0,
+              S.theta: 1.0, S.alpha_K: 0.5, S.alpha_Q: 0.5, S.omega_KK: 1.0, S.omega_QQ: 1.0, S.omega_KQ: 1.0}
+    system = compile_system(attention_system())
+    coarse, fine = solve(system, params, nodes=48), solve(system, params, nodes=1296)
+    assert np.allclose(coarse[ERROR], fine[ERROR], atol=1e-8)
+
+
+def test_parameters_and_results_are_keyed_by_the_systems_symbols():
+    system = compile_system(linear_system())
+    result = solve(system, {S.c: 1.0, S.gamma: np.array([1.0, 2.0]), S.theta: 0.0})
+    assert np.isclose(result[ERROR][0], 1 / np.sqrt(5)) and result[PHI].shape == (2,)
+    assert result.unknown_keys == () and set(result.observables) == {PHI, ERROR}
+    with pytest.raises(ParameterError, match=r"one array per parameter symbol \['c', 'gamma', 'theta'\]"):
+        solve(system, {"c": 1.0, "gamma": 1.0, "theta": 0.0})
+    with pytest.raises(ParameterError, match=r"missing \['theta'\]"):
+        solve(system, {S.c: 1.0, S.gamma: 1.0})
+    with pytest.raises(ParameterError, match=r"gamma must be finite and in \(0, inf\)"):
+        solve(system, {S.c: 1.0, S.gamma: 0.0, S.theta: 0.0})
+
+
+def test_only_a_compiled_system_is_solved():
+    with pytest.raises(TypeError, match="compile_system"):
+        solve(linear_system(), {S.c: 1.0, S.gamma: 1.0, S.theta: 0.0})
