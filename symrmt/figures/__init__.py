@@ -32,13 +32,16 @@ __all__ = ["FIGURES", "Curve", "Figure", "FigureUnavailable", "Panel", "build", 
 
 #: name -> one-line description; the module ``symrmt.figures.<name>`` defines ``build(quick)``.
 FIGURES: dict[str, str] = {
-    "random_inputs": "pure-noise inputs: E_attn and E_lin against gamma and against c = p/n, six nonlinearities",
-    "alignment": "signal |mu| = 1: E_attn as w_K = w_Q turns from aligned with mu to orthogonal, E_lin for reference",
+    "random_inputs": "pure-noise inputs: E_attn and E_lin against gamma and c for six nonlinearities, and the map of "
+                     "E_attn - E_lin over (c, gamma) with the region where attention wins",
+    "alignment": "signal |mu| = 1: E_attn as w_K = w_Q turns from aligned with mu to orthogonal, the paired gap to E_lin, "
+                 "and its convergence in n at c = 0.25",
     "phase_diagram": "sign of E_attn - E_lin over (c, |mu|^2) with aligned weights, and over (|mu|^2, alignment)",
-    "linear_component": "f = cos(s) x + sin(s) He_3(x)/sqrt(6): the error against a_1, |mu|^2 and c",
-    "spectrum": "eigenvalue histograms of K^T X^T X K/n and of K against the predicted densities",
+    "linear_component": "f = cos(s) x + sin(s) He_3(x)/sqrt(6): the error against a_1, |mu|^2 and c, and a_1 = 0 "
+                        "extrapolated to n = infinity",
+    "spectrum": "eigenvalue histograms of K^T X^T X K/n (log-log) and of K against the predicted densities",
     "rank": "rank-1 against rank-r attention weights of the same total strength",
-    "validation": "theory against Monte Carlo on a grid of settings, and the gap against n (smooth f and a_1 = 0)",
+    "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
 }
 
 #: Where figures go unless ``out`` says otherwise: this folder in the current working directory.
