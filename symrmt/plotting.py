@@ -20,7 +20,7 @@ def _pyplot():
 
 def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``."""
-    from .theory import attention_error, linear_error
+    from . import attention_error, linear_error
 
     return {"title": title, "gamma_theory": grid,
             "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram),

@@ -128,7 +128,7 @@ def _monte_carlo_proxy(ax, panel: Panel, n_label: str) -> None:
     """One grey legend entry that says what the markers are, instead of one per series."""
     if any(c.source == "monte_carlo" and c.label is None for c in panel.curves):
         ax.errorbar([], [], yerr=[], fmt="o", color="0.35", ms=4, capsize=2,
-                    label=f"Monte Carlo{n_label}: mean, 95% t interval")
+                    label=f"Monte Carlo{n_label}:\nmean, 95% t interval")
 
 
 def _style_axes(ax, panel: Panel) -> None:
@@ -167,7 +167,8 @@ def _draw_panel(fig, ax, panel: Panel, mc_label: str) -> tuple[list, list[str]]:
 
 def _legend_columns(labels: list[str]) -> int:
     """Two legend columns when the labels are short enough to fit side by side under a panel, else one."""
-    longest = max((len(re.sub(r"[$\\{}^_]|mathrm", "", label)) for label in labels), default=0)
+    longest = max((len(re.sub(r"[$\\{}^_]|mathrm", "", line)) for label in labels for line in label.split("\n")),
+                  default=0)
     return 2 if longest <= _LEGEND_CHARS else 1
 
 
@@ -200,7 +201,7 @@ def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
         if handles:
             slot.legend(handles, labels, loc="upper center", fontsize=7, ncol=columns, frameon=False,
                         borderaxespad=0.0)
-        entries.append((row, math.ceil(len(handles) / columns)))
+        entries.append((row, math.ceil(sum(1 + label.count("\n") for label in labels) / columns)))
     legend_lines = [max([lines for r, lines in entries if r == row], default=0) for row in range(nrows)]
     heights = []
     for lines in legend_lines:

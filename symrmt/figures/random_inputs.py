@@ -31,7 +31,7 @@ def _sizes(quick: bool) -> dict:
         return dict(n=256, seeds=3, gamma_mc=[1e-2, 1e-1, 1.0, 10.0], c_mc=[0.5, 1.0, 2.0], points=40, grid=16,
                     checks=[(0.15, 1.0), (0.3, 10.0), (1.0, 1.0)])
     return dict(n=2048, seeds=8, gamma_mc=list(np.logspace(-2, 1, 7)), c_mc=[0.25, 0.5, 1.0, 1.5, 2.0, 3.0],
-                points=150, grid=36, checks=[(0.1, 0.1), (0.15, 1.0), (0.3, 10.0), (0.5, 30.0), (0.5, 0.1),
+                points=150, grid=30, checks=[(0.1, 0.1), (0.15, 1.0), (0.3, 10.0), (0.5, 30.0), (0.5, 0.1),
                                              (1.0, 1.0), (2.0, 10.0)])
 
 

@@ -12,7 +12,7 @@ predicted density (found on a grid that runs past the largest eigenvalue, so the
 the edges of the support); eigenvalues beyond it are outliers, counted in the caption, not
 binned.
 
-This figure reads ``symrmt.spectral_density`` and ``symrmt.simulation.simulate_spectrum``
+This figure reads ``symrmt.spectral_density`` and ``symrmt.simulate_spectrum``
 (the engine's eigenvalue densities); without them :func:`build` raises
 :class:`~symrmt.figures.FigureUnavailable`.
 """
@@ -38,20 +38,14 @@ SUPPORT_FLOOR = 1e-6
 
 
 def _engine():
-    """The engine's density and eigenvalue sampler, or FigureUnavailable naming what is missing."""
+    """The engine's density and eigenvalue sampler (public names), or FigureUnavailable naming what is missing."""
     import symrmt
-    from .. import simulation
 
-    try:
-        density = symrmt.spectral_density
-    except AttributeError:
-        density = None
-    sampler = getattr(simulation, "simulate_spectrum", None)
-    if density is None or sampler is None:
-        missing = [n for n, v in (("symrmt.spectral_density", density),
-                                  ("symrmt.simulation.simulate_spectrum", sampler)) if v is None]
-        raise FigureUnavailable(f"needs the engine's spectral_density/gram ({', '.join(missing)} not found)")
-    return density, sampler
+    found = {name: getattr(symrmt, name, None) for name in ("spectral_density", "simulate_spectrum")}
+    missing = [f"symrmt.{name}" for name, value in found.items() if value is None]
+    if missing:
+        raise FigureUnavailable(f"needs the engine's eigenvalue densities ({', '.join(missing)} not found)")
+    return found["spectral_density"], found["simulate_spectrum"]
 
 
 def _sizes(quick: bool) -> dict:
