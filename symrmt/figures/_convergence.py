@@ -97,7 +97,7 @@ def ladder_sentence(result, quantity: str, name: str, figure_n: int, panel: str 
 
     ``panel``: the panel's key, named with the sizes and seeds at the start (None: a further ladder of
     the same panel, the sizes already named). The effect at the figure's n is the ladder's mean
-    minus the theory where the ladder has that size, else the fitted correction there.
+    minus the theory where the ladder has that size, else the fit's value there minus the theory.
     """
     ladder, fit = _fit(result, quantity)
     ns = [int(n) for n in result.ns]
@@ -107,8 +107,10 @@ def ladder_sentence(result, quantity: str, name: str, figure_n: int, panel: str 
         effect = mean - theory
         at = f"at this figure's n = {figure_n} the Monte Carlo {name} is {mean:+.4f} against the theory's {theory:+.4f}"
     else:
-        effect = float(fit.correction(figure_n))
-        at = f"at this figure's n = {figure_n} the fit puts the Monte Carlo {name} off the theory's {theory:+.4f}"
+        fitted = float(fit.limit + fit.correction(figure_n))
+        effect = fitted - theory
+        at = (f"at this figure's n = {figure_n} the fit puts the Monte Carlo {name} at {fitted:+.4f} against the "
+              f"theory's {theory:+.4f}")
     relative = f", {relative_text(effect, theory)} of it" if relative_text(effect, theory) else ""
     holds = "holds" if bool(ladder.agrees[0]) else "does not hold"
     intro = "" if panel is None else (f"Panel ({panel}), sizes n = {', '.join(map(str, ns))} with "

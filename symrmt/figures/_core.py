@@ -219,8 +219,10 @@ def finite_size_note(figure: Figure) -> str:
     theory = float(curve.column("theory").flat[k])
     relative = f" ({relative_text(gap, theory)} of the theory)" if relative_text(gap, theory) else ""
     verb = "misses the theory by more than its" if outside == 1 else "miss the theory by more than their"
-    return (f"{outside} of {total} Monte Carlo points {verb} 95% interval; the "
-            f"largest finite-n effect is {gap:+.3f}{relative}, in panel ({key}) ({curve.series}, n = {n}).")
+    chance = (1 - LEVEL) * total        # what noise alone would give if the theory held at this n
+    return (f"{outside} of {total} Monte Carlo points {verb} 95% interval (noise alone would give about "
+            f"{chance:.1f}); the largest finite-n effect is {gap:+.3f}{relative}, in panel ({key}) "
+            f"({curve.series}, n = {n}).")
 
 
 def relative_text(effect: float, theory: float) -> str:
