@@ -2,8 +2,9 @@ r"""Convergence panels: the Monte Carlo on a ladder of sizes, extrapolated to :m
 
 Where a figure's markers miss its lines by more than their interval, the figure carries a
 panel built here from :func:`symrmt.converge`: the per-size means with their 95% t intervals
-against :math:`x = n^{-\alpha}` (so that the fit :math:`E(n) = E_\infty + b\,n^{-\alpha}` is a
-straight line reaching :math:`E_\infty` at :math:`x = 0`, i.e. :math:`n = \infty`), the
+against :math:`x = n^{-\alpha}`, with :math:`\alpha` the leading exponent of the chosen fit (so
+that a one-term fit :math:`E(n) = E_\infty + b\,n^{-\alpha}` is a straight line reaching
+:math:`E_\infty` at :math:`x = 0`, i.e. :math:`n = \infty`; a two-term fit is a curve), the
 extrapolated limit with its 95% interval, and the theory. The axis uses the exponent of the
 first ladder; a second ladder's fit is then a curve, drawn through its own exponent.
 :func:`ladder_sentence` writes the caption's account of the finite-n effect at the figure's n.
@@ -17,7 +18,7 @@ import numpy as np
 from ._common import mc_curve, theory_curve
 from ._core import Curve, Panel, relative_text
 
-__all__ = ["run_ladder", "ladder_curves", "convergence_panel", "ladder_sentence", "LADDERS"]
+__all__ = ["run_ladder", "ladder_curves", "convergence_panel", "ladder_sentence", "fit_formula", "LADDERS"]
 
 #: The ladders of sizes, and the seeds at the largest size (smaller sizes get more, at about equal cost).
 LADDERS = {True: dict(ns=[128, 256, 512], top_seeds=3), False: dict(ns=[512, 1024, 2048, 4096], top_seeds=6)}
@@ -39,6 +40,15 @@ def _fit(result, quantity: str):
     return ladder, ladder.fits[0]
 
 
+def fit_formula(fit, tex: bool) -> str:
+    r"""The chosen finite-size model, e.g. :math:`E_\infty + b_1 n^{-1/2} + b_2 n^{-1}` (LaTeX or plain text)."""
+    terms = [f"b_{k + 1} n^{{-{a:.3g}}}" if tex else f"b_{k + 1} n^(-{a:.3g})" for k, a in enumerate(fit.exponents)]
+    if len(terms) == 1:
+        terms = [terms[0].replace("b_1", "b")]
+    formula = " + ".join([r"E_\infty" if tex else "E_inf", *terms])
+    return f"${formula}$" if tex else formula
+
+
 def ladder_curves(result, quantity: str, label: str, tag: dict[str, Any], color: str, axis_exponent: float,
                   name: str) -> list[Curve]:
     r"""Markers at each n, the fitted :math:`E_\infty + b\,n^{-\alpha}`, and the limit with its interval.
@@ -56,7 +66,7 @@ def ladder_curves(result, quantity: str, label: str, tag: dict[str, Any], color:
                        label=f"{label}: Monte Carlo at each n")
     dense_x = np.linspace(0.0, 1.05 * ns.min() ** -axis_exponent, _DENSE)[1:]
     dense_n = dense_x ** (-1.0 / axis_exponent)
-    line = Curve(label=rf"{label}: fit $E_\infty + b\,n^{{-{fit.exponent:.3g}}}$", source="extrapolation",
+    line = Curve(label=f"{label}: fit {fit_formula(fit, tex=True)}", source="extrapolation",
                  quantity=name, x="n_power", params={**base, "n": dense_n, "n_power": dense_x},
                  value=fit.limit + fit.correction(dense_n), style={**style, "linestyle": "-", "linewidth": 1.0},
                  series=f"{label}: fit")
@@ -115,6 +125,6 @@ def ladder_sentence(result, quantity: str, name: str, figure_n: int, panel: str 
     holds = "holds" if bool(ladder.agrees[0]) else "does not hold"
     intro = "" if panel is None else (f"Panel ({panel}), sizes n = {', '.join(map(str, ns))} with "
                                       f"{', '.join(str(int(s)) for s in result.seeds)} seeds: ")
-    text = (f"{at} (a finite-n effect of {effect:+.4f}{relative}); the fit E(n) = E_inf + b n^(-{fit.exponent:.3g}) "
+    text = (f"{at} (a finite-n effect of {effect:+.4f}{relative}); the fit E(n) = {fit_formula(fit, tex=False)} "
             f"extrapolates to {fit.limit:+.4f}, 95% interval [{fit.lo:+.4f}, {fit.hi:+.4f}], which {holds} the theory.")
     return intro + text if intro else text[0].upper() + text[1:]
