@@ -176,6 +176,23 @@ def _caption_lines(caption: str, width_in: float) -> list[str]:
     return textwrap.wrap(caption, width=int(15.5 * width_in)) if caption else []
 
 
+def _place_panels(fig, grid, figure: Figure, ncols: int) -> list[int]:
+    """Draw every panel in its cell and its legend in the cell below; return the legend lines per row."""
+    lines_per_row: dict[int, int] = {}
+    for k, panel in enumerate(figure.panels):
+        row, col = divmod(k, ncols)
+        handles, labels = _draw_panel(fig, fig.add_subplot(grid[2 * row, col]), panel, figure.mc_label)
+        slot = fig.add_subplot(grid[2 * row + 1, col])
+        slot.axis("off")
+        columns = _legend_columns(labels)
+        if handles:
+            slot.legend(handles, labels, loc="upper center", fontsize=7, ncol=columns, frameon=False,
+                        borderaxespad=0.0)
+        lines = math.ceil(sum(1 + label.count("\n") for label in labels) / columns)
+        lines_per_row[row] = max(lines_per_row.get(row, 0), lines)
+    return [lines_per_row.get(row, 0) for row in range(max(lines_per_row) + 1)]
+
+
 def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
     """Draw ``figure`` into ``path`` (.png, .pdf or .svg; Agg backend, no display needed) and return the path."""
     import matplotlib
@@ -183,28 +200,14 @@ def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    count = len(figure.panels)
-    ncols = figure.ncols or min(count, 3)
-    nrows = math.ceil(count / ncols)
+    ncols = figure.ncols or min(len(figure.panels), 3)
+    nrows = math.ceil(len(figure.panels) / ncols)
     width = _PANEL_WIDTH * ncols
     caption = _caption_lines(figure.caption, width)
     fig = plt.figure(figsize=(width, 1.0), layout="constrained")
     grid = fig.add_gridspec(2 * nrows + 1, ncols)
-    entries = []
-    for k, panel in enumerate(figure.panels):
-        row, col = divmod(k, ncols)
-        ax = fig.add_subplot(grid[2 * row, col])
-        handles, labels = _draw_panel(fig, ax, panel, figure.mc_label)
-        slot = fig.add_subplot(grid[2 * row + 1, col])
-        slot.axis("off")
-        columns = _legend_columns(labels)
-        if handles:
-            slot.legend(handles, labels, loc="upper center", fontsize=7, ncol=columns, frameon=False,
-                        borderaxespad=0.0)
-        entries.append((row, math.ceil(sum(1 + label.count("\n") for label in labels) / columns)))
-    legend_lines = [max([lines for r, lines in entries if r == row], default=0) for row in range(nrows)]
     heights = []
-    for lines in legend_lines:
+    for lines in _place_panels(fig, grid, figure, ncols):
         heights += [_PANEL_HEIGHT, max(lines, 1) * _LEGEND_LINE]
     heights.append(max(len(caption), 1) * _CAPTION_LINE)
     grid.set_height_ratios(heights)
