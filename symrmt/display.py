@@ -145,6 +145,10 @@ def simulation_html(result: Any, digits: int = 4) -> str:
     geometry = (", ".join(f"{k} = {v:g}" for k, v in result.geometry.as_dict().items() if v)
                 if getattr(result, "geometry", None) is not None else
                 f"Gram matrix {np.asarray(result.gram).shape[0]} x {np.asarray(result.gram).shape[0]}")
+    weights = getattr(result, "weights", None)
+    if weights:
+        geometry = (f"{geometry or 'no signal'}; weights: {weights['form']} {weights['p']} x {weights['p']}, "
+                    f"||M||_F = {weights['frobenius_norm']:.4g}")
     caption = (f"Monte Carlo: n = {result.n}, p = {result.p}, c = {result.c:g}, d = {result.d:g}, "
                f"{result.seeds} seeds (root seed {result.seed}); geometry: {geometry or 'none'}")
     return _table(caption, header, rows)
@@ -166,7 +170,9 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
     """CSV of a solver or simulation result (one row per point, a header row); written to ``path`` if given.
 
     - :class:`~symrmt.SimulationResult`: ``gamma, attention_mean, attention_se, linear_mean, linear_se``,
-      then ``n, p, c, d, seeds, seed`` and the geometry (constant columns, so each row is self-contained).
+      then ``n, p, c, d, seeds, seed``, the geometry and, with ``weights=``, ``weights_form``,
+      ``weights_p``, ``weights_frobenius_norm`` (``weights_rank``, ``weights_shift``) (constant columns,
+      so each row is self-contained).
     - :class:`~symrmt.theory.RidgeSolution`: ``[gamma,] E, Phi,`` the unknowns (``t_11, t_12, t_22`` for
       attention), ``residual``.
     """
@@ -176,6 +182,8 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
         else:                                    # rank r > 1: the upper triangle of the Gram matrix
             G = np.asarray(result.gram)
             geometry = {f"gram_{i}{j}": float(G[i, j]) for i in range(len(G)) for j in range(i, len(G))}
+        weights = {f"weights_{k}": v for k, v in (getattr(result, "weights", None) or {}).items()}
+        geometry = {**geometry, **weights}
         header = ["gamma", "attention_mean", "attention_se", "linear_mean", "linear_se",
                   "n", "p", "c", "d", "seeds", "seed", *geometry]
         constant = [result.n, result.p, result.c, result.d, result.seeds, result.seed, *geometry.values()]
