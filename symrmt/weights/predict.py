@@ -36,7 +36,7 @@ from .analysis import MatrixFit
 __all__ = ["scaled_hermite", "regime_ratio", "fitted_attention_error"]
 
 def regime_ratio(fit: MatrixFit, rank: int) -> float:
-    r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the theory's expansion needs it :math:`\gg 1` (module docstring)."""
+    r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring)."""
     sigma = float(fit.singular_values[0]) if len(fit.singular_values) else 0.0
     s = abs(fit.fit(rank).s)
     return float("inf") if sigma == 0 else s * np.sqrt(fit.matrix.p) / sigma
