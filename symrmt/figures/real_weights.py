@@ -59,8 +59,9 @@ def _sizes(quick: bool) -> dict:
 
 @functools.lru_cache(maxsize=4)
 def layer_fit(layer: int, rank_max: int):
-    """The :class:`~symrmt.weights.MatrixFit` of MiniLM's ``layer`` (all heads), or FigureUnavailable (kept: a fit is
-    about 45 SVDs of 384 x 384)."""
+    """The :class:`~symrmt.weights.MatrixFit` of MiniLM's ``layer`` (all heads), or FigureUnavailable.
+
+    Kept between calls: a fit is about 45 SVDs of 384 x 384."""
     from ..errors import SymrmtInputError
 
     try:
@@ -110,11 +111,10 @@ def _theory(fit, rank: int, scale: float, c: float, gammas, directions) -> np.nd
     return np.broadcast_to(values, (len(unique), len(gammas)))[np.ravel(index)]
 
 
-def _setting(fit, scale: float, c: float, placement: str, s: dict, grid: np.ndarray) -> dict:
+def _setting(fit, scale: float, c: float, directions: np.ndarray, s: dict, grid: np.ndarray) -> dict:
     """Theory and Monte Carlo of one (c, placement): per-seed arrays on ``grid`` (theory) and gammas_mc (MC)."""
     p = fit.matrix.p
     n = int(round(p / c))
-    directions = _directions(placement, fit, s["seeds"], s["seed"])
     children = np.random.SeedSequence(s["seed"]).spawn(s["seeds"])
     real = _monte_carlo(fit.weights(scale=scale), n, c, s["gammas_mc"], directions, children)
     fitted = {r: _monte_carlo(fit.weights(r, scale=scale), n, c, s["gammas_mc"], directions, children)
@@ -229,7 +229,22 @@ def _bar_text() -> str:
     return getattr(_core, "INTERVAL_TEXT", f"±{getattr(_core, 'ERROR_BAR_SE', 2):g} standard errors over seeds")
 
 
+def _caption(s: dict, p: int, scale: float, ns: list[int], ratios: np.ndarray, unsolved: int) -> str:
+    unsolved_text = f" The theory did not converge in {unsolved} (c, placement, r) settings (left out)." if unsolved else ""
+    return (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_Q^T W_K / sqrt(32), normalized to ||M||_F = sqrt(p) "
+            f"(factor {scale:.4f}); p = {p}, n = {', '.join(map(str, ns))} (c = p/n), |mu| = {MU_NORM:g}, f = tanh, "
+            "d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s (f_s(x) = tanh(s x)), "
+            "averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "
+            f"{', '.join(f'{v:.3f}' for v in ratios)} for r = {', '.join(map(str, s['ranks']))}. Markers: Monte "
+            f"Carlo with the fitted matrix (circles) and the real M (stars, at r = p), {s['seeds']} seeds, "
+            f"{_bar_text()}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
+            "this n) + fitted - real (triangles: the assumption's error), per seed on the same draws. (e, f) also: "
+            "an i.i.d. Gaussian M of the same norm (crosses), the theory for W = I (dotted) and linear regression."
+            + unsolved_text)
+
+
 def build(quick: bool = False, **overrides) -> Figure:
+    """The figure; ``overrides`` replace the mode's sizes (``layer``, ``cs``, ``seeds``, ``ranks``, ``n`` sets c = p/n)."""
     s = {**_sizes(quick), **overrides}
     fit = layer_fit(s["layer"], max(s["ranks"]))
     p = fit.matrix.p
@@ -237,24 +252,17 @@ def build(quick: bool = False, **overrides) -> Figure:
         s["cs"] = [p / overrides["n"]]
     scale = float(np.sqrt(p) / np.linalg.norm(fit.dense()))
     grid = np.unique(np.concatenate([np.logspace(-2, 1, s["points"]), s["gammas_mc"], [GAMMA]]))
+    directions = {placement: _directions(placement, fit, s["seeds"], s["seed"]) for placement in PLACEMENTS}
     settings = [(c, placement) for placement in PLACEMENTS for c in s["cs"]]
-    results = {key: _setting(fit, scale, *key, s, grid) for key in progress(settings, "real_weights")}
+    results = {(c, placement): _setting(fit, scale, c, directions[placement], s, grid)
+               for c, placement in progress(settings, "real_weights")}
     panels = []
     for placement, keys in zip(PLACEMENTS, ("ac", "bd")):
         panels += _rank_panels(fit, scale, results, s, grid, placement, keys)
     panels = [panels[0], panels[2], panels[1], panels[3]]
     panels += [_gamma_panel(fit, scale, results, s, grid, placement, key) for placement, key in zip(PLACEMENTS, "ef")]
-    ratios = _rank_params(fit, s["ranks"], scale)["regime_ratio"]
-    ns = sorted({results[key]["n"] for key in results})
-    caption = (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_Q^T W_K / sqrt(32), normalized to ||M||_F = sqrt(p) "
-               f"(factor {scale:.4f}); p = {p}, n = {', '.join(map(str, ns))} (c = p/n), |mu| = {MU_NORM:g}, f = tanh, "
-               "d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s "
-               "(f_s(x) = tanh(s x)), "
-               f"averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "
-               f"{', '.join(f'{v:.3f}' for v in ratios)} for r = {', '.join(map(str, s['ranks']))}. Markers: Monte "
-               f"Carlo with the fitted matrix (circles) and the real M (stars, at r = p), {s['seeds']} seeds, "
-               f"{_bar_text()}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
-               "this n) + fitted - real (triangles: the assumption's error), per seed on the same draws. (e, f) also: "
-               "an i.i.d. Gaussian M of the same norm (crosses), the theory for W = I (dotted) and linear regression.")
+    ns = sorted({res["n"] for res in results.values()})
+    unsolved = sum(int(np.isnan(t).any()) for res in results.values() for t in res["theory"].values())
+    caption = _caption(s, p, scale, ns, _rank_params(fit, s["ranks"], scale)["regime_ratio"], unsolved)
     return Figure("real_weights", f"Real attention weights (MiniLM-L6 layer {s['layer']}) against the theory of "
                   "their fitted s I + rank r", caption, panels, mc_label=n_label(ns[0], s["seeds"]), ncols=2)
