@@ -30,9 +30,10 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     scores, ``K`` and the Gram matrices n-by-n or min(p, n)-squared, plus the
     workspace of the factorization), the per-seed results, and a fixed allowance
     for the interpreter and row-block temporaries. Float64 throughout. With
-    ``weights="dense"`` (``simulate(weights=M)``) the copy of :math:`M` (p-by-p) and the
-    p-by-:data:`~symrmt.simulation.model.BLOCK_ROWS` block of :math:`M^\top X` are added; with
-    ``weights="factored"`` the ``weight_rank`` pairs and their projections (:math:`2r(p + n)`).
+    ``weights="dense"`` (``simulate(weights=M)``) the matrix :math:`M` (p-by-p, alive through
+    every draw) and the p-by-:data:`~symrmt.simulation.model.BLOCK_ROWS` block of :math:`M^\top X`
+    are added; with ``weights="factored"`` the ``weight_rank`` pairs and their projections
+    (:math:`2r(p + n)`).
 
     Examples
     --------

@@ -55,7 +55,9 @@ class WeightMatrix:
     r"""Validated weights :math:`M` (``p x p``): ``matrix`` (dense), or ``shift`` :math:`s` with
     ``keys``, ``queries`` of shape ``(r, p)`` for :math:`M = sI + \text{keys}^\top \text{queries}`.
 
-    The arrays are read-only float64 copies.
+    The arrays are read-only float64 views of the caller's arrays (copies only where the dtype had to
+    change): a p x p matrix is not duplicated, so that the memory check counts it once, before any
+    allocation. Changing the caller's array afterwards changes this object.
     """
 
     p: int
@@ -152,7 +154,7 @@ def _real_finite(name: str, value: Any) -> np.ndarray:
         raise ParameterError(f"{name}: must be real, not complex (take the real part if it is round-off).")
     if array.dtype.kind not in "iuf":
         raise ParameterError(f"{name}: entries of type {array.dtype} are not real numbers; {WEIGHTS_HINT}.")
-    array = array.astype(np.float64)
+    array = array.astype(np.float64, copy=False)
     if not np.all(np.isfinite(array)):
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
         raise ParameterError(f"{name}: every entry must be finite ({array[where]} at index {where}).")
@@ -169,9 +171,9 @@ def _check_size(size: int, p: int | None, how: str) -> None:
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
-    out = np.array(array, dtype=np.float64, order="C")       # a copy the caller cannot change under us
-    out.setflags(write=False)
-    return out
+    view = array.view()                                      # no copy of a p x p matrix (module docstring)
+    view.setflags(write=False)
+    return view
 
 
 def align_signal(weights: Any, direction: Any) -> np.ndarray | tuple[float, np.ndarray, np.ndarray]:

@@ -224,11 +224,14 @@ def test_weight_vectors_in_the_geometry_are_refused_next_to_weights():
         simulate_once(np.tanh, P, 1.0, 0.1, None, 0.0, np.random.default_rng(0), gram=RANK2, weights=np.eye(P))
 
 
-def test_the_matrix_is_copied_so_later_changes_do_not_leak():
+def test_the_matrix_is_read_only_and_not_duplicated():
+    """A float64 matrix is viewed, not copied (p x p counted once); float32 is converted; neither is writable."""
     M = np.eye(P)
     resolved = resolve_weights(M, P)
-    M[0, 0] = 5.0
-    assert resolved.matrix[0, 0] == 1.0 and not resolved.matrix.flags.writeable
+    assert np.shares_memory(resolved.matrix, M) and not resolved.matrix.flags.writeable
+    converted = resolve_weights(M.astype(np.float32), P)
+    assert converted.matrix.dtype == np.float64 and not converted.matrix.flags.writeable
+    assert M.flags.writeable                                     # the caller's array is left as it was
 
 
 def test_kernel_spectrum_needs_symmetric_weights():
