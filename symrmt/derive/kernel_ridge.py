@@ -1,6 +1,6 @@
 r"""Kernel ridge regression on the attention matrix alone: the second model, built from the same parts.
 
-The labels are regressed on the rows of :math:`K` itself (no token features
+Each label :math:`y_j` is regressed on the column j of :math:`K` itself (no token features
 :math:`X`): :math:`y \approx K^\top w`, with the ridge estimate
 
 .. math::
