@@ -11,7 +11,8 @@ from symrmt.cli import main
 from symrmt.figures import FIGURES
 
 ROOT = pathlib.Path(__file__).parents[2]
-SCRIPTS = sorted((ROOT / "derivations").glob("*.py"))
+#: The gallery scripts of registered figures (derivations/ also holds standalone scripts, e.g. finite_size.py).
+SCRIPTS = sorted(s for s in (ROOT / "derivations").glob("*.py") if "from symrmt.figures import main" in s.read_text())
 
 
 def _env():
