@@ -14,7 +14,8 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     of order :math:`1/a_1^2` and the general form loses digits: such points are refused;
 ``"auto"`` (the default of the public functions)
     the general algebraic form, which agrees with the quadrature form to about 1e-9
-    (benchmarks/agreement.py); the quadrature form for linear regression and :math:`a_1 = 0` (the
+    (benchmarks/agreement.py); the quadrature form for the kinds :data:`QUADRATURE_BY_DEFAULT` (linear
+    regression, kernel ridge) and :math:`a_1 = 0` (the
     rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
     linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for a
@@ -32,8 +33,13 @@ import numpy as np
 from .errors import ConvergenceError, ParameterError
 from .solve import SolveResult, solve, validate_parameters
 
-__all__ = ["FORMS", "A1_FLOOR", "solve_in_form", "check_form"]
+__all__ = ["FORMS", "A1_FLOOR", "QUADRATURE_BY_DEFAULT", "solve_in_form", "check_form"]
 
+#: The kinds that ``"auto"`` solves by quadrature: linear regression (no continuation, the quadrature is cheap)
+#: and kernel ridge (its algebraic form, ``form="algebraic"``, agrees with the quadrature to about 1e-13 where
+#: it converges, but its continuation stalls at some small c and small gamma, e.g. f = x exp(-x^2/2),
+#: c = 0.05, gamma = 1e-5, and it is not part of the 10^4-point comparison of benchmarks/agreement.py).
+QUADRATURE_BY_DEFAULT = ("linear", "kernel_ridge")
 #: The forms the public functions take.
 FORMS = ("auto", "algebraic", "quadrature")
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
@@ -61,7 +67,7 @@ def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto") -> 
     ``params`` are keyed by the quadrature system's parameter symbols and broadcast together.
     """
     check_form(form)
-    if form == "quadrature" or (form == "auto" and kind == "linear"):
+    if form == "quadrature" or (form == "auto" and kind in QUADRATURE_BY_DEFAULT):
         return solve(_compiled(kind, rank, "quadrature"), params)
     # The algebraic system has the quadrature system's parameters and domains: it validates them (the
     # quadrature system is compiled only if a point needs it).

@@ -41,7 +41,8 @@ from .solve import SolveResult
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "ridge_solution", "gram_parameters", "latex"]
+           "RidgeSolution", "ridge_solution", "gram_parameters", "latex", "kernel_parameters", "solve_kernel_ridge",
+           "kernel_ridge_error"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
@@ -171,14 +172,25 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     form : {"auto", "algebraic", "quadrature"}
         Which form of the system solves it (:mod:`symrmt.forms`); the numbers agree to about 1e-9.
     """
+    check_form(form)
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve_in_form("attention", rank, values, form))
+
+
+def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                      gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> tuple[int, dict]:
+    r"""``(rank, {symbol: array})``: the parameters of a model of the attention matrix :math:`K`, bound by symbol.
+
+    :math:`c, \gamma, a_1, b, d` and the Gram entries of the geometry (:func:`gram_parameters`), keyed by
+    the symbols of :mod:`symrmt.derive.symbols`; arguments as in :func:`solve_attention`. Every system
+    built on :math:`K` (attention, kernel ridge) takes exactly these.
+    """
     from .derive import symbols as S
 
-    check_form(form)
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
-    params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b, S.d: _real("d", d),
-              **geometry_params}
-    return ridge_solution(solve_in_form("attention", rank, params, form))
+    return rank, {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b,
+                  S.d: _real("d", d), **geometry_params}
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
@@ -221,6 +233,36 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     0.447214
     """
     return solve_linear(c, gamma, geometry, gram, form).error
+
+
+def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       form: str = "auto") -> RidgeSolution:
+    r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
+
+    :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
+    :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
+    :func:`solve_attention` (``form`` included).
+    """
+    check_form(form)
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve_in_form("kernel_ridge", rank, values, form))
+
+
+def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       form: str = "auto") -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
+
+    In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
+    :func:`symrmt.simulation.simulate_kernel_ridge`). Parameters as in :func:`solve_attention`.
+
+    Examples
+    --------
+    >>> np.round(kernel_ridge_error("tanh(x)", c=1.0, gamma=[0.1, 1.0]), 3)
+    array([0.242, 0.646])
+    """
+    return solve_kernel_ridge(f, c, gamma, geometry, d, gram, params, form).error
 
 
 #: gamma sequence for the ridgeless limit (half-decade steps down to 1e-5).
@@ -275,11 +317,11 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
         :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
         the "where" block. Linear regression does not depend on f (a given f is ignored).
-    kind : {"attention", "linear", "gram_density", "kernel_density"}
+    kind : {"attention", "linear", "gram_density", "kernel_density", "kernel_ridge"}
     digits : int
         Significant digits of the numbers that f's data put in.
     rank : int
-        Rank of the attention weights.
+        Rank of the attention weights (attention, kernel ridge).
     center : bool
         Subtract :math:`a_0` from a formula first.
     parameters : sequence of str, optional

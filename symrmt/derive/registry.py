@@ -5,6 +5,7 @@ kind                          system
 ============================  =============================================================
 ``"attention"``               :func:`~.attention.attention_system` (weights of any ``rank``)
 ``"linear"``                  :func:`~.attention.linear_system`
+``"kernel_ridge"``            :func:`~.kernel_ridge.kernel_ridge_system` (ridge on :math:`K` alone)
 ``"gram_density"``            :func:`~.density.density_system` of the attention Gram matrix
 ``"kernel_density"``          :func:`~.density.density_system` of the kernel matrix :math:`K`
 ============================  =============================================================
@@ -26,15 +27,16 @@ from .algebraic import in_form
 from .attention import attention_system, linear_system
 from .density import density_system
 from .fixed_point import FixedPointSystem
+from .kernel_ridge import kernel_ridge_system
 
 __all__ = ["KINDS", "system_for", "hermite_substitution", "substitution_of", "printed_hermite"]
 
-KINDS = ("attention", "linear", "gram_density", "kernel_density")
+KINDS = ("attention", "linear", "gram_density", "kernel_density", "kernel_ridge")
 
 
 def system_for(kind: str = "attention", rank: int = 1, form: str = "quadrature",
                without_linear_part: bool = False) -> FixedPointSystem:
-    r"""The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention); each is derived once.
+    r"""The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention and kernel ridge); each is derived once.
 
     ``form``: ``"quadrature"`` or ``"algebraic"`` (:data:`~.algebraic.FORMS`). ``without_linear_part``: the
     special case :math:`a_1 = 0`, substituted before the form is derived. Its algebraic form differs from
@@ -51,6 +53,8 @@ def system_for(kind: str = "attention", rank: int = 1, form: str = "quadrature",
         return linear_system(form)
     if kind in ("gram_density", "kernel_density"):
         return density_system(kind.split("_")[0], form)
+    if kind == "kernel_ridge":
+        return kernel_ridge_system(rank, form)
     raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
 
 

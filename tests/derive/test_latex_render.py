@@ -40,6 +40,7 @@ CASES = [
     dict(kind="linear", form="algebraic"),
     dict(kind="gram_density", form="algebraic", f="tanh(x)"),
     dict(kind="kernel_density", form="algebraic"),
+    dict(kind="kernel_ridge", f="tanh(x)", rank=2),
 ]
 
 _ENGINES = ("pdflatex", "lualatex", "xelatex")

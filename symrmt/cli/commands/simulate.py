@@ -117,11 +117,13 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if not args.json:
         _print_comparison(h, args.c, attention, linear, mc)
     if args.plot:
-        from ...plotting import comparison_panel, plot_panels
+        from sympy import latex
+
+        from ...plotting import comparison_panel, comparison_title, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
-        panel = comparison_panel(f"f = {h.f}, c = {args.c}", h, args.c, grid, shape, args.diag, mc, gram=args.gram)
-        out["plot"] = plot_panels([panel], args.plot)
+        panel = comparison_panel("", h, args.c, grid, shape, args.diag, mc, gram=args.gram)
+        out["plot"] = plot_panels([panel], args.plot, title=comparison_title(latex(h.f), mc))
         if not args.json:
             print(f"plot written to {args.plot}")
     return out

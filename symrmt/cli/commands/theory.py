@@ -38,7 +38,8 @@ def add_theory(sub) -> None:
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
-    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density"), default="attention")
+    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density", "kernel_ridge"),
+                   default="attention")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
@@ -153,7 +154,7 @@ def cmd_latex(args: argparse.Namespace) -> dict:
             print(f"document written to {args.document}")
     elif not args.json:
         print(text)
-    if args.kind == "attention":
+    if args.kind in ("attention", "kernel_ridge"):
         out["rank"] = args.rank
     if note:
         out["note"] = note
