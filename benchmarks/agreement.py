@@ -2,8 +2,9 @@
 
 Run ``python benchmarks/agreement.py [points] [seed]`` (default 10000 points, seed 2026), or one rank per
 process, ``python benchmarks/agreement.py 10000 2026 --rank 1`` (then 2 and 3; each writes its part next to
-the data file) and ``python benchmarks/agreement.py --merge`` (about an hour with the three in parallel on a
-loaded 2-core machine, most of it the tightened quadrature). Points span rank 1, 2 and 3 (a third each),
+the data file, chunk by chunk: a run stopped early keeps the points it compared) and
+``python benchmarks/agreement.py --merge``, which writes the number of points compared and drawn. Most of
+the time is the tightened quadrature. Points span rank 1, 2 and 3 (a third each),
 c in [0.05, 20] and gamma in [1e-6, 1e3] (log-uniform), d != 0, a_1 of either sign, 0 at 3% of the points
 and in (1e-8, 1e-2) at 2% (tests/_support/forms.py). The algebraic form (``form="algebraic"``) is
 compared with the quadrature form at a tightened tolerance (1e-10, else 1e-9: Phi to 1e-9 relative, E to
@@ -29,6 +30,8 @@ from _support.forms import AGREEMENT, DEFAULT_AGREEMENT, agree, compare, random_
 from _support.mp_reference import reference as mp_reference  # noqa: E402
 
 OUT = pathlib.Path(__file__).parents[1] / "tests" / "data" / "algebraic_disagreements.json"
+#: Points compared at a time (each chunk is saved to the part file when done).
+CHUNK = 50
 
 #: Why a point is listed, by category (the data file carries the category and this text).
 EXPLANATIONS = {
@@ -78,13 +81,35 @@ def _adjudicate(record: dict) -> str:
     return "algebraic off" if ok["quadrature"] else "both off"
 
 
-def _rank(rank: int, size: int, seed: int) -> tuple[list, dict]:
-    """The listed points and the statistics of ``size`` random points at ``rank`` (seeded by seed and rank)."""
+def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK) -> None:
+    """Compare the ``size`` random points of ``rank`` (seeded by seed and rank) chunk by chunk.
+
+    Each chunk's listed points and statistics are appended to the part file as soon as they are known,
+    so a run stopped early has compared exactly the points its part file counts (the first ones of the
+    draw, a uniform random subset of it).
+    """
     sample = random_points(np.random.default_rng([seed, rank]), size, rank)
-    listed, differences = compare(rank, sample)
-    for record in listed:
-        record["category"] = _adjudicate(record)
-    return listed, {"points": size, "listed": len(listed), **differences}
+    part_file = OUT.with_suffix(f".rank{rank}.json")
+    part = {"drawn": size, "seed": seed, "rank": rank, "chunks": []}
+    start = time.perf_counter()
+    for first in range(0, size, chunk):
+        points = {k: v[first: first + chunk] for k, v in sample.items()}
+        listed, differences = compare(rank, points)
+        for record in listed:
+            record["category"] = _adjudicate(record)
+        part["chunks"].append({"points": len(next(iter(points.values()))), "listed": listed, **differences})
+        part_file.write_text(json.dumps(part))
+        done = sum(c["points"] for c in part["chunks"])
+        print(f"rank {rank}: {done} of {size} points, {sum(len(c['listed']) for c in part['chunks'])} listed "
+              f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def _statistics(chunks: list) -> dict:
+    """One rank's statistics from its chunks'."""
+    return {"points": sum(c["points"] for c in chunks), "listed": sum(len(c["listed"]) for c in chunks),
+            "both answer": sum(c["both answer"] for c in chunks),
+            **{key: max(c[key] for c in chunks) for key in ("max relative difference of Phi",
+                                                             "max absolute difference of E")}}
 
 
 def _write(records: list, statistics: dict) -> None:
@@ -96,22 +121,19 @@ def _write(records: list, statistics: dict) -> None:
     print(json.dumps(statistics, indent=1))
 
 
-def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3)) -> None:
+def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3), chunk: int = CHUNK) -> None:
     sizes = dict(zip((1, 2, 3), np.diff(np.linspace(0, points, 4).astype(int))))
-    start = time.perf_counter()
     for rank in ranks:
-        listed, statistics = _rank(rank, int(sizes[rank]), seed)
-        print(f"rank {rank}: {sizes[rank]} points, {len(listed)} listed ({time.perf_counter() - start:.0f} s)", flush=True)
-        part = {"points": points, "seed": seed, "rank": rank, "statistics": statistics, "listed": listed}
-        OUT.with_suffix(f".rank{rank}.json").write_text(json.dumps(part))
+        _rank(rank, int(sizes[rank]), seed, chunk)
 
 
 def merge() -> None:
-    """The data file from the three parts (then removed)."""
+    """The data file from the three parts (then removed): the points compared, of the points drawn."""
     parts = [json.loads(OUT.with_suffix(f".rank{rank}.json").read_text()) for rank in (1, 2, 3)]
-    statistics = {"points": parts[0]["points"], "seed": parts[0]["seed"],
-                  "by rank": {part["rank"]: part["statistics"] for part in parts}}
-    _write([record for part in parts for record in part["listed"]], statistics)
+    by_rank = {part["rank"]: {"drawn": part["drawn"], **_statistics(part["chunks"])} for part in parts}
+    statistics = {"points": sum(r["points"] for r in by_rank.values()),
+                  "drawn": sum(r["drawn"] for r in by_rank.values()), "seed": parts[0]["seed"], "by rank": by_rank}
+    _write([record for part in parts for chunk in part["chunks"] for record in chunk["listed"]], statistics)
     for rank in (1, 2, 3):
         OUT.with_suffix(f".rank{rank}.json").unlink()
 
@@ -122,10 +144,11 @@ if __name__ == "__main__":
     parser.add_argument("seed", type=int, nargs="?", default=2026)
     parser.add_argument("--rank", type=int, choices=(1, 2, 3), help="only this rank (its part of the data file)")
     parser.add_argument("--merge", action="store_true", help="write the data file from the three parts")
+    parser.add_argument("--chunk", type=int, default=CHUNK, help="points compared (and saved) at a time")
     options = parser.parse_args()
     if options.merge:
         merge()
     else:
-        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3))
+        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3), options.chunk)
         if not options.rank:
             merge()

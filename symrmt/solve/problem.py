@@ -19,9 +19,8 @@ def stack(values, size: int, dtype=float) -> np.ndarray:
     if all(type(v) is np.ndarray and v.shape == (size,) for v in values):     # the common case, in one copy
         return np.array(values, dtype=dtype)
     out = np.empty((len(values), size), dtype=dtype)
-    for k, v in enumerate(values):
-        v = np.asarray(v)
-        out[k] = v[:, 0] if v.ndim == 2 else v          # assignment broadcasts constants
+    for k, v in enumerate(values):                      # assignment broadcasts constants (no asarray: it
+        out[k] = v[:, 0] if type(v) is np.ndarray and v.ndim == 2 else v     # is most of the cost on few points)
     return out
 
 
@@ -34,6 +33,9 @@ class Problem:
         self.variable = compiled.variable
         self.flat = flat
         self.size = len(flat[self.keys[0]]) if self.keys else 0
+        # The parameters as one (P, N) table: a Newton evaluation gathers its points with one fancy index
+        # instead of one per parameter (most of an evaluation's overhead on the few points of a path).
+        self.table = np.array([flat[k] for k in self.keys], dtype=float).reshape(len(self.keys), self.size)
         self.nodes = nodes
         self.dtype = complex if compiled.complex else float
         if compiled.law is not None:
@@ -61,10 +63,10 @@ class Problem:
 
     def params(self, index, value=None, column: bool = True) -> list[np.ndarray]:
         """Parameter arrays of the points ``index`` (the continuation variable replaced by ``value``)."""
-        out = [self.flat[k][index] for k in self.keys]
+        rows = np.take(self.table, index, axis=1)                       # a copy, even of a slice
         if value is not None:
-            out[self.compiled.variable_index] = value
-        return [p[:, None] for p in out] if column else out
+            rows[self.compiled.variable_index] = value
+        return list(rows[:, :, None] if column else rows)
 
     def where(self, i: int) -> str:
         """The parameters of point ``i``, for messages."""
