@@ -28,6 +28,7 @@ Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density 
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -208,21 +209,26 @@ def forms(points: int = 10_000) -> None:
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
-    times = {}
+    times, cpu = {}, {}
     for form in ("algebraic", "quadrature"):
         attention_error(TANH, 1.0, gamma, geometry, form=form)                  # first build (not timed)
         times[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form))
+        cpu[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form), clock=time.process_time)
     print(f"200-point curve: algebraic {1e3 * times['algebraic']:6.1f} ms, quadrature {1e3 * times['quadrature']:6.1f} "
-          f"ms ({times['quadrature'] / times['algebraic']:4.1f}x; target < 10 ms; {_load()})")
+          f"ms ({times['quadrature'] / times['algebraic']:4.1f}x; target < 10 ms; {_load()}); CPU time: algebraic "
+          f"{1e3 * cpu['algebraic']:6.1f} ms, quadrature {1e3 * cpu['quadrature']:6.1f} ms")
     cloud = _cloud_points(np.random.default_rng(0), points)
     for form in ("algebraic", "quadrature"):
         solve_attention(TANH, cloud["c"][:10], cloud["gamma"][:10], d=cloud["d"][:10],
                         gram={k: v[:10] for k, v in cloud["gram"].items()}, form=form)
         times[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
                                                       form=form), repeat=2)
+        cpu[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
+                                                    form=form), repeat=2, clock=time.process_time)
     print(f"rank-1 cloud of {points}: algebraic {points / times['algebraic']:8.0f} points/s, quadrature "
           f"{points / times['quadrature']:7.0f} points/s ({times['quadrature'] / times['algebraic']:4.1f}x; "
-          f"target >= 1e5; {_load()})")
+          f"target >= 1e5; {_load()}); per CPU second (all threads): algebraic {points / cpu['algebraic']:8.0f}, "
+          f"quadrature {points / cpu['quadrature']:7.0f}")
     for matrix, x in (("gram", np.linspace(0.01, 6, 400)), ("kernel", np.linspace(-1.5, 2.5, 400))):
         for form in ("algebraic", "quadrature"):
             spectral_density(TANH, 2.0, x[:5], matrix=matrix, form=form)            # build (not timed)
@@ -234,12 +240,19 @@ def forms(points: int = 10_000) -> None:
         with tempfile.TemporaryDirectory() as cache:            # each form with an empty disk cache: a new f
             env = dict(os.environ, SYMRMT_CACHE_DIR=cache)
             code = BUILD.replace("attention_error(h, 1.0, 0.1)", f"attention_error(h, 1.0, 0.1, form={form!r})")
-            start = time.perf_counter()
+            start, children = time.perf_counter(), _children_cpu()
             subprocess.run([sys.executable, "-c", code.format(f="tanh(2*x)/2 + sin(x)/3")], check=True,
                            capture_output=True, env=env)
-            times[form] = time.perf_counter() - start
+            times[form], cpu[form] = time.perf_counter() - start, _children_cpu() - children
     print(f"first build for a new f, fresh process: algebraic {times['algebraic']:5.2f} s, quadrature "
-          f"{times['quadrature']:5.2f} s (target < 10 s; {_load()})")
+          f"{times['quadrature']:5.2f} s (target < 10 s; {_load()}); CPU time: algebraic {cpu['algebraic']:5.2f} s, "
+          f"quadrature {cpu['quadrature']:5.2f} s")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":
