@@ -37,20 +37,27 @@ CHUNK = 50
 EXPLANATIONS = {
     "small a_1": "0 < |a_1| < A1_FLOOR sqrt(nu): the general algebraic form divides by a_1 (a root of det M is of order "
                  "1/a_1^2) and is refused by design; form='auto' solves these points by quadrature.",
-    "algebraic stalls": "the continuation of the algebraic form stalls (an eigenvalue of N next to an edge of the "
-                        "support, where psi has a branch point); form='auto' solves the point by quadrature.",
+    "algebraic stalls": "the algebraic form's solver refuses: its continuation stalls, or it ends on a solution with "
+                        "Phi < 0 that the admissible range refuses (seen at c in [1.7, 4.6] with b <= 0.3); "
+                        "form='auto' solves the point by quadrature.",
     "quadrature refuses": "the quadrature cannot certify its tightened tolerance with MAX_NODES nodes (small gamma: the "
                           "spectrum, or a root of det M, reaches 0); compared at its default tolerance where it can.",
     "quadrature off": "both answer and disagree; the independent 40-digit solution agrees with the algebraic form to "
                       "1e-9 and not with the quadrature, whose tolerance bounds the error of its embedded coarse rule "
                       "(and, at the default 1e-6, allows this difference).",
     "rank one": "a_1 = 0: the rank-one algebraic route (Sherman-Morrison) loses digits when a root of det M nears 0 "
-                "(small gamma); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides with the "
-                "quadrature.",
-    "both off": "both forms are off from the 40-digit solution by more than 1e-9 (small c and small gamma: Phi ~ 1/gamma "
-                "is a Woodbury difference that amplifies the float64 round-off of the unknowns, in either form).",
-    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form loses digits here (nearly "
-                     "repeated roots of det M close to the support at small gamma).",
+                "(small gamma; up to 3e-6); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides "
+                "with the quadrature.",
+    "both off": "both forms are off from the 40-digit solution by more than 1e-9 (c <= 0.7 and gamma <= 4e-5: Phi ~ "
+                "1/gamma is a Woodbury difference that amplifies the float64 round-off of the unknowns, in either form; "
+                "the algebraic form by up to 2e-7, the quadrature by up to 6e-8).",
+    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form is off by 4e-10 to 1.7e-8 (Phi, "
+                     "relative; E by up to 3e-9). At most of these points (gamma <= 2e-3) an eigenvalue of N lies within "
+                     "1e-2 of 0, where m(-N) adds the atom's term and a bulk term, both of order 1/gamma (cancellation "
+                     "in float64); at some of them (c > 5) the complex pair of eigenvalues of N is also nearly "
+                     "repeated (gap < 1e-2, where the Cayley-Hamilton coordinates are ill-conditioned). At the others, "
+                     "b <= 0.16 and c <= 0.4, the cause is not isolated. form='auto' answers these points "
+                     "algebraically.",
 }
 
 
