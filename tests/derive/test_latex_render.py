@@ -41,6 +41,7 @@ CASES = [
     dict(kind="gram_density", form="algebraic", f="tanh(x)"),
     dict(kind="kernel_density", form="algebraic"),
     dict(kind="kernel_ridge", f="tanh(x)", rank=2),
+    dict(kind="kernel_ridge", form="algebraic", f="tanh(x)"),
 ]
 
 _ENGINES = ("pdflatex", "lualatex", "xelatex")
