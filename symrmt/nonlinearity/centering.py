@@ -1,0 +1,52 @@
+r"""Centering: any f has Hermite data, but the attention theory and the simulator need :math:`a_0 = 0`.
+
+:func:`require_centered` is the one place that refuses an f that is not centered, and its
+message says how to center: ``hermite(f, center=True)`` in Python, ``--center`` on the
+command line, ``center = true`` in a sweep spec, or subtracting :math:`a_0` in the formula.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from symrmt.errors import NonlinearityError
+
+__all__ = ["A0_TOL", "require_centered"]
+
+#: |a_0| above this (times max(1, sqrt(nu))) is not centered.
+A0_TOL = 1e-12
+
+
+def require_centered(h: Any, values: Mapping[str, np.ndarray] | None = None,
+                     params: Mapping[str, Any] | None = None) -> None:
+    """The body of :meth:`~symrmt.nonlinearity.HermiteCoefficients.require_centered` (its docstring is the contract)."""
+    if values is None and h.parameters:     # only a known a_0(s): numeric ones are checked per point, with values
+        if h.exact.get("a0") is not None and h.exact["a0"] != 0:
+            raise _not_centered(h, float("nan"), "", h.exact["a0"])
+        return
+    if values is None:
+        a0, nu = h.a0, h.nu
+        allowed = max(A0_TOL * max(1.0, math.sqrt(nu)), 10 * (h.error or {}).get("a0", 0.0))
+        if abs(a0) > allowed:
+            raise _not_centered(h, a0, "", h.exact.get("a0"))
+        return
+    a0, nu = np.asarray(values["a0"], float), np.asarray(values["nu"], float)
+    bad = np.abs(a0) > A0_TOL * np.maximum(1.0, np.sqrt(np.abs(nu)))
+    if np.any(bad):
+        index = np.unravel_index(np.argmax(bad), bad.shape) if bad.ndim else ()
+        point = {k: float(np.broadcast_to(np.asarray(v, float), bad.shape)[index]) for k, v in (params or {}).items()}
+        where = " at " + ", ".join(f"{k} = {v:.6g}" for k, v in point.items()) if point else ""
+        raise _not_centered(h, float(a0[index]), where, h.exact.get("a0"))
+
+
+def _not_centered(h: Any, a0: float, where: str, exact: Any) -> NonlinearityError:
+    closed = f" = {exact}" if exact is not None and not getattr(exact, "is_Float", False) else ""
+    subtract = f"{h.f} - ({exact})" if closed else f"f minus {a0:.15g}"
+    number = "" if math.isnan(a0) else f" = {a0:.6g}"
+    return NonlinearityError(
+        f"f = {h.f} is not centered{where}: a_0 = E f(xi){closed}{number}, and the attention theory and the "
+        "simulator need a_0 = 0. Center it with hermite(f, center=True) in Python, --center on the command line "
+        f"or center = true in a sweep spec, or subtract a_0 in the formula ({subtract})"
+    )
