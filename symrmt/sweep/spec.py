@@ -333,9 +333,9 @@ def _hermite_all(fs: Sequence[str], center: bool) -> dict[str, tuple[float, floa
     for i, f in enumerate(fs):
         try:
             h = hermite(f, center=center)
+            h.require_centered()            # its message names center = true
         except SymrmtInputError as exc:
-            hint = " (in a spec: center = true)" if not center and "center" in str(exc) else ""
-            raise type(exc)(f"f[{i}] = {f!r}: {exc}{hint}") from None
+            raise type(exc)(f"f[{i}] = {f!r}: {exc}") from None
         out[f] = (float(h.a1), float(h.nu), float(h.centered_by))
     return out
 

@@ -7,7 +7,8 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import add_common, add_f, add_geometry, add_mc, check_c, geometry, geometry_kwargs
+from ..arguments import (add_common, add_f, add_geometry, add_mc, add_params, check_c, geometry, geometry_kwargs,
+                         parameter_values, single_point)
 from ..paths import PLOT_FORMATS, check_output_file
 from .theory import theory_curves
 
@@ -29,15 +30,23 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
     add_f(p)
     add_common(p)
     add_geometry(p)
+    add_params(p)
     add_mc(p)
     p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
 
 
-def _f(args: argparse.Namespace):
-    """The formula, or its centered SymPy expression with ``--center``."""
+def _hermite(args: argparse.Namespace):
+    """The Hermite data of f at the ``--param`` values, centered with ``--center``; refused if not centered."""
     from ... import hermite
 
-    return hermite(args.f, center=args.center).f if args.center else args.f
+    h = hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
+    h.require_centered()
+    return h
+
+
+def _f(args: argparse.Namespace):
+    """The SymPy expression the Monte Carlo draws with: f at the parameter values, centered with ``--center``."""
+    return _hermite(args).f
 
 
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
@@ -88,10 +97,10 @@ def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> N
 
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
-    from ... import hermite, spectral_density
+    from ... import spectral_density
     from ...plotting import plot_spectrum
 
-    h = hermite(args.f, center=args.center)
+    h = _hermite(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
