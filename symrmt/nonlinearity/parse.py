@@ -16,7 +16,7 @@ from symrmt.errors import NonlinearityError, ParameterError, ParseError
 from .constants import DPS, MAX_EXPONENT, X
 from .mpmath_eval import _mp_compile, _NotReal, _Overflow
 
-__all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols", "formula_parameters"]
+__all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols", "formula_parameters", "function_list_markdown"]
 
 _MAX_LEN = 500
 _MAX_DEPTH = 100
@@ -31,6 +31,10 @@ def _sigmoid(a: sp.Expr) -> sp.Expr:
 
 def _leaky_relu(a: sp.Expr, slope: sp.Expr = sp.Rational(1, 100)) -> sp.Expr:
     return sp.Max(a, 0) + slope * sp.Min(a, 0)
+
+
+def _silu(a: sp.Expr) -> sp.Expr:
+    return a * _sigmoid(a)
 
 
 #: Whitelisted function names: name -> (builder, minimum arity, maximum arity).
@@ -66,10 +70,33 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int, int]] = {
     "gelu": (lambda a: a * (1 + sp.erf(a / sp.sqrt(2))) / 2, 1, 1),
     "sigmoid": (_sigmoid, 1, 1),
     "softplus": (lambda a: sp.log(1 + sp.exp(a)), 1, 1),
-    "silu": (lambda a: a * _sigmoid(a), 1, 1),
-    "swish": (lambda a: a * _sigmoid(a), 1, 1),
+    "silu": (_silu, 1, 1),
+    "swish": (_silu, 1, 1),
     "softsign": (lambda a: a / (1 + sp.Abs(a)), 1, 1),
 }
+
+
+
+def function_list_markdown() -> str:
+    """The whitelist as the README shows it: each function once, its aliases in parentheses, arities other than 1.
+
+    The README's list is this text (``tests/docs/test_readme.py`` checks it).
+
+    >>> function_list_markdown()[:40]
+    '`exp`, `log` (`ln`), `sqrt`, `cbrt`, `si'
+    """
+    entries: dict[int, list[str]] = {}
+    for name, (builder, _, _) in FUNCTIONS.items():        # aliases share their builder
+        entries.setdefault(id(builder), []).append(name)
+    parts = []
+    for names in entries.values():
+        _, lo, hi = FUNCTIONS[names[0]]
+        arity = "" if lo == hi == 1 else f", {lo} to {hi} arguments"
+        aliases = ", ".join(f"`{n}`" for n in names[1:])
+        note = f" ({aliases}{arity})" if aliases else (f" ({arity[2:]})" if arity else "")
+        parts.append(f"`{names[0]}`{note}")
+    return ", ".join(parts) + "."
+
 
 # Builders whose SymPy constructors compare their arguments (see _Builder._call).
 _COMPARING = {"Abs", "abs", "Max", "max", "Min", "min", "Heaviside", "sign", "relu", "leaky_relu", "elu", "cbrt",

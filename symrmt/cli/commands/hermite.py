@@ -41,9 +41,9 @@ def cmd_hermite(args: argparse.Namespace) -> dict:
     if args.k is not None:
         _add_coefficient(h, args.k, out)
     if not args.json:
-        at = f" at {_point_text(point)}" if point else ""
+        at = f"{args.f} at {_point_text(point)}: " if point else ""
         centered = f"   (centered: subtracted a_0 = {h.centered_by:.12g})" if h.centered_by else ""
-        print(f"f = {args.f}{at}: {out['f']}{centered}")
+        print(f"f = {at}{out['f']}{centered}")
         for key in [k for k in out if k.startswith("a") or k == "nu"]:
             exact = out["exact"].get(key)
             print(f"  {key:>3} = {out[key]: .15g}" + (f"   = {exact}" if exact else "   (numeric)"))
