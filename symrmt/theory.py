@@ -125,13 +125,15 @@ def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nd
     data = _as_hermite(f)
     names = [s.name for s in getattr(data, "parameters", ())]
     if names:
-        values = _parameter_values(params, names, data.f)
+        from .nonlinearity.parametric import named_values
+
+        values = named_values(params, names, data.f)
         out = data.numeric(**values)
         data.require_centered(out, values)
         a1, nu = _real("a_1", out["a1"]), _real("nu", out["nu"])
     else:
         if params:
-            raise ParameterError(f"params = {dict(params)!r}: f = {getattr(data, 'f', f)!r} has no parameters; "
+            raise ParameterError(f"params = {params!r}: f = {getattr(data, 'f', f)!r} has no parameters; "
                                  "leave params out.")
         a1, nu = hermite_data(f if data is None else data)
         a1, nu = _real("a_1", a1), _real("nu", nu)
@@ -139,20 +141,6 @@ def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nd
     if np.any(b2 < -1e-12 * np.maximum(1, nu)):
         raise SymrmtInputError("need nu >= a_1^2 (nu = E f^2 bounds a_1 = E[xi f] by Cauchy-Schwarz).")
     return a1, np.sqrt(np.clip(b2, 0, None))
-
-
-def _parameter_values(params: Mapping | None, names: list[str], f) -> dict[str, Any]:
-    """``params`` keyed by name (a SymPy symbol stands for its name), refused unless it is a dict that names them."""
-    if not params:
-        example = ", ".join(f"{n!r}: [0.5, 1.0]" for n in names)
-        raise ParameterError(f"f = {f} has the parameter{'s' if len(names) > 1 else ''} {', '.join(names)}: give "
-                             f"{'their' if len(names) > 1 else 'its'} values, e.g. params={{{example}}}.")
-    if not isinstance(params, Mapping):
-        raise ParameterError(f"params = {params!r}: give a dict from each parameter name to its values.")
-    keys = [getattr(k, "name", k) for k in params]
-    if not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys):
-        raise ParameterError(f"params = {params!r}: the keys must be the parameter names {names}, each once.")
-    return dict(zip(keys, params.values()))
 
 
 def _check_broadcast(shapes: Mapping[str, tuple]) -> None:
@@ -320,13 +308,14 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     from .derive.latex import system_latex
     from .derive.registry import substitution_of, system_for
     from .nonlinearity import HermiteCoefficients, hermite
+    from .nonlinearity.parametric import named_values
 
     system = system_for(kind, rank)
     substitution = None
     if f is not None and kind != "linear":
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
-            h = h.at(**_parameter_values(params, [s.name for s in h.parameters], h.f))
+            h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
         h.require_centered()
         substitution = substitution_of(h)
     return system_latex(system, substitution, digits)

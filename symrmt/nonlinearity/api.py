@@ -20,7 +20,7 @@ from .callables import callable_coefficients
 from .centering import require_centered
 from .coefficients import _coefficients, _hermite_compute
 from .constants import KEYS, X
-from .parametric import at_point, evaluate, parametric_hermite
+from .parametric import at_point, evaluate, named_values, parametric_hermite
 from .parse import formula_parameters, parse_nonlinearity
 
 # ----------------------------------------------------------------- public API
@@ -137,8 +137,11 @@ class HermiteCoefficients:
           every returned array has the broadcast shape (``()`` for scalars, and for an f
           without parameters, which takes no keywords);
         - a datum with a closed form in the parameters (``source`` ``"exact"`` or
-          ``"table"``) is its compiled expression; any other is a verified 30-digit
-          quadrature at each distinct point (:func:`hermite` with ``method="numeric"``);
+          ``"table"``) is its compiled expression, evaluated in float64 (where the form is
+          ill-conditioned digits are lost, e.g. :math:`10^{-16}s` for :math:`\operatorname{erf}(sx)`
+          at large s; :meth:`at` is exact), or a verified quadrature where float64 overflows;
+          any other is a verified 30-digit quadrature at each distinct point (:func:`hermite`
+          with ``method="numeric"``);
         - with ``center=True`` centering is per point: ``a0`` is 0 (to 30 digits) and ``nu`` is the
           variance :math:`\nu - a_0^2` of the original f;
         - bad values raise :class:`~symrmt.errors.ParameterError` naming the parameter; a point
@@ -311,12 +314,9 @@ def hermite(
     True
     """
     _check_options(center, method, timeout)
-    if params is not None and not isinstance(params, Mapping):
-        raise ParameterError(f"params = {params!r}: give a dict of one value per parameter of f, e.g. "
-                             "params={'s': 0.5}; the parameters are the names in the formula other than x")
     if callable(f) and not isinstance(f, (str, sp.Basic, sp.FunctionClass)):
         if params:
-            raise ParameterError(f"params = {dict(params)!r}: a Python callable has no symbolic parameters; bind "
+            raise ParameterError(f"params = {params!r}: a Python callable has no symbolic parameters; bind "
                                  "their values in it (lambda x: np.tanh(s * x)) or give f as a formula")
         return _hermite_of_callable(f, bool(center))
     if isinstance(f, sp.FunctionClass):
@@ -328,9 +328,9 @@ def hermite(
         h = HermiteCoefficients(f=data.f, values={}, exact=dict(data.exact), source=dict(data.source),
                                 method=method, timeout=float(timeout), parameters=data.parameters,
                                 center=bool(center), given=data.given)   # fresh dicts: the cache is safe
-        return h if params is None else h.at(**params)
-    if params:
-        raise ParameterError(f"params = {dict(params)!r}: f = {label_of(f)} has no parameters; leave params out")
+        return h if params is None else h.at(**named_values(params, names, h.f))
+    if params is not None:
+        named_values(params, [], label_of(f))      # refuses what is not a dict of no parameters
     with _library_errors_as_input_errors(f):
         expr = parse_nonlinearity(f)
         fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))

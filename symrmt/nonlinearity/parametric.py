@@ -33,7 +33,7 @@ from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
 from .parse import parse_nonlinearity
 from .tanh_sinh import _numeric
 
-__all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point"]
+__all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "named_values"]
 
 
 #: Candidate probe points of the parameters, away from 0 and 1 (where forms often degenerate).
@@ -152,7 +152,7 @@ def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], A
     ``at_point(f, center)`` gives the numeric Hermite data of f at one point of the parameters
     (attributes ``a0, a1, a2, nu``), for the data without a closed form.
     """
-    names = _checked_names(h, params, "numeric")
+    names = _checked_names(h.f, [s.name for s in h.parameters], params, "numeric()")
     arrays = _broadcast(names, [_real_array(name, params[name]) for name in names])
     shape = arrays[0].shape if arrays else ()
     if not h.parameters:
@@ -175,7 +175,7 @@ def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], A
 
 def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
     """The body of :meth:`HermiteCoefficients.at` (its docstring is the contract); ``hermite`` is :func:`hermite`."""
-    names = _checked_names(h, params, "at")
+    names = _checked_names(h.f, [s.name for s in h.parameters], params, "at()")
     point = {}
     for symbol, name in zip(h.parameters, names):
         value = _real_array(name, params[name])
@@ -193,15 +193,34 @@ def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
         raise NonlinearityError(f"f = {h.f} at {_point(point)}: {exc}") from None
 
 
-def _checked_names(h, params: Mapping[str, Any], method: str) -> list[str]:
-    """The parameter names of f, after checking that ``params`` gives each of them and no other."""
-    names = [s.name for s in h.parameters]
+def named_values(params: Any, names: Sequence[str], f: Any) -> dict[str, Any]:
+    """``params`` keyed by name (a SymPy symbol stands for its name), refused unless it is a dict that gives
+    each parameter of f (``names``) and no other; the message names what is wrong."""
+    if not params and names:
+        example = ", ".join(f"{n!r}: [0.5, 1.0]" for n in names)
+        raise ParameterError(f"f = {f} has the parameter{'s' if len(names) > 1 else ''} {', '.join(names)}: give "
+                             f"{'their' if len(names) > 1 else 'its'} values, e.g. params={{{example}}}.")
+    if not isinstance(params, Mapping):
+        raise ParameterError(f"params = {params!r}: give a dict from each parameter name of f to its values, "
+                             "e.g. params={'s': 0.5}.")
+    if params and not names:
+        raise ParameterError(f"params = {params!r}: f = {f} has no parameters; leave params out.")
+    keys = [getattr(k, "name", k) for k in params]
+    if not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys):
+        raise ParameterError(f"params = {params!r}: the keys must be the parameter names {list(names)}, each once.")
+    values = dict(zip(keys, params.values()))
+    _checked_names(f, list(names), values, "params")
+    return values
+
+
+def _checked_names(f: Any, names: list[str], params: Mapping[str, Any], where: str) -> list[str]:
+    """``names`` (the parameters of f), after checking that ``params`` gives each of them and no other."""
     missing, extra = [n for n in names if n not in params], sorted(set(params) - set(names))
     if missing or extra:
         raise ParameterError(
-            f"{method}() takes the parameters {names or 'none'} of f = {h.f}: "
+            f"{where} takes the parameters {names or 'none'} of f = {f}: "
             + (f"missing {', '.join(missing)}" if missing else "") + ("; " if missing and extra else "")
-            + (f"unknown {', '.join(extra)}" if extra else "")
+            + (f"unknown {', '.join(map(str, extra))}" if extra else "")
         )
     return names
 
@@ -242,6 +261,8 @@ def _real_array(name: str, value: Any) -> np.ndarray:
         raise ParameterError(f"parameter {name} = {value!r}: not an array of numbers ({exc})") from None
     if arr.dtype.kind not in "biuf":
         raise ParameterError(f"parameter {name} = {value!r}: must be real numbers (dtype {arr.dtype})")
+    if arr.size == 0:
+        raise ParameterError(f"parameter {name} = {value!r}: empty; give at least one value")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise ParameterError(f"parameter {name}: every value must be finite, got {value!r}")

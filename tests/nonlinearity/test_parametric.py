@@ -100,7 +100,7 @@ def test_mismatched_shapes_and_bad_names_are_refused():
     for formula in ("erf(_s*x)", "erf(tanh*x)", "erf(s(x))", "erf(lambda*x)"):      # not parameter names: refused
         with pytest.raises(ParseError):
             hermite(formula)
-    with pytest.raises(ParameterError, match="no parameters"):
+    with pytest.raises(ParameterError, match="has no parameters"):
         hermite("erf(x)", params={"s": 1.0})
 
 

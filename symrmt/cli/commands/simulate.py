@@ -44,6 +44,11 @@ def _hermite(args: argparse.Namespace):
     return h
 
 
+def _params_json(args: argparse.Namespace) -> dict:
+    """``{"params": {NAME: value}}`` when ``--param`` is given (one value each), else nothing."""
+    return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
+
+
 def _f(args: argparse.Namespace):
     """The SymPy expression the Monte Carlo draws with: f at the parameter values, centered with ``--center``."""
     return _hermite(args).f
@@ -74,7 +79,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
     shape = geometry(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
-    out = result.as_dict()
+    out = {**result.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
     if args.plot:
@@ -120,7 +125,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     mc = _simulate(args, shape)
     out = {"gamma": args.gamma.tolist(),
            "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
-           "simulation": mc.as_dict()}
+           "simulation": mc.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
