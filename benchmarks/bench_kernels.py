@@ -3,8 +3,8 @@
 Prints, for one size n = p, each kernel's time divided by that of the score GEMM
 X^T (M X) measured in the same process (best of three each). These are the
 figures behind the cost model of ``method="auto"`` (``_PASS``, ``_SYRK``,
-``_SYTRD`` in symrmt/simulation.py) and behind running the memory-bound kernels
-on one BLAS thread (``symrmt.ridge.serial_blas``).
+``_SYTRD`` in symrmt/simulation/linalg.py) and behind running the memory-bound kernels
+on one BLAS thread (``symrmt.simulation.linalg.serial_blas``).
 
     python benchmarks/bench_kernels.py --n 2048
 """
@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import lapack
 from timing import best_of
 
-from symrmt.ridge import serial_blas
+from symrmt.simulation.linalg import serial_blas
 
 
 def best(fn, repeat: int = 3) -> float:

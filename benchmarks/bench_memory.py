@@ -12,6 +12,11 @@ machine.
 
     python benchmarks/bench_memory.py                    # n = 16384, auto, gamma in [1e-2, 1e2]
     python benchmarks/bench_memory.py --n 4096 --method tridiagonal
+    python benchmarks/bench_memory.py --refusal          # only: how fast impossible sizes are refused
+
+``--refusal`` times ``simulate("tanh(x)", n, c, ...)`` at n = 10^9 and at c = 10^12 (target:
+well under 1 s, i.e. refused before f is compiled or anything is allocated) against the
+baseline of one small run (n = 64) in the same process.
 """
 from __future__ import annotations
 
@@ -44,12 +49,38 @@ def child(n: int, method: str, gamma_min: float, only_draw: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def refusal() -> None:
+    """Seconds to refuse sizes that cannot fit, next to one small run (n = 64) of the same call."""
+    import time
+
+    from symrmt.errors import ParameterError
+    from symrmt.simulation import simulate
+
+    start = time.perf_counter()
+    simulate("tanh(x)", 64, 1.0, [0.1], seeds=2, progress=False)
+    baseline = time.perf_counter() - start
+    for n, c in ((10**9, 1.0), (64, 1e12)):
+        start = time.perf_counter()
+        try:
+            simulate("tanh(x)", n, c, [0.1], seeds=2)
+        except ParameterError:
+            pass
+        else:  # pragma: no cover - the refusal is the point
+            raise SystemExit(f"n = {n}, c = {c:g} was not refused")
+        print(f"  refusal of n = {n}, c = {c:g}: {1e3 * (time.perf_counter() - start):.1f} ms "
+              f"(target < 1000 ms; baseline, one run at n = 64: {1e3 * baseline:.1f} ms)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=16384)
     parser.add_argument("--method", default="auto", choices=("auto", "exact", "tridiagonal", "lanczos"))
     parser.add_argument("--gamma-min", type=float, default=1e-2)
+    parser.add_argument("--refusal", action="store_true", help="only time the refusal of impossible sizes")
     args = parser.parse_args()
+    if args.refusal:
+        refusal()
+        return
 
     from symrmt.simulation import memory_estimate
 

@@ -12,8 +12,7 @@ The public names are re-exported lazily (PEP 562), so that the NumPy layers
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -31,15 +30,4 @@ _EXPORTS = {
 
 __all__ = [*_EXPORTS, "__version__"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'symrmt' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value          # later look-ups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

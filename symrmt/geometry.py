@@ -33,6 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import ParameterError
+from .validate import real_scalar
 
 __all__ = ["Geometry", "GRAM_RTOL", "MAX_NORM", "RANK1_ENTRIES", "check_gram", "gram_rank", "resolve_gram",
            "entries_of", "gram_of_entries", "symmetric_kernel", "check_symmetric_kernel", "realize"]
@@ -48,16 +49,6 @@ RANK1_ENTRIES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_K
 #: Position of each rank-one entry in the 3 x 3 Gram matrix of (mu, w_K, w_Q).
 _RANK1_POSITIONS = {"theta": (0, 0), "alpha_K": (0, 1), "alpha_Q": (0, 2),
                     "omega_KK": (1, 1), "omega_QQ": (2, 2), "omega_KQ": (1, 2)}
-
-
-def _real_scalar(name: str, value: Any) -> float:
-    """A real number, or a ParameterError naming ``name`` (bool, complex and text are refused)."""
-    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
-        raise ParameterError(f"{name} = {value!r}: must be a real number.")
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{name} = {value!r}: must be a real number.") from None
 
 
 @dataclass(frozen=True)
@@ -90,13 +81,13 @@ class Geometry:
 
     def __post_init__(self) -> None:
         for name in ("mu_norm", "wk_norm", "wq_norm"):
-            value = _real_scalar(name, getattr(self, name))
+            value = real_scalar(name, getattr(self, name))
             if not 0 <= value <= MAX_NORM:      # also refuses NaN
                 raise ParameterError(f"{name} = {value!r}: a norm must be a number in [0, {MAX_NORM:g}] "
                                      "(the model is for norms of order 1).")
             object.__setattr__(self, name, value)
         for name in ("cos_mu_wk", "cos_mu_wq", "cos_wk_wq"):
-            value = _real_scalar(name, getattr(self, name))
+            value = real_scalar(name, getattr(self, name))
             if not abs(value) <= 1 + 1e-12:
                 raise ParameterError(f"{name} = {value!r}: a cosine must lie in [-1, 1].")
             object.__setattr__(self, name, value)

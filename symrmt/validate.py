@@ -1,13 +1,22 @@
-"""Checks of numeric user input shared by the public layers (NumPy only)."""
+"""Checks of numeric user input, one per kind of argument (NumPy only).
+
+Each validator returns the value in its canonical form (``float``, ``int``, a float64 array
+or the chosen name) or raises a :class:`~symrmt.errors.ParameterError` whose one line names
+the argument, the value and what is expected. All of them refuse booleans, text, complex
+numbers, ``None``, empty arrays and non-finite values: ``c="1"`` is an error, not 1.0.
+``hint`` (optional) is appended to the message: the fix in the caller's terms.
+"""
 from __future__ import annotations
 
-from typing import Any
+import numbers
+from typing import Any, Sequence
 
 import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["MAX_GRID_POINTS", "real_array"]
+__all__ = ["MAX_GRID_POINTS", "real_scalar", "positive_scalar", "integer", "real_array", "positive_array",
+           "positive_grid", "choice"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -15,17 +24,105 @@ __all__ = ["MAX_GRID_POINTS", "real_array"]
 MAX_GRID_POINTS = 100_000
 
 
-def real_array(name: str, value: Any, finite: bool = True) -> np.ndarray:
-    """``value`` as a float64 array, or a :class:`ParameterError` naming ``name``: no complex, no text, no ragged lists."""
+def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:
+    """The one-line error: ``"<name> = <value>: <expected>. <hint>"`` (``subject`` replaces ``name = value``)."""
+    return ParameterError(f"{subject or f'{name} = {value!r}'}: {expected}." + (f" {hint}" if hint else ""))
+
+
+def real_array(name: str, value: Any, finite: bool = True, hint: str = "") -> np.ndarray:
+    """``value`` as a non-empty float64 array (finite unless ``finite=False``).
+
+    Examples
+    --------
+    >>> real_array("x", [1, 2.5]).tolist()
+    [1.0, 2.5]
+    >>> real_array("x", "1")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: x = '1': must be a real number or an array of real numbers.
+    """
     try:
         array = np.asarray(value)
     except Exception:  # noqa: BLE001 - ragged lists and the like
-        raise ParameterError(f"{name} = {value!r}: give a number or an array of numbers.") from None
+        raise _refuse(name, value, "must be a real number or an array of real numbers", hint) from None
     if array.dtype.kind == "c":
-        raise ParameterError(f"{name}: complex values are not allowed (got {array.ravel()[:3].tolist()}).")
-    if array.dtype.kind not in "biuf":
-        raise ParameterError(f"{name} = {value!r}: give a real number or an array of real numbers.")
-    array = array.astype(float)
+        raise _refuse(name, value, "must be real, not complex", hint)
+    if array.dtype.kind not in "iuf":          # bool, text, None, objects
+        raise _refuse(name, value, "must be a real number or an array of real numbers", hint)
+    if array.size == 0:
+        raise _refuse(name, value, "must be non-empty", hint)
+    array = array.astype(np.float64)
     if finite and not np.all(np.isfinite(array)):
-        raise ParameterError(f"{name} = {value!r}: every value must be finite.")
+        raise _refuse(name, value, "must be finite", hint)
     return array
+
+
+def real_scalar(name: str, value: Any, hint: str = "") -> float:
+    """``value`` as a finite ``float``: a real number (Python, NumPy, ``fractions.Fraction``), not an array."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        try:
+            number = float(value)
+        except OverflowError:              # an int beyond float64, e.g. 10**400
+            raise _refuse(name, value, "must be finite", hint) from None
+    else:
+        array = real_array(name, value, finite=False, hint=hint)
+        if array.ndim != 0:
+            raise _refuse(name, value, "must be a single real number", hint)
+        number = float(array)
+    if not np.isfinite(number):
+        raise _refuse(name, value, "must be finite", hint)
+    return number
+
+
+def positive_scalar(name: str, value: Any, hint: str = "") -> float:
+    """``value`` as a finite ``float`` > 0."""
+    number = real_scalar(name, value, hint)
+    if not number > 0:
+        raise _refuse(name, number, "must be > 0", hint)
+    return number
+
+
+def integer(name: str, value: Any, minimum: int, hint: str = "") -> int:
+    """``value`` as an ``int`` >= ``minimum`` (Python or NumPy integers; not 2.0, not True)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _refuse(name, value, f"must be an integer >= {minimum}", hint)
+    if value < minimum:
+        raise _refuse(name, value, f"must be >= {minimum}", hint)
+    return int(value)
+
+
+def positive_array(name: str, value: Any, hint: str = "") -> np.ndarray:
+    """``value`` as a non-empty float64 array of finite entries > 0."""
+    array = real_array(name, value, hint=hint)
+    if np.any(array <= 0):
+        raise _refuse(name, value, "every value must be > 0", hint)
+    return array
+
+
+def positive_grid(name: str, value: Any, hint: str = "") -> np.ndarray:
+    """``value`` as a 1-d, non-empty float64 array of finite entries > 0 (a number gives one entry).
+
+    Examples
+    --------
+    >>> positive_grid("gamma", 0.1).tolist()
+    [0.1]
+    >>> positive_grid("gamma", [0.1, 0.0])
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: gamma contains [0.0]: every value must be finite and > 0.
+    """
+    array = np.atleast_1d(real_array(name, value, finite=False, hint=hint))
+    if array.ndim != 1:
+        raise _refuse(name, value, "give a number or a non-empty 1-d list", hint, f"{name} has shape {array.shape}")
+    bad = ~np.isfinite(array) | (array <= 0)
+    if bad.any():
+        raise _refuse(name, value, "every value must be finite and > 0", hint,
+                      f"{name} contains {array[bad][:5].tolist()}")
+    return array
+
+
+def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
+    """``value`` if it is one of ``names`` (exactly, as a string)."""
+    if not isinstance(value, str) or value not in names:
+        raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint)
+    return value

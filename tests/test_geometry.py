@@ -155,7 +155,8 @@ def _accepts(call) -> bool:
 
 @pytest.mark.parametrize("name", GEOMETRIES)
 def test_theory_simulation_and_sweep_accept_and_refuse_the_same_geometries(name):
-    from symrmt import simulation, sweep, theory
+    from symrmt import sweep, theory
+    from symrmt.simulation import api as simulation
 
     G = GEOMETRIES[name]
     verdicts = {

@@ -97,26 +97,27 @@ Modules
 ``tanh_sinh`` (the 30-digit quadrature of the Hermite data: kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
-``api`` (the public functions), ``adapter`` (the one SymPy -> NumPy adapter of f),
+``api`` (the public functions), ``adapter`` (the one adapter of f to NumPy; SymPy only for formulas),
 ``callables``, ``parametric``, ``centering`` and ``zoo``.
 """
 from __future__ import annotations
 
-from .adapter import numpy_callable
-from .api import HermiteCoefficients, hermite
-from .cache import CacheWarning
-from .constants import X
-from .parse import FUNCTIONS, formula_parameters, parse_nonlinearity
-from .zoo import ZOO
+from ..lazy import lazy_exports
 
-__all__ = [
-    "X",
-    "FUNCTIONS",
-    "ZOO",
-    "HermiteCoefficients",
-    "parse_nonlinearity",
-    "formula_parameters",
-    "hermite",
-    "numpy_callable",
-    "CacheWarning",
-]
+#: public name -> submodule that defines it. Loaded on first use, so that wrapping a Python
+#: callable (``adapter``) stays NumPy-only for ``symrmt.simulation``.
+_EXPORTS = {
+    "X": "constants",
+    "FUNCTIONS": "parse",
+    "ZOO": "zoo",
+    "HermiteCoefficients": "api",
+    "parse_nonlinearity": "parse",
+    "formula_parameters": "parse",
+    "hermite": "api",
+    "numpy_callable": "adapter",
+    "CacheWarning": "cache",
+}
+
+__all__ = list(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,18 +1,22 @@
 r"""The one adapter from a user's f (formula, SymPy expression or Python callable) to a
 vectorized float64 NumPy function. The simulator and the numeric Hermite data of a
-callable both go through it."""
+callable both go through it.
+
+Wrapping a Python callable needs NumPy only; SymPy (the parser and
+:func:`symrmt.codegen.numpy_function`) is imported when a formula or an expression is
+given, so that the NumPy layers (``import symrmt.simulation``) load without it.
+"""
 from __future__ import annotations
 
-from typing import Any, Callable
+import sys
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import sympy as sp
 
-from symrmt.codegen import numpy_function
 from symrmt.errors import NonlinearityError
 
-from .constants import X
-from .parse import as_expression_in_x, parse_nonlinearity
+if TYPE_CHECKING:
+    import sympy as sp
 
 __all__ = ["numpy_callable", "label_of"]
 
@@ -49,7 +53,8 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
         A formula outside the vocabulary.
     NonlinearityError
         Symbols other than x, an object that is none of the above; and, from ``g``,
-        complex values with a nonzero imaginary part, or a result of another shape.
+        an exception raised by a callable f, complex values with a nonzero imaginary
+        part, non-numeric values, or a result of another shape.
 
     Examples
     --------
@@ -66,17 +71,10 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
 
 
 def _uncentered(f: Any) -> Callable[[np.ndarray], np.ndarray]:
-    if isinstance(f, str):
-        return _compiled(parse_nonlinearity(f))
-    if isinstance(f, sp.FunctionClass):        # sympy.tanh, given without its argument
-        return _compiled(f(X))
-    if isinstance(f, sp.Expr):
-        return _compiled(as_expression_in_x(f))
-    if isinstance(f, sp.Basic) or not callable(f):
-        raise NonlinearityError(
-            f"f = {str(f)[:80]!r} ({type(f).__name__}): must be a formula such as 'tanh(x)', a SymPy expression "
-            "in x, or a vectorized NumPy function such as np.tanh"
-        )
+    if isinstance(f, str) or _is_sympy(f):
+        return _compiled(_expression(f))
+    if not callable(f):
+        raise _not_a_function(f)
     return _checked(f, label_of(f))
 
 
@@ -92,12 +90,44 @@ def label_of(f: Any) -> str:
     """A short name of f for messages: the formula, the expression, or the callable's name."""
     if isinstance(f, str):
         return f.strip()[:80]
-    if isinstance(f, sp.Basic):
+    if _is_sympy(f):
         return str(f)[:80]
     return str(getattr(f, "__name__", None) or repr(f))[:80]
 
 
+def _is_sympy(f: Any) -> bool:
+    """Whether f is a SymPy object; such objects exist only if SymPy was imported, so none is imported here."""
+    sympy = sys.modules.get("sympy")
+    return sympy is not None and isinstance(f, (sympy.Basic, sympy.FunctionClass))
+
+
+def _not_a_function(f: Any) -> NonlinearityError:
+    return NonlinearityError(
+        f"f = {str(f)[:80]!r} ({type(f).__name__}): must be a formula such as 'tanh(x)', a SymPy expression "
+        "in x, or a vectorized NumPy function such as np.tanh"
+    )
+
+
+def _expression(f: str | sp.Basic) -> sp.Expr:
+    """A formula or SymPy object as an expression in x (SymPy and the parser load here)."""
+    import sympy as sp
+
+    from .constants import X
+    from .parse import as_expression_in_x, parse_nonlinearity
+
+    if isinstance(f, str):
+        return parse_nonlinearity(f)
+    if isinstance(f, sp.FunctionClass):        # sympy.tanh, given without its argument
+        return f(X)
+    if isinstance(f, sp.Expr):
+        return as_expression_in_x(f)
+    raise _not_a_function(f)
+
+
 def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
+    from symrmt.codegen import numpy_function
+    from .constants import X
+
     fn = numpy_function(expr, [X], name="f")
 
     def call(x):
@@ -111,11 +141,23 @@ def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def _checked(fn: Callable, label: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``fn`` with float64 input, and its output checked to be real and of the input's shape."""
+    """``fn`` with float64 input, and its output checked to be real and of the input's shape.
+
+    Whatever ``fn`` raises (a user's ``lambda x: 1/0``, ``math.tanh`` on an array) becomes
+    a :class:`~symrmt.errors.NonlinearityError` in one line; ``MemoryError`` passes through.
+    """
 
     def call(x: np.ndarray) -> np.ndarray:
         arr = np.asarray(x, dtype=np.float64)
-        out = np.asarray(fn(arr))
+        try:
+            out = np.asarray(fn(arr))
+        except (NonlinearityError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever the user's function raises, said in one line
+            raise NonlinearityError(
+                f"f = {label}: calling it on an array failed ({type(exc).__name__}: {exc}); f must act entrywise "
+                "on NumPy arrays (np.tanh, not math.tanh)"
+            ) from exc
         if out.dtype.kind == "c":
             if np.any(out.imag != 0):   # never drop an imaginary part silently
                 raise NonlinearityError(f"f = {label}: returned complex values on real input; f must be real")

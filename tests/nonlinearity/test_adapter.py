@@ -1,6 +1,7 @@
 """symrmt.nonlinearity.adapter: every kind of f becomes one checked, vectorized float64 NumPy function."""
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -60,13 +61,23 @@ def test_non_entrywise_callables_are_refused():
 
 
 def test_simulation_uses_the_adapter_and_stays_free_of_sympy():
-    from symrmt import simulation
+    from symrmt.simulation import api
 
-    g, label = simulation._resolve_nonlinearity("relu(x)")
-    np.testing.assert_array_equal(g(np.array([-1.0, 2.0])), [0.0, 2.0])
-    assert label == "relu(x)"
-    code = "import sys, numpy as np, symrmt.simulation as s; s._resolve_nonlinearity(np.tanh); print('sympy' in sys.modules)"
+    model = api._with_f(api._model(20, 1.0, None, None, 0.0, False)[0], "relu(x)")
+    np.testing.assert_array_equal(model.f(np.array([-1.0, 2.0])), [0.0, 2.0])
+    assert model.label == "relu(x)" and api.numpy_callable is numpy_callable
+    code = ("import sys, numpy as np, symrmt.simulation as s; from symrmt.nonlinearity import numpy_callable; "
+            "numpy_callable(np.tanh); s.simulate(np.tanh, 20, 1.0, 0.1, seeds=2); print('sympy' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_what_a_callable_raises_becomes_one_nonlinearity_error():
+    with pytest.raises(NonlinearityError, match=r"f = <lambda>: calling it on an array failed \(ZeroDivisionError"):
+        numpy_callable(lambda t: 1 / 0)(PTS)
+    with pytest.raises(NonlinearityError, match="entrywise.*math.tanh"):
+        numpy_callable(math.tanh)(PTS)
+    with pytest.raises(MemoryError):                       # not the user's fault: passed through
+        numpy_callable(lambda t: (_ for _ in ()).throw(MemoryError()))(PTS)
 
 
 def test_numpy_callable_is_vectorized_float64_and_matches_sympy():

@@ -1,6 +1,10 @@
 """``symrmt simulate`` and ``compare``: JSON contracts, tables and plots."""
 from __future__ import annotations
 
+import json
+
+import numpy as np
+
 from symrmt.cli import main
 
 from ..runner import run, run_json
@@ -26,3 +30,26 @@ def test_simulate_spectrum_plot(capsys, tmp_path):
                    "--spectrum", "--matrix", "kernel", "--plot", str(path), "--quiet")
     assert len(out["eigenvalues"]) == 200 and path.stat().st_size > 10_000 and out["plot"] == str(path)
     assert main(["simulate", "--f", "tanh(x)", "--c", "2", "--gamma", "0.1", "--n", "40", "--plot", str(path)]) == 2
+
+
+def test_cli_simulate_method_and_spectrum(capsys):
+    argv = ["simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1,1", "--n", "40", "--seeds", "2",
+            "--quiet", "--json"]
+    assert main(argv + ["--method", "tridiagonal", "--spectrum"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["eigenvalues"]) == 80 and out["matrix"] == "gram" and out["method"] == "tridiagonal"
+    assert main(argv + ["--method", "exact"]) == 0
+    exact = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(exact["attention"]["per_seed"], out["attention"]["per_seed"], rtol=1e-9)
+    assert "eigenvalues" not in exact
+
+
+def test_cli_refusals_exit_2(capsys):
+    base = ["simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--seeds", "2"]
+    assert main(base + ["--n", "1000000000"]) == 2
+    assert "GiB" in capsys.readouterr().err
+    assert main(["simulate", "--f", "tanh(x)", "--c", "1e12", "--gamma", "0.1", "--n", "64"]) == 2
+    assert "GiB" in capsys.readouterr().err
+    # w_K orthogonal to w_Q: w_K w_Q^T is not symmetric (w_Q = 0 alone would be: B = 0).
+    assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1", "--wq-norm", "1"]) == 2
+    assert "symmetric attention matrix K" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-r"""Ridge interpolation errors of a Gram matrix, by three exact routes.
+r"""The Monte Carlo's linear algebra: ridge errors of a Gram matrix by three exact routes, and their costs.
 
 Everything here computes, for a vector :math:`y \in \mathbb R^n`, a PSD Gram matrix
 :math:`G = F^\top F / n` (:math:`F` is m-by-n) and a grid of ridge parameters,
@@ -27,8 +27,9 @@ section 1). Only this one quadratic form is wanted, not the eigenvectors of
     the bracket is narrower than ``rtol`` at every :math:`\gamma`
     (:func:`lanczos_errors`). Each step costs a few matrix-vector products.
 
-All three agree to far below Monte Carlo noise; the choice between them is
-:mod:`symrmt.simulation`'s (``method="auto"``).
+All three agree to far below Monte Carlo noise; the choice between them is made by
+:mod:`symrmt.simulation.routes` (``method="auto"``) with the cost model at the end of
+this module (:func:`tridiagonal_cost`, :func:`lanczos_cost`, :func:`step_budget`).
 
 Rounding. Each route computes the quadratic form of a matrix within
 :math:`\|\Delta\| \lesssim m\,\epsilon\,\lambda_{\max}` of :math:`G` (backward error of
@@ -37,6 +38,8 @@ forming and reducing it), which moves :math:`E` by a relative
 caller then takes a more careful route) when that a-priori figure exceeds
 ``GRAM_RTOL`` at the smallest :math:`\gamma`; it is pessimistic by factors of
 1e4 to 1e9 in practice (docs/performance.md), so the routes agree to about 1e-9.
+
+NumPy and SciPy only; the memory-bound kernels run on one BLAS thread (:func:`serial_blas`).
 """
 from __future__ import annotations
 
@@ -48,8 +51,9 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import blas, lapack
 
-__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "symmetric_product", "exact_errors", "tridiagonal_errors",
-           "lanczos_errors", "rounding_bound"]
+__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "CHECK_EVERY", "serial_blas", "symmetric_product",
+           "gram_matrix", "cogram_matrix", "rounding_bound", "exact_errors", "errors_gram", "errors_svd",
+           "tridiagonal_errors", "lanczos_errors", "tridiagonal_cost", "lanczos_cost", "prior_steps", "step_budget"]
 
 #: Largest a-priori relative rounding estimate (on E) accepted from a Gram-matrix route.
 GRAM_RTOL = 1e-5
@@ -134,6 +138,20 @@ def symmetric_product(F: np.ndarray) -> np.ndarray:
     return gram
 
 
+def gram_matrix(F: np.ndarray) -> np.ndarray:
+    r""":math:`F^\top F / n` (n-by-n, ``F`` is m-by-n), exactly symmetric."""
+    product = symmetric_product(F)
+    product /= F.shape[1]
+    return product
+
+
+def cogram_matrix(F: np.ndarray) -> np.ndarray:
+    r""":math:`F F^\top / n` (m-by-m, ``F`` is m-by-n), exactly symmetric: the smaller side when m < n."""
+    product = symmetric_product(F.T)
+    product /= F.shape[1]
+    return product
+
+
 # ---------------------------------------------------------------------------
 # exact: eigendecomposition or SVD
 # ---------------------------------------------------------------------------
@@ -189,9 +207,7 @@ def errors_svd(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 def errors_gram(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, float]:
     """The eigh branch of :func:`exact_errors` for m >= n, and its :func:`rounding_bound`."""
     n = F.shape[1]
-    gram = symmetric_product(F)
-    gram /= n
-    lam, vectors = np.linalg.eigh(gram)
+    lam, vectors = np.linalg.eigh(gram_matrix(F))
     errors = _shrunk_norm(lam, (vectors.T @ y) ** 2, gamma) / n
     return errors, rounding_bound(n, lam[-1], gamma.min())
 
@@ -464,3 +480,60 @@ def _finish(diag: np.ndarray, off: np.ndarray, b: float | None, gamma: np.ndarra
         lower, upper = _bracket(diag, off, b, gamma, tau)
         value = 0.5 * (lower + upper)
     return gamma**2 * y_norm2 * value / n
+
+
+# ---------------------------------------------------------------------------
+# Cost model of the routes (the choice of method="auto")
+# ---------------------------------------------------------------------------
+# In flop-equivalents of a GEMM (2 m k n for an m-by-k times k-by-n product). Ratios measured on the
+# development machine, see docs/performance.md; only their order of magnitude matters for the choice,
+# never for the result (every route is exact).
+_PASS = 14.0            # one matrix element streamed by a (single-threaded) matrix-vector product
+_SYRK = 1.4             # X^T X, per m*m*k (numpy uses SYRK, about 0.7 of a GEMM)
+_SYTRD = 3.0            # blocked sytrd, per m^3 (about 1.5 GEMMs of size m)
+_STEP_OVERHEAD = 3e6    # Python overhead of one Lanczos step
+# Lanczos steps to close the bracket, about _STEPS * sqrt(kappa) with kappa the condition
+# number of the Marchenko-Pastur bulk shifted by gamma_min (times _STEPS_ATTENTION for
+# the attention Gram); measured with tanh at c = 1 (docs/performance.md).
+_STEPS = 5.6
+_STEPS_ATTENTION = 1.35
+
+
+def _streamed(n: int, p: int, attention: bool, keeps_gram: bool) -> float:
+    r"""Matrix elements one Lanczos matrix-vector product streams.
+
+    The attention Gram :math:`K^\top C K` streams :math:`K, C, K^\top` when :math:`C = X^\top X/n`
+    is kept, else :math:`K, X, X^\top, K^\top`; the linear Gram streams :math:`C` or :math:`X` twice.
+    """
+    if attention:
+        return 3.0 * n * n if keeps_gram else 2.0 * n * n + 2.0 * p * n
+    return 1.0 * n * n if keeps_gram else 2.0 * p * n
+
+
+def tridiagonal_cost(n: int, p: int, attention: bool) -> float:
+    """Flop-equivalents of the tridiagonal route (features XK and their Gram for the attention)."""
+    m = min(n, p)
+    if attention:
+        return 2.0 * p * n * n + _SYRK * m * m * max(n, p) + _SYTRD * m**3
+    return (0.0 if p >= n else _SYRK * p * p * n) + _SYTRD * m**3
+
+
+def lanczos_cost(steps: float, n: int, p: int, attention: bool, keeps_gram: bool) -> float:
+    """Flop-equivalents of ``steps`` Lanczos steps, reorthogonalization (4 k n per step) included."""
+    per_step = _PASS * _streamed(n, p, attention, keeps_gram) + _STEP_OVERHEAD
+    return steps * per_step + 2.0 * _PASS * n * steps * steps
+
+
+def prior_steps(n: int, p: int, gamma_min: float, attention: bool) -> float:
+    r"""Expected Lanczos steps, from the Marchenko--Pastur edges :math:`(\sqrt c \pm 1)^2` of :math:`X^\top X/n`."""
+    c = p / n
+    kappa = ((np.sqrt(c) + 1) ** 2 + gamma_min) / ((np.sqrt(c) - 1) ** 2 + gamma_min)
+    return _STEPS * np.sqrt(kappa) * (_STEPS_ATTENTION if attention else 1.0)
+
+
+def step_budget(n: int, p: int, attention: bool, keeps_gram: bool) -> int:
+    """The most Lanczos steps that cost no more than the tridiagonal route (the root of a quadratic)."""
+    a = 2.0 * _PASS * n
+    b = _PASS * _streamed(n, p, attention, keeps_gram) + _STEP_OVERHEAD
+    cost = tridiagonal_cost(n, p, attention)
+    return int((-b + np.sqrt(b * b + 4 * a * cost)) / (2 * a))

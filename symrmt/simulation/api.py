@@ -1,0 +1,485 @@
+r"""The public functions of the Monte Carlo: :func:`simulate`, :func:`simulate_once`, :func:`simulate_spectrum`.
+
+Each call validates its arguments (:mod:`symrmt.validate`, :func:`symrmt.geometry.resolve_gram`),
+fixes its routes (:class:`~symrmt.simulation.routes.Plan`), refuses a run that would not fit in
+memory (:mod:`~symrmt.simulation.memory`) and only then turns f into a NumPy function through
+the one adapter (:func:`symrmt.nonlinearity.adapter.numpy_callable`, which imports SymPy only
+for formulas and expressions), draws (:mod:`~symrmt.simulation.model`) and solves
+(:mod:`~symrmt.simulation.linalg`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import validate
+from ..errors import ParameterError
+from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
+from ..nonlinearity.adapter import label_of, numpy_callable
+from ..progress import progress_bar
+from ..stats import mean_se
+from . import linalg, routes
+from .memory import check_memory
+from .model import Model, attention_matrix, draw, scores, warn_large_norms
+from .routes import METHODS, Plan
+
+__all__ = ["SimulationResult", "simulate", "simulate_once", "simulate_spectrum"]
+
+#: The ``matrix`` values of :func:`simulate_spectrum`.
+SPECTRA = ("gram", "kernel")
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    r"""Monte Carlo interpolation errors over ``seeds`` independent draws.
+
+    Attributes
+    ----------
+    gamma : numpy.ndarray
+        Ridge parameters, shape ``(G,)``, in the order given.
+    attention_mean, attention_se : numpy.ndarray
+        Mean of :math:`E_{\rm attn}(\gamma)` over seeds and its standard error
+        ``std(ddof=1) / sqrt(seeds)``, shape ``(G,)``.
+    linear_mean, linear_se : numpy.ndarray
+        The same for the linear baseline :math:`E_{\rm lin}(\gamma)`.
+    attention_per_seed, linear_per_seed : numpy.ndarray
+        The individual draws, shape ``(seeds, G)``.
+    n, p : int
+        Number of tokens and dimension, :math:`p = \operatorname{round}(c n)`.
+    c, d : float
+        Requested ratio and the diagonal of :math:`K`.
+    seeds, seed : int
+        Number of draws and the root seed of their ``SeedSequence``.
+    geometry : Geometry or None
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` when the weights have rank one
+        (given directly, or read from a 3-by-3 Gram matrix); ``None`` for r > 1.
+    gram : numpy.ndarray
+        The Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape ``(1+2r, 1+2r)``.
+    method : str
+        The ``method`` asked for.
+    routes : dict
+        For ``"attention"`` and ``"linear"``: how many seeds each route of
+        :mod:`~symrmt.simulation.linalg` served (``"lanczos"``, ``"tridiagonal"``, ``"exact"``).
+
+    The arrays are read-only.
+    """
+
+    gamma: np.ndarray
+    attention_mean: np.ndarray
+    attention_se: np.ndarray
+    linear_mean: np.ndarray
+    linear_se: np.ndarray
+    attention_per_seed: np.ndarray
+    linear_per_seed: np.ndarray
+    n: int
+    p: int
+    c: float
+    d: float
+    seeds: int
+    seed: int
+    geometry: Geometry | None
+    gram: np.ndarray | None = None
+    method: str = "exact"
+    routes: dict = field(default_factory=dict)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: a small table, gamma and both errors as mean ± standard error."""
+        from .display import simulation_html
+
+        return simulation_html(self)
+
+    def to_csv(self, path=None) -> str:
+        """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
+        from .display import to_csv
+
+        return to_csv(self, path)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (plain lists and numbers).
+
+        Keys: ``gamma``; ``attention`` and ``linear``, each with ``mean``, ``se``
+        and ``per_seed``; ``n``, ``p``, ``c``, ``d``, ``seeds``, ``seed``,
+        ``geometry`` (as :meth:`Geometry.as_dict`, or ``null`` for r > 1),
+        ``gram`` (a nested list), ``method`` and ``routes``.
+        """
+        return {
+            "gamma": self.gamma.tolist(),
+            "attention": {"mean": self.attention_mean.tolist(), "se": self.attention_se.tolist(),
+                          "per_seed": self.attention_per_seed.tolist()},
+            "linear": {"mean": self.linear_mean.tolist(), "se": self.linear_se.tolist(),
+                       "per_seed": self.linear_per_seed.tolist()},
+            "n": self.n, "p": self.p, "c": self.c, "d": self.d,
+            "seeds": self.seeds, "seed": self.seed,
+            "geometry": None if self.geometry is None else self.geometry.as_dict(),
+            "gram": None if self.gram is None else self.gram.tolist(),
+            "method": self.method, "routes": {k: dict(v) for k, v in self.routes.items()},
+        }
+
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+
+def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.ndarray]:
+    """``(geometry or None, gram)`` from exactly one of the two (neither: no signal, no weights).
+
+    The Gram matrix is checked by :func:`symrmt.geometry.resolve_gram`, as in the theory; a
+    rank-one geometry also comes back as a :class:`Geometry` (reported in the result).
+    """
+    matrix = resolve_gram(geometry, gram)
+    if gram is not None:
+        return (Geometry.from_gram(matrix) if matrix.shape == (3, 3) else None), matrix
+    return geometry or Geometry(), matrix
+
+
+def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
+    """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
+    n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
+    c = validate.positive_scalar("c", c, "c is the ratio p/n.")
+    if c * n > 2.0**62:
+        raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
+    p = int(round(c * n))
+    if p < max(vectors, 3):
+        raise ParameterError(
+            f"p = round(c*n) = round({c}*{n}) = {p}: need p >= {max(vectors, 3)} to place mu, w_K and w_Q; "
+            "increase n or c."
+        )
+    return n, c, p
+
+
+def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any) -> tuple[Model, float]:
+    """Validate sizes, geometry and d (f is resolved later: it may import SymPy, and sizes are refused first)."""
+    geometry, matrix = _resolve_geometry(geometry, gram)
+    n, c, p = _dimension(n, c, matrix.shape[0])
+    d = validate.real_scalar("d", d)
+    return Model(n, p, d, geometry, matrix, bool(random_frame)), c
+
+
+def _gamma_grid(gamma: Any) -> np.ndarray:
+    return validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
+                                                  "value such as 1e-4.)")
+
+
+def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
+    hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
+    return (validate.integer("seeds", seeds, minimum, hint),
+            validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
+
+
+def _with_f(model: Model, f: Any) -> Model:
+    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas)."""
+    return dataclasses.replace(model, f=numpy_callable(f), label=label_of(f))
+
+
+def _one_draw(model: Model, plan: Plan, grid: np.ndarray,
+              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
+    """:func:`simulate_once` after validation; also returns the routes used."""
+    y, X, vectors = draw(model, rng)
+    S, C = scores(X, vectors, plan.keeps_gram)
+    K = attention_matrix(S, model)
+    del S
+    instance = routes.Instance(y, X, K, C)
+    del X, K, C  # the instance owns them now and releases them route by route
+    attention, linear, used = routes.errors(plan, instance, grid)
+    return (routes.unit_interval(attention, "attention", grid), routes.unit_interval(linear, "linear", grid), used)
+
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+def simulate_once(
+    f: Callable[[np.ndarray], np.ndarray] | str | Any,
+    n: int,
+    c: float,
+    gamma: Any,
+    geometry: Geometry | None,
+    d: float,
+    rng: np.random.Generator,
+    random_frame: bool = False,
+    *,
+    gram: Any = None,
+    method: str = "auto",
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""One draw of the model: :math:`(E_{\rm attn}(\gamma), E_{\rm lin}(\gamma))` on the whole grid.
+
+    Parameters
+    ----------
+    f : callable, str or sympy.Expr
+        The nonlinearity, as in :func:`simulate`: a vectorized NumPy function
+        (``np.tanh``), a formula such as ``"tanh(x)"`` or a SymPy expression in ``x``.
+    n, c : int, float
+        Tokens and ratio; :math:`p = \operatorname{round}(c n)`.
+    gamma : float or array_like
+        Ridge parameters, all finite and :math:`> 0`.
+    geometry : Geometry or None
+        Norms and cosines of :math:`(\mu, w_K, w_Q)`; ``None`` with ``gram``, or for
+        no signal and no weights.
+    d : float
+        Diagonal :math:`K_{ii}`.
+    rng : numpy.random.Generator
+        Source of the draw, consumed in the order y, Z, frame (:mod:`symrmt.simulation`).
+    random_frame : bool
+        Rotate the vectors by a Haar-random frame drawn from ``rng``.
+    gram : array_like, optional
+        Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, instead of ``geometry``.
+    method : {"auto", "exact", "tridiagonal", "lanczos"}
+        How the two quadratic forms are computed (:mod:`symrmt.simulation.routes`); all
+        agree to about 1e-8 relative.
+
+    Returns
+    -------
+    attention, linear : numpy.ndarray
+        Shape ``(G,)`` each, in the order of ``gamma``.
+
+    Examples
+    --------
+    >>> e_attn, e_lin = simulate_once(np.tanh, 50, 1.0, [0.1, 1.0], Geometry(), 0.0,
+    ...                               np.random.default_rng(0))
+    >>> e_attn.shape, bool(np.all((0 <= e_lin) & (e_lin <= 1)))
+    ((2,), True)
+    """
+    model, _ = _model(n, c, geometry, gram, d, random_frame)
+    grid = _gamma_grid(gamma)
+    plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng = {rng!r}: must be a numpy.random.Generator (np.random.default_rng(seed)).")
+    check_memory(plan, 1, grid.size)
+    warn_large_norms(model.gram, model.p)
+    attention, linear, _ = _one_draw(_with_f(model, f), plan, grid, rng)
+    return attention, linear
+
+
+def simulate(
+    f: Callable[[np.ndarray], np.ndarray] | str | Any,
+    n: int,
+    c: float,
+    gamma: Any,
+    geometry: Geometry | None = None,
+    d: float = 0.0,
+    seeds: int = 4,
+    seed: int = 0,
+    random_frame: bool = False,
+    *,
+    gram: Any = None,
+    method: str = "auto",
+    progress: bool = True,
+) -> SimulationResult:
+    r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
+
+    The model is docs/theory.md, section 1, with rank-r weights (section 5):
+    :math:`X = Z + \mu y^\top`,
+    :math:`S = X^\top (I + \sum_k w_K^{(k)} w_Q^{(k)\top}) X/\sqrt p`,
+    :math:`K_{ij} = f(S_{ij})/\sqrt p` (:math:`i \ne j`), :math:`K_{ii} = d`, and
+
+    .. math::
+
+        E_{\rm attn}(\gamma) = \frac{\gamma^2}{n} y^\top
+        \Big(\frac{K^\top X^\top X K}{n} + \gamma I_n\Big)^{-2} y
+        = \frac1n \big\| y - K^\top X^\top w \big\|^2, \quad
+        w = (X K K^\top X^\top + n\gamma I_p)^{-1} X K y .
+
+    Parameters
+    ----------
+    f : str, sympy.Expr or callable
+        The nonlinearity: a string parsed by
+        :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``), a SymPy
+        expression in a symbol named ``x``, or a vectorized NumPy function.
+    n : int
+        Number of tokens, :math:`n \ge 2`.
+    c : float
+        :math:`p/n > 0`; :math:`p = \operatorname{round}(c n) \ge 1 + 2r`.
+    gamma : float or array_like
+        Ridge parameters, finite and :math:`> 0`; all of them come from one
+        factorization or one Lanczos run per matrix and seed.
+    geometry : Geometry, optional
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank one). Default, and with
+        neither ``geometry`` nor ``gram``: no signal, no weights.
+    d : float
+        The diagonal of :math:`K`.
+    seeds : int
+        Number of independent draws, :math:`\ge 2` (the standard error needs two).
+    seed : int
+        Root of ``np.random.SeedSequence(seed).spawn(seeds)``: the first k draws of a
+        run with more seeds equal those of a run with k seeds.
+    random_frame : bool
+        Rotate the vectors by a Haar-random frame in each draw (the law does not
+        depend on it; the option exists to check that).
+    gram : array_like, optional
+        The Gram matrix of :math:`(\mu, w_K^{(1)}, \dots, w_K^{(r)}, w_Q^{(1)}, \dots, w_Q^{(r)})`,
+        shape ``(1+2r, 1+2r)``, positive semi-definite. ``Geometry.gram()`` is the
+        r = 1 case. Give ``geometry`` or ``gram``, not both.
+    method : {"auto", "exact", "tridiagonal", "lanczos"}
+        How the quadratic forms are computed: ``"exact"`` is one eigh or SVD per
+        matrix; ``"tridiagonal"`` one Householder tridiagonalization started from y;
+        ``"lanczos"`` Lanczos quadrature with certified Gauss / Gauss--Radau bounds
+        (up to 4000 steps, then tridiagonal); ``"auto"`` (default) Lanczos while a
+        cost model says it beats the tridiagonal route, else tridiagonal. Every
+        route falls back to ``"exact"`` where its rounding estimate exceeds 1e-5
+        (very small gamma), so all agree with ``"exact"`` to about 1e-8 relative.
+    progress : bool
+        Show a progress bar over seeds on stderr when stderr is a terminal and the
+        run takes more than 2 s (tqdm).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ParameterError
+        For invalid sizes, ridge parameters, seeds, geometry or method, for both
+        ``geometry`` and ``gram``, and when the run would not fit in the available
+        memory (checked before anything is allocated).
+    SymrmtInputError
+        When ``f`` is not real or not finite on the scores.
+    ConvergenceError
+        When an error leaves [0, 1] by more than round-off.
+
+    Warns
+    -----
+    FiniteSizeWarning
+        When a norm exceeds :math:`p^{1/4}`.
+
+    Examples
+    --------
+    >>> res = simulate(np.tanh, n=64, c=1.0, gamma=[0.1, 1.0], seeds=2)
+    >>> res.attention_mean.shape, res.attention_per_seed.shape
+    ((2,), (2, 2))
+    >>> gram = np.diag([1.0, 0.5, 0.25, 0.5, 0.25])   # rank 2: (mu, w_K1, w_K2, w_Q1, w_Q2)
+    >>> simulate(np.tanh, n=64, c=1.0, gamma=0.1, gram=gram, seeds=2).gram.shape
+    (5, 5)
+    """
+    model, c = _model(n, c, geometry, gram, d, random_frame)
+    grid = _gamma_grid(gamma)
+    seeds, seed = _seeds(seeds, seed, 2)
+    method = validate.choice("method", method, METHODS)
+    plan = Plan.of(method, model.n, model.p)
+    check_memory(plan, seeds, grid.size)
+    warn_large_norms(model.gram, model.p)
+    model = _with_f(model, f)
+    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
+    draws = [_one_draw(model, plan, grid, rng) for rng in bar]
+    attention = np.array([a for a, _, _ in draws])
+    linear = np.array([lin for _, lin, _ in draws])
+    return SimulationResult(
+        *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
+        n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
+        gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
+    )
+
+
+def simulate_spectrum(
+    f: Callable[[np.ndarray], np.ndarray] | str | Any,
+    n: int,
+    c: float,
+    matrix: str = "gram",
+    geometry: Geometry | None = None,
+    d: float = 0.0,
+    seeds: int = 1,
+    seed: int = 0,
+    random_frame: bool = False,
+    *,
+    gram: Any = None,
+    progress: bool = True,
+) -> np.ndarray:
+    r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
+
+    ``matrix="gram"``: the n eigenvalues of :math:`K^\top X^\top X K/n` (the matrix
+    whose resolvent gives :math:`E_{\rm attn}`; when p < n, n - p of them are exactly
+    0). ``matrix="kernel"``: the n eigenvalues of :math:`K` itself, which must be
+    symmetric: no weights, or :math:`w_K^{(k)} = w_Q^{(k)}` for every k. Both are
+    exact (LAPACK eigvalsh of the smaller Gram, resp. of K), for comparison with
+    the spectral density of docs/theory.md, section 5.
+
+    The draws are those of :func:`simulate` with the same ``seed``, ``geometry`` /
+    ``gram``, ``d`` and ``random_frame`` (same ``SeedSequence`` children, same draw
+    order), so seed k here is seed k there.
+
+    Parameters
+    ----------
+    f, n, c, geometry, d, seed, random_frame, gram, progress
+        As in :func:`simulate`.
+    matrix : {"gram", "kernel"}
+        Which matrix.
+    seeds : int
+        Number of independent draws, :math:`\ge 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(seeds * n,)``: the ascending eigenvalues of seed 0, then of seed 1, ...
+
+    Raises
+    ------
+    ParameterError
+        For invalid parameters, ``matrix="kernel"`` with :math:`w_K \ne w_Q`, or a run
+        that would not fit in memory.
+
+    Examples
+    --------
+    >>> eigenvalues = simulate_spectrum(np.tanh, n=40, c=0.5, seeds=2)
+    >>> eigenvalues.shape, int(np.sum(eigenvalues[:40] == 0.0))
+    ((80,), 20)
+    >>> bool(np.all(simulate_spectrum(np.tanh, n=40, c=1.0, matrix="kernel") > -1))
+    True
+    """
+    matrix = validate.choice("matrix", matrix, SPECTRA, "('gram': K^T X^T X K/n, 'kernel': K.)")
+    model, _ = _model(n, c, geometry, gram, d, random_frame)
+    seeds, seed = _seeds(seeds, seed, 1)
+    if matrix == "kernel":
+        check_symmetric_kernel(model.gram)
+    check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix)
+    warn_large_norms(model.gram, model.p)
+    model = _with_f(model, f)
+    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
+    spectra = [_spectrum_once(model, rng, matrix) for rng in bar]
+    return np.concatenate(spectra)
+
+
+def _spectrum_once(model: Model, rng: np.random.Generator, matrix: str) -> np.ndarray:
+    """The eigenvalues of one draw (``matrix`` as in :func:`simulate_spectrum`), ascending."""
+    from scipy.linalg import eigvalsh
+
+    _, X, vectors = draw(model, rng)
+    S, _ = scores(X, vectors, keep_gram=False)
+    K = attention_matrix(S, model)
+    del S
+    if matrix == "kernel":
+        del X
+        # eigvalsh reads one triangle: K is symmetric up to rounding whenever sum_k w_K w_Q^T is
+        # (geometry.symmetric_kernel), also when the vectors of a pair differ (w_Q = -w_K, swapped pairs).
+        return eigvalsh(K, overwrite_a=True, check_finite=False)
+    features = X @ K
+    del K, X
+    n, p = model.n, model.p
+    small = linalg.gram_matrix(features) if p >= n else linalg.cogram_matrix(features)
+    del features
+    eigenvalues = eigvalsh(small, overwrite_a=True, check_finite=False)
+    return np.sort(np.concatenate([np.zeros(max(n - p, 0)), eigenvalues]))
+
+
+def _generators(seed: int, seeds: int) -> list[np.random.Generator]:
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(seeds)]
+
+
+def _route_counts(used: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {"attention": {}, "linear": {}}
+    for attention, linear in used:
+        counts["attention"][attention] = counts["attention"].get(attention, 0) + 1
+        counts["linear"][linear] = counts["linear"].get(linear, 0) + 1
+    return counts
+
+
+def _frozen(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Read-only float64 copies, so that a frozen result is really immutable."""
+    out = []
+    for array in arrays:
+        array = np.array(array, dtype=np.float64)
+        array.setflags(write=False)
+        out.append(array)
+    return out

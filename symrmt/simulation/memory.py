@@ -1,0 +1,92 @@
+r"""Peak memory of a simulation, and its refusal before anything is allocated.
+
+:func:`memory_estimate` counts the float64 arrays alive at the worst moment of one draw
+(``X`` is p-by-n; the scores, :math:`K` and the Gram matrices are n-by-n or
+min(p, n)-squared; plus the workspace of the factorization and the Lanczos bases); a run
+that would not fit in the available memory is refused with a
+:class:`~symrmt.errors.ParameterError` that gives the figures (:func:`check_memory`).
+"""
+from __future__ import annotations
+
+import os
+
+from ..errors import ParameterError
+from .linalg import SYRK_COLUMNS
+from .model import BLOCK_ROWS
+from .routes import Plan, concurrent
+
+__all__ = ["memory_estimate", "available_memory", "check_memory"]
+
+_GIB = 2.0**30
+
+
+def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto",
+                    spectrum: str | None = None) -> int:
+    r"""Peak bytes of :func:`~symrmt.simulation.simulate` (or of :func:`~symrmt.simulation.simulate_spectrum`
+    with ``spectrum``), before allocating.
+
+    Counts the arrays alive at the worst moment of one draw (``X`` is p-by-n, the
+    scores, ``K`` and the Gram matrices n-by-n or min(p, n)-squared, plus the
+    workspace of the factorization), the per-seed results, and a fixed allowance
+    for the interpreter and row-block temporaries. Float64 throughout.
+
+    Examples
+    --------
+    >>> round(memory_estimate(1024, 1024, seeds=4, gammas=100) / 2**20)
+    108
+    """
+    return _peak_bytes(Plan.of(method, n, p), seeds, gammas, spectrum)
+
+
+def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None) -> int:
+    n, p, method = plan.n, plan.p, plan.method
+    pn, n2, m2 = 8.0 * p * n, 8.0 * n * n, 8.0 * min(p, n) ** 2
+    if spectrum == "kernel":
+        peak = pn + 2 * n2
+    elif spectrum == "gram":
+        peak = max(2 * pn + n2, pn + 2 * m2)
+    elif method == "exact":
+        factor = 6 * n2 if p >= n else 4 * pn + 4 * m2   # eigh of the Gram / SVD (gesdd) workspace
+        shrink = 2 * 8.0 * gammas * n                     # the gamma-by-eigenvalue weights
+        peak = max(2 * pn + n2, 2 * pn + factor + shrink)
+    else:
+        keeps = 2 * p >= n   # C may be kept next to the scores (routes.keeps_gram of "auto"; pessimistic)
+        peak = max(pn + (2 if keeps else 1) * n2, 2 * pn + n2, pn + n2 + m2)
+        if concurrent(n, p):   # X, C, F and the attention Gram while both reductions run
+            peak = max(peak, 2 * pn + n2 + m2)
+        if method in ("auto", "lanczos"):   # two Lanczos bases, one per thread
+            peak += 2 * 8.0 * n * (min(n, plan.lanczos_steps) + 1)
+    if max(n, p) > SYRK_COLUMNS:      # one block of the blocked Gram product
+        peak += 8.0 * SYRK_COLUMNS**2
+    results = 8.0 * seeds * (2 * gammas + (n if spectrum else 0))
+    blocks = 4 * 8.0 * BLOCK_ROWS * n
+    return int(1.05 * (peak + results + blocks) + 64 * 2**20)
+
+
+def available_memory() -> int | None:
+    """MemAvailable of /proc/meminfo (bytes), else the free physical pages; None if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - platforms without sysconf
+        return None
+
+
+def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = None) -> None:
+    """Refuse (:class:`~symrmt.errors.ParameterError`) a run whose :func:`memory_estimate` exceeds the memory available."""
+    need = _peak_bytes(plan, seeds, gammas, spectrum)
+    available = available_memory()
+    if available is not None and need > available:
+        n, p = plan.n, plan.p
+        what = f"simulate_spectrum(matrix={spectrum!r})" if spectrum else f"simulate(method={plan.method!r})"
+        raise ParameterError(
+            f"n = {n}, p = {p}, seeds = {seeds}: {what} needs about {need / _GIB:.3g} GiB "
+            f"(X alone, p-by-n float64, is {8.0 * p * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
+            "of memory are available. Use a smaller n or c."
+        )

@@ -1,0 +1,228 @@
+r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of a draw.
+
+``method`` (:data:`METHODS`) chooses for the two Gram matrices of a draw, the attention
+:math:`K^\top X^\top X K/n` and the linear :math:`X^\top X/n`:
+
+``"exact"``
+    one eigh or SVD per matrix;
+``"tridiagonal"``
+    one Householder tridiagonalization started from :math:`y` per matrix;
+``"lanczos"``
+    Lanczos quadrature with certified bounds, up to :data:`LANCZOS_MAX_STEPS` steps;
+``"auto"``
+    Lanczos within the step budget of the cost model (:func:`~symrmt.simulation.linalg.step_budget`),
+    tried only when the Marchenko--Pastur prior expects it to close within that budget.
+
+A Lanczos run that does not close falls back to the tridiagonal route, and a route whose
+rounding estimate is too large falls back to ``"exact"``; so every method gives the same
+numbers to about 1e-8 relative. The budget is fixed once per call (:class:`Plan`), before
+the memory check and the draws.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from . import linalg
+
+__all__ = ["METHODS", "LANCZOS_MAX_STEPS", "Plan", "Instance", "keeps_gram", "concurrent", "errors",
+           "unit_interval"]
+
+#: The ``method`` values of :func:`~symrmt.simulation.simulate`.
+METHODS = ("auto", "exact", "tridiagonal", "lanczos")
+
+#: Steps allowed to ``method="lanczos"`` before it falls back to the tridiagonal route.
+LANCZOS_MAX_STEPS = 4000
+
+#: Excursions of an error outside [0, 1] up to this size are round-off and are clipped.
+CLIP_ATOL = 1e-12
+
+
+def keeps_gram(method: str, n: int, p: int) -> bool:
+    r"""Whether the draw keeps :math:`C = X^\top X/n` (n-by-n) for the fast routes.
+
+    With it a Lanczos step on the attention Gram streams three n-by-n arrays
+    (:math:`K, C, K^\top`) instead of :math:`2n^2 + 2pn` elements through ``X``; that
+    pays when p >= n/2. The tridiagonal linear baseline needs it when p >= n.
+    """
+    if method == "exact":
+        return False
+    if method == "tridiagonal":
+        return p >= n
+    return 2 * p >= n
+
+
+def concurrent(n: int, p: int) -> bool:
+    """Whether four arrays of the draw's size may be alive at once (then the reductions run concurrently)."""
+    return 8.0 * max(n, p) * n <= 2.0**30
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The routes of one call: its method, whether the draw keeps :math:`C`, and each curve's Lanczos budget.
+
+    ``attention_steps`` and ``linear_steps`` are the most Lanczos steps each curve may take
+    (0 when the method never tries Lanczos).
+    """
+
+    method: str
+    n: int
+    p: int
+    keeps_gram: bool
+    attention_steps: int
+    linear_steps: int
+
+    @classmethod
+    def of(cls, method: str, n: int, p: int) -> Plan:
+        """The plan of ``method`` at sizes n, p: the step budgets are computed here, once per call."""
+        keeps = keeps_gram(method, n, p)
+        if method == "lanczos":
+            steps = (min(n + 1, LANCZOS_MAX_STEPS),) * 2
+        elif method == "auto":
+            steps = (linalg.step_budget(n, p, True, keeps), linalg.step_budget(n, p, False, keeps))
+        else:
+            steps = (0, 0)
+        return cls(method, n, p, keeps, *steps)
+
+    @property
+    def lanczos_steps(self) -> int:
+        """The larger of the two budgets: what a Lanczos basis may grow to."""
+        return max(self.attention_steps, self.linear_steps)
+
+
+class Instance:
+    """The arrays of one draw; each route releases what it no longer needs (peak memory)."""
+
+    def __init__(self, y: np.ndarray, X: np.ndarray, K: np.ndarray, C: np.ndarray | None) -> None:
+        self.y, self.X, self.K, self.C = y, X, K, C
+        self.features: np.ndarray | None = None
+        self.n, self.p = X.shape[1], X.shape[0]
+
+    def linear_operator(self) -> Callable[[np.ndarray], np.ndarray]:
+        C, X, n = self.C, self.X, self.n
+        if C is not None:
+            return lambda v: C @ v
+        return lambda v: (X.T @ (X @ v)) / n
+
+    def attention_operator(self) -> Callable[[np.ndarray], np.ndarray]:
+        C, X, K, n = self.C, self.X, self.K, self.n
+        if C is not None:
+            return lambda v: K.T @ (C @ (K @ v))
+        return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
+
+    def linear_problem(self) -> tuple:
+        r"""Arguments of :func:`~symrmt.simulation.linalg.tridiagonal_errors` for the linear baseline (takes ``C``).
+
+        p >= n: :math:`C = X^\top X/n` itself (reduced in place); p < n: the p-by-p
+        :math:`X X^\top/n` and :math:`z = X y/\sqrt n`.
+        """
+        y, X, n, p = self.y, self.X, self.n, self.p
+        gram, self.C = self.C, None
+        if p >= n:
+            return (gram if gram is not None else linalg.gram_matrix(X)), y, n, None
+        return linalg.cogram_matrix(X), X @ y / np.sqrt(n), n, float(y @ y)
+
+    def attention_problem(self) -> tuple:
+        """The same for the attention: forms :math:`F = XK` (kept for the exact fallback), releases K."""
+        y, n, p = self.y, self.n, self.p
+        self.features = self.X @ self.K
+        self.K = None
+        if p >= n:
+            return linalg.gram_matrix(self.features), y, n, None
+        return linalg.cogram_matrix(self.features), self.features @ y / np.sqrt(n), n, float(y @ y)
+
+    def finish(self, errors: np.ndarray | None, grid: np.ndarray, attention: bool) -> tuple[np.ndarray, str]:
+        """``(errors, "tridiagonal")``, or the exact route where the rounding bound refused them."""
+        if errors is not None:
+            return errors, "tridiagonal"
+        return linalg.exact_errors(self.features if attention else self.X, self.y, grid), "exact"
+
+
+def errors(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
+    """``(attention, linear, (attention route, linear route))`` for one draw."""
+    if plan.method == "exact":
+        features = instance.X @ instance.K
+        instance.K = None  # free it before the factorization's workspace is allocated
+        attention = linalg.exact_errors(features, instance.y, grid)
+        del features
+        return attention, linalg.exact_errors(instance.X, instance.y, grid), ("exact", "exact")
+    linear = attention = None
+    if plan.method != "tridiagonal":
+        # Two single-threaded, memory-bound Lanczos runs, one per core; both only read the arrays.
+        with linalg.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_lanczos, plan, instance, grid, False)
+            attention = _lanczos(plan, instance, grid, attention=True)
+            linear = pending.result()
+    routes = ["lanczos", "lanczos"]
+    if linear is None or attention is None:
+        done = _tridiagonal(instance, grid, linear is None, attention is None, concurrent(plan.n, plan.p))
+        linear, routes[1] = done.get("linear", (linear, routes[1]))
+        attention, routes[0] = done.get("attention", (attention, routes[0]))
+    return attention, linear, (routes[0], routes[1])
+
+
+def _lanczos(plan: Plan, instance: Instance, grid: np.ndarray, attention: bool) -> np.ndarray | None:
+    """Lanczos quadrature within the plan's budget, or None (then the tridiagonal route)."""
+    n, p = plan.n, plan.p
+    steps = plan.attention_steps if attention else plan.linear_steps
+    within_budget = None   # method="lanczos": only the step cap
+    if plan.method == "auto":
+        if steps < max(2 * linalg.CHECK_EVERY, linalg.prior_steps(n, p, float(grid.min()), attention)):
+            return None  # the tridiagonal route is expected to be cheaper
+        within_budget = _cheaper_than_tridiagonal(n, p, attention, plan.keeps_gram)
+    operator = instance.attention_operator() if attention else instance.linear_operator()
+    errors, _ = linalg.lanczos_errors(operator, instance.y, grid, steps, within_budget)
+    return errors
+
+
+def _cheaper_than_tridiagonal(n: int, p: int, attention: bool, keeps_gram: bool) -> Callable[[float], bool]:
+    """Whether a Lanczos run of a predicted number of steps still costs no more than the tridiagonal route."""
+    limit = linalg.tridiagonal_cost(n, p, attention)
+    return lambda steps: linalg.lanczos_cost(steps, n, p, attention, keeps_gram) <= limit
+
+
+def _tridiagonal(instance: Instance, grid: np.ndarray, linear: bool, attention: bool,
+                 concurrently: bool) -> dict[str, tuple[np.ndarray, str]]:
+    """The tridiagonal route for the curves asked for; both reductions in two threads if ``concurrently``.
+
+    The Gram products before the reductions stay multi-threaded (level 3); the two
+    ``sytrd`` (memory-bound, one BLAS thread each) then share the two cores. That
+    keeps C alive while the features are formed (four n-by-n arrays), so it is only
+    done when they are small (:func:`concurrent`).
+    """
+    out = {}
+    if linear and attention and concurrently:
+        linear_args, attention_args = instance.linear_problem(), instance.attention_problem()
+        with linalg.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(linalg.tridiagonal_errors, *linear_args[:2], grid, *linear_args[2:])
+            del linear_args
+            out["attention"] = instance.finish(
+                linalg.tridiagonal_errors(*attention_args[:2], grid, *attention_args[2:]), grid, True)
+            out["linear"] = instance.finish(pending.result(), grid, False)
+        return out
+    if linear:
+        args = instance.linear_problem()
+        out["linear"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, False)
+        del args
+    if attention:
+        instance.C = None
+        args = instance.attention_problem()
+        instance.X = None
+        out["attention"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, True)
+    return out
+
+
+def unit_interval(errors: np.ndarray, what: str, grid: np.ndarray) -> np.ndarray:
+    """Clip round-off excursions (< 1e-12) into [0, 1]; anything larger is a ConvergenceError."""
+    excess = np.maximum(-errors, errors - 1.0)
+    if not np.all(np.isfinite(errors)) or np.max(excess) > CLIP_ATOL:
+        worst = int(np.argmax(np.where(np.isfinite(errors), excess, np.inf)))
+        raise ConvergenceError(
+            f"{what} error {errors[worst]!r} at gamma = {grid[worst]:.6g} lies outside [0, 1] by more than "
+            f"round-off ({CLIP_ATOL:g}); the linear algebra lost accuracy (try method='exact')."
+        )
+    return np.clip(errors, 0.0, 1.0)
