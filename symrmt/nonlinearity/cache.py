@@ -369,7 +369,7 @@ def _estimate(expr: sp.Expr, panels: int) -> dict[str, float]:
     import numpy as np
 
     from .adapter import numpy_callable
-    from .integrands import legendre_nodes
+    from .callables import legendre_nodes
     from .tanh_sinh import _kinks
 
     edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in _kinks(expr) if abs(k) < 40])

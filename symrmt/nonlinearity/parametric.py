@@ -24,6 +24,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symrmt import validate
 from symrmt.codegen import numpy_function
 from symrmt.errors import NonlinearityError, ParameterError
 
@@ -178,11 +179,9 @@ def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
     names = _checked_names(h.f, [s.name for s in h.parameters], params, "at()")
     point = {}
     for symbol, name in zip(h.parameters, names):
-        value = _real_array(name, params[name])
-        if value.ndim:
-            raise ParameterError(f"parameter {name}: at() takes one value per parameter, got shape {value.shape}; "
-                                 f"use numeric({name}=[...]) for arrays")
-        point[symbol] = _exact_decimal(float(value))
+        value = validate.real_scalar(name, params[name], hint=f"at() takes one value per parameter; use "
+                                                              f"numeric({name}=[...]) for arrays.")
+        point[symbol] = _exact_decimal(value)
     if not point:
         return h
     f = h.given.xreplace(point)
@@ -255,18 +254,7 @@ def _check_usable(h, out: dict[str, np.ndarray], arrays: list[np.ndarray]) -> No
 
 
 def _real_array(name: str, value: Any) -> np.ndarray:
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:      # ragged lists
-        raise ParameterError(f"parameter {name} = {value!r}: not an array of numbers ({exc})") from None
-    if arr.dtype.kind not in "biuf":
-        raise ParameterError(f"parameter {name} = {value!r}: must be real numbers (dtype {arr.dtype})")
-    if arr.size == 0:
-        raise ParameterError(f"parameter {name} = {value!r}: empty; give at least one value")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError(f"parameter {name}: every value must be finite, got {value!r}")
-    return arr
+    return validate.real_array(name, value, hint=f"Give the values of the parameter {name} as real numbers.")
 
 
 def _broadcast(names: list[str], arrays: list[np.ndarray]) -> list[np.ndarray]:

@@ -143,7 +143,7 @@ BAD_PARAMS = {
     "object array": ({"s": np.array([1.0, "a"], dtype=object)}, "s"), "list of str": ({"s": ["1"]}, "s"),
     "missing": ({}, "s"), "unknown": ({"s": 1.0, "t": 2.0}, "t"), "integer key": ({1: 2.0}, "parameter"),
     "not a dict": ([("s", 1.0)], "params"), "a string": ("s=1", "params"),
-    "empty array": ({"s": []}, "s = []: empty"),
+    "empty array": ({"s": []}, "s = []: must be non-empty"), "boolean": ({"s": True}, "s = True"),
 }
 
 
@@ -235,3 +235,24 @@ def test_grids_are_refused_where_one_value_is_taken(command, capsys):
 def test_any_param_text_is_exit_0_or_2(text):
     status = main(["hermite", "--f", "erf(s*x)", f"--param={text}", "--json"])
     assert status in (0, 2)
+
+
+# --------------------------------------------------------------------------------------- the simulator
+
+def test_the_simulator_takes_parameters_and_refuses_an_uncentered_f():
+    kwargs = dict(n=24, c=1.0, gamma=[0.1, 1.0], seeds=2, progress=False)
+    with_params = symrmt.simulate("tanh(s*x)", params={"s": 2.0}, **kwargs)
+    assert np.array_equal(with_params.attention_per_seed, symrmt.simulate("tanh(2*x)", **kwargs).attention_per_seed)
+    centered = symrmt.simulate(hermite("relu(x)", center=True), **kwargs)
+    assert np.array_equal(centered.attention_per_seed,
+                          symrmt.simulate("relu(x) - 1/sqrt(2*pi)", **kwargs).attention_per_seed)
+    for f in ("relu(x)", "x**2", lambda t: t * t, hermite("cosh(x)")):
+        with pytest.raises(NonlinearityError, match="not centered.*center=True"):
+            symrmt.simulate(f, **kwargs)
+        with pytest.raises(NonlinearityError, match="not centered"):
+            symrmt.simulate_spectrum(f, n=24, c=1.0, progress=False)
+    for params, needle in (({}, "s"), ({"s": 0.0}, "s = 0"), ({"s": "2"}, "s = '2'"), ({"t": 1.0}, "t")):
+        with pytest.raises(SymrmtInputError, match=needle):
+            symrmt.simulate("tanh(s*x)", params=params, **kwargs)
+    with pytest.raises(ParameterError, match="callable has no symbolic parameters"):
+        symrmt.simulate(np.tanh, params={"s": 1.0}, **kwargs)

@@ -36,12 +36,11 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
 
 
 def _hermite(args: argparse.Namespace):
-    """The Hermite data of f at the ``--param`` values, centered with ``--center``; refused if not centered."""
+    """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
+    with (the simulator refuses it if it is not centered)."""
     from ... import hermite
 
-    h = hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
-    h.require_centered()
-    return h
+    return hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
 
 
 def _params_json(args: argparse.Namespace) -> dict:
@@ -49,16 +48,11 @@ def _params_json(args: argparse.Namespace) -> dict:
     return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
 
 
-def _f(args: argparse.Namespace):
-    """The SymPy expression the Monte Carlo draws with: f at the parameter values, centered with ``--center``."""
-    return _hermite(args).f
-
-
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
     check_c(args.c)
-    return simulate(_f(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
+    return simulate(_hermite(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
                     method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry))
 
 
@@ -66,7 +60,7 @@ def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[fl
     """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
     from ... import simulate_spectrum
 
-    return simulate_spectrum(_f(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
+    return simulate_spectrum(_hermite(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
                              seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry)).tolist()
 
 
