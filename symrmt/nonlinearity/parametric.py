@@ -31,10 +31,10 @@ from symrmt.errors import NonlinearityError, ParameterError
 from .closed_forms import _exponential_exact, _polynomial_exact, _symbolic, _table_exact
 from .coefficients import _agrees
 from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
-from .parse import parse_nonlinearity
+from .parse import formula_parameters, parse_nonlinearity
 from .tanh_sinh import _numeric
 
-__all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "named_values"]
+__all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "expression_at", "named_values"]
 
 
 #: Candidate probe points of the parameters, away from 0 and 1 (where forms often degenerate).
@@ -177,19 +177,32 @@ def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], A
 def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
     """The body of :meth:`HermiteCoefficients.at` (its docstring is the contract); ``hermite`` is :func:`hermite`."""
     names = _checked_names(h.f, [s.name for s in h.parameters], params, "at()")
-    point = {}
-    for symbol, name in zip(h.parameters, names):
-        value = validate.real_scalar(name, params[name], hint=f"at() takes one value per parameter; use "
-                                                              f"numeric({name}=[...]) for arrays.")
-        point[symbol] = _exact_decimal(value)
-    if not point:
+    if not names:
         return h
+    point = {symbol: _exact_value(name, params[name]) for symbol, name in zip(h.parameters, names)}
     f = h.given.xreplace(point)
-    _refuse_constant(h, f, point)
+    _refuse_constant(h.f, f, point)
     try:
         return hermite(f, center=h.center, method=h.method, timeout=h.timeout)
     except NonlinearityError as exc:
         raise NonlinearityError(f"f = {h.f} at {_point(point)}: {exc}") from None
+
+
+def expression_at(f: Any, params: Mapping[str, Any]) -> sp.Expr:
+    """f with the exact decimals of ``params`` put in for its parameters, no Hermite data computed (what the
+    simulator draws with); refused when ``params`` does not name f's parameters, or f is constant there."""
+    names = formula_parameters(f)
+    values = named_values(params, names, f)
+    expr = parse_nonlinearity(f, names) if names else parse_nonlinearity(f)
+    point = {s: _exact_value(s.name, values[s.name]) for s in sorted(expr.free_symbols - {X}, key=str)}
+    at = expr.xreplace(point)
+    _refuse_constant(expr, at, point)
+    return at
+
+
+def _exact_value(name: str, value: Any) -> sp.Rational:
+    return _exact_decimal(validate.real_scalar(name, value, hint=f"Give one value per parameter; use "
+                                                                 f"numeric({name}=[...]) for arrays."))
 
 
 def named_values(params: Any, names: Sequence[str], f: Any) -> dict[str, Any]:
@@ -229,10 +242,10 @@ def _exact_decimal(value: float) -> sp.Rational:
     return sp.Integer(int(value)) if value.is_integer() and abs(value) < 1e15 else sp.Rational(repr(value))
 
 
-def _refuse_constant(h, f: sp.Expr, point: Mapping) -> None:
-    if X not in f.free_symbols:
+def _refuse_constant(f: sp.Expr, at: sp.Expr, point: Mapping) -> None:
+    if X not in at.free_symbols:
         names = ", ".join(s.name for s in point)
-        raise NonlinearityError(f"f = {h.f} is the constant {f} at {_point(point)}: the theory needs a non-constant "
+        raise NonlinearityError(f"f = {f} is the constant {at} at {_point(point)}: the theory needs a non-constant "
                                 f"f; choose another value of {names}")
 
 
@@ -282,7 +295,7 @@ def _per_point(h, keys: list[str], arrays: list[np.ndarray], shape: tuple, at_po
     for i, point in enumerate(unique):
         at = {s: sp.Float(float(v), DPS) for s, v in zip(h.parameters, point)}
         f = h.f.xreplace(at)
-        _refuse_constant(h, f, at)
+        _refuse_constant(h.f, f, at)
         try:
             value = at_point(f, h.center)
         except NonlinearityError as exc:

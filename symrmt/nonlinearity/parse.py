@@ -425,8 +425,10 @@ def formula_parameters(f: object) -> list[str]:
         tree = ast.parse(f.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):   # ValueError: NUL, unencodable characters
         return []                                                    # the parser will say what is wrong
-    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and id(node) not in called}
+    # a called name is a function, a name with an attribute is not f's: both are the parser's to refuse
+    other = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)} | \
+        {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and id(node) not in other}
     return sorted(n for n in names - set(_NAMES) - set(FUNCTIONS)
                   if _PARAMETER_NAME.fullmatch(n) and not keyword.iskeyword(n))
 
