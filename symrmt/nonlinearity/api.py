@@ -97,25 +97,10 @@ class HermiteCoefficients:
             )
         return self.values[key]
 
-    @property
-    def a0(self) -> float:
-        r""":math:`a_0 = \mathbb E f(\xi)`."""
-        return self._datum("a0")
-
-    @property
-    def a1(self) -> float:
-        r""":math:`a_1 = \mathbb E[\xi f(\xi)]`."""
-        return self._datum("a1")
-
-    @property
-    def a2(self) -> float:
-        r""":math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`."""
-        return self._datum("a2")
-
-    @property
-    def nu(self) -> float:
-        r""":math:`\nu = \mathbb E f(\xi)^2`."""
-        return self._datum("nu")
+    a0 = property(lambda self: self._datum("a0"), doc=r":math:`a_0 = \mathbb E f(\xi)`.")
+    a1 = property(lambda self: self._datum("a1"), doc=r":math:`a_1 = \mathbb E[\xi f(\xi)]`.")
+    a2 = property(lambda self: self._datum("a2"), doc=r":math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`.")
+    nu = property(lambda self: self._datum("nu"), doc=r":math:`\nu = \mathbb E f(\xi)^2`.")
 
     def __repr__(self) -> str:
         if not self.parameters:

@@ -326,17 +326,30 @@ def _gammas(value: Any) -> list[float]:
 
 def _log_grid(text: str) -> list[float]:
     """``"LO:HI:NUM"``: NUM log-spaced values, NUM checked before the grid is built."""
+    lo, hi, num = _grid_text("gamma", text, "NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\"")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
+        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
+    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+
+
+def _linear_grid(key: str, text: str) -> list[float]:
+    """``"LO:HI:NUM"``: NUM evenly spaced values, NUM checked before the grid is built."""
+    lo, hi, num = _grid_text(key, text, "NUM evenly spaced values), e.g. \"0.5:2:4\"")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ParameterError(f"{key} = {shown(text)}: LO and HI must be finite numbers.")
+    return [float(v) + 0.0 for v in np.linspace(lo, hi, num)]
+
+
+def _grid_text(key: str, text: str, form: str) -> tuple[float, float, int]:
+    """``(LO, HI, NUM)`` of ``"LO:HI:NUM"``, NUM in 1..MAX_GRID_POINTS; ``form`` explains the grid."""
     try:
         lo, hi, num = text.split(":")
         lo, hi, num = float(lo), float(hi), int(num)
     except ValueError:
-        raise ParameterError(f"gamma = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" "
-                             "(NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\".") from None
+        raise ParameterError(f"{key} = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" ({form}.") from None
     if not 1 <= num <= MAX_GRID_POINTS:
-        raise ParameterError(f"gamma = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
-        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
-    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+        raise ParameterError(f"{key} = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
+    return lo, hi, num
 
 
 def _method(value: Any) -> str | None:
@@ -376,19 +389,6 @@ def _parameters(value: Any, fs: Sequence[str]) -> dict[str, list[float]]:
             _reals(f"params.{name}", _as_list(f"params.{name}", value[name]))
         out[name] = _unique(f"params.{name}", values)
     return out
-
-
-def _linear_grid(key: str, text: str) -> list[float]:
-    """``"LO:HI:NUM"``: NUM evenly spaced values, NUM checked before the grid is built."""
-    try:
-        lo, hi, num = text.split(":")
-        lo, hi, num = float(lo), float(hi), int(num)
-    except ValueError:
-        raise ParameterError(f"{key} = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" (NUM evenly "
-                             "spaced values), e.g. \"0.5:2:4\".") from None
-    if not 1 <= num <= MAX_GRID_POINTS or not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ParameterError(f"{key} = {shown(text)}: LO and HI must be finite and NUM in 1..{MAX_GRID_POINTS}.")
-    return [float(v) + 0.0 for v in np.linspace(lo, hi, num)]
 
 
 def _hermite_all(fs: Sequence[str], center: bool, params: Mapping[str, list]) -> dict[str, tuple[float, float, float]]:
