@@ -110,7 +110,7 @@ class HermiteCoefficients:
         names = ", ".join(s.name for s in self.parameters)
         data = ", ".join(f"{k}={self.exact[k] if self.exact[k] is not None else f'<numeric in {names}>'}"
                          for k in KEYS)
-        return f"HermiteCoefficients(f={self.f}, parameters=({names},), {data})"
+        return f"HermiteCoefficients(f={self.f}, parameters={self.parameters!r}, {data})"
 
     def numeric(self, **params: ArrayLike) -> dict[str, np.ndarray]:
         r"""``a0, a1, a2, nu`` as float64 arrays, broadcast over the parameter values.
