@@ -158,7 +158,7 @@ class HermiteCoefficients:
         >>> hermite("erf(s*x)").at(s=0)
         Traceback (most recent call last):
         ...
-        symrmt.errors.NonlinearityError: f = erf(s*x) is the constant 0 at s = 0: the theory needs a non-constant f; choose another value of s
+        symrmt.errors.NonlinearityError: f = erf(s*x) is the constant 0 at s = 0: the theory needs a non-constant f; ...
         """
         return at_point(self, params, hermite)
 
