@@ -38,7 +38,8 @@ from .solve import SolveResult, solve
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "ridge_solution", "gram_parameters", "latex"]
+           "RidgeSolution", "ridge_solution", "gram_parameters", "latex", "kernel_parameters", "solve_kernel_ridge",
+           "kernel_ridge_error"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
@@ -185,6 +186,19 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     """
     from .codegen import compile_system
     from .derive import attention_system
+
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve(compile_system(attention_system(rank)), values))
+
+
+def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                      gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> tuple[int, dict]:
+    r"""``(rank, {symbol: array})``: the parameters of a model of the attention matrix :math:`K`, bound by symbol.
+
+    :math:`c, \gamma, a_1, b, d` and the Gram entries of the geometry (:func:`gram_parameters`), keyed by
+    the symbols of :mod:`symrmt.derive.symbols`; arguments as in :func:`solve_attention`. Every system
+    built on :math:`K` (attention, kernel ridge) takes exactly these.
+    """
     from .derive import symbols as S
 
     a1, b = _hermite_arrays(f, params)
@@ -194,7 +208,7 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     hermite_shapes = {str(k): np.shape(v) for k, v in params.items()} if params else {"a_1, nu": a1.shape}
     _check_broadcast({"c": values[S.c].shape, "gamma": values[S.gamma].shape, "d": values[S.d].shape,
                       **hermite_shapes, ("gram" if gram is not None else "geometry"): values[S.theta].shape})
-    return ridge_solution(solve(compile_system(attention_system(rank)), values))
+    return rank, values
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
@@ -235,6 +249,36 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     0.447214
     """
     return solve_linear(c, gamma, geometry, gram).error
+
+
+def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> RidgeSolution:
+    r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
+
+    :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
+    :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
+    :func:`solve_attention`.
+    """
+    from .codegen import compile_system
+    from .derive import kernel_ridge_system
+
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve(compile_system(kernel_ridge_system(rank)), values))
+
+
+def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
+
+    In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
+    :func:`symrmt.simulation.simulate_kernel_ridge`). Parameters as in :func:`solve_attention`.
+
+    Examples
+    --------
+    >>> np.round(kernel_ridge_error("tanh(x)", c=1.0, gamma=[0.1, 1.0]), 3)
+    array([0.242, 0.646])
+    """
+    return solve_kernel_ridge(f, c, gamma, geometry, d, gram, params).error
 
 
 #: gamma sequence for the ridgeless limit (half-decade steps down to 1e-5).
@@ -278,44 +322,61 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
 
 
 def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
-          params: Mapping[str, float] | None = None) -> str:
-    r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
+          params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False) -> str:
+    r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
+
+    Without ``document``: ``aligned`` blocks separated by blank lines (KaTeX strict mode and
+    MathJax render them). With ``document``: a complete LaTeX document, every equation numbered
+    and labelled (``attention:t11``, ...), that ``pdflatex`` compiles.
 
     Parameters
     ----------
     f : str, SymPy expression, HermiteCoefficients or None
-        The nonlinearity: its :math:`a_1` and :math:`b = \sqrt{\nu - a_1^2}` are substituted, exactly
-        when closed forms exist, else as numbers rounded to ``digits`` significant digits.
-        Linear regression does not depend on f (a given f is ignored).
-    kind : {"attention", "linear", "gram_density", "kernel_density"}
+        The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
+        :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
+        the "where" block. Linear regression does not depend on f (a given f is ignored).
+    kind : {"attention", "linear", "gram_density", "kernel_density", "kernel_ridge"}
     digits : int
+        Significant digits of the numbers that f's data put in.
     rank : int
-        Rank of the attention weights.
+        Rank of the attention weights (attention, kernel ridge).
     center : bool
         Subtract :math:`a_0` from a formula first.
     params : dict, optional
         One value per symbolic parameter of f (``{"s": 0.5}``): the system is printed with the
-        Hermite data at that point. Without it, the system of an f with parameters
-        (``"tanh(s*x)"``) is printed in them, with :math:`a_1(s)`, :math:`\nu(s)` in closed form
-        where one exists and as named functions of the parameters otherwise.
+        Hermite data at that point. Without it, the system of an f with parameters (the names
+        other than x, as in ``"tanh(s*x)"``) is printed in them, with :math:`a_1(s)`, :math:`\nu(s)`
+        in closed form where one exists and as named functions of the parameters otherwise. A
+        parameter that takes the name of a vector of the system renames the vector
+        (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a scalar of the system
+        is printed with a tilde.
+    numeric : bool
+        Evaluate the closed forms of f's data to ``digits`` significant digits.
+    document : bool
+        Return a complete, compilable LaTeX document instead of fragments.
 
     Examples
     --------
     >>> text = latex("erf(x)")
     >>> r"\operatorname{asin}" in text and r"\begin{aligned}" in text
     True
+    >>> r"\documentclass" in latex("erf(x)", document=True)
+    True
     """
-    from .derive.latex import system_latex
-    from .derive.registry import substitution_of, system_for
+    from .derive.latex import system_document, system_latex
+    from .derive.registry import printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
     from .nonlinearity.parametric import named_values
 
     system = system_for(kind, rank)
-    substitution = None
+    substitution, given, symbols = None, [], ()
     if f is not None and kind != "linear":
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
         h.require_centered()
-        substitution = substitution_of(h)
-    return system_latex(system, substitution, digits)
+        substitution, given = printed_hermite(h, digits if numeric else None)
+        symbols = tuple(h.parameters or ())
+    if document:
+        return system_document(system, substitution, digits, given=given, parameters=symbols)
+    return system_latex(system, substitution, digits, given=given, parameters=symbols)

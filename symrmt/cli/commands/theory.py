@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
                          parameter_axes, parameter_values, single_point)
+from ..paths import check_output_file
 from ..values import parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
@@ -32,10 +34,15 @@ def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
     add_params(p)
-    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density"), default="attention")
+    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density", "kernel_ridge"),
+                   default="attention")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
+    p.add_argument("--numeric", action="store_true",
+                   help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
+    p.add_argument("--document", metavar="FILE.tex", default=None,
+                   help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
     p.add_argument("--json", action="store_true")
 
 
@@ -118,17 +125,25 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if not 1 <= args.digits <= MAX_DIGITS:
         raise SymrmtInputError(f"--digits {args.digits}: give 1..{MAX_DIGITS} significant digits "
                                f"(a float64 holds {MAX_DIGITS}).")
+    if args.document is not None:
+        check_output_file(args.document, "--document", ("tex",))
     note = None
     if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
     params = parameter_values(args, optional=True) if args.f is not None and args.kind != "linear" else {}
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
-                 params=single_point(params) if params else None)
-    if not args.json:
-        print(text)
+                 params=single_point(params) if params else None, numeric=args.numeric,
+                 document=args.document is not None)
     out = {"kind": args.kind, "f": args.f, "latex": text, **({"params": single_point(params)} if params else {})}
-    if args.kind == "attention":
+    if args.document is not None:
+        Path(args.document).write_text(text, encoding="utf-8")
+        out["document"] = args.document
+        if not args.json:
+            print(f"document written to {args.document}")
+    elif not args.json:
+        print(text)
+    if args.kind in ("attention", "kernel_ridge"):
         out["rank"] = args.rank
     if note:
         out["note"] = note
