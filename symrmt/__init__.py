@@ -23,6 +23,7 @@ _EXPORTS = {
     "Geometry": "geometry",
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
     "SimulationResult": "simulation", "simulate": "simulation", "simulate_spectrum": "simulation",
+    "Convergence": "convergence", "converge": "convergence",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
     "spectral_density": "density", "SpectralDensity": "density",
     "latex": "theory",

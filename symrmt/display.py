@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["hermite_latex", "solve_html", "simulation_html", "solve_as_dict", "simulation_as_dict",
-           "to_csv", "rows_to_csv"]
+           "to_csv", "rows_to_csv", "convergence_html", "convergence_csv"]
 
 #: Rows shown in an HTML table before it is cut (the rest is summarized in one line).
 MAX_ROWS = 20
@@ -164,6 +164,10 @@ def simulation_html(result: Any, digits: int = 4) -> str:
     geometry = (", ".join(f"{k} = {v:g}" for k, v in result.geometry.as_dict().items() if v)
                 if getattr(result, "geometry", None) is not None else
                 f"Gram matrix {np.asarray(result.gram).shape[0]} x {np.asarray(result.gram).shape[0]}")
+    weights = getattr(result, "weights", None)
+    if weights:
+        geometry = (f"{geometry or 'no signal'}; weights: {weights['form']} {weights['p']} x {weights['p']}, "
+                    f"||M||_F = {weights['frobenius_norm']:.4g}")
     caption = (f"Monte Carlo: n = {result.n}, p = {result.p}, c = {result.c:g}, d = {result.d:g}, "
                f"{result.seeds} seeds (root seed {result.seed}); geometry: {geometry or 'none'}")
     return _table(caption, header, rows)
@@ -185,7 +189,9 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
     """CSV of a solver or simulation result (one row per point, a header row); written to ``path`` if given.
 
     - :class:`~symrmt.SimulationResult`: ``gamma, attention_mean, attention_se, linear_mean, linear_se``,
-      then ``n, p, c, d, seeds, seed`` and the geometry (constant columns, so each row is self-contained).
+      then ``n, p, c, d, seeds, seed``, the geometry and, with ``weights=``, ``weights_form``,
+      ``weights_p``, ``weights_frobenius_norm`` (``weights_rank``, ``weights_shift``) (constant columns,
+      so each row is self-contained).
     - :class:`~symrmt.theory.RidgeSolution`: ``[gamma,] E, Phi,`` the unknowns (``t_11, t_12, t_22`` for
       attention), ``residual``.
     """
@@ -195,6 +201,8 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
         else:                                    # rank r > 1: the upper triangle of the Gram matrix
             G = np.asarray(result.gram)
             geometry = {f"gram_{i}{j}": float(G[i, j]) for i in range(len(G)) for j in range(i, len(G))}
+        weights = {f"weights_{k}": v for k, v in (getattr(result, "weights", None) or {}).items()}
+        geometry = {**geometry, **weights}
         header = ["gamma", "attention_mean", "attention_se", "linear_mean", "linear_se",
                   "n", "p", "c", "d", "seeds", "seed", *geometry]
         constant = [result.n, result.p, result.c, result.d, result.seeds, result.seed, *geometry.values()]
@@ -204,3 +212,47 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
     header, columns = _solve_columns(result, None, gamma)
     header = [h if not h.startswith("Phi") else "Phi" for h in header]
     return rows_to_csv(header, list(zip(*columns)), path)
+
+
+#: Columns of :func:`convergence_csv` after ``quantity`` and ``gamma``: attributes of an Extrapolation.
+_FIT_COLUMNS = ("limit", "lo", "hi", "exponent", "exponent_lo", "exponent_hi", "model", "exponents", "amplitudes",
+                "first", "chi2", "dof", "scale")
+
+
+def convergence_csv(result: Any, path: str | pathlib.Path | None = None) -> str:
+    """CSV of a :class:`~symrmt.Convergence`: one row per quantity and gamma (the fit, the theory,
+    whether it agrees, then the mean and standard error at each size)."""
+    sizes = [int(n) for n in result.ns]
+    header = ["quantity", "gamma", *_FIT_COLUMNS, "theory", "agrees",
+              *(f"mean_{n}" for n in sizes), *(f"se_{n}" for n in sizes), *(f"seeds_{n}" for n in sizes)]
+    rows = []
+    for quantity in result.quantities:
+        for g, fit in enumerate(quantity.fits):
+            rows.append([quantity.name, result.gamma[g], *(_cell(getattr(fit, key)) for key in _FIT_COLUMNS),
+                         quantity.theory[g], bool(quantity.agrees[g]), *quantity.mean[:, g], *quantity.se[:, g],
+                         *(int(s) for s in result.seeds)])
+    return rows_to_csv(header, rows, path)
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: a tuple (the terms of a fitted correction) becomes its numbers joined by ';'."""
+    return ";".join(repr(float(v)) for v in value) if isinstance(value, tuple) else value
+
+
+def convergence_html(result: Any, digits: int = 4) -> str:
+    """``_repr_html_`` text of a :class:`~symrmt.Convergence`: per quantity and gamma, the limit with its
+    95% interval, the exponent, the theory and whether it lies inside, and the mean at the largest size."""
+    header = ["quantity", "gamma", f"n = {int(result.ns[-1])} (mean ± s.e.)", "limit [95% interval]",
+              "exponent", "theory", "inside"]
+    rows = []
+    for quantity in result.quantities:
+        for g, fit in enumerate(quantity.fits):
+            rows.append([quantity.name, f"{result.gamma[g]:.4g}",
+                         f"{quantity.mean[-1, g]:.{digits}f} ± {quantity.se[-1, g]:.{digits}f}",
+                         f"{fit.limit:.{digits}f} [{fit.lo:.{digits}f}, {fit.hi:.{digits}f}]",
+                         f"{fit.exponent:.3g} ({fit.model})", f"{quantity.theory[g]:.{digits}f}",
+                         "yes" if quantity.agrees[g] else "no"])
+    ladder = ", ".join(f"{int(n)} ({int(s)})" for n, s in zip(result.ns, result.seeds))
+    caption = (f"Finite size: f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}; "
+               f"E(n) = E_inf + b n^-alpha extrapolated to n = inf")
+    return _table(caption, header, rows)

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["plot_panels", "comparison_panel", "plot_spectrum"]
+__all__ = ["plot_panels", "comparison_panel", "plot_spectrum", "plot_convergence"]
 
 
 def _pyplot():
@@ -85,6 +85,61 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
     ax.legend(fontsize=8)
     if title:
         ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_convergence(result, path: str) -> str:
+    r"""Write the finite-size figure of a :class:`~symrmt.Convergence` and return its path.
+
+    One row per quantity (attention, linear, gap). Left: :math:`|\bar E(n) - E_{\rm theory}|` against n
+    on log axes, with 95% Student-t bars over seeds and the fitted correction :math:`|\sum_i b_i n^{-\alpha_i}|`
+    (slope :math:`-\alpha` for one term). Right: :math:`\bar E(n)` against :math:`(n_K/n)^{\alpha}` (:math:`n_K` the
+    largest size, so that the ladder ends at 1 and :math:`n = \infty` is 0), the fitted line carried to 0,
+    the extrapolated limit with its 95% interval, and the theory (star). Open markers: sizes the chosen fit
+    left out; a bar that reaches 0 on the log axis ends at the bottom of the panel.
+    """
+    from .stats import t_quantile
+
+    plt = _pyplot()
+    ns, top = np.asarray(result.ns, float), float(result.ns[-1])
+    half = t_quantile(result.seeds)[:, None]                       # 95% t quantile per size, as a column
+    fig, axes = plt.subplots(3, 2, figsize=(9.5, 9.6), squeeze=False)
+    for row, quantity in zip(axes, result.quantities):
+        distances = np.abs(quantity.mean - quantity.theory[None, :])
+        floor = 0.3 * float(np.min(distances[distances > 0], initial=1.0))   # where a bar that reaches 0 ends
+        for g, fit in enumerate(quantity.fits):
+            color, label = f"C{g % 10}", f"γ = {result.gamma[g]:.3g}"
+            bar = half[:, 0] * quantity.se[:, g]
+            fitted = ns >= fit.first                                   # open markers: sizes left out of the fit
+            for side, face in ((fitted, color), (~fitted, "none")):
+                distance = np.maximum(distances[side, g], floor)
+                row[0].errorbar(ns[side], distance, yerr=[np.clip(np.minimum(bar[side], distance - floor), 0, None),
+                                                          bar[side]],
+                                fmt="o", color=color, mfc=face, ms=4, capsize=2, label=label if face == color else None)
+                row[1].errorbar((top / ns[side]) ** fit.exponent, quantity.mean[side, g], yerr=bar[side], fmt="o",
+                                color=color, mfc=face, ms=4, capsize=2, label=label if face == color else None)
+            line = np.geomspace(fit.first, top, 50)
+            row[0].plot(line, np.abs(fit.correction(line)), color=color, lw=1,
+                        label=f"fit {fit.model}, α = {fit.exponent:.2f}")
+            grid = np.linspace(0.0, (top / fit.first) ** fit.exponent, 60)[1:]
+            curve = fit.limit + fit.correction(top * grid ** (-1.0 / fit.exponent))    # at n = n_K x^(-1/alpha)
+            row[1].plot(np.r_[0.0, grid], np.r_[fit.limit, curve], color=color, lw=1)
+            row[1].errorbar([0.0], [fit.limit], yerr=[[fit.limit - fit.lo], [fit.hi - fit.limit]], fmt="s",
+                            color=color, mfc="none", ms=6, capsize=4)
+            row[1].plot([0.0], [quantity.theory[g]], marker="*", color="k", ms=10, ls="none",
+                        label="theory" if g == 0 else None)
+        row[0].set_ylim(bottom=floor)
+        row[0].set(xscale="log", yscale="log", xlabel="n", ylabel=f"|MC − theory|, {quantity.name}")
+        row[1].set(xlabel=r"$(n_K/n)^{\alpha}$  (0 is $n = \infty$)", ylabel=f"E, {quantity.name}")
+        for ax in row:
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6)
+    ladder = ", ".join(f"{int(n)} ({int(s)})" for n, s in zip(result.ns, result.seeds))
+    fig.suptitle(f"f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}; bars: 95% t intervals",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

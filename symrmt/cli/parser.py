@@ -7,6 +7,7 @@ import io
 import sys
 from typing import Sequence
 
+from .commands.converge import add_converge
 from .commands.demo import add_demo
 from .commands.figure import add_figure
 from .commands.hermite import add_hermite
@@ -20,8 +21,8 @@ __all__ = ["build_parser", "parse_arguments"]
 DESCRIPTION = "The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON."
 
 #: The sub-parsers in the order ``symrmt --help`` lists them.
-_SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_latex, add_spectrum, add_demo, add_figure,
-               add_sweep, add_weights)
+_SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge, add_latex, add_spectrum, add_demo,
+               add_figure, add_sweep, add_weights)
 
 
 def build_parser() -> argparse.ArgumentParser:

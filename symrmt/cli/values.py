@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import SymrmtInputError
 from ..validate import MAX_GRID_POINTS
 
-__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value"]
+__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes"]
 
 def _shown(text: str, width: int = 80) -> str:
     """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
@@ -64,6 +64,23 @@ def parse_gamma(text: str) -> np.ndarray:
     if np.any(values <= 0):
         raise SymrmtInputError(f"--gamma {_shown(text)}: every gamma must be a finite number > 0.")
     return values
+
+
+def parse_sizes(text: str) -> np.ndarray:
+    """``"512,1024,2048,4096"``: comma-separated integer sizes (``symrmt converge --ns``), checked by the library.
+
+    >>> parse_sizes("256, 512,1024").tolist()
+    [256, 512, 1024]
+    """
+    items = text.split(",")
+    if any(not item.strip() for item in items):
+        raise SymrmtInputError(f"--ns {_shown(text)}: has an empty item; give comma-separated sizes (512,1024,2048).")
+    if len(items) > MAX_GRID_POINTS:
+        raise SymrmtInputError(f"--ns {_shown(text)}: {len(items)} sizes; at most {MAX_GRID_POINTS}.")
+    try:
+        return np.array([int(item) for item in items], dtype=np.int64)
+    except (ValueError, OverflowError):
+        raise SymrmtInputError(f"--ns {_shown(text)}: every size must be an integer, e.g. 512,1024,2048.") from None
 
 
 def parse_grid(text: str, flag: str = "--x") -> np.ndarray:

@@ -33,6 +33,7 @@ FIGURES: dict[str, str] = {
     "spectrum": "eigenvalue histograms of K^T X^T X K/n and of K against the predicted densities",
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and the gap against n (smooth f and a_1 = 0)",
+    "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
 }
 
 #: Where figures go unless ``out`` says otherwise (relative to the working directory).

@@ -25,7 +25,9 @@ over :math:`\sqrt p`).
 
 The geometry is either a :class:`~symrmt.geometry.Geometry` (rank one) or the Gram
 matrix of :math:`(\mu, w_K^{(1)}, \dots, w_K^{(r)}, w_Q^{(1)}, \dots, w_Q^{(r)})`, size
-:math:`1 + 2r`, in exactly that order.
+:math:`1 + 2r`, in exactly that order. ``weights=M`` replaces the bracket by any real p-by-p
+:math:`M` (or :math:`sI + \sum_k w_K^{(k)} w_Q^{(k)\top}` given by its factors); the geometry then
+holds :math:`\mu` alone (:mod:`~symrmt.simulation.weights`).
 
 Numerics (NumPy and SciPy only; SymPy is imported only when ``f`` is a string or an
 expression):
@@ -59,12 +61,14 @@ from the ``numpy.random.Generator`` of one seed, :func:`simulate_once` draws
 3. only if ``random_frame``: the frame. With a ``Geometry`` it is that of
    :meth:`Geometry.vectors`, i.e. ``geometry.vectors(p, rng)`` (one
    ``rng.standard_normal((p, 3))``); with a Gram matrix it is
-   ``rng.standard_normal((p, k))``, k the number of nonzero vectors.
+   ``rng.standard_normal((p, k))``, k the number of nonzero vectors; with ``weights=`` it is
+   ``rng.standard_normal((p, 1))`` for :math:`\mu \ne 0` and nothing for :math:`\mu = 0`.
 
 Without ``random_frame`` a ``Geometry`` gives ``geometry.vectors(p)`` (first three
-coordinates). A Gram matrix is realized from the eigendecomposition of its block
-of nonzero vectors, in the first k coordinates (so zero vectors, e.g. a second
-pair of weights set to 0, change nothing), and :math:`w_Q^{(k)} = w_K^{(k)}`
+coordinates), except with ``weights=``, where :math:`\mu = \|\mu\| e_1` however it was
+given. A Gram matrix is realized from the eigendecomposition of its block of nonzero
+vectors, in the first k coordinates (so zero vectors, e.g. a second pair of weights set
+to 0, change nothing), and :math:`w_Q^{(k)} = w_K^{(k)}`
 exactly where the Gram matrix says they are equal (then :math:`K` is symmetric).
 Seed ``k`` of :func:`simulate` uses
 ``np.random.default_rng(np.random.SeedSequence(seed).spawn(seeds)[k])``, so more
@@ -72,6 +76,7 @@ seeds extend a run without changing its first draws, and every method sees the
 same draws.
 
 Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :math:`K`),
+:mod:`~symrmt.simulation.weights` (general weight matrices: checks, forms, the signal's frame),
 :mod:`~symrmt.simulation.linalg` (the routes' kernels and their cost model),
 :mod:`~symrmt.simulation.routes` (which route serves each curve),
 :mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
@@ -85,6 +90,7 @@ from .kernel_ridge import KernelRidgeResult, simulate_kernel_ridge
 from .memory import memory_estimate
 from .model import FiniteSizeWarning
 from .routes import METHODS
+from .weights import WeightMatrix, align_signal
 
 __all__ = ["SimulationResult", "FiniteSizeWarning", "simulate", "simulate_once", "simulate_spectrum",
-           "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge"]
+           "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge", "WeightMatrix", "align_signal"]

@@ -25,6 +25,7 @@ from . import linalg, routes
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
 from .routes import METHODS, Plan
+from .weights import resolve_weights
 
 __all__ = ["SimulationResult", "simulate", "simulate_once", "simulate_spectrum"]
 
@@ -63,6 +64,10 @@ class SimulationResult:
     routes : dict
         For ``"attention"`` and ``"linear"``: how many seeds each route of
         :mod:`~symrmt.simulation.linalg` served (``"lanczos"``, ``"tridiagonal"``, ``"exact"``).
+    weights : dict or None
+        With ``weights=``: :meth:`WeightMatrix.summary <symrmt.simulation.weights.WeightMatrix.summary>`
+        (``form``, ``p``, ``frobenius_norm``, and ``rank``, ``shift`` when factored); ``gram`` then
+        holds :math:`\mu` alone. ``None`` for the Gram path.
 
     The arrays are read-only.
     """
@@ -84,16 +89,17 @@ class SimulationResult:
     gram: np.ndarray | None = None
     method: str = "exact"
     routes: dict = field(default_factory=dict)
+    weights: dict | None = None
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
-        from .display import simulation_html
+        from ..display import simulation_html
 
         return simulation_html(self)
 
     def to_csv(self, path=None) -> str:
         """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
-        from .display import to_csv
+        from ..display import to_csv
 
         return to_csv(self, path)
 
@@ -103,7 +109,7 @@ class SimulationResult:
         Keys: ``gamma``; ``attention`` and ``linear``, each with ``mean``, ``se``
         and ``per_seed``; ``n``, ``p``, ``c``, ``d``, ``seeds``, ``seed``,
         ``geometry`` (as :meth:`Geometry.as_dict`, or ``null`` for r > 1),
-        ``gram`` (a nested list), ``method`` and ``routes``.
+        ``gram`` (a nested list), ``method``, ``routes`` and ``weights`` (or ``null``).
         """
         return {
             "gamma": self.gamma.tolist(),
@@ -116,6 +122,7 @@ class SimulationResult:
             "geometry": None if self.geometry is None else self.geometry.as_dict(),
             "gram": None if self.gram is None else self.gram.tolist(),
             "method": self.method, "routes": {k: dict(v) for k, v in self.routes.items()},
+            "weights": None if self.weights is None else dict(self.weights),
         }
 
 
@@ -151,12 +158,23 @@ def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     return n, c, p
 
 
-def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any) -> tuple[Model, float]:
-    """Validate sizes, geometry and d (f is resolved later: it may import SymPy, and sizes are refused first)."""
+def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
+           weights: Any = None) -> tuple[Model, float]:
+    """Validate sizes, geometry, weights and d (f comes later: it may import SymPy, and sizes are refused first)."""
     geometry, matrix = _resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
     d = validate.real_scalar("d", d)
-    return Model(n, p, d, geometry, matrix, bool(random_frame)), c
+    if weights is not None:
+        _signal_only(matrix)
+        weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
+    return Model(n, p, d, geometry, matrix, bool(random_frame), weights=weights), c
+
+
+def _signal_only(gram: np.ndarray) -> None:
+    """With ``weights=``, the geometry may only hold mu: a Gram matrix cannot place vectors relative to M."""
+    if np.any(gram[1:]):
+        raise ParameterError("weights= holds the whole W_K^T W_Q: give only mu in the geometry (Geometry(mu_norm=...) "
+                             "or a Gram matrix whose w_K, w_Q rows are 0), and put the spikes into the weights.")
 
 
 def _gamma_grid(gamma: Any) -> np.ndarray:
@@ -184,7 +202,7 @@ def _one_draw(model: Model, plan: Plan, grid: np.ndarray,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
     """:func:`simulate_once` after validation; also returns the routes used."""
     y, X, vectors = draw(model, rng)
-    S, C = scores(X, vectors, plan.keeps_gram)
+    S, C = scores(X, vectors, plan.keeps_gram, model.weights)
     K = attention_matrix(S, model)
     del S
     instance = routes.Instance(y, X, K, C)
@@ -209,6 +227,7 @@ def simulate_once(
     *,
     gram: Any = None,
     method: str = "auto",
+    weights: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""One draw of the model: :math:`(E_{\rm attn}(\gamma), E_{\rm lin}(\gamma))` on the whole grid.
 
@@ -236,6 +255,8 @@ def simulate_once(
     method : {"auto", "exact", "tridiagonal", "lanczos"}
         How the two quadratic forms are computed (:mod:`symrmt.simulation.routes`); all
         agree to about 1e-8 relative.
+    weights : array_like or tuple, optional
+        Any :math:`W_K^\top W_Q`, as in :func:`simulate`.
 
     Returns
     -------
@@ -249,12 +270,12 @@ def simulate_once(
     >>> e_attn.shape, bool(np.all((0 <= e_lin) & (e_lin <= 1)))
     ((2,), True)
     """
-    model, _ = _model(n, c, geometry, gram, d, random_frame)
+    model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
     grid = _gamma_grid(gamma)
     plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
     if not isinstance(rng, np.random.Generator):
         raise ParameterError(f"rng = {rng!r}: must be a numpy.random.Generator (np.random.default_rng(seed)).")
-    check_memory(plan, 1, grid.size)
+    check_memory(plan, 1, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
     attention, linear, _ = _one_draw(_with_f(model, f), plan, grid, rng)
     return attention, linear
@@ -274,6 +295,7 @@ def simulate(
     gram: Any = None,
     method: str = "auto",
     progress: bool = True,
+    weights: Any = None,
     params: Mapping[str, float] | None = None,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
@@ -334,6 +356,16 @@ def simulate(
     progress : bool
         Show a progress bar over seeds on stderr when stderr is a terminal and the
         run takes more than 2 s (tqdm).
+    weights : array_like or tuple, optional
+        Any attention weights instead of :math:`I + \sum_k w_K^{(k)} w_Q^{(k)\top}`
+        (:mod:`symrmt.simulation.weights`): a real ``(p, p)`` matrix :math:`M`, with
+        :math:`S = X^\top M X/\sqrt p` (:math:`M = W_K^\top W_Q`, key on the left; for a
+        real model's fit pass ``MatrixFit.weights()``), or the factored
+        ``(s, w_K, w_Q)``, :math:`M = sI + \sum_k w_K^{(k)} w_Q^{(k)\top}` with ``w_K``,
+        ``w_Q`` of shape ``(r, p)``. p must equal ``round(c*n)``. The geometry then
+        gives :math:`\mu` alone, placed along :math:`e_1` (a random direction per seed with
+        ``random_frame``; another direction with
+        :func:`~symrmt.simulation.weights.align_signal`).
     params : dict, optional
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
 
@@ -344,9 +376,10 @@ def simulate(
     Raises
     ------
     ParameterError
-        For invalid sizes, ridge parameters, seeds, geometry or method, for both
-        ``geometry`` and ``gram``, and when the run would not fit in the available
-        memory (checked before anything is allocated).
+        For invalid sizes, ridge parameters, seeds, geometry, weights or method, for
+        both ``geometry`` and ``gram``, for weight vectors in the geometry next to
+        ``weights``, and when the run would not fit in the available memory (checked
+        before anything is allocated).
     SymrmtInputError
         When ``f`` is not centered, not real or not finite on the scores, or ``params``
         does not give one value per parameter of f.
@@ -367,12 +400,12 @@ def simulate(
     >>> simulate(np.tanh, n=64, c=1.0, gamma=0.1, gram=gram, seeds=2).gram.shape
     (5, 5)
     """
-    model, c = _model(n, c, geometry, gram, d, random_frame)
+    model, c = _model(n, c, geometry, gram, d, random_frame, weights)
     grid = _gamma_grid(gamma)
     seeds, seed = _seeds(seeds, seed, 2)
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
-    check_memory(plan, seeds, grid.size)
+    check_memory(plan, seeds, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
     model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
@@ -383,6 +416,7 @@ def simulate(
         *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
         n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
         gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
+        weights=None if model.weights is None else model.weights.summary(),
     )
 
 
@@ -399,6 +433,7 @@ def simulate_spectrum(
     *,
     gram: Any = None,
     progress: bool = True,
+    weights: Any = None,
     params: Mapping[str, float] | None = None,
 ) -> np.ndarray:
     r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
@@ -416,7 +451,7 @@ def simulate_spectrum(
 
     Parameters
     ----------
-    f, n, c, geometry, d, seed, random_frame, gram, progress, params
+    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params
         As in :func:`simulate` (f must be centered).
     matrix : {"gram", "kernel"}
         Which matrix.
@@ -431,8 +466,8 @@ def simulate_spectrum(
     Raises
     ------
     ParameterError
-        For invalid parameters, ``matrix="kernel"`` with :math:`w_K \ne w_Q`, or a run
-        that would not fit in memory.
+        For invalid parameters, ``matrix="kernel"`` with :math:`w_K \ne w_Q` (or a
+        non-symmetric ``weights``), or a run that would not fit in memory.
 
     Examples
     --------
@@ -443,11 +478,14 @@ def simulate_spectrum(
     True
     """
     matrix = validate.choice("matrix", matrix, SPECTRA, "('gram': K^T X^T X K/n, 'kernel': K.)")
-    model, _ = _model(n, c, geometry, gram, d, random_frame)
+    model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
     seeds, seed = _seeds(seeds, seed, 1)
     if matrix == "kernel":
         check_symmetric_kernel(model.gram)
-    check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix)
+        if model.weights is not None and not model.weights.is_symmetric():
+            raise ParameterError("matrix='kernel' needs a symmetric attention matrix K, i.e. symmetric weights "
+                                 "M = M^T; these weights make K asymmetric. Use matrix='gram', or (M + M^T)/2.")
+    check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix, weights=model.weights)
     warn_large_norms(model.gram, model.p)
     model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
@@ -460,7 +498,7 @@ def _spectrum_once(model: Model, rng: np.random.Generator, matrix: str) -> np.nd
     from scipy.linalg import eigvalsh
 
     _, X, vectors = draw(model, rng)
-    S, _ = scores(X, vectors, keep_gram=False)
+    S, _ = scores(X, vectors, keep_gram=False, weights=model.weights)
     K = attention_matrix(S, model)
     del S
     if matrix == "kernel":

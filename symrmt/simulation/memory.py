@@ -14,6 +14,7 @@ from ..errors import ParameterError
 from .linalg import SYRK_COLUMNS
 from .model import BLOCK_ROWS
 from .routes import Plan, concurrent
+from .weights import WeightMatrix
 
 __all__ = ["memory_estimate", "available_memory", "check_memory"]
 
@@ -21,24 +22,41 @@ _GIB = 2.0**30
 
 
 def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto",
-                    spectrum: str | None = None) -> int:
+                    spectrum: str | None = None, weights: str | None = None, weight_rank: int = 0) -> int:
     r"""Peak bytes of :func:`~symrmt.simulation.simulate` (or of :func:`~symrmt.simulation.simulate_spectrum`
     with ``spectrum``), before allocating.
 
     Counts the arrays alive at the worst moment of one draw (``X`` is p-by-n, the
     scores, ``K`` and the Gram matrices n-by-n or min(p, n)-squared, plus the
     workspace of the factorization), the per-seed results, and a fixed allowance
-    for the interpreter and row-block temporaries. Float64 throughout.
+    for the interpreter and row-block temporaries. Float64 throughout. With
+    ``weights="dense"`` (``simulate(weights=M)``) the matrix :math:`M` (p-by-p, alive through
+    every draw) and the p-by-:data:`~symrmt.simulation.model.BLOCK_ROWS` block of :math:`M^\top X`
+    are added; with ``weights="factored"`` the ``weight_rank`` pairs and their projections
+    (:math:`2r(p + n)`).
 
     Examples
     --------
     >>> round(memory_estimate(1024, 1024, seeds=4, gammas=100) / 2**20)
     108
+    >>> (memory_estimate(1024, 1024, 4, 100, weights="dense") - memory_estimate(1024, 1024, 4, 100)) / 2**20
+    10.5
     """
-    return _peak_bytes(Plan.of(method, n, p), seeds, gammas, spectrum)
+    return _peak_bytes(Plan.of(method, n, p), seeds, gammas, spectrum, _weight_bytes(n, p, weights, weight_rank))
 
 
-def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None) -> int:
+def _weight_bytes(n: int, p: int, form: str | None, rank: int) -> float:
+    """Bytes of the general weights alive during a draw (:func:`memory_estimate`)."""
+    if form is None:
+        return 0.0
+    if form == "dense":
+        return 8.0 * p * p + 8.0 * p * BLOCK_ROWS
+    if form == "factored":
+        return 8.0 * 2 * rank * (p + n)
+    raise ParameterError(f"weights = {form!r}: must be None, 'dense' or 'factored'.")
+
+
+def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None, weights: float = 0.0) -> int:
     n, p, method = plan.n, plan.p, plan.method
     pn, n2, m2 = 8.0 * p * n, 8.0 * n * n, 8.0 * min(p, n) ** 2
     if spectrum == "kernel":
@@ -60,7 +78,7 @@ def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None) -> in
         peak += 8.0 * SYRK_COLUMNS**2
     results = 8.0 * seeds * (2 * gammas + (n if spectrum else 0))
     blocks = 4 * 8.0 * BLOCK_ROWS * n
-    return int(1.05 * (peak + results + blocks) + 64 * 2**20)
+    return int(1.05 * (peak + results + blocks + weights) + 64 * 2**20)
 
 
 def available_memory() -> int | None:
@@ -78,9 +96,11 @@ def available_memory() -> int | None:
         return None
 
 
-def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = None) -> None:
+def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = None,
+                 weights: WeightMatrix | None = None) -> None:
     """Refuse (:class:`~symrmt.errors.ParameterError`) a run whose :func:`memory_estimate` exceeds the memory available."""
-    need = _peak_bytes(plan, seeds, gammas, spectrum)
+    extra = 0.0 if weights is None else _weight_bytes(plan.n, plan.p, weights.form, weights.rank or 0)
+    need = _peak_bytes(plan, seeds, gammas, spectrum, extra)
     available = available_memory()
     if available is not None and need > available:
         n, p = plan.n, plan.p

@@ -6,9 +6,10 @@ r"""One draw of the finite model: :math:`y`, :math:`X`, the vectors, the scores 
     S = X^\top \Big(I_p + \sum_{k=1}^r w_K^{(k)} w_Q^{(k)\top}\Big) X / \sqrt p, \qquad
     K_{ij} = f(S_{ij}) / \sqrt p \ (i \ne j), \qquad K_{ii} = d,
 
-drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame). Memory: the
-scores are built in place in :math:`X^\top X` and f is applied to them by blocks of
-:data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
+drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame); with ``weights=`` the
+bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Memory: the scores are built in
+place in :math:`X^\top X` (or by blocks of rows for a dense :math:`M`) and f is applied to them
+by blocks of :data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ import numpy as np
 
 from ..errors import NonlinearityError
 from ..geometry import Geometry, realize
-from .linalg import symmetric_product
+from .linalg import gram_matrix, symmetric_product
+from .weights import WeightMatrix
 
 __all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "attention_matrix", "warn_large_norms"]
 
@@ -34,10 +36,11 @@ class FiniteSizeWarning(UserWarning):
 
 @dataclass(frozen=True, eq=False)
 class Model:
-    """Validated parameters of one simulation (everything but the seeds).
+    r"""Validated parameters of one simulation (everything but the seeds).
 
     ``f`` is the nonlinearity as a checked NumPy function and ``label`` its name for
-    messages; both are ``None``/empty until the sizes have been accepted.
+    messages; both are ``None``/empty until the sizes have been accepted. ``weights`` is a
+    general :math:`M` (then ``gram`` holds :math:`\mu` alone), or ``None`` for the Gram path.
     """
 
     n: int
@@ -48,6 +51,7 @@ class Model:
     random_frame: bool
     f: Callable[[np.ndarray], np.ndarray] | None = None
     label: str = ""
+    weights: WeightMatrix | None = None
 
 
 def warn_large_norms(gram: np.ndarray, p: int) -> None:
@@ -68,8 +72,10 @@ def draw(model: Model, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     :math:`\mu, w_K^{(1..r)}, w_Q^{(1..r)}` in :math:`\mathbb R^p`."""
     y = (2 * rng.integers(0, 2, size=model.n) - 1).astype(np.float64)
     X = rng.standard_normal((model.p, model.n))
-    # The rank-one path replays Geometry.vectors exactly (eigh of the whole 3 x 3).
-    vectors = realize(model.gram, model.p, rng if model.random_frame else None, compress=model.geometry is None)
+    # The rank-one path replays Geometry.vectors exactly (eigh of the whole 3 x 3); with general
+    # weights mu alone is placed, along e_1 (or a random direction), whatever form the geometry had.
+    compress = model.geometry is None or model.weights is not None
+    vectors = realize(model.gram, model.p, rng if model.random_frame else None, compress=compress)
     if np.any(vectors[0]):
         _add_outer(X, vectors[0], y)  # X = Z + mu y^T, in place
     return y, X, vectors
@@ -82,33 +88,65 @@ def _add_outer(A: np.ndarray, u: np.ndarray, v: np.ndarray) -> None:
         A[start:stop] += np.outer(u[start:stop], v)
 
 
-def _weight_projections(X: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`U = X^\top W_K`, :math:`V = X^\top W_Q` (n-by-r'), keeping only pairs with both vectors nonzero."""
+def _weight_pairs(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The rows :math:`w_K^{(k)}`, :math:`w_Q^{(k)}` (each r'-by-p) of the pairs with both vectors nonzero."""
     r = (vectors.shape[0] - 1) // 2
     pairs = [k for k in range(1, r + 1) if np.any(vectors[k]) and np.any(vectors[k + r])]
-    keys = vectors[pairs].T if pairs else np.zeros((X.shape[0], 0))
-    queries = vectors[[k + r for k in pairs]].T if pairs else np.zeros((X.shape[0], 0))
-    return X.T @ keys, X.T @ queries
+    return vectors[pairs], vectors[[k + r for k in pairs]]
 
 
-def scores(X: np.ndarray, vectors: np.ndarray, keep_gram: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    r"""The scores :math:`S = (X^\top X + U V^\top)/\sqrt p` and, if ``keep_gram``, :math:`C = X^\top X/n`.
+def scores(X: np.ndarray, vectors: np.ndarray, keep_gram: bool,
+           weights: WeightMatrix | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    r"""The scores :math:`S = X^\top M X/\sqrt p` and, if ``keep_gram``, :math:`C = X^\top X/n`.
+
+    :math:`M` is :math:`I + \sum_k w_K^{(k)} w_Q^{(k)\top}` from ``vectors``, or ``weights``
+    when given (then only ``vectors[0]``, :math:`\mu`, is used, by the draw).
+    """
+    if weights is None:
+        keys, queries = _weight_pairs(vectors)
+        return _low_rank_scores(X, 1.0, keys, queries, keep_gram)
+    if weights.form == "factored":
+        return _low_rank_scores(X, weights.shift, weights.keys, weights.queries, keep_gram)
+    S = _dense_scores(X, weights.matrix)
+    return S, (gram_matrix(X) if keep_gram else None)
+
+
+def _low_rank_scores(X: np.ndarray, shift: float, keys: np.ndarray, queries: np.ndarray,
+                     keep_gram: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    r""":math:`S = (s X^\top X + U V^\top)/\sqrt p` with :math:`U = X^\top W_K`, :math:`V = X^\top W_Q` (n-by-r).
 
     :math:`X^\top X` is one SYRK (:func:`~symrmt.simulation.linalg.symmetric_product`); it
-    becomes ``C`` in place, so the linear baseline costs no second product.
+    becomes ``C`` in place, so the linear baseline costs no second product. :math:`s = 1` is
+    not multiplied (the rank-r path and the factored weights with s = 1 agree bit for bit).
     """
     p, n = X.shape
     gram = symmetric_product(X)
-    keys, queries = _weight_projections(X, vectors)
+    U, V = X.T @ keys.T, X.T @ queries.T
     S = gram.copy() if keep_gram else gram
-    if keys.shape[1]:
+    if shift != 1.0:
+        S *= shift
+    if U.shape[1]:
         for start in range(0, n, BLOCK_ROWS):
-            S[start:start + BLOCK_ROWS] += keys[start:start + BLOCK_ROWS] @ queries.T
+            S[start:start + BLOCK_ROWS] += U[start:start + BLOCK_ROWS] @ V.T
     S /= np.sqrt(p)
     if not keep_gram:
         return S, None
     gram /= n
     return S, gram
+
+
+def _dense_scores(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    r""":math:`S = X^\top M X/\sqrt p` by blocks of rows, :math:`S_{b,:} = (M^\top X_{:,b})^\top X`.
+
+    One ``p x BLOCK_ROWS`` temporary; each block is written into its rows of ``S`` directly.
+    """
+    p, n = X.shape
+    S = np.empty((n, n))
+    for start in range(0, n, BLOCK_ROWS):
+        block = M.T @ X[:, start:start + BLOCK_ROWS]
+        np.matmul(block.T, X, out=S[start:start + BLOCK_ROWS])
+    S /= np.sqrt(p)
+    return S
 
 
 def attention_matrix(S: np.ndarray, model: Model) -> np.ndarray:

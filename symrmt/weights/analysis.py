@@ -80,6 +80,8 @@ class MatrixFit:
     fits: tuple[RankFit, ...]
     antisymmetric_fraction: float
     matrix: CompressedMatrix = field(repr=False)
+    #: rank -> spikes: one SVD of M - sI per rank, however often the simulator and the theory ask
+    _spikes: dict = field(default_factory=dict, repr=False, compare=False, init=False)
 
     def dense(self) -> np.ndarray:
         """:math:`M` as a ``p x p`` array (the model's scale included)."""
@@ -93,27 +95,57 @@ class MatrixFit:
 
     def spikes(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
         r"""``(w_K, w_Q)``, each ``(rank, p)``: :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`."""
-        u, sigma, v = low_rank_part(self.matrix, self.fit(rank).s, rank)
-        root = np.sqrt(sigma)[:, None]
-        return root * v, root * u
+        if rank not in self._spikes:
+            u, sigma, v = low_rank_part(self.matrix, self.fit(rank).s, rank)
+            root = np.sqrt(sigma)[:, None]
+            self._spikes[rank] = (root * v, root * u)
+        w_k, w_q = self._spikes[rank]
+        return w_k.copy(), w_q.copy()
+
+    def weights(self, rank: int | None = None, scale: float = 1.0) -> np.ndarray | tuple[float, np.ndarray, np.ndarray]:
+        r"""The matrix in symrmt's orientation, for ``simulate(..., weights=...)``: :math:`\text{scale}\cdot M^\top`.
+
+        ``rank=None``: the dense ``p x p`` :math:`\text{scale}\cdot M^\top` (symrmt's scores are
+        :math:`x_i^\top W_K^\top W_Q x_j` with the key on the left, the model's :math:`x^\top M x'` has the
+        query on the left). ``rank=r``: its fitted :math:`sI + \text{rank } r` as the factored
+        ``(scale * s, sqrt(scale) * w_K, sqrt(scale) * w_Q)`` of :meth:`spikes`. ``scale > 0``
+        rescales the scores, e.g. :math:`\sqrt p/\|M\|_F` for scores of unit variance.
+        """
+        scale = real_array("scale", scale)
+        if scale.shape != () or not scale > 0:
+            raise ParameterError(f"scale = {scale.tolist()!r}: must be a single number > 0.")
+        if rank is None:
+            return float(scale) * self.dense().T
+        w_k, w_q = self.spikes(rank)
+        root = float(np.sqrt(scale))
+        return float(scale) * self.fit(rank).s, root * w_k, root * w_q
 
     def gram(self, rank: int, mu: Any) -> np.ndarray:
         r"""Gram matrix of :math:`(\mu, \tilde w_K^{(1..r)}, \tilde w_Q^{(1..r)})` for :math:`M^\top/s = I + \sum \tilde w_K \tilde w_Q^\top`.
 
         :math:`\tilde w_K = w_K/\sqrt{|s|}` and :math:`\tilde w_Q = \operatorname{sign}(s)\, w_Q/\sqrt{|s|}`;
-        ``mu`` is a vector of length :math:`p`. The result is a ``gram=`` of :mod:`symrmt.theory`
-        for the weights :math:`M^\top/s`; the factor :math:`s` of the scores is not in it.
+        ``mu`` is a vector of length :math:`p` (or a stack, shape ``(..., p)``, for a stack of Gram
+        matrices). The result is a ``gram=`` of :mod:`symrmt.theory`
+        for the weights :math:`M^\top/s`; the factor :math:`s` of the scores is not in it (the theory
+        takes it into f: :math:`f_s(x) = f(sx)`, docs/real_weights.md). For ``rank=0`` it is the
+        3 x 3 Gram matrix of :math:`(\mu, 0, 0)` (:math:`M^\top/s = I`), a valid ``gram=`` too.
         """
         s = self.fit(rank).s
         mu = real_array("mu", mu)
-        if mu.shape != (self.matrix.p,):
-            raise ParameterError(f"mu has shape {mu.shape}; give a vector of length p = {self.matrix.p}.")
+        if mu.shape[-1:] != (self.matrix.p,):
+            raise ParameterError(f"mu has shape {mu.shape}; give a vector of length p = {self.matrix.p} "
+                                 "(or a stack of them, shape (..., p)).")
         if s == 0:
             raise ParameterError(f"the rank-{rank} fit has s = 0: M is not a multiple of I plus low rank, so "
                                  "there is no I + low-rank form to give.")
-        w_k, w_q = self.spikes(rank)
-        vectors = np.concatenate([mu[None], w_k / np.sqrt(abs(s)), np.sign(s) * w_q / np.sqrt(abs(s))])
-        return vectors @ vectors.T
+        w_k, w_q = self.spikes(rank) if rank else (np.zeros((1, self.matrix.p)),) * 2
+        weights = np.concatenate([w_k, np.sign(s) * w_q]) / np.sqrt(abs(s))
+        cross = mu @ weights.T                                         # (..., 2r): mu . w~
+        gram = np.empty(mu.shape[:-1] + (1 + len(weights),) * 2)
+        gram[..., 0, 0] = np.sum(mu * mu, axis=-1)
+        gram[..., 0, 1:] = gram[..., 1:, 0] = cross
+        gram[..., 1:, 1:] = weights @ weights.T
+        return gram
 
     def as_dict(self) -> dict:
         """``{"singular_values", "fits"}`` with ``"head"`` first for a head (the JSON entry)."""

@@ -172,7 +172,8 @@ def test_values_of_any_type_are_numbers_or_refused(value):
 POINT = {"theory": ["--c", "1", "--gamma", "0.1,1"], "spectrum": ["--c", "0.5", "--x", "0.5,1"], "hermite": [],
          "latex": ["--digits", "8"],
          "simulate": ["--c", "1", "--gamma", "0.1", "--n", "24", "--seeds", "2", "--quiet"],
-         "compare": ["--c", "1", "--gamma", "0.1", "--n", "24", "--seeds", "2", "--quiet"]}
+         "compare": ["--c", "1", "--gamma", "0.1", "--n", "24", "--seeds", "2", "--quiet"],
+         "converge": ["--c", "1", "--gamma", "0.1", "--ns", "16,24,32", "--seeds", "3", "--quiet"]}
 
 
 def json_of(capsys, argv) -> dict:
@@ -225,7 +226,7 @@ def test_bad_params_on_the_command_line_are_one_line_exit_2(name, command, capsy
     assert status == 2 and len(err.strip().splitlines()) == 1 and needle in err, (status, err)
 
 
-@pytest.mark.parametrize("command", ["simulate", "compare", "latex"])
+@pytest.mark.parametrize("command", ["simulate", "compare", "latex", "converge"])
 def test_grids_are_refused_where_one_value_is_taken(command, capsys):
     assert main([command, "--f", "erf(s*x)", "--param", "s=1:2:3", *POINT[command]]) == 2
     assert "one value per parameter" in capsys.readouterr().err

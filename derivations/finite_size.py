@@ -1,0 +1,104 @@
+"""Finite-size rates over the regimes of the model: the table of docs/validation.md, section "Finite size".
+
+For each regime, ``symrmt.converge`` simulates the ladder n = 256, ..., 4096 (seeds per size so
+that each size costs about the same) at gamma = 0.1 and extrapolates E_attn, E_lin and their
+paired gap to n = infinity. The table gives, for E_attn: the exponent of the chosen fit, the
+size of the correction at n = 1024 relative to the limit (fitted, and measured against the
+theory), the limit with its 95% interval against the theory, and the size from which the fitted
+correction stays within 1% of the limit.
+
+Run:  nice -n 10 python derivations/finite_size.py [--seeds S] [--ns 256,512,...] [--only NAME ...] [--out DIR]
+Writes finite_size.csv (one row per regime) and finite_size_<regime>.csv (every fit, as
+Convergence.to_csv) into DIR (default derivations/out/), and prints the Markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from symrmt import Geometry, converge, hermite
+from symrmt.display import rows_to_csv
+
+GAMMA = 0.1
+ALIGNED = Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
+# Rank 2: (mu, w_K1, w_K2, w_Q1, w_Q2) with w_K1 = w_Q1 = mu (norm 1) and w_K2 = w_Q2 orthogonal to mu (norm 1).
+RANK2 = np.array([[1, 1, 0, 1, 0], [1, 1, 0, 1, 0], [0, 0, 1, 0, 1], [1, 1, 0, 1, 0], [0, 0, 1, 0, 1]], float)
+
+#: name -> (description, f, c, keyword arguments of converge)
+REGIMES = {
+    "noise": ("noise only (tanh, c = 1)", "tanh(x)", 1.0, {}),
+    "signal": ("signal, no weights (tanh, c = 1, ‖μ‖ = 1)", "tanh(x)", 1.0, {"geometry": Geometry(mu_norm=1.0)}),
+    "aligned-0.25": ("aligned, c = 0.25 (tanh, ‖μ‖ = 1, ‖w‖ = 2)", "tanh(x)", 0.25,
+                     {"geometry": Geometry(1.0, 2.0, 2.0, 1.0, 1.0, 1.0)}),
+    "aligned-1": ("aligned, c = 1 (tanh, ‖μ‖ = ‖w‖ = 1)", "tanh(x)", 1.0, {"geometry": ALIGNED}),
+    "aligned-2": ("aligned, c = 2 (tanh, ‖μ‖ = ‖w‖ = 1)", "tanh(x)", 2.0, {"geometry": ALIGNED}),
+    "a1-zero": ("a_1 = 0, strong signal (He_3/sqrt 6, ‖μ‖² = 4, ‖w‖ = 1, c = 1)", "(x**3 - 3*x)/sqrt(6)", 1.0,
+                {"geometry": Geometry(2.0, 1.0, 1.0, 1.0, 1.0, 1.0)}),
+    "relu": ("kink: centered ReLU (c = 1, ‖μ‖ = ‖w‖ = 1 aligned)", "relu(x)", 1.0, {"geometry": ALIGNED}),
+    "rank-2": ("rank 2 (tanh, c = 1, w_1 = mu, w_2 orthogonal, norms 1)", "tanh(x)", 1.0, {"gram": RANK2}),
+    "diagonal": ("d = 0.5 (tanh, c = 1, ‖μ‖ = ‖w‖ = 1 aligned)", "tanh(x)", 1.0, {"geometry": ALIGNED, "d": 0.5}),
+}
+
+HEADER = ["regime", "theory", "n_max_mean", "limit", "limit_lo", "limit_hi", "agrees", "model", "exponent",
+          "exponent_lo", "exponent_hi", "fitted_correction_1024", "measured_deviation_1024", "n_within_1pct",
+          "gap_theory", "gap_limit", "gap_lo", "gap_hi", "gap_agrees", "gap_exponent", "seconds", "load"]
+
+
+def run(name: str, ns, seeds: int, out: Path) -> list:
+    """One regime: its ladder, the per-fit CSV, and the summary row of :data:`HEADER`."""
+    _, f, c, kwargs = REGIMES[name]
+    h = hermite(f, center=True)
+    start, load = time.perf_counter(), os.getloadavg()[0]
+    result = converge(h, c, [GAMMA], ns=ns, seeds=seeds, progress=False, **kwargs)
+    seconds = time.perf_counter() - start
+    result.to_csv(out / f"finite_size_{name}.csv")
+    attention, gap = result.attention, result.gap
+    fit, theory = attention.fits[0], float(attention.theory[0])
+    at_1024 = np.nonzero(result.ns == 1024)[0]
+    measured = float(attention.mean[at_1024[0], 0] / theory - 1) if at_1024.size else float("nan")
+    return [name, theory, float(attention.mean[-1, 0]), fit.limit, fit.lo, fit.hi, bool(attention.agrees[0]),
+            fit.model, fit.exponent, fit.exponent_lo, fit.exponent_hi, float(fit.correction(1024) / fit.limit),
+            measured, fit.size_within(0.01), float(gap.theory[0]), gap.fits[0].limit, gap.fits[0].lo,
+            gap.fits[0].hi, bool(gap.agrees[0]), gap.fits[0].exponent, seconds, (load + os.getloadavg()[0]) / 2]
+
+
+def markdown(rows: list) -> str:
+    """The table of docs/validation.md from the summary rows."""
+    lines = ["| regime | theory | E_attn(n) − theory at 1024 | fit: exponent [95%] | fitted correction at 1024 "
+             "| limit [95% interval] | theory inside | n for 1% |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        r = dict(zip(HEADER, row))
+        within = "> 10^12" if not np.isfinite(r["n_within_1pct"]) else f"{r['n_within_1pct']:.3g}"
+        lines.append(
+            f"| {REGIMES[r['regime']][0]} | {r['theory']:.4f} | {100 * r['measured_deviation_1024']:+.1f}% "
+            f"| {r['exponent']:.2f} [{r['exponent_lo']:.2f}, {r['exponent_hi']:.2f}] ({r['model']}) "
+            f"| {100 * r['fitted_correction_1024']:+.1f}% | {r['limit']:.4f} [{r['limit_lo']:.4f}, {r['limit_hi']:.4f}] "
+            f"| {'yes' if r['agrees'] else 'no'} | {within} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ns", default="256,512,1024,2048,4096", help="the ladder (default 256..4096)")
+    parser.add_argument("--seeds", type=int, default=8, help="seeds at the largest size (default 8)")
+    parser.add_argument("--only", nargs="*", choices=list(REGIMES), help="run only these regimes")
+    parser.add_argument("--out", default="derivations/out", help="folder of the CSV files")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ns = [int(n) for n in args.ns.split(",")]
+    rows = []
+    for name in args.only or REGIMES:
+        rows.append(run(name, ns, args.seeds, out))
+        print(f"{name}: {rows[-1][HEADER.index('seconds')]:.0f} s, load {rows[-1][-1]:.1f}", flush=True)
+        rows_to_csv(HEADER, rows, out / "finite_size.csv")
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""``symrmt converge``: the Monte Carlo on a ladder of sizes, extrapolated to n = infinity, beside the theory."""
+from __future__ import annotations
+
+import argparse
+
+from ...convergence import DEFAULT_SEEDS
+from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
+                         geometry_kwargs, parameter_values, single_point)
+from ..output import cell
+from ..paths import PLOT_FORMATS, check_output_file
+from ..values import parse_sizes
+
+__all__ = ["add_converge", "cmd_converge"]
+
+
+def add_converge(sub) -> None:
+    p = sub.add_parser("converge", help="Monte Carlo at n = 256..4096 extrapolated to n = infinity, against the theory")
+    add_f(p)
+    add_common(p)
+    add_geometry(p)
+    add_params(p)
+    p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
+                   help="at least three sizes (default 256,512,1024,2048,4096)")
+    p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
+                   help=f"seeds at the largest size, smaller sizes get more so that each costs about the same "
+                        f"(default {DEFAULT_SEEDS})")
+    p.add_argument("--seed", type=int, default=0, help="root seed (reproducible)")
+    p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
+                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y (default auto)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars on stderr")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="write |MC - theory| against n and E against n^-alpha with the extrapolation (.png, .pdf or .svg)")
+
+
+def cmd_converge(args: argparse.Namespace) -> dict:
+    from ... import converge, hermite
+
+    if args.plot:
+        check_output_file(args.plot, "--plot", PLOT_FORMATS)
+    check_c(args.c)
+    shape = geometry(args)
+    point = single_point(parameter_values(args))
+    f = hermite(args.f, center=args.center, params=point or None)
+    result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
+                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape))
+    out = {**result.as_dict(), **({"params": point} if point else {})}
+    if not args.json:
+        _print_convergence(result)
+    if args.plot:
+        from ...plotting import plot_convergence
+
+        plot_convergence(result, args.plot)
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return out
+
+
+def _print_convergence(result) -> None:
+    ladder = ", ".join(f"{int(n)} ({int(s)})" for n, s in zip(result.ns, result.seeds))
+    print(f"f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}")
+    print("E(n) = E_inf + b n^-alpha fitted per gamma; limit with its 95% bootstrap interval")
+    print(f"{'quantity':>9} {'gamma':>9} {'n = ' + str(int(result.ns[-1])):>10} {'limit':>9} "
+          f"{'95% interval':>19} {'alpha':>5} {'theory':>9} inside")
+    for quantity in result.quantities:
+        for g, fit in enumerate(quantity.fits):
+            print(f"{quantity.name:>9} {result.gamma[g]:9.4g} {cell(quantity.mean[-1, g], 10)} {cell(fit.limit, 9)} "
+                  f"[{cell(fit.lo, 8)}, {cell(fit.hi, 8)}] {fit.exponent:5.2f} {cell(quantity.theory[g], 9)} "
+                  f"{'yes' if quantity.agrees[g] else 'NO'}")

@@ -1,0 +1,109 @@
+r"""The theory's prediction for a real matrix's fitted :math:`sI + \text{rank } r`: mapped onto :math:`I + \text{low rank}`.
+
+The theory (:mod:`symrmt.theory`) takes :math:`W_K^\top W_Q = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`
+with scores of unit noise variance. A fit :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`
+(:class:`~symrmt.weights.MatrixFit`, in symrmt's orientation) is mapped onto it by dividing by
+:math:`s`:
+
+.. math::
+
+    S = \frac{X^\top (sI + \textstyle\sum_k w_K w_Q^\top) X}{\sqrt p} = s\,\tilde S, \qquad
+    \tilde S = \frac{X^\top (I + \sum_k \tilde w_K \tilde w_Q^\top) X}{\sqrt p}, \qquad
+    \tilde w_K = \frac{w_K}{\sqrt{|s|}}, \ \tilde w_Q = \operatorname{sign}(s)\frac{w_Q}{\sqrt{|s|}},
+
+so :math:`K = f(S)/\sqrt p = f_s(\tilde S)/\sqrt p` with :math:`f_s(x) = f(sx)`: the theory runs unchanged
+with the Hermite data of :math:`f_s` and the Gram matrix of :math:`(\mu, \tilde w_K, \tilde w_Q)`
+(:meth:`MatrixFit.gram <symrmt.weights.MatrixFit.gram>`). A negative :math:`s` is absorbed by
+:math:`f_s`. (Generalizing the noise variance of the scores to :math:`s^2` instead is the same model:
+the theory depends on f and the scale of the scores only through :math:`f_s`.)
+
+**The cost near** :math:`s = 0`. The Gram entries grow like :math:`\|\tilde w\|^2 = \sigma_k/|s|` while
+:math:`a_1(f_s) \approx s f'(0)`. The theory is a first-order expansion of f around the noise scores in
+the low-rank part, whose entries are :math:`(x_i^\top \tilde w_K)(\tilde w_Q^\top x_j)/\sqrt p \sim
+\sigma_k/(|s|\sqrt p)`: it needs :math:`|s| \gg \sigma_1/\sqrt p`, i.e. :func:`regime_ratio`
+:math:`|s|\sqrt p/\sigma_1 \gg 1`. Nothing is refused: the ratio is reported next to the prediction
+(MiniLM's layers have ratios of 0.03 to 0.3; docs/real_weights.md).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import ParameterError
+from .analysis import MatrixFit
+
+__all__ = ["scaled_hermite", "regime_ratio", "fitted_attention_error"]
+
+def regime_ratio(fit: MatrixFit, rank: int) -> float:
+    r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring)."""
+    sigma = float(fit.singular_values[0]) if len(fit.singular_values) else 0.0
+    s = abs(fit.fit(rank).s)
+    return float("inf") if sigma == 0 else s * np.sqrt(fit.matrix.p) / sigma
+
+
+def scaled_hermite(f: str | Any | Callable, scales: Any, center: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(a_1, nu)`` of :math:`f_s(x) = f(sx)` at each ``s`` in ``scales`` (arrays of the shape of ``scales``).
+
+    ``f`` is a formula or SymPy expression in ``x``, or a vectorized NumPy function; each
+    :math:`f_s` goes through :func:`symrmt.hermite` (a verified quadrature for a formula, with
+    ``method="numeric"``: closed forms in :math:`s` are not needed here, and SymPy's attempt at them
+    costs seconds per f). ``center`` subtracts :math:`a_0(f_s)` (needed unless f is odd).
+
+    >>> a1, nu = scaled_hermite("x", [2.0, -0.5])
+    >>> a1.tolist(), nu.tolist()
+    ([2.0, -0.5], [4.0, 0.25])
+    """
+    from ..nonlinearity import hermite
+    from ..validate import real_array
+
+    scales = real_array("s", scales)
+    if callable(f) and not isinstance(f, str) and not hasattr(f, "free_symbols"):
+        data = [hermite(lambda x, s=float(s): f(s * x), center=center) for s in scales.ravel()]
+    else:
+        import sympy as sp
+
+        from ..nonlinearity import parse_nonlinearity
+        from ..nonlinearity.constants import X
+
+        expr = parse_nonlinearity(f)
+        data = [hermite(expr.subs(X, sp.Rational(float(s)) * X), center=center, method="numeric")
+                for s in scales.ravel()]
+    return (np.array([d.a1 for d in data], dtype=float).reshape(scales.shape),
+            np.array([d.nu for d in data], dtype=float).reshape(scales.shape))
+
+
+def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c: Any, gamma: Any, mu: Any,
+                           d: Any = 0.0, scale: float = 1.0, center: bool = False) -> np.ndarray:
+    r"""The theory's :math:`E_{\rm attn}` for the weights ``scale`` :math:`\cdot (sI + \text{rank } r)`, the fit of ``rank``.
+
+    Parameters
+    ----------
+    fit : MatrixFit
+        A layer's or head's fits (:func:`~symrmt.weights.analyze`).
+    rank : int
+        Which fit: :math:`r` spikes on top of :math:`sI` (0 for :math:`sI` alone).
+    f : str, SymPy expression or callable
+        The nonlinearity of the attention, :math:`K_{ij} = f(S_{ij})/\sqrt p`.
+    c, gamma, d : array_like
+        As in :func:`symrmt.attention_error`; broadcast with ``mu``'s leading dimensions.
+    mu : array_like
+        The signal, shape ``(..., p)``, in the coordinates of the weights (a stack gives one Gram matrix each).
+    scale : float
+        The factor applied to the weights (``MatrixFit.weights(rank, scale)``), e.g. :math:`\sqrt p/\|M\|_F`.
+    center : bool
+        Centre :math:`f_s` (needed unless f is odd).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_{\rm attn}` at the broadcast points, through :math:`f_s` with :math:`s` the scaled
+        shift and the Gram matrix of :meth:`MatrixFit.gram`. Check :func:`regime_ratio` before trusting it.
+    """
+    from ..theory import attention_error
+
+    s = float(scale) * fit.fit(rank).s
+    if s == 0:
+        raise ParameterError(f"the rank-{rank} fit has s = 0: there is no I + low-rank form to predict from.")
+    gram = fit.gram(rank, mu)
+    return attention_error(scaled_hermite(f, s, center), c, gamma, gram=gram, d=d)

@@ -1,0 +1,44 @@
+"""``symrmt converge``: the JSON contract, the table, the plot, and refusals before any computing."""
+from __future__ import annotations
+
+import math
+
+from ..runner import assert_refused, run, run_json
+
+SMALL = ("converge", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1,1", "--ns", "32,64,128", "--seeds", "2", "--quiet")
+
+
+def test_converge_json_contract(capsys):
+    out = run_json(capsys, *SMALL, "--mu-norm", "1")
+    assert list(out) == ["gamma", "ns", "attention", "linear", "gap"] and out["ns"] == [32, 64, 128]
+    for name in ("attention", "linear", "gap"):
+        block = out[name]
+        assert list(block) == ["mean", "se", "limit", "limit_lo", "limit_hi", "exponent", "theory", "agrees"]
+        assert len(block["mean"]) == 3 and all(len(row) == 2 for row in block["mean"] + block["se"])
+        assert all(len(block[key]) == 2 for key in ("limit", "limit_lo", "limit_hi", "exponent", "theory", "agrees"))
+        assert all(isinstance(v, float) and math.isfinite(v) for v in block["limit"] + block["theory"])
+        assert all(lo <= hi for lo, hi in zip(block["limit_lo"], block["limit_hi"]))
+
+
+def test_converge_table_and_plot(capsys, tmp_path):
+    plot = tmp_path / "ladder.png"
+    status, out, err = run(capsys, *SMALL, "--gram", "[[1,0,0],[0,0,0],[0,0,0]]", "--plot", str(plot))
+    assert status == 0, err
+    assert "n (seeds): 32 (32), 64 (8), 128 (2)" in out and "95% interval" in out and "gap" in out
+    assert plot.stat().st_size > 10_000
+
+
+def test_converge_centers_f(capsys):
+    out = run_json(capsys, *SMALL, "--f", "relu(x)", "--center")
+    assert out["attention"]["theory"][0] > 0
+
+
+def test_converge_refuses_before_computing(capsys, tmp_path):
+    assert_refused(capsys, [*SMALL, "--plot", str(tmp_path / "ladder.txt")], "extension")
+    assert_refused(capsys, [*SMALL, "--plot", str(tmp_path / "missing" / "ladder.png")], "does not exist")
+    assert_refused(capsys, [*SMALL[:-5], "--ns", "64,128", "--quiet"], "at least three")
+    assert_refused(capsys, [*SMALL[:-5], "--ns", "64,x,128", "--quiet"], "integer")
+    assert_refused(capsys, [*SMALL[:-5], "--ns", "64,,128", "--quiet"], "empty item")
+    assert_refused(capsys, [*SMALL[:-3], "--seeds", "1", "--quiet"], "seeds")
+    assert_refused(capsys, [*SMALL, "--c", "-1"], "c = p/n")
+    assert_refused(capsys, [*SMALL, "--f", "relu(x)"], "center")
