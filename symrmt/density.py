@@ -16,7 +16,7 @@ integrates to :math:`1 - \text{atom}`.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -78,7 +78,8 @@ def cauchy_smoothed(eigenvalues: np.ndarray, x: np.ndarray, eta: float) -> np.nd
 
 
 def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram", d: float = 0.0,
-                     geometry: Geometry | None = None, gram: Any = None) -> SpectralDensity:
+                     geometry: Geometry | None = None, gram: Any = None,
+                     params: Mapping[str, float] | None = None) -> SpectralDensity:
     r"""Predicted eigenvalue density of :math:`K^\top X^\top X K/n` (``"gram"``) or of :math:`K` (``"kernel"``).
 
     Parameters
@@ -99,6 +100,8 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
         As in :func:`symrmt.theory.attention_error`; the low-rank part moves only :math:`O(1)`
         outlying eigenvalues, so the bulk does not depend on it, but ``"kernel"`` refuses
         weights that make :math:`K` asymmetric.
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 0.5}`` for ``"tanh(s*x)"``.
 
     Examples
     --------
@@ -114,9 +117,11 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
 
     if matrix not in MATRICES:
         raise ParameterError(f"matrix = {matrix!r}: use one of {MATRICES}.")
-    a1, b = _hermite_arrays(f)
+    a1, b = _hermite_arrays(f, params)
     if a1.ndim or b.ndim:
-        raise ParameterError("spectral_density takes one nonlinearity at a time (scalar a_1 and nu).")
+        given = ", ".join(f"{k} {np.shape(v)}" for k, v in (params or {}).items()) or "a_1 and nu"
+        raise ParameterError(f"spectral_density takes one nonlinearity at a time: one value per parameter "
+                             f"(got the shapes {given}); loop over the values.")
     c, eta, d = _scalar("c", c), _scalar("eta", eta), _scalar("d", d)
     if c <= 0:
         raise ParameterError(f"c = {c}: the ratio p/n must be > 0.")

@@ -72,7 +72,8 @@ class RidgeSolution:
 
 
 def hermite_data(f) -> tuple[Any, Any]:
-    """``(a_1, nu)`` from a nonlinearity (string, SymPy expression, HermiteCoefficients, dict, or a pair)."""
+    """``(a_1, nu)`` of a centered nonlinearity without parameters (string, SymPy expression,
+    HermiteCoefficients), of a dict ``{"a1", "nu"}``, or a pair ``(a_1, nu)`` taken as it is."""
     if isinstance(f, tuple):
         if len(f) != 2:
             raise SymrmtInputError(f"f = {f!r}: a tuple must be the Hermite pair (a_1, nu).")
@@ -83,10 +84,18 @@ def hermite_data(f) -> tuple[Any, Any]:
             raise SymrmtInputError(f"f = {f!r}: a dict of Hermite data needs the keys 'a1' and 'nu' "
                                    f"(missing {missing}).")
         return f["a1"], f["nu"]
+    data = _as_hermite(f)
+    data.require_centered()
+    return data.a1, data.nu
+
+
+def _as_hermite(f):
+    """f's :class:`~symrmt.nonlinearity.HermiteCoefficients`, or None for Hermite data given as numbers."""
+    if isinstance(f, (tuple, Mapping)):
+        return None
     from .nonlinearity import HermiteCoefficients, hermite
 
-    data = f if isinstance(f, HermiteCoefficients) else hermite(f)
-    return data.a1, data.nu
+    return f if isinstance(f, HermiteCoefficients) else hermite(f)
 
 
 def _positive(name: str, value: ArrayLike) -> np.ndarray:
@@ -113,27 +122,36 @@ def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple
 
 
 def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(a_1, b)`` arrays; an f with symbolic parameters is evaluated at ``params`` (arrays broadcast)."""
-    if isinstance(f, str) and params:
-        from .nonlinearity import hermite
-
-        f = hermite(f, parameters=list(params))
-    names = [getattr(p, "name", str(p)) for p in getattr(f, "parameters", ()) or ()]
+    """``(a_1, b)`` arrays of a centered f; an f with parameters is evaluated at ``params`` (arrays broadcast)."""
+    data = _as_hermite(f)
+    names = [s.name for s in getattr(data, "parameters", ())]
     if names:
-        if not params:
-            raise ParameterError(f"f = {f.f} has the parameters {names}: give their values, e.g. "
-                                 f"params={{{names[0]!r}: [0.5, 1.0]}}.")
-        data = f.numeric(**params)
-        a1, nu = _real("a_1", data["a1"]), _real("nu", data["nu"])
+        from .nonlinearity.parametric import named_values
+
+        values = named_values(params, names, data.f)
+        out = data.numeric(**values)
+        data.require_centered(out, values)
+        a1, nu = _real("a_1", out["a1"]), _real("nu", out["nu"])
     else:
         if params:
-            raise ParameterError(f"params = {dict(params)!r}: this f has no parameters; leave params out.")
-        a1, nu = hermite_data(f)
+            raise ParameterError(f"params = {params!r}: f = {getattr(data, 'f', f)!r} has no parameters; "
+                                 "leave params out.")
+        a1, nu = hermite_data(f if data is None else data)
         a1, nu = _real("a_1", a1), _real("nu", nu)
     b2 = nu - a1**2
     if np.any(b2 < -1e-12 * np.maximum(1, nu)):
         raise SymrmtInputError("need nu >= a_1^2 (nu = E f^2 bounds a_1 = E[xi f] by Cauchy-Schwarz).")
     return a1, np.sqrt(np.clip(b2, 0, None))
+
+
+def _check_broadcast(shapes: Mapping[str, tuple]) -> None:
+    """Name every input when the shapes do not broadcast (the solver only knows its own symbols)."""
+    try:
+        np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        listed = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ParameterError(f"the shapes of {listed} do not broadcast together (NumPy rules): give arrays "
+                             "whose shapes broadcast, e.g. one axis per swept input.") from None
 
 
 def ridge_solution(result: SolveResult) -> RidgeSolution:
@@ -163,8 +181,8 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
         shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
         entries ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
     params : dict, optional
-        Values of f's symbolic parameters (``hermite("erf(s*x)", parameters=["s"])``, or a formula
-        whose extra names are the keys), arrays that broadcast with the rest.
+        Values of f's symbolic parameters (the names in the formula other than x, as in
+        ``"erf(s*x)"``), arrays that broadcast with the rest: ``params={"s": [0.5, 1.0]}``.
     """
     from .codegen import compile_system
     from .derive import attention_system
@@ -185,8 +203,12 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
 
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
-    return rank, {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b,
-                  S.d: _real("d", d), **geometry_params}
+    values = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b, S.d: _real("d", d),
+              **geometry_params}
+    hermite_shapes = {str(k): np.shape(v) for k, v in params.items()} if params else {"a_1, nu": a1.shape}
+    _check_broadcast({"c": values[S.c].shape, "gamma": values[S.gamma].shape, "d": values[S.d].shape,
+                      **hermite_shapes, ("gram" if gram is not None else "geometry"): values[S.theta].shape})
+    return rank, values
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
@@ -264,7 +286,7 @@ RIDGELESS_GAMMAS = 10.0 ** -np.arange(2.0, 5.01, 0.5)
 
 
 def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
-                    tolerance: float = 1e-5, gram: Any = None) -> float:
+                    tolerance: float = 1e-5, gram: Any = None, params: Mapping[str, float] | None = None) -> float:
     r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)`, when it is reached numerically.
 
     :math:`E(\gamma) = \frac{\gamma^2}{n} y^\top Q^2 y` tends to the squared norm of
@@ -276,13 +298,15 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     :math:`E` typically goes to 0 like :math:`\sqrt\gamma` (the kernel
     :math:`a_1\lambda + \kappa` vanishes inside the spectrum), too slowly to certify.
 
+    ``params`` gives one value per symbolic parameter of f, as in :func:`attention_error`.
+
     Examples
     --------
     >>> round(ridgeless_error("tanh(x)", 0.5), 6)    # noise only: the null space holds 1 - c of y
     0.5
     """
     if kind == "attention":
-        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram)
+        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram, params)
     elif kind == "linear":
         values = linear_error(c, RIDGELESS_GAMMAS, geometry, gram)
     else:
@@ -298,7 +322,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
 
 
 def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
-          parameters=None, numeric: bool = False, document: bool = False) -> str:
+          params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False) -> str:
     r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
 
     Without ``document``: ``aligned`` blocks separated by blank lines (KaTeX strict mode and
@@ -318,12 +342,14 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         Rank of the attention weights (attention, kernel ridge).
     center : bool
         Subtract :math:`a_0` from a formula first.
-    parameters : sequence of str, optional
-        Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
-        with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
-        of the parameters otherwise. A parameter that takes the name of a vector of the system
-        renames the vector (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a
-        scalar of the system is printed with a tilde.
+    params : dict, optional
+        One value per symbolic parameter of f (``{"s": 0.5}``): the system is printed with the
+        Hermite data at that point. Without it, the system of an f with parameters (the names
+        other than x, as in ``"tanh(s*x)"``) is printed in them, with :math:`a_1(s)`, :math:`\nu(s)`
+        in closed form where one exists and as named functions of the parameters otherwise. A
+        parameter that takes the name of a vector of the system renames the vector
+        (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a scalar of the system
+        is printed with a tilde.
     numeric : bool
         Evaluate the closed forms of f's data to ``digits`` significant digits.
     document : bool
@@ -340,11 +366,15 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     from .derive.latex import system_document, system_latex
     from .derive.registry import printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
+    from .nonlinearity.parametric import named_values
 
     system = system_for(kind, rank)
     substitution, given, symbols = None, [], ()
     if f is not None and kind != "linear":
-        h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center, parameters=parameters)
+        h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
+        if params:
+            h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
+        h.require_centered()
         substitution, given = printed_hermite(h, digits if numeric else None)
         symbols = tuple(h.parameters or ())
     if document:

@@ -98,7 +98,7 @@ def test_f_with_symbolic_parameters_through_theory_latex_and_cli(capsys):
     values = attention_error("erf(s*x)", 1.0, 0.1, params={"s": s})
     one_by_one = [attention_error(f"erf({v}*x)", 1.0, 0.1) for v in s]
     assert np.allclose(values, one_by_one, atol=1e-12)
-    text = symrmt.latex("erf(s*x)", parameters=["s"])
+    text = symrmt.latex("erf(s*x)")                  # the parameters are the names other than x
     assert r"\operatorname{asin}" in text and " s" in text
     assert main(["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1,1", "--param", "s=0.5:2:4", "--json"]) == 0
     out = _json.loads(capsys.readouterr().out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -188,8 +188,13 @@ def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 
-def _with_f(model: Model, f: Any) -> Model:
-    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas)."""
+def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = False) -> Model:
+    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas); with
+    ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`."""
+    if check_centered:
+        from ..nonlinearity.centering import centered_for_simulation    # NumPy and SciPy only for callables
+
+        f = centered_for_simulation(f, params)
     return dataclasses.replace(model, f=numpy_callable(f), label=label_of(f))
 
 
@@ -229,8 +234,9 @@ def simulate_once(
     Parameters
     ----------
     f : callable, str or sympy.Expr
-        The nonlinearity, as in :func:`simulate`: a vectorized NumPy function
-        (``np.tanh``), a formula such as ``"tanh(x)"`` or a SymPy expression in ``x``.
+        The nonlinearity: a vectorized NumPy function (``np.tanh``), a formula such as
+        ``"tanh(x)"`` or a SymPy expression in ``x``, drawn with as it is (the building
+        block of :func:`simulate` and of sweeps, whose callers check that f is centered).
     n, c : int, float
         Tokens and ratio; :math:`p = \operatorname{round}(c n)`.
     gamma : float or array_like
@@ -290,6 +296,7 @@ def simulate(
     method: str = "auto",
     progress: bool = True,
     weights: Any = None,
+    params: Mapping[str, float] | None = None,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -307,10 +314,13 @@ def simulate(
 
     Parameters
     ----------
-    f : str, sympy.Expr or callable
-        The nonlinearity: a string parsed by
-        :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``), a SymPy
-        expression in a symbol named ``x``, or a vectorized NumPy function.
+    f : str, sympy.Expr, HermiteCoefficients or callable
+        The nonlinearity, centered (:math:`a_0 = \mathbb E f(\xi) = 0`, checked: an f that
+        is not is refused, ``hermite(f, center=True)`` centers it): a string parsed by
+        :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``; names other than
+        x are parameters, given in ``params``), a SymPy expression in a symbol named ``x``,
+        the result of :func:`~symrmt.nonlinearity.hermite` (its f is used), or a vectorized
+        NumPy function.
     n : int
         Number of tokens, :math:`n \ge 2`.
     c : float
@@ -356,6 +366,8 @@ def simulate(
         gives :math:`\mu` alone, placed along :math:`e_1` (a random direction per seed with
         ``random_frame``; another direction with
         :func:`~symrmt.simulation.weights.align_signal`).
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
 
     Returns
     -------
@@ -369,7 +381,8 @@ def simulate(
         ``weights``, and when the run would not fit in the available memory (checked
         before anything is allocated).
     SymrmtInputError
-        When ``f`` is not real or not finite on the scores.
+        When ``f`` is not centered, not real or not finite on the scores, or ``params``
+        does not give one value per parameter of f.
     ConvergenceError
         When an error leaves [0, 1] by more than round-off.
 
@@ -394,7 +407,7 @@ def simulate(
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, seeds, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     draws = [_one_draw(model, plan, grid, rng) for rng in bar]
     attention = np.array([a for a, _, _ in draws])
@@ -421,6 +434,7 @@ def simulate_spectrum(
     gram: Any = None,
     progress: bool = True,
     weights: Any = None,
+    params: Mapping[str, float] | None = None,
 ) -> np.ndarray:
     r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
 
@@ -437,8 +451,8 @@ def simulate_spectrum(
 
     Parameters
     ----------
-    f, n, c, geometry, d, seed, random_frame, gram, progress, weights
-        As in :func:`simulate`.
+    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params
+        As in :func:`simulate` (f must be centered).
     matrix : {"gram", "kernel"}
         Which matrix.
     seeds : int
@@ -473,7 +487,7 @@ def simulate_spectrum(
                                  "M = M^T; these weights make K asymmetric. Use matrix='gram', or (M + M^T)/2.")
     check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     spectra = [_spectrum_once(model, rng, matrix) for rng in bar]
     return np.concatenate(spectra)

@@ -12,7 +12,7 @@ import warnings
 import pytest
 import sympy as sp
 
-from symrmt.nonlinearity import api, cache, hermite
+from symrmt.nonlinearity import api, cache, hermite, parse_nonlinearity
 from symrmt.nonlinearity.cache import CacheWarning
 from symrmt.nonlinearity.constants import X
 
@@ -161,6 +161,8 @@ def test_good_entries_of_wild_f_are_kept(folder, f, center):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert same(good, fresh(f, center=center, method="numeric"))
+        # read back, not recomputed: the independent estimate judged the entry (overflow does not stop it)
+        assert cache.load(parse_nonlinearity(f), center, "numeric") is not None
 
 
 def test_json_nan_constant_is_refused(folder):

@@ -7,7 +7,8 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import add_common, add_f, add_geometry, add_mc, check_c, geometry, geometry_kwargs
+from ..arguments import (add_common, add_f, add_geometry, add_mc, add_params, check_c, geometry, geometry_kwargs,
+                         parameter_values, single_point)
 from ..paths import PLOT_FORMATS, check_output_file
 from .theory import theory_curves
 
@@ -29,22 +30,29 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
     add_f(p)
     add_common(p)
     add_geometry(p)
+    add_params(p)
     add_mc(p)
     p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
 
 
-def _f(args: argparse.Namespace):
-    """The formula, or its centered SymPy expression with ``--center``."""
+def _hermite(args: argparse.Namespace):
+    """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
+    with (the simulator refuses it if it is not centered)."""
     from ... import hermite
 
-    return hermite(args.f, center=args.center).f if args.center else args.f
+    return hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
+
+
+def _params_json(args: argparse.Namespace) -> dict:
+    """``{"params": {NAME: value}}`` when ``--param`` is given (one value each), else nothing."""
+    return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
 
 
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
     check_c(args.c)
-    return simulate(_f(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
+    return simulate(_hermite(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
                     method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry))
 
 
@@ -52,7 +60,7 @@ def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[fl
     """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
     from ... import simulate_spectrum
 
-    return simulate_spectrum(_f(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
+    return simulate_spectrum(_hermite(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
                              seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry)).tolist()
 
 
@@ -65,7 +73,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
     shape = geometry(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
-    out = result.as_dict()
+    out = {**result.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
     if args.plot:
@@ -88,10 +96,10 @@ def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> N
 
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
-    from ... import hermite, spectral_density
+    from ... import spectral_density
     from ...plotting import plot_spectrum
 
-    h = hermite(args.f, center=args.center)
+    h = _hermite(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
@@ -111,7 +119,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     mc = _simulate(args, shape)
     out = {"gamma": args.gamma.tolist(),
            "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
-           "simulation": mc.as_dict()}
+           "simulation": mc.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
