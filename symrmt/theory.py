@@ -255,17 +255,22 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
 
 
 def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
-          parameters=None) -> str:
-    r"""The derived system of ``kind`` as LaTeX (``aligned`` blocks), with f's Hermite data put in when given.
+          parameters=None, numeric: bool = False, document: bool = False) -> str:
+    r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
+
+    Without ``document``: ``aligned`` blocks separated by blank lines (KaTeX strict mode and
+    MathJax render them). With ``document``: a complete LaTeX document, every equation numbered
+    and labelled (``attention:t11``, ...), that ``pdflatex`` compiles.
 
     Parameters
     ----------
     f : str, SymPy expression, HermiteCoefficients or None
-        The nonlinearity: its :math:`a_1` and :math:`b = \sqrt{\nu - a_1^2}` are substituted, exactly
-        when closed forms exist, else as numbers rounded to ``digits`` significant digits.
-        Linear regression does not depend on f (a given f is ignored).
+        The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
+        :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
+        the "where" block. Linear regression does not depend on f (a given f is ignored).
     kind : {"attention", "linear", "gram_density", "kernel_density"}
     digits : int
+        Significant digits of the numbers that f's data put in.
     rank : int
         Rank of the attention weights.
     center : bool
@@ -273,21 +278,32 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     parameters : sequence of str, optional
         Symbolic parameters of f (``"tanh(s*x)"`` with ``["s"]``): the system is printed in them,
         with :math:`a_1(s)`, :math:`\nu(s)` in closed form where one exists and as named functions
-        of the parameters otherwise.
+        of the parameters otherwise. A parameter that takes the name of a vector of the system
+        renames the vector (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a
+        scalar of the system is printed with a tilde.
+    numeric : bool
+        Evaluate the closed forms of f's data to ``digits`` significant digits.
+    document : bool
+        Return a complete, compilable LaTeX document instead of fragments.
 
     Examples
     --------
     >>> text = latex("erf(x)")
     >>> r"\operatorname{asin}" in text and r"\begin{aligned}" in text
     True
+    >>> r"\documentclass" in latex("erf(x)", document=True)
+    True
     """
-    from .derive.latex import system_latex
-    from .derive.registry import substitution_of, system_for
+    from .derive.latex import system_document, system_latex
+    from .derive.registry import printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
 
     system = system_for(kind, rank)
-    substitution = None
+    substitution, given, symbols = None, [], ()
     if f is not None and kind != "linear":
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center, parameters=parameters)
-        substitution = substitution_of(h)
-    return system_latex(system, substitution, digits)
+        substitution, given = printed_hermite(h, digits if numeric else None)
+        symbols = tuple(h.parameters or ())
+    if document:
+        return system_document(system, substitution, digits, given=given, parameters=symbols)
+    return system_latex(system, substitution, digits, given=given, parameters=symbols)

@@ -85,12 +85,6 @@ def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters:
     )
 
 
-def _vector_tex(v: str) -> str:
-    if v == "mu":
-        return r"\mu"
-    return f"w_{v[1]}" + (f"^{{({v[2:]})}}" if v[2:] else "")
-
-
 def _geometry_glossary(rank: int) -> dict:
     """Each Gram entry defined as the inner product it stands for (theta = |mu|^2, alpha_K = mu^T w_K, ...)."""
     vectors = S.geometry_vectors(rank)
@@ -99,9 +93,11 @@ def _geometry_glossary(rank: int) -> dict:
         for v in vectors[i:]:
             symbol = S.gram_symbol(u, v)
             if symbol not in out:
-                product = (r"\|" + _vector_tex(u) + r"\|^2") if u == v else \
-                    ("{" + _vector_tex(u) + r"}^\top " + _vector_tex(v))
+                product = (r"\|" + S.vector_latex(u) + r"\|^2") if u == v else \
+                    ("{" + S.vector_latex(u) + r"}^\top " + S.vector_latex(v))
                 out[symbol] = sp.latex(symbol) + " = " + product
+    weights = r"w_K w_Q^\top" if rank == 1 else r"\sum_{h=1}^{" + str(rank) + r"} w_K^{(h)} w_Q^{(h)\top}"
+    out[S.theta] += r",\ \mu \text{ the signal},\ W_K^\top W_Q = I_p + " + weights + r" \text{ the weights}"
     return out
 
 

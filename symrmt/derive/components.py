@@ -83,7 +83,10 @@ class WoodburyForm:
     :math:`\mathsf C` and ``gram`` :math:`\mathsf G` square matrices, all in the
     averages, unknowns and parameters. With no vectors it is just ``offset``.
     ``labels`` name the vectors behind the rows (e.g. ``"y^(1)"``: the vector y placed in
-    pencil block 1), for printing and for reading the matrices.
+    pencil block 1), for printing and for reading the matrices. ``meanings`` says what each
+    named vector is, as ``(name, LaTeX relation)`` pairs read after the vector's printed name
+    (``("s", r"= Z^\top \mu")``), and ``source_label`` which placed vector :math:`g` is taken
+    against (:math:`g = \mathcal U^\top R\, e/n` with :math:`e` that vector): both only for printing.
     """
 
     offset: sp.Expr
@@ -91,6 +94,8 @@ class WoodburyForm:
     core: sp.Matrix
     gram: sp.Matrix
     labels: tuple[str, ...] = ()
+    meanings: tuple[tuple[str, str], ...] = ()
+    source_label: str = ""
 
     @property
     def size(self) -> int:
@@ -109,7 +114,8 @@ class WoodburyForm:
 
     def xreplace(self, mapping) -> "WoodburyForm":
         return WoodburyForm(self.offset.xreplace(mapping), self.source.xreplace(mapping),
-                            self.core.xreplace(mapping), self.gram.xreplace(mapping), self.labels)
+                            self.core.xreplace(mapping), self.gram.xreplace(mapping), self.labels,
+                            self.meanings, self.source_label)
 
 
 #: What an observable is: an expression or a Woodbury form.

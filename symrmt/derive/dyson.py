@@ -47,7 +47,8 @@ GLOSSARY = {
     S.b: r"b^2 = \nu - a_1^2,\ \nu = \mathbb{E}[f(\xi)^2]",
     S.d: r"d = K_{ii} \text{ the diagonal of the attention matrix}",
     S.theta: r"\theta = \|\mu\|^2",
-    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
+    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p,\ Z \in \mathbb{R}^{p \times n} \text{ the noise of the "
+           r"tokens } X = Z + \mu y^\top",
     S.trace_symbol(1, 1): r"t_{ij} = \operatorname{tr} R_{ij}/p \text{ the normalized traces of the blocks of the resolvent}",
     S.tau_symbol(1, 1): r"\tau_{ij} = \mathbb{E}_\lambda[R_{ij}],\ \tau^A_{ij} = \mathbb{E}_\lambda[\lambda R_{ij}] "
                         r"\text{ the spectral averages}",

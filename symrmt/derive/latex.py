@@ -1,34 +1,69 @@
 r"""LaTeX export of a derived :class:`~.fixed_point.FixedPointSystem`: exactly the objects the solver evaluates.
 
-:func:`system_latex` prints, in ``aligned`` blocks that KaTeX and MathJax render,
-the definitions (e.g. the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`),
-the fixed-point equations (each residual, solved for its unknown when it is of the
-form :math:`t - \text{rhs}`), the spectral averages and their law, the observables,
-the data the solver reads (parameter domains, continuation start, branch conditions,
-admissible ranges) and the glossary of the symbols that appear -- optionally with symbols replaced
-(a nonlinearity's Hermite data, a special case), numbers rounded to ``digits``.
+:func:`system_latex` prints, in ``aligned`` blocks that KaTeX (strict mode) and MathJax render,
+the definitions (e.g. the Dyson matrix :math:`M(\lambda)` and :math:`R = M^{-1}`), the
+fixed-point equations (each residual, solved for its unknown when it is of the form
+:math:`t - \text{rhs}`), the spectral averages and their law (when the system has any), the
+observables, the data the solver reads (parameter domains, continuation start, branch
+conditions, admissible ranges) and a "where" block that defines every symbol that appears.
+:func:`system_document` prints the same content as a complete LaTeX document, one numbered
+``align`` environment per part and a ``\label`` on every equation.
+
+Printing choices, so that the output can be pasted into a paper:
+
+* values put in by a substitution are printed where they stand; values that are only
+  *named* (``given``: e.g. :math:`\nu` and :math:`b^2` of a nonlinearity) are defined in the
+  "where" block, so that :math:`b^2` stays one symbol;
+* derivatives use an upright :math:`\mathrm d`, which the diagonal :math:`d` cannot be mistaken for;
+* a user's parameter that would print like a symbol of the system is printed with a tilde,
+  and the printer's own vectors (:math:`y, s, k, q`) are renamed when a parameter takes their
+  name (:math:`s = Z^\top\mu` becomes :math:`z_\mu` for :math:`f = \tanh(sx)`);
+* long lists of vectors are split across lines.
 """
 from __future__ import annotations
 
+import re
+from typing import Callable, Iterable, Sequence
+
 import sympy as sp
+from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 
 from .components import WoodburyForm
 from .fixed_point import FixedPointSystem
 
-__all__ = ["system_latex", "to_latex"]
+__all__ = ["system_latex", "system_document", "to_latex"]
 
 _LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p "
                              r"\ (\text{ratio } 1/c,\ \text{atom } (1 - c)_+ \text{ at } 0)"}
 
+#: The printer's own notation (besides the system's symbols), which a user's parameter must not look like.
+_NOTATION = frozenset({"g", "u", "e", "R", "M", "E", "I", "A", "Z", "X", "n", "p", "f", "x", r"\xi", r"\mu", r"\Phi",
+                       r"\rho", r"\lambda", r"\nu", "a_{1}", "b", r"\eta"})
+#: A projection vector Z^T v renamed z_v when a user's parameter takes its letter (y becomes bold).
+_Z_SUBSCRIPTS = {"s": r"\mu", "k": "K", "q": "Q"}
+#: Items per line in lists (parameter domains, vectors of a pencil block, vector meanings).
+_PER_LINE = 4
+_VECTORS_PER_LINE = 8
+
+#: One printed line and whether, in a document, it is an equation that gets a number and a label.
+Line = tuple[str, bool]
+
 
 class _Printer(LatexPrinter):
-    """SymPy's LaTeX printer with 1-based matrix elements and the package's average names."""
+    """SymPy's LaTeX printer with 1-based matrix elements, the package's average names, an upright d and renames."""
+
+    def __init__(self, names: dict | None = None):
+        super().__init__({"mat_delim": "", "mat_str": "pmatrix"})
+        self._names = names or {}
 
     def _print_MatrixElement(self, expr):
         return f"{self._print(expr.parent)}_{{{int(expr.i) + 1}{int(expr.j) + 1}}}"
 
     def _print_Symbol(self, expr, style="plain"):
+        if expr in self._names:
+            return self._names[expr]
         name = expr.name
         if name.startswith("tauA_"):
             return r"\tau^{A}_{" + name[5:] + "}"
@@ -36,113 +71,223 @@ class _Printer(LatexPrinter):
             return r"\tau_{" + name[4:] + "}"
         return super()._print_Symbol(expr, style)
 
+    def _print_Derivative(self, expr):
+        order = sum(count for _, count in expr.variable_count)
+        denominator = " ".join(r"\mathrm{d}" + self._print(v) + (f"^{{{k}}}" if k > 1 else "")
+                               for v, k in expr.variable_count)
+        numerator = r"\mathrm{d}" + (f"^{{{order}}}" if order > 1 else "")
+        return r"\frac{" + numerator + "}{" + denominator + "} " + self.parenthesize(expr.expr, PRECEDENCE["Mul"])
 
-def to_latex(expr, digits: int | None = None) -> str:
-    """One expression (or matrix) in LaTeX, floats rounded to ``digits`` significant digits."""
+    def _print_Function(self, expr, exp=None):
+        if not isinstance(expr, AppliedUndef):
+            return super()._print_Function(expr, exp)
+        # a named function of the user's parameters, e.g. a_1(s): its name as a symbol, plain parentheses
+        tex = self._print(sp.Symbol(expr.func.__name__)) + "(" + ", ".join(self._print(a) for a in expr.args) + ")"
+        return tex if exp is None else f"{tex}^{{{exp}}}"
+
+
+def to_latex(expr, digits: int | None = None, names: dict | None = None) -> str:
+    """One expression (or matrix) in LaTeX, floats rounded to ``digits`` significant digits; ``names`` overrides symbols."""
     if digits is not None and isinstance(expr, (sp.Basic, sp.MatrixBase)):
         expr = _round(expr, digits)
-    return _Printer({"mat_delim": "", "mat_str": "pmatrix"}).doprint(expr)
+    return _Printer(names).doprint(expr)
 
 
 def _round(expr, digits: int):
-    floats = {f: sp.Float(f, digits) for f in expr.atoms(sp.Float)}
+    # through decimal text: Float(f, digits) rounds in binary first (0.6057055096 would print as 0.605705)
+    floats = {f: sp.Float(format(float(f), f".{digits}g"), digits) for f in expr.atoms(sp.Float)}
     return expr.xreplace(floats) if floats else expr
 
 
-#: Parameter domains printed per line.
-_PER_LINE = 4
+class _Page:
+    """What one printing needs: the (substituted) system, the expression printer and the vectors' names."""
+
+    def __init__(self, system: FixedPointSystem, substitution: dict | None, digits: int | None,
+                 given: Sequence[tuple], parameters: Iterable[sp.Symbol]):
+        parameters = tuple(parameters)
+        taken = {to_latex(x) for x in _symbols(system)} | _NOTATION
+        renamed, names = {}, {}
+        for p in parameters:
+            if to_latex(p) in taken:        # printed like a symbol of the system: a fresh symbol with a tilde
+                renamed[p] = sp.Symbol(f"{p.name} (parameter)", **p.assumptions0)
+                names[renamed[p]] = r"\tilde{" + to_latex(p) + "}"
+        mapping = {sp.sympify(k): _replaced(v, renamed) for k, v in (substitution or {}).items()}
+        self.system = system.subs(mapping) if mapping else system
+        self.given = [tuple(_replaced(part, renamed) for part in entry) for entry in given]
+        self.tex: Callable = lambda e: e if isinstance(e, str) else to_latex(e, digits, names)  # noqa: E731
+        users = {self.tex(renamed.get(p, p)) for p in parameters}
+        self.vectors = {name: _vector_name(name, users) for name in _vector_names(self.system)}
+
+    def vector(self, name: str) -> str:
+        return self.vectors.get(name) or _vector_name(name, set())
+
+
+def _replaced(value, renamed: dict):
+    return value.xreplace(renamed) if renamed and isinstance(value, sp.Basic) else value
+
+
+def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                 given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = ()) -> str:
+    r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
+
+    The blocks: definitions, fixed-point equations, spectral averages and their law,
+    observables, the solver's data (parameter domains, continuation start and initial
+    values, branch conditions, admissible ranges), and the "where" block.
+
+    Parameters
+    ----------
+    system : FixedPointSystem
+        From :func:`~.attention.attention_system`, :func:`~.attention.linear_system`, ...
+        (with spectral averages or without: every part that the system has is printed).
+    substitution : dict, optional
+        Symbols to replace (e.g. a nonlinearity's :math:`a_1`, or a special case).
+    digits : int, optional
+        Significant digits of the numbers that the substitution puts in.
+    given : sequence of tuples, optional
+        Definitions printed first in the "where" block, ``name = ... = value`` (e.g.
+        ``(S.b**2, r"\nu - a_1^2", 6)``: :math:`b^2` stays one symbol); each part a SymPy
+        expression or a LaTeX string. The glossary entries of the names' symbols are left out.
+    parameters : iterable of sympy.Symbol, optional
+        The user's parameters (of f): renamed with a tilde when they would print like a symbol
+        of the system; the vectors are renamed when a parameter takes their name.
+    """
+    page = _Page(system, substitution, digits, given, parameters)
+    return "\n\n".join(_block([text for text, _ in lines]) for _, lines in _parts(page) if lines)
+
+
+def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                    given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None) -> str:
+    r"""The same content as :func:`system_latex`, as a complete LaTeX document.
+
+    Every part is an ``align`` environment under a heading; each equation is numbered and
+    labelled ``<system>:<left-hand side>`` (e.g. ``attention:t11``, ``attention:Mlambda``), and
+    the annotation lines and the "where" block are not numbered. Only ``amsmath`` and
+    ``amssymb`` are required (``geometry`` is used when installed). Arguments as for
+    :func:`system_latex`; ``title`` heads the document (default: the system's name).
+    """
+    page = _Page(system, substitution, digits, given, parameters)
+    prefix = _slug(system.name) or "system"
+    labels: set[str] = set()
+    body = []
+    for heading, lines in _parts(page):
+        if not lines:
+            continue
+        rows = [text.replace(r"\text{where } ", "", 1) + (r" \label{" + _label(prefix, text, labels) + "}"
+                                                          if numbered else r" \nonumber")
+                for text, numbered in lines]
+        body.append(r"\paragraph{" + heading + ".}\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}")
+    heading = title or f"The {system.name} system"
+    return (_PREAMBLE + r"\section*{" + _escape_text(heading) + "}\n"
+            r"Printed by \texttt{symrmt latex} from the SymPy system that its solver compiles." + "\n\n"
+            + "\n\n".join(body) + "\n\n\\end{document}\n")
+
+
+_PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{amsmath,amssymb}
+\IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
+\setcounter{MaxMatrixCols}{200}
+\allowdisplaybreaks
+\begin{document}
+"""
+
+
+def _escape_text(text: str) -> str:
+    return re.sub(r"([#$%&_{}])", r"\\\1", text)
+
+
+def _slug(text: str) -> str:
+    text = re.sub(r"\\(mathrm|mathsf|mathcal|mathbb|operatorname|left|right|text|quad|le|ge|boldsymbol)\b", "", text)
+    return re.sub(r"[^A-Za-z0-9]", "", text)
+
+
+def _label(prefix: str, line: str, used: set[str]) -> str:
+    label = f"{prefix}:{_slug(line.split('&', 1)[0]) or 'eq'}"
+    unique, k = label, 2
+    while unique in used:
+        unique, k = f"{label}-{k}", k + 1
+    used.add(unique)
+    return unique
 
 
 def _block(lines: list[str]) -> str:
     return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
 
-def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6) -> str:
-    r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
-
-    The blocks: definitions, fixed-point equations, spectral averages and their law,
-    observables, the solver's data (parameter domains, continuation start and initial
-    values, branch conditions, admissible ranges), and the glossary.
-
-    Parameters
-    ----------
-    system : FixedPointSystem
-        From :func:`~.attention.attention_system`, :func:`~.attention.linear_system`, ...
-    substitution : dict, optional
-        Symbols to replace (e.g. :func:`~.registry.hermite_substitution` of a given f, or a special case).
-    digits : int, optional
-        Significant digits of the numbers that the substitution puts in.
-    """
-    s = system.subs(substitution) if substitution else system
-    tex = lambda e: to_latex(e, digits)  # noqa: E731
-    parts = [_definitions(s, tex), _equations(s, tex), _averages(s, tex), _observables(s, tex), _solver_data(s, tex)]
-    glossary = _glossary(s)
-    if glossary:
-        parts.append([r"& \text{where } " + glossary[0], *(r"& " + g for g in glossary[1:])])
-    return "\n\n".join(_block(lines) for lines in parts if lines)
+def _parts(page: _Page) -> list[tuple[str, list[Line]]]:
+    return [("Definitions", _definitions(page)), ("Fixed point", _equations(page)),
+            ("Spectral averages", _averages(page)), ("Observables", _observables(page)),
+            ("Solver data", _solver_data(page)), ("Where", _where(page))]
 
 
-def _definitions(s, tex) -> list[str]:
+def _definitions(page: _Page) -> list[Line]:
+    s, tex = page.system, page.tex
     lines = []
     for symbol, definition in s.definitions.items():
         name = tex(symbol) + (r"(\lambda)" if isinstance(symbol, sp.MatrixSymbol) else "")
         if isinstance(definition, sp.Inverse):
-            lines.append(name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}")
+            lines.append((name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}", True))
         else:
-            lines.append(name + " &= " + tex(definition))
+            lines.append((name + " &= " + tex(definition), True))
     return lines
 
 
-def _equations(s, tex) -> list[str]:
+def _equations(page: _Page) -> list[Line]:
     """Each residual, solved for its unknown when it has the form t - rhs."""
+    s, tex = page.system, page.tex
     lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
         if t not in sp.expand(t - residual).free_symbols:
-            lines.append(tex(t) + " &= " + tex(t - residual))
+            lines.append((tex(t) + " &= " + tex(t - residual), True))
         else:
-            lines.append("0 &= " + tex(residual))
+            lines.append(("0 &= " + tex(residual), True))
     return lines
 
 
-def _averages(s, tex) -> list[str]:
-    lines = [tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]" for a, v in s.averages.items()]
+def _averages(page: _Page) -> list[Line]:
+    s, tex = page.system, page.tex
+    lines = [(tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]", True)
+             for a, v in s.averages.items()]
     if lines:
-        laws = {v.law.name for v in s.averages.values()}
-        lines.append(r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws))
+        laws = sorted({v.law.name for v in s.averages.values()})
+        lines.append((r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws), False))
     return lines
 
 
-def _observable_name(s, o, tex) -> str:
+def _observable_name(s: FixedPointSystem, o, tex) -> str:
     name = s.display.get(o, tex(o))
     return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
 
 
-def _observables(s, tex) -> list[str]:
-    lines = []
+def _observables(page: _Page) -> list[Line]:
+    s, tex = page.system, page.tex
+    lines: list[Line] = []
     for o, value in s.observables.items():
         if isinstance(value, WoodburyForm):
-            lines.extend(_woodbury_lines(_observable_name(s, o, tex), value, tex))
+            lines.extend(_woodbury_lines(_observable_name(s, o, tex), value, page))
         else:
-            lines.append(_observable_name(s, o, tex) + " &= " + tex(value))
+            lines.append((_observable_name(s, o, tex) + " &= " + tex(value), True))
     return lines
 
 
-def _solver_data(s, tex) -> list[str]:
+def _solver_data(page: _Page) -> list[Line]:
     r"""What the solver consumes besides the equations: domains, start, branch, admissible ranges."""
+    s, tex = page.system, page.tex
     c = s.continuation
     v = tex(c.variable)
     domains = [tex(p) + r" \in " + tex(domain) for p, domain in s.parameters.items()]
     lines = [r"& " + r",\ ".join(domains[i:i + _PER_LINE]) for i in range(0, len(domains), _PER_LINE)]
     if lines:
         lines[-1] += r" \quad \text{(parameters)}"
+    out: list[Line] = [(line, False) for line in lines]
     predictor = v if c.predictor == "linear" else r"1/" + v
     initial = r",\ ".join(tex(t) + " = " + tex(value) for t, value in c.initial.items())
-    lines.append(v + r"_{0} &= " + tex(c.start) + r" \quad \text{(continuation start"
-                 + (r"; there } " + initial + r"\text{" if initial else "")
-                 + r"; predictor in } " + predictor + r"\text{)}")
+    out.append((v + r"_{0} &= " + tex(c.start) + r" \quad \text{(continuation start; predictor in } " + predictor
+                + r"\text{)}", True))
+    if initial:
+        out.append((r"& \quad \text{there } " + initial, False))
     if s.branch:
-        lines.append(r"& " + r",\ ".join(tex(b) for b in s.branch) + r" \quad \text{(physical branch)}")
+        out.append((r"& " + r",\ ".join(tex(b) for b in s.branch) + r" \quad \text{(physical branch)}", False))
     for o, bounds in s.admissible.items():
         name = _observable_name(s, o, tex)
         if bounds.upper == sp.oo:
@@ -151,23 +296,31 @@ def _solver_data(s, tex) -> list[str]:
             range_ = name + r" &\le " + tex(bounds.upper)
         else:
             range_ = tex(bounds.lower) + r" \le " + name + r" &\le " + tex(bounds.upper)
-        lines.append(range_ + r" \quad \text{(admissible; quadrature accuracy " + bounds.accuracy + ")}")
-    return lines
+        out.append((range_ + r" \quad \text{(admissible; quadrature accuracy " + bounds.accuracy + ")}", False))
+    return out
 
 
-def _woodbury_lines(name: str, form: WoodburyForm, tex) -> list[str]:
+def _woodbury_lines(name: str, form: WoodburyForm, page: _Page) -> list[Line]:
     """The form with its matrices printed block by block (pencil blocks of the vectors), zero blocks left out."""
+    tex = page.tex
     if not form.size:
-        return [name + " &= " + tex(form.offset)]
-    lines = [name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g"]
+        return [(name + " &= " + tex(form.offset), True)]
+    lines: list[Line] = [(name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,(I + \mathsf{G}\mathsf{C})^{-1} g",
+                          True)]
     groups = _groups(form.labels) if form.labels else {"": list(range(form.size))}
     if len(groups) == 1:
-        return lines + [r"\mathsf{G} &= " + tex(form.gram), r"\mathsf{C} &= " + tex(form.core), r"g &= " + tex(form.source)]
+        return lines + [(r"\mathsf{G} &= " + tex(form.gram), True), (r"\mathsf{C} &= " + tex(form.core), True),
+                        (r"g &= " + tex(form.source), True)]
     blocks = list(groups)
-    names = ", ".join(f"u^{{({b})}}" for b in blocks)
-    lines.append(r"& \text{vectors } (" + names + r"),\ " + r",\ ".join(
-        f"u^{{({b})}} = (" + ", ".join(_vector(form.labels[i]) for i in groups[b]) + r") \text{ in pencil block } " + b
-        for b in blocks))
+    lines.append((r"& \text{vectors } (" + ", ".join(f"u^{{({b})}}" for b in blocks) + r") \text{ in the pencil blocks } "
+                  + ", ".join(blocks) + ":", False))
+    for b in blocks:
+        names = [page.vector(_base(form.labels[i])) for i in groups[b]]
+        chunks = [", ".join(names[i:i + _VECTORS_PER_LINE]) for i in range(0, len(names), _VECTORS_PER_LINE)]
+        for k, chunk in enumerate(chunks):
+            head = f"& u^{{({b})}} = (" if k == 0 else r"& \qquad "
+            tail = ")" if k == len(chunks) - 1 else ","
+            lines.append((head + chunk + tail, False))
     for symbol, matrix in ((r"\mathsf{G}", form.gram), (r"\mathsf{C}", form.core)):
         layout, parts = [], []
         for a in blocks:
@@ -178,13 +331,13 @@ def _woodbury_lines(name: str, form: WoodburyForm, tex) -> list[str]:
                     row.append("0")
                 else:
                     row.append(f"{symbol}_{{{a}{b}}}")
-                    parts.append(f"{symbol}_{{{a}{b}}} &= " + tex(block))
+                    parts.append((f"{symbol}_{{{a}{b}}} &= " + tex(block), True))
             layout.append(" & ".join(row))
-        lines.append(symbol + r" &= \begin{pmatrix}" + r" \\ ".join(layout) + r"\end{pmatrix}")
+        lines.append((symbol + r" &= \begin{pmatrix}" + r" \\ ".join(layout) + r"\end{pmatrix}", True))
         lines.extend(parts)
     source = [tex(form.source.extract(groups[b], [0])) if not form.source.extract(groups[b], [0]).is_zero_matrix
               else "0" for b in blocks]
-    lines.append(r"g &= \begin{pmatrix}" + r" \\ ".join(source) + r"\end{pmatrix}")
+    lines.append((r"g &= \begin{pmatrix}" + r" \\ ".join(source) + r"\end{pmatrix}", True))
     return lines
 
 
@@ -192,22 +345,93 @@ def _groups(labels) -> dict[str, list[int]]:
     """Row indices of each pencil block, from labels such as ``"y^(1)"``."""
     out: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
-        out.setdefault(label.rsplit("^(", 1)[1].rstrip(")") if "^(" in label else "", []).append(i)
+        out.setdefault(_block_of(label), []).append(i)
     return out
 
 
-def _vector(label: str) -> str:
-    name = label.rsplit("^(", 1)[0]
-    return name[0] + (f"_{{{name[1:]}}}" if len(name) > 1 else "")
+def _base(label: str) -> str:
+    """``"q2^(1)"`` -> ``"q2"``."""
+    return label.rsplit("^(", 1)[0]
 
 
-def _glossary(system: FixedPointSystem) -> list[str]:
-    used = set()
-    for v in system.residuals.values():
-        used |= v.free_symbols
-    for v in system.averages.values():
-        used |= v.integrand.free_symbols | {v.variable}
-    for v in system.definitions.values():
-        used |= getattr(v, "free_symbols", set())
-    used |= set(system.parameters)
-    return [text for symbol, text in system.glossary.items() if symbol in used]
+def _block_of(label: str) -> str:
+    return label.rsplit("^(", 1)[1].rstrip(")") if "^(" in label else ""
+
+
+def _vector_names(system: FixedPointSystem) -> list[str]:
+    names: list[str] = []
+    for value in system.observables.values():
+        if isinstance(value, WoodburyForm):
+            names += [_base(label) for label in value.labels if _base(label) not in names]
+    return names
+
+
+def _vector_name(name: str, taken: set[str]) -> str:
+    """``k2`` -> ``k_{2}``; when a user's parameter prints the same, ``z_{K,2}`` (or a bold letter, then primes)."""
+    letter, index = name[0], name[1:]
+    subscript = f"_{{{index}}}" if index else ""
+    plain = letter + subscript
+    if plain not in taken:
+        return plain
+    if letter in _Z_SUBSCRIPTS:
+        alternative = "z_{" + _Z_SUBSCRIPTS[letter] + ("," + index if index else "") + "}"
+    else:
+        alternative = r"\boldsymbol{" + letter + "}" + subscript
+    while alternative in taken:
+        alternative += "'"
+    return alternative
+
+
+def _where(page: _Page) -> list[Line]:
+    """Every symbol that appears, defined: the given values first, then the system's glossary and the vectors."""
+    tex = page.tex
+    entries = [" = ".join(tex(part) for part in entry) for entry in page.given]
+    defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
+    entries += _glossary(page.system, skip=defined)
+    entries += _woodbury_glossary(page)
+    if not entries:
+        return []
+    return [(r"& \text{where } " + entries[0], False), *((r"& " + e, False) for e in entries[1:])]
+
+
+def _woodbury_glossary(page: _Page) -> list[str]:
+    forms = [v for v in page.system.observables.values() if isinstance(v, WoodburyForm) and v.size]
+    if not forms:
+        return []
+    form = forms[0]
+    meanings = [page.vector(name) + " " + relation for name, relation in form.meanings]
+    lines = [r",\ ".join(meanings[i:i + _PER_LINE]) for i in range(0, len(meanings), _PER_LINE)]
+    blocks = list(_groups(form.labels)) if form.labels else [""]
+    vectors = r"\mathcal{U} = (" + ", ".join(f"u^{{({b})}}" for b in blocks) + ")" if blocks != [""] else r"\mathcal{U}"
+    source = ""
+    if form.source_label:
+        source = r",\ e = " + page.vector(_base(form.source_label)) + (
+            r" \text{ in pencil block } " + _block_of(form.source_label) if _block_of(form.source_label) else "")
+    lines.append(r"\mathsf{G} = \mathcal{U}^\top R\,\mathcal{U}/n,\ g = \mathcal{U}^\top R\, e/n,\ "
+                 r"\mathsf{C} = n\,\mathcal{C} \text{ for the low-rank part } \mathcal{U}\mathcal{C}\mathcal{U}^\top "
+                 r"\text{ of the pencil}")
+    lines.append(r"\quad " + vectors + source)
+    lines.append(r"\quad R \text{ the resolvent of the noise pencil, whose quadratic forms reduce to } "
+                 r"\tau_{ij}, \tau^A_{ij}")
+    return lines
+
+
+def _symbols(system: FixedPointSystem) -> set[sp.Symbol]:
+    """Every symbol the printed system contains."""
+    exprs = [*system.residuals.values(), *system.definitions.values(), system.continuation.start, *system.branch,
+             *(a.integrand for a in system.averages.values()), *system.continuation.initial.values()]
+    for value in system.observables.values():
+        exprs += value.entries() if isinstance(value, WoodburyForm) else [value]
+    out = set(system.parameters) | set(system.unknowns) | set(system.averages) | {system.continuation.variable}
+    out |= {a.variable for a in system.averages.values()}
+    for e in exprs:
+        out |= getattr(e, "free_symbols", set())
+    return {x for x in out if isinstance(x, sp.Symbol)}
+
+
+def _glossary(system: FixedPointSystem, skip: set = frozenset()) -> list[str]:
+    """The system's glossary entries for the symbols (and named functions) that appear, but not those in ``skip``."""
+    used: set = _symbols(system)
+    for e in [*system.residuals.values(), *(a.integrand for a in system.averages.values())]:
+        used |= {f.func for f in sp.sympify(e).atoms(AppliedUndef)}
+    return [text for symbol, text in system.glossary.items() if symbol in used and symbol not in skip]

@@ -61,6 +61,13 @@ def geometry_vectors(rank: int) -> tuple[str, ...]:
     return ("mu", *keys, *queries)
 
 
+def vector_latex(vector: str) -> str:
+    r"""LaTeX of a deterministic vector: ``mu`` -> :math:`\mu`, ``wK`` -> :math:`w_K`, ``wQ2`` -> :math:`w_Q^{(2)}`."""
+    if vector == "mu":
+        return r"\mu"
+    return f"w_{vector[1]}" + (f"^{{({vector[2:]})}}" if vector[2:] else "")
+
+
 def projection_name(vector: str) -> str:
     r"""The :math:`n`-vector :math:`Z^\top v`: ``s`` for :math:`\mu`, ``k``/``q`` (``k1``, ...) for the weights."""
     if vector == "mu":

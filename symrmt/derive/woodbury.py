@@ -25,7 +25,7 @@ import sympy as sp
 
 from .components import WoodburyForm
 from .gaussian_equivalent import LowRank
-from .symbols import gram_symbol, tau_symbol
+from .symbols import gram_symbol, tau_symbol, vector_latex
 
 __all__ = ["PlacedTerm", "WoodburyCorrection", "woodbury_correction"]
 
@@ -64,8 +64,10 @@ class WoodburyCorrection:
 
     def form(self, offset: sp.Expr) -> WoodburyForm:
         r""":math:`\text{offset} - g^\top \mathsf C (I + \mathsf G \mathsf C)^{-1} g` as a :class:`~.components.WoodburyForm`."""
+        names = list(dict.fromkeys(name for name, _ in self.vectors))
         return WoodburyForm(offset, self.source, self.core, self.gram,
-                            tuple(f"{name}^({block})" for name, block in self.vectors))
+                            tuple(f"{name}^({block})" for name, block in self.vectors),
+                            tuple((name, _meaning(name)) for name in names), f"{_SOURCE[0]}^({_SOURCE[1]})")
 
     def averages(self) -> list[tuple[int, int, bool]]:
         """The spectral averages the correction needs, as (i, j, weighted), in a stable order."""
@@ -78,6 +80,16 @@ class WoodburyCorrection:
             if _quadratic_kind(u, "y") is not None and self.source[i] != 0:
                 out.append((min(a, 1), max(a, 1), False))
         return sorted(set(out), key=lambda k: (k[2], k[0], k[1]))
+
+
+#: The placed vector that g is taken against: y in block 1 (Phi = y^T Q y / n = (H^{-1})_11 in y).
+_SOURCE = ("y", 1)
+
+
+def _meaning(name: str) -> str:
+    r"""What a named n-vector is, read after its name: y the labels, the others :math:`Z^\top v`."""
+    source = _source_vector(name)
+    return r"\in \{\pm 1\}^n \text{ the labels}" if source is None else r"= Z^\top " + vector_latex(source)
 
 
 def _quadratic_kind(u: str, v: str) -> bool | None:
@@ -115,5 +127,5 @@ def woodbury_correction(terms: list[PlacedTerm]) -> WoodburyCorrection:
         for (u, v), coefficient in term.low_rank.terms().items():
             core[vectors.index((u, term.row)), vectors.index((v, term.col))] += term.n_scale * coefficient
     gram = sp.Matrix(size, size, lambda i, j: _quadratic_form(*vectors[i], *vectors[j]))
-    source = sp.Matrix(size, 1, lambda i, _: _quadratic_form(*vectors[i], "y", 1))
+    source = sp.Matrix(size, 1, lambda i, _: _quadratic_form(*vectors[i], *_SOURCE))
     return WoodburyCorrection(tuple(vectors), core, gram, source)

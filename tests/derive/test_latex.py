@@ -1,4 +1,6 @@
 """symrmt.derive.latex: the printed system, solver data included."""
+import re
+
 import sympy as sp
 
 from symrmt.derive import attention_system, linear_system
@@ -42,3 +44,90 @@ def test_every_block_is_an_aligned_environment():
         blocks = system_latex(system).split("\n\n")
         assert len(blocks) >= 5
         assert all(b.startswith(r"\begin{aligned}") and b.endswith(r"\end{aligned}") for b in blocks)
+
+
+# --------------------------------------------------------------------------- a paper's appendix
+
+
+def _equations_and_where(text: str) -> tuple[str, str]:
+    equations, where = text.rsplit("\n\n", 1)
+    assert r"\text{where }" in where
+    return equations, where
+
+
+def test_b_squared_is_one_symbol_defined_once():
+    # f = x exp(-x^2/2): b^2 = sqrt(3)/9 - 1/8 used to be expanded into five entries
+    from symrmt import latex
+
+    equations, where = _equations_and_where(latex("x*exp(-x**2/2)"))
+    assert r"\frac{\sqrt{3}}{9}" not in equations and equations.count("b^{2}") >= 5
+    assert where.count(r"\frac{\sqrt{3}}{9}") == 2                    # nu = sqrt(3)/9 and b^2 = nu - a_1^2 = ...
+    assert r"b^{2} = \nu - a_1^2 = - \frac{1}{8} + \frac{\sqrt{3}}{9}" in where
+    assert r"f(x) = x e^{- \frac{x^{2}}{2}}" in where
+    # b = 0 is put in: f = x has no Wigner part, so the t's leave M(lambda)
+    linear_f, _ = _equations_and_where(latex("x"))
+    assert "b^{2}" not in linear_f and r"M(\lambda) &= \begin{pmatrix}\gamma & d + \lambda - 1" in linear_f
+
+
+def test_derivatives_use_an_upright_d():
+    text = system_latex(attention_system())
+    assert r"\frac{\mathrm{d}}{\mathrm{d}\gamma} \Phi" in text and r"\frac{d}" not in text
+
+
+def test_every_printed_vector_and_woodbury_object_is_defined():
+    _, where = _equations_and_where(system_latex(attention_system(rank=2)))
+    for needle in (r"y \in \{\pm 1\}^n", r"s = Z^\top \mu", r"k_{1} = Z^\top w_K^{(1)}", r"q_{2} = Z^\top w_Q^{(2)}",
+                   r"\mathsf{G} = \mathcal{U}^\top R\,\mathcal{U}/n", r"g = \mathcal{U}^\top R\, e/n",
+                   r"\mathsf{C} = n\,\mathcal{C}", r"e = y \text{ in pencil block } 1", r"Z \in \mathbb{R}^{p \times n}",
+                   r"W_K^\top W_Q = I_p + \sum_{h=1}^{2} w_K^{(h)} w_Q^{(h)\top}"):
+        assert needle in where, needle
+
+
+def test_a_parameter_named_like_a_vector_renames_the_vector():
+    from symrmt import latex
+
+    text = latex("tanh(s*x)", parameters=["s"])
+    equations, where = _equations_and_where(text)
+    assert r"u^{(1)} = (y, z_{\mu}, q)" in equations and r"z_{\mu} = Z^\top \mu" in where
+    assert r"s = Z^\top" not in text and r"f(x) = \tanh{\left(s x \right)}" in where
+    assert r"a_{1}(s) = \mathbb{E}[\xi f(\xi)]" in where and r"\nu(s) = \mathbb{E}[f(\xi)^2]" in where
+    both = latex("tanh(k*x) + y*x**3", parameters=["k", "y"])
+    assert r"u^{(2)} = (\boldsymbol{y}, z_{\mu}, z_{K})" not in both          # s is free: only k and y move
+    assert r"u^{(2)} = (\boldsymbol{y}, s, z_{K})" in both and r"z_{K} = Z^\top w_K" in both
+
+
+def test_a_parameter_named_like_a_scalar_gets_a_tilde():
+    from symrmt import latex
+
+    equations, where = _equations_and_where(latex("erf(d*x)", parameters=["d"]))
+    assert r"\tilde{d}" in equations and r"+ d +" in equations        # the user's d and the diagonal d
+    assert r"f(x) = \operatorname{erf}{\left(\tilde{d} x \right)}" in where
+    assert r"d = K_{ii}" in where
+
+
+def test_digits_round_closed_forms_only_when_numeric():
+    from symrmt import latex
+
+    exact = latex("erf(x)", digits=4)
+    numeric = latex("erf(x)", digits=4, numeric=True)
+    assert r"\sqrt{\pi}" in exact and r"\sqrt{\pi}" not in numeric and "0.6515" in numeric
+    assert "0.605706" in latex("tanh(x)")                    # 0.6057055096..., rounded in decimal
+
+
+def test_long_lists_of_vectors_are_split():
+    text = system_latex(attention_system(rank=12))
+    lines = [line for line in text.splitlines() if "u^{(1)} = (" in line or line.startswith(r"& \qquad")]
+    assert len(lines) >= 2 and all(len(line) < 120 for line in lines)
+    assert r"u^{(1)} = (y, s, q_{1}, q_{2}, q_{3}, q_{4}, q_{5}, q_{6}," in text
+
+
+def test_document_numbers_and_labels_every_equation():
+    from symrmt import latex
+
+    document = latex("tanh(x)", document=True)
+    assert document.startswith(r"\documentclass") and document.rstrip().endswith(r"\end{document}")
+    assert r"\begin{aligned}" not in document and document.count(r"\begin{align}") == 6
+    labels = re.findall(r"\\label\{([^}]*)\}", document)
+    assert len(labels) == len(set(labels)) >= 20
+    assert {"attention:Mlambda", "attention:t11", "attention:tauA33", "attention:G12", "attention:Eattngamma"} <= set(labels)
+    assert r"\text{where }" not in document and r"\paragraph{Where.}" in document

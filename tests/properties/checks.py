@@ -179,7 +179,7 @@ def check_weight_rescaling(theory: Theory, point: Point, t: float = 1.6, gammas=
     Gram entries: :math:`\alpha_K \to t\alpha_K`, :math:`\alpha_Q \to \alpha_Q/t`,
     :math:`\|w_K\|^2 \to t^2\|w_K\|^2`, :math:`\|w_Q\|^2 \to \|w_Q\|^2/t^2`,
     :math:`w_K^\top w_Q` fixed. A theory that puts :math:`\alpha_K` where :math:`\alpha_Q`
-    belongs in :math:`\Sigma` breaks this (docs/theory.md section 6 warns about the order).
+    belongs in :math:`\Sigma` breaks this (docs/theory.md section 3 warns about the order).
     """
     moved = point.replace(alpha_K=t * point.alpha_K, alpha_Q=point.alpha_Q / t, omega_KK=t * t * point.omega_KK,
                           omega_QQ=point.omega_QQ / (t * t))
@@ -207,11 +207,12 @@ def check_one_sided_weights(theory: Theory, point: Point, gammas=GAMMAS) -> None
 def check_a1_zero(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`a_1 = 0`, :math:`d = 0`: E does not depend on :math:`\|\mu\|` nor on the alignment, and more signal does not help.
 
-    docs/theory.md section 6: :math:`L \propto a_1 = 0`, :math:`\kappa = d - a_1 = 0`, and
-    :math:`t_{12} = 0` by W → −W, so :math:`R_{12} = R_{13} = 0` and the Woodbury
+    docs/theory.md section 12: :math:`L \propto a_1 = 0`, :math:`\kappa = d - a_1 = 0`, and
+    :math:`t_{12} = 0` by :math:`\Xi \to -\Xi`, so :math:`R_{12} = R_{13} = 0` and the Woodbury
     correction vanishes although :math:`P` is present. Checked as equality with the
     noise-only error at the same :math:`\nu`, for the drawn geometry and for four
-    times the signal.
+    times the signal. This is the limit :math:`n \to \infty` at fixed :math:`\theta'`; at finite
+    :math:`n` the signal enters at order :math:`\theta'/\sqrt n` (docs/theory.md section 3).
     """
     base = point.replace(a1=0.0, d=0.0)
     reference = base.noise_only()

@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
+from ..paths import check_output_file
 from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
@@ -35,6 +37,10 @@ def add_latex(sub) -> None:
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
+    p.add_argument("--numeric", action="store_true",
+                   help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
+    p.add_argument("--document", metavar="FILE.tex", default=None,
+                   help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
     p.add_argument("--json", action="store_true")
 
 
@@ -119,15 +125,23 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if not 1 <= args.digits <= MAX_DIGITS:
         raise SymrmtInputError(f"--digits {args.digits}: give 1..{MAX_DIGITS} significant digits "
                                f"(a float64 holds {MAX_DIGITS}).")
+    if args.document is not None:
+        check_output_file(args.document, "--document", ("tex",))
     note = None
     if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
-                 parameters=formula_parameters(args.f) or None)
-    if not args.json:
-        print(text)
+                 parameters=formula_parameters(args.f) or None, numeric=args.numeric,
+                 document=args.document is not None)
     out = {"kind": args.kind, "f": args.f, "latex": text}
+    if args.document is not None:
+        Path(args.document).write_text(text, encoding="utf-8")
+        out["document"] = args.document
+        if not args.json:
+            print(f"document written to {args.document}")
+    elif not args.json:
+        print(text)
     if args.kind == "attention":
         out["rank"] = args.rank
     if note:
