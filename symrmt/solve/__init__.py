@@ -46,8 +46,8 @@ from .problem import Problem
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
                        PATH_NODES, QUADRATURE_TOLERANCE)
 
-__all__ = ["SolveResult", "PointFailure", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule", "RULES",
-           "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
+__all__ = ["SolveResult", "PointFailure", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule",
+           "RULES", "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
 
 
 @dataclass(frozen=True)

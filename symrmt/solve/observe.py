@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .path import newton_step
+from .path import newton_step, solve_each
 from .problem import Problem, stack
 from .settings import RANGE_SLACK
 
@@ -77,7 +77,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
         value = offset
     else:
         system = np.eye(k) + gram @ core
-        h = np.linalg.solve(system, source[..., None])[..., 0]
+        h = solve_each(system, source[..., None])[..., 0]
         v = np.einsum("nij,nj->ni", core, h)                                          # C S^{-1} g
         value = offset - np.einsum("ni,ni->n", source, v)
     if observable.rate is None:
@@ -85,7 +85,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
     d_offset, d_core, d_gram, d_source = _split(stack(observable.rate(*dargs), n, dtype), k)
     if not k:
         return value, d_offset
-    u = np.linalg.solve(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
+    u = solve_each(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
     d_system = d_gram @ core + gram @ d_core
     derivative = (d_offset - np.einsum("ni,ni->n", d_source, v) - np.einsum("ni,nij,nj->n", source, d_core, h)
                   - np.einsum("ni,ni->n", u, d_source) + np.einsum("ni,nij,nj->n", u, d_system, h))

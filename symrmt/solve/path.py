@@ -16,32 +16,39 @@ from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
                        STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values", "physical"]
+__all__ = ["newton", "newton_step", "solve_each", "continue_path", "starting_values", "start_values",
+           "physical"]
 
 
 def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
     r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, each (U, N).
 
-    One batched solve for both right-hand sides. Floating-point warnings are silenced:
-    the callers test the entries for non-finite values. A singular Jacobian makes NumPy
-    refuse the whole batch; then the points are solved one by one and a singular one
-    gets NaN, so that it fails alone.
+    One batched solve for both right-hand sides (:func:`solve_each`: a singular Jacobian
+    fails its point alone). Floating-point warnings are silenced: the callers test the
+    entries for non-finite values.
     """
-    rhs = np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2)
     with np.errstate(all="ignore"):
-        try:
-            solved = np.linalg.solve(jacobian, rhs)
-        except np.linalg.LinAlgError:
-            solved = np.stack([_solve_or_nan(a, b) for a, b in zip(jacobian, rhs)]) if len(rhs) else rhs
+        solved = solve_each(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
     return solved[..., 0].T, -solved[..., 1].T
 
 
+def solve_each(matrices: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve`` of a stack, where a singular matrix gives NaN for its own point only.
+
+    NumPy refuses the whole stack when one matrix is singular; then the matrices are
+    solved one by one.
+    """
+    try:
+        return np.linalg.solve(matrices, rhs)
+    except np.linalg.LinAlgError:
+        return np.stack([_solve_or_nan(a, b) for a, b in zip(matrices, rhs)])
+
+
 def _solve_or_nan(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``matrix^-1 rhs``, or NaN where the matrix is singular."""
     try:
         return np.linalg.solve(matrix, rhs)
     except np.linalg.LinAlgError:
-        return np.full_like(rhs, np.nan)
+        return np.full(np.shape(rhs), np.nan, dtype=np.result_type(matrix, rhs))
 
 
 def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
