@@ -34,23 +34,44 @@ import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
 from .geometry import Geometry, gram_rank, resolve_gram
-from .solve import SolveResult, solve
+from .solve import PointFailure, SolveResult, solve
+from .validate import positive_array, real_array, within
 from .validate import real_array as _real
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "ridge_solution", "gram_parameters", "latex"]
+           "RidgeSolution", "RidgelessLimit", "ridge_solution", "gram_parameters", "latex", "C_RANGE", "MAX_GAMMA",
+           "MAX_DIAGONAL"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
+#: The ratios c = p/n where the theory is solved: beyond, one side of X has 10^4 times the other and
+#: the solver's tolerances (absolute 1e-11 on the unknowns, which scale like 1/c) are no longer checked.
+C_RANGE = (1e-4, 1e4)
+#: The largest ridge: E is 1 - O(1/gamma), within the quadrature tolerance of 1 well before 10^6 (for
+#: norms and d of order one), and beyond it the pencil's conditioning (gamma against O(1) entries) costs
+#: the branch checks their accuracy.
+MAX_GAMMA = 1e6
+#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-3, and E(gamma) that of d^2 C, which the
+#: quadrature resolves only for gamma above about 10^-7 d^2.
+MAX_DIAGONAL = 1e3
+
+
 @dataclass(frozen=True)
 class RidgeSolution:
-    r"""The solved system at every point: :math:`E`, :math:`\Phi = y^\top Q y/n`, the unknowns and residuals."""
+    r"""The solved system at every point: :math:`E`, :math:`\Phi = y^\top Q y/n`, the unknowns and residuals.
+
+    With ``partial=True`` the arrays are :class:`numpy.ma.MaskedArray`, masked where the
+    point could not be solved (``failed``; the data there is NaN, also after ``filled()``),
+    and ``failures`` says why, point by point.
+    """
 
     error: np.ndarray
     phi: np.ndarray
     unknowns: np.ndarray
     residual: np.ndarray
     unknown_names: tuple = ()
+    failed: np.ndarray | None = None
+    failures: tuple[PointFailure, ...] = ()
 
     def as_dict(self) -> dict:
         """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
@@ -88,11 +109,20 @@ def hermite_data(f) -> tuple[Any, Any]:
     return data.a1, data.nu
 
 
-def _positive(name: str, value: ArrayLike) -> np.ndarray:
-    array = _real(name, value)
-    if np.any(array <= 0):
-        raise ParameterError(f"{name} must be > 0 (got {value!r}).")
-    return array
+def _ratio(c: ArrayLike) -> np.ndarray:
+    """``c`` read as the ratio p/n: positive and in :data:`C_RANGE`."""
+    return within("c", positive_array("c", c), *C_RANGE, "the range of p/n where the theory is solved and checked")
+
+
+def _ridge(gamma: ArrayLike) -> np.ndarray:
+    """``gamma`` read as the ridge: positive and at most :data:`MAX_GAMMA`."""
+    return within("gamma", positive_array("gamma", gamma), 0.0, MAX_GAMMA,
+                  f"E is 1 to the solver's accuracy beyond {MAX_GAMMA:g}")
+
+
+def _diagonal(d: ArrayLike) -> np.ndarray:
+    """``d`` read as the diagonal K_ii: real, |d| at most :data:`MAX_DIAGONAL`."""
+    return within("d", real_array("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, "K is d I beyond, up to a relative 1e-3")
 
 
 def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict]:
@@ -135,16 +165,35 @@ def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nd
     return a1, np.sqrt(np.clip(b2, 0, None))
 
 
-def ridge_solution(result: SolveResult) -> RidgeSolution:
-    """The :class:`RidgeSolution` of a solved ridge system (:func:`symrmt.derive.attention.ridge_system`)."""
+def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
+    """The :class:`RidgeSolution` of a solved ridge system (:func:`symrmt.derive.attention.ridge_system`).
+
+    With ``partial`` the arrays are masked where ``result.failed``.
+    """
     from .derive.attention import ERROR, PHI
 
-    return RidgeSolution(result[ERROR], result[PHI], result.unknowns, result.residual,
-                         tuple(str(t) for t in result.unknown_keys))
+    failed = result.failed if result.failed is not None else np.zeros(np.shape(result.residual), bool)
+    arrays = [result[ERROR], result[PHI], result.unknowns, result.residual]
+    if partial:
+        arrays = [masked(a, failed) for a in arrays]
+    return RidgeSolution(*arrays, tuple(str(t) for t in result.unknown_keys), failed, result.failures)
+
+
+def masked(values: np.ndarray, failed: np.ndarray) -> np.ma.MaskedArray:
+    """``values`` masked where ``failed`` (broadcast over leading axes), NaN underneath and as fill value.
+
+    A failed point then cannot pass for a number: it prints as ``--``, reductions skip it, and
+    ``np.asarray`` or ``filled()`` give NaN, never a plausible value.
+    """
+    data = np.array(values, dtype=np.result_type(values, float))
+    mask = np.broadcast_to(failed, data.shape)
+    data[mask] = np.nan
+    return np.ma.MaskedArray(data, mask=mask.copy(), fill_value=np.nan)
 
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> RidgeSolution:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    partial: bool = False) -> RidgeSolution:
     r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
 
     Parameters
@@ -152,11 +201,12 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
         The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data (arrays broadcast).
     c, gamma : array_like
-        :math:`c = p/n > 0` and the ridge :math:`\gamma > 0`; broadcast together.
+        :math:`c = p/n` in :data:`C_RANGE` and the ridge :math:`0 < \gamma \le` :data:`MAX_GAMMA`;
+        broadcast together.
     geometry : Geometry, optional
         Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none.
     d : array_like
-        Diagonal :math:`K_{ii}`.
+        Diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`MAX_DIAGONAL`.
     gram : array_like or dict, optional
         Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
         shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
@@ -164,6 +214,20 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     params : dict, optional
         Values of f's symbolic parameters (``hermite("erf(s*x)", parameters=["s"])``, or a formula
         whose extra names are the keys), arrays that broadcast with the rest.
+    partial : bool
+        What a point the solver cannot solve does (each point is solved on its own; the usual
+        cause is a :math:`\gamma` too small for the quadrature near :math:`c = 1`). False
+        (default): :class:`~symrmt.errors.ConvergenceError` naming it, with every failed point
+        in its ``failures``. True: the solution of the other points, every array a
+        :class:`numpy.ma.MaskedArray` masked at the failed ones (NaN underneath), with
+        ``failed`` and ``failures`` (index, parameters, reason) saying where and why.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
     """
     from .codegen import compile_system
     from .derive import attention_system
@@ -171,25 +235,32 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
 
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
-    params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.a1: a1, S.b: b, S.d: _real("d", d),
-              **geometry_params}
-    return ridge_solution(solve(compile_system(attention_system(rank)), params))
+    params = {S.c: _ratio(c), S.gamma: _ridge(gamma), S.a1: a1, S.b: b, S.d: _diagonal(d), **geometry_params}
+    return ridge_solution(solve(compile_system(attention_system(rank)), params, partial=partial), partial)
 
 
-def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> RidgeSolution:
-    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters)."""
+def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 partial: bool = False) -> RidgeSolution:
+    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
+
+    Parameters and ``partial`` as in :func:`solve_attention`.
+    """
     from .codegen import compile_system
     from .derive import linear_system
     from .derive import symbols as S
 
     _, geometry_params = gram_parameters(geometry, gram)
-    params = {S.c: _positive("c", c), S.gamma: _positive("gamma", gamma), S.theta: geometry_params[S.theta]}
-    return ridge_solution(solve(compile_system(linear_system()), params))
+    params = {S.c: _ratio(c), S.gamma: _ridge(gamma), S.theta: geometry_params[S.theta]}
+    return ridge_solution(solve(compile_system(linear_system()), params, partial=partial), partial)
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> np.ndarray:
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    partial: bool = False) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
+
+    Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
+    underneath) where the solver failed: ``solve_attention(..., partial=True).failures`` says why.
 
     Examples
     --------
@@ -201,19 +272,26 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     ()
     >>> attention_error("erf(s*x)", c=1.0, gamma=0.1, params={"s": [0.5, 1.0, 2.0]}).shape
     (3,)
+    >>> attention_error("tanh(x)", c=1.0, gamma=[1e-10, 0.1], partial=True).round(3)   # 1e-10: too small
+    masked_array(data=[--, 0.453],
+                 mask=[ True, False],
+           fill_value=nan)
     """
-    return solve_attention(f, c, gamma, geometry, d, gram, params).error
+    return solve_attention(f, c, gamma, geometry, d, gram, params, partial).error
 
 
-def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> np.ndarray:
+def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 partial: bool = False) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
+
+    ``partial`` as in :func:`attention_error`.
 
     Examples
     --------
     >>> round(float(linear_error(c=1.0, gamma=1.0)), 6)   # noise only: 1/sqrt(5)
     0.447214
     """
-    return solve_linear(c, gamma, geometry, gram).error
+    return solve_linear(c, gamma, geometry, gram, partial).error
 
 
 #: gamma sequence for the ridgeless limit (half-decade steps down to 1e-5).

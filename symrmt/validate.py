@@ -16,7 +16,7 @@ import numpy as np
 from .errors import ParameterError
 
 __all__ = ["MAX_GRID_POINTS", "real_scalar", "positive_scalar", "integer", "real_array", "positive_array",
-           "positive_grid", "choice"]
+           "positive_grid", "choice", "within"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -125,4 +125,25 @@ def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
     """``value`` if it is one of ``names`` (exactly, as a string)."""
     if not isinstance(value, str) or value not in names:
         raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint)
+    return value
+
+
+def within(name: str, value: Any, lower: float, upper: float, hint: str = "") -> Any:
+    """``value`` (a number or array already read by a validator above) if every entry lies in ``[lower, upper]``.
+
+    Examples
+    --------
+    >>> within("c", 2.0, 1e-4, 1e4)
+    2.0
+    >>> within("c", [1.0, 1e300], 1e-4, 1e4, "the theory is solved there")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: c contains [1e+300]: every value must be in [0.0001, 10000]. the theory is solved there
+    """
+    array = np.asarray(value, dtype=float)
+    bad = (array < lower) | (array > upper)
+    if np.any(bad):
+        subject = f"{name} = {float(array)!r}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        raise _refuse(name, value, f"{'must be' if array.ndim == 0 else 'every value must be'} in "
+                      f"[{lower:g}, {upper:g}]", hint, subject)
     return value
