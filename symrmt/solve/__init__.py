@@ -244,6 +244,8 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
     failures: dict[int, str] = {}
     t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * start_values(cheap, local), failures=failures)
     state = _Pending(local, (value, t, rate), problem).keep(~np.isin(local, list(failures)))
+    if not state.points.size:
+        return out, residual_out, unknowns, failures
     previous, failed = _whole_solve(state.problem, state.resume)
     while True:
         failures.update({int(state.points[i]): reason for i, reason in failed.items()})
