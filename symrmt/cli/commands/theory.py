@@ -6,9 +6,13 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
+from ..failures import add_strict, failed_points, print_failures, settle
+from ..output import cell
 from ..paths import check_output_file
 from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
 
@@ -28,6 +32,7 @@ def add_theory(sub) -> None:
     add_common(p)
     add_geometry(p)
     add_params(p)
+    add_strict(p)
 
 
 def add_latex(sub) -> None:
@@ -53,15 +58,19 @@ def add_spectrum(sub) -> None:
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
     add_geometry(p)
+    add_strict(p)
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
 def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
-    """``(h, E_attn, E_lin)`` of ``args``: the Hermite data and both curves over ``args.gamma``.
+    """``(h, E_attn, E_lin, failed)`` of ``args``: the Hermite data, both curves over ``args.gamma``, failed points.
 
     With ``--param`` the attention error has one axis per parameter, in the order given, and γ last.
+    The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
+    points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
+    has decided the status (an error if all failed or with ``--strict``).
     """
-    from ... import attention_error, hermite, linear_error
+    from ... import hermite, solve_attention, solve_linear
 
     check_c(args.c)
     params = _parameter_grid(getattr(args, "param", []) or [], len(args.gamma))
@@ -76,9 +85,14 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     if params:                               # one axis per parameter, gamma last
         axes = len(params)
         params = {k: v.reshape((-1,) + (1,) * (axes - i)) for i, (k, v) in enumerate(params.items())}
-    attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
-    linear = linear_error(args.c, gamma, geometry, gram=args.gram)
-    return h, attention, linear
+    attention = solve_attention(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None,
+                                partial=True)
+    linear = solve_linear(args.c, gamma, geometry, gram=args.gram, partial=True)
+    axes = [*((k, v) for k, v in (getattr(args, "param", []) or [])), ("gamma", gamma)]
+    failed = (failed_points(attention.failures, axes, "attention")
+              + failed_points(linear.failures, [("gamma", gamma)], "linear"))
+    settle(failed, attention.error.size + linear.error.size, args.strict)
+    return h, attention.error, linear.error, failed
 
 
 def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
@@ -97,22 +111,26 @@ def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
-    h, attention, linear = theory_curves(args, geometry(args))
+    h, attention, linear, failed = theory_curves(args, geometry(args))
+    attention_cells, linear_cells = np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)
     if args.param:
         out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in args.param},
-               "attention": attention.tolist(), "linear": linear.tolist()}
+               "attention": attention.tolist(), "linear": linear.tolist(), "failed": failed}
         if not args.json:
             print(f"f = {h.f} in {', '.join(k for k, _ in args.param)}; c = {args.c}; attention error, "
                   "one row per parameter point (gamma across):")
-            print("\n".join(" ".join(f"{v:9.5f}" for v in row) for row in attention.reshape(-1, attention.shape[-1])))
+            print("\n".join(" ".join(cell(v, 9) for v in row)
+                            for row in attention_cells.reshape(-1, attention.shape[-1])))
+            print_failures(failed)
         return out
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
-           "a1": h.a1, "nu": h.nu}
+           "a1": h.a1, "nu": h.nu, "failed": failed}
     if not args.json:
         print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
-        for g, a, l in zip(args.gamma, attention, linear):
-            print(f"{g:10.4g} {a:10.5f} {l:10.5f}")
+        for g, a, l in zip(args.gamma, attention_cells, linear_cells):
+            print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
+        print_failures(failed)
     return out
 
 
@@ -155,12 +173,15 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
     check_c(args.c)
     h = hermite(args.f, center=args.center)
     result = spectral_density(h, args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
-                              geometry=geometry(args), gram=args.gram)
+                              geometry=geometry(args), gram=args.gram, partial=True)
+    failed = failed_points(result.failures, [("x", result.x)])
+    settle(failed, result.x.size, args.strict)
     out = result.as_dict()
     if not args.json:
         print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} matrix, "
               f"eta = {args.eta}; atom at 0: {out['atom']:.6g}")
         print(f"{'x':>10} {'density':>12}")
-        for x, rho in zip(result.x, result.density):
-            print(f"{x:10.4g} {rho:12.6g}")
+        for x, rho in zip(result.x, np.ma.filled(result.density, np.nan)):
+            print(f"{x:10.4g} " + (f"{rho:12.6g}" if np.isfinite(rho) else f"{'-':>12}"))
+        print_failures(failed)
     return out
