@@ -23,8 +23,8 @@ import numpy as np
 from .errors import ConvergenceError, ParameterError
 from .geometry import Geometry, check_symmetric_kernel, resolve_gram
 from .solve import CompiledSystem, PointFailure, solve
-from .theory import C_RANGE, MAX_DIAGONAL, _hermite_arrays, masked
-from .validate import choice, positive_scalar, real_array, real_scalar, within
+from .theory import _hermite_arrays, masked
+from .validate import C_RANGE, MAX_DIAGONAL, RANGE_HINT, choice, positive_scalar, real_array, real_scalar, within
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS", "MAX_ARGUMENT"]
 
@@ -102,7 +102,7 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
         The nonlinearity (centered), or its Hermite data.
     c : float
-        :math:`p/n`, in :data:`~symrmt.theory.C_RANGE`.
+        :math:`p/n`, in :data:`~symrmt.validate.C_RANGE`.
     x : float or array_like
         Where to evaluate: a number or a 1-d list of real numbers, :math:`|x| \le` :data:`MAX_ARGUMENT`.
     eta : float
@@ -110,7 +110,7 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
         measure smoothed by the Cauchy kernel of width :math:`\eta`.
     matrix : {"gram", "kernel"}
     d : float
-        The diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.theory.MAX_DIAGONAL`.
+        The diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.validate.MAX_DIAGONAL`.
     geometry, gram : optional
         As in :func:`symrmt.theory.attention_error`; the low-rank part moves only :math:`O(1)`
         outlying eigenvalues, so the bulk does not depend on it, but ``"kernel"`` refuses
@@ -138,10 +138,10 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     a1, b = _hermite_arrays(f)
     if a1.ndim or b.ndim:
         raise ParameterError("spectral_density takes one nonlinearity at a time (scalar a_1 and nu).")
-    c = within("c", positive_scalar("c", c), *C_RANGE, "the range of p/n where the theory is solved and checked")
-    eta = within("eta", real_scalar("eta", eta), 0.0, MAX_ARGUMENT, "the distance to the real axis")
-    d = within("d", real_scalar("d", d), -MAX_DIAGONAL, MAX_DIAGONAL)
-    x = within("x", _points(x), -MAX_ARGUMENT, MAX_ARGUMENT)
+    c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
+    eta = within("eta", real_scalar("eta", eta), 0.0, MAX_ARGUMENT, "(the distance to the real axis)")
+    d = within("d", real_scalar("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, RANGE_HINT)
+    x = within("x", _points(x), -MAX_ARGUMENT, MAX_ARGUMENT, RANGE_HINT)
     G = resolve_gram(geometry, gram)
     if matrix == "kernel":
         check_symmetric_kernel(G)

@@ -35,25 +35,15 @@ import numpy as np
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
 from .geometry import Geometry, gram_rank, resolve_gram
 from .solve import PointFailure, SolveResult, solve
-from .validate import choice, positive_array, positive_scalar, real_array, within
-from .validate import real_array as _real
+from .validate import (C_RANGE, MAX_DIAGONAL, MAX_GAMMA, RANGE_HINT, choice, integer, positive_array,
+                       positive_scalar, real_array, within)
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "RidgelessLimit", "ridge_solution", "gram_parameters", "latex", "C_RANGE", "MAX_GAMMA",
-           "MAX_DIAGONAL"]
+           "RidgeSolution", "RidgelessLimit", "ridge_solution", "gram_parameters", "latex", "KINDS", "MAX_RANK",
+           "MAX_DIGITS"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
-#: The ratios c = p/n where the theory is solved: beyond, one side of X has 10^4 times the other and
-#: the solver's tolerances (absolute 1e-11 on the unknowns, which scale like 1/c) are no longer checked.
-C_RANGE = (1e-4, 1e4)
-#: The largest ridge: E is 1 - O(1/gamma), within the quadrature tolerance of 1 well before 10^6 (for
-#: norms and d of order one), and beyond it the pencil's conditioning (gamma against O(1) entries) costs
-#: the branch checks their accuracy.
-MAX_GAMMA = 1e6
-#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-3, and E(gamma) that of d^2 C, which the
-#: quadrature resolves only for gamma above about 10^-7 d^2.
-MAX_DIAGONAL = 1e3
 
 
 @dataclass(frozen=True)
@@ -110,19 +100,18 @@ def hermite_data(f) -> tuple[Any, Any]:
 
 
 def _ratio(c: ArrayLike) -> np.ndarray:
-    """``c`` read as the ratio p/n: positive and in :data:`C_RANGE`."""
-    return within("c", positive_array("c", c), *C_RANGE, "the range of p/n where the theory is solved and checked")
+    """``c`` read as the ratio p/n: positive and in :data:`~symrmt.validate.C_RANGE`."""
+    return within("c", positive_array("c", c), *C_RANGE, RANGE_HINT)
 
 
 def _ridge(gamma: ArrayLike) -> np.ndarray:
-    """``gamma`` read as the ridge: positive and at most :data:`MAX_GAMMA`."""
-    return within("gamma", positive_array("gamma", gamma), 0.0, MAX_GAMMA,
-                  f"E is 1 to the solver's accuracy beyond {MAX_GAMMA:g}")
+    """``gamma`` read as the ridge: positive and at most :data:`~symrmt.validate.MAX_GAMMA`."""
+    return within("gamma", positive_array("gamma", gamma), 0.0, MAX_GAMMA, RANGE_HINT)
 
 
 def _diagonal(d: ArrayLike) -> np.ndarray:
-    """``d`` read as the diagonal K_ii: real, |d| at most :data:`MAX_DIAGONAL`."""
-    return within("d", real_array("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, "K is d I beyond, up to a relative 1e-3")
+    """``d`` read as the diagonal K_ii: real, |d| at most :data:`~symrmt.validate.MAX_DIAGONAL`."""
+    return within("d", real_array("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, RANGE_HINT)
 
 
 def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict]:
@@ -153,12 +142,12 @@ def _hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nd
             raise ParameterError(f"f = {f.f} has the parameters {names}: give their values, e.g. "
                                  f"params={{{names[0]!r}: [0.5, 1.0]}}.")
         data = f.numeric(**params)
-        a1, nu = _real("a_1", data["a1"]), _real("nu", data["nu"])
+        a1, nu = real_array("a_1", data["a1"]), real_array("nu", data["nu"])
     else:
         if params:
             raise ParameterError(f"params = {dict(params)!r}: this f has no parameters; leave params out.")
         a1, nu = hermite_data(f)
-        a1, nu = _real("a_1", a1), _real("nu", nu)
+        a1, nu = real_array("a_1", a1), real_array("nu", nu)
     b2 = nu - a1**2
     if np.any(b2 < -1e-12 * np.maximum(1, nu)):
         raise SymrmtInputError("need nu >= a_1^2 (nu = E f^2 bounds a_1 = E[xi f] by Cauchy-Schwarz).")
@@ -201,12 +190,12 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
         The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data (arrays broadcast).
     c, gamma : array_like
-        :math:`c = p/n` in :data:`C_RANGE` and the ridge :math:`0 < \gamma \le` :data:`MAX_GAMMA`;
-        broadcast together.
+        :math:`c = p/n` in :data:`~symrmt.validate.C_RANGE` and the ridge
+        :math:`0 < \gamma \le` :data:`~symrmt.validate.MAX_GAMMA`; broadcast together.
     geometry : Geometry, optional
         Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none.
     d : array_like
-        Diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`MAX_DIAGONAL`.
+        Diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.validate.MAX_DIAGONAL`.
     gram : array_like or dict, optional
         Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
         shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
@@ -381,7 +370,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     >>> r.limit, round(r.exponent, 3), round(r.coefficient, 3)
     (0.0, 0.5, 0.5)
     """
-    c = float(within("c", positive_array("c", c), *C_RANGE))
+    c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
     kind = choice("kind", kind, ("attention", "linear"))
     tolerance = positive_scalar("tolerance", tolerance)
     if kind == "attention":
@@ -440,6 +429,15 @@ def _settled_limit(gamma: np.ndarray, error: np.ndarray, last: int, limit: float
     return float(np.clip(limit, 0.0, 1.0))
 
 
+#: The kinds of system :func:`latex` prints.
+KINDS = ("attention", "linear", "gram_density", "kernel_density")
+#: The largest rank :func:`latex` prints: the system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to
+#: build); beyond it the text is too long to read and to build.
+MAX_RANK = 64
+#: The most significant digits :func:`latex` prints: a float64 holds 17.
+MAX_DIGITS = 17
+
+
 def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
           parameters=None, numeric: bool = False, document: bool = False) -> str:
     r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
@@ -456,9 +454,9 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         the "where" block. Linear regression does not depend on f (a given f is ignored).
     kind : {"attention", "linear", "gram_density", "kernel_density"}
     digits : int
-        Significant digits of the numbers that f's data put in.
+        Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS`.
     rank : int
-        Rank of the attention weights.
+        Rank of the attention weights, 1..:data:`MAX_RANK`.
     center : bool
         Subtract :math:`a_0` from a formula first.
     parameters : sequence of str, optional
@@ -484,6 +482,9 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     from .derive.registry import printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
 
+    kind = choice("kind", kind, KINDS)
+    digits = within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
+    rank = within("rank", integer("rank", rank, 1), 1, MAX_RANK, "(the printed system grows like r^2)")
     system = system_for(kind, rank)
     substitution, given, symbols = None, [], ()
     if f is not None and kind != "linear":

@@ -15,13 +15,31 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["MAX_GRID_POINTS", "real_scalar", "positive_scalar", "integer", "real_array", "positive_array",
+__all__ = ["MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
+           "integer", "real_array", "positive_array",
            "positive_grid", "choice", "within"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
 #: anything is allocated instead of ending in MemoryError.
 MAX_GRID_POINTS = 100_000
+
+# The ranges of the model's parameters where the theory is solved and checked on grids (docs/theory.md,
+# section 13). The theory, the spectra, the simulator and sweeps read c, gamma and d through them, so that
+# they accept and refuse the same values (norms are bounded by symrmt.geometry.MAX_NORM).
+
+#: c = p/n: beyond, one side of X has 10^4 times the other, and the solver's absolute tolerances on its
+#: unknowns (which scale like 1/c) are not checked.
+C_RANGE = (1e-4, 1e4)
+#: The largest ridge: E is 1 - O(1/gamma), within the quadrature tolerance of 1 well before 10^6 for
+#: norms and d of order one, and beyond, the pencil's conditioning (gamma against O(1) entries) costs the
+#: solver's branch checks their accuracy.
+MAX_GAMMA = 1e6
+#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-3, and E(gamma) that of d^2 C, which the
+#: quadrature resolves only for gamma above about 10^-7 d^2.
+MAX_DIAGONAL = 1e3
+#: What a refusal by these ranges adds.
+RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
 
 
 def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:
@@ -143,7 +161,8 @@ def within(name: str, value: Any, lower: float, upper: float, hint: str = "") ->
     array = np.asarray(value, dtype=float)
     bad = (array < lower) | (array > upper)
     if np.any(bad):
-        subject = f"{name} = {float(array)!r}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        shown = value if isinstance(value, (int, float)) else float(array) if array.ndim == 0 else None
+        subject = f"{name} = {shown!r}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
         raise _refuse(name, value, f"{'must be' if array.ndim == 0 else 'every value must be'} in "
                       f"[{lower:g}, {upper:g}]", hint, subject)
     return value

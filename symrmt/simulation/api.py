@@ -139,7 +139,8 @@ def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.nda
 def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
     n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
-    c = validate.positive_scalar("c", c, "c is the ratio p/n.")
+    c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
+                        validate.RANGE_HINT)
     if c * n > 2.0**62:
         raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
     p = int(round(c * n))
@@ -155,13 +156,15 @@ def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any) 
     """Validate sizes, geometry and d (f is resolved later: it may import SymPy, and sizes are refused first)."""
     geometry, matrix = _resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
-    d = validate.real_scalar("d", d)
+    d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
+                        validate.RANGE_HINT)
     return Model(n, p, d, geometry, matrix, bool(random_frame)), c
 
 
 def _gamma_grid(gamma: Any) -> np.ndarray:
-    return validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
+    grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
                                                   "value such as 1e-4.)")
+    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
 
 
 def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
+from ...theory import KINDS, MAX_DIGITS, MAX_RANK
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
 from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
@@ -18,12 +19,6 @@ from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "MAX_RANK", "MAX_DIGITS"]
-
-#: The largest ``latex --rank``: the printed system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to build);
-#: beyond it the text is too long to read and to build.
-MAX_RANK = 64
-#: The most significant digits of ``latex --digits``: a float64 holds 17.
-MAX_DIGITS = 17
 
 
 def add_theory(sub) -> None:
@@ -38,7 +33,7 @@ def add_theory(sub) -> None:
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
-    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density"), default="attention")
+    p.add_argument("--kind", choices=KINDS, default="attention")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
