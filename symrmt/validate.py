@@ -9,6 +9,7 @@ numbers, ``None``, empty arrays and non-finite values: ``c="1"`` is an error, no
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence as SequenceType
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,7 +18,7 @@ from .errors import ParameterError
 
 __all__ = ["MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
-           "positive_grid", "choice", "within"]
+           "positive_grid", "choice", "within", "indices"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -166,3 +167,20 @@ def within(name: str, value: Any, lower: float, upper: float, hint: str = "") ->
         raise _refuse(name, value, f"{'must be' if array.ndim == 0 else 'every value must be'} in "
                       f"[{lower:g}, {upper:g}]", hint, subject)
     return value
+
+
+def indices(name: str, value: Any, hint: str = "") -> list[int]:
+    """``value`` as a list of integers >= 0 (layer or head indices; one integer gives one index).
+
+    >>> indices("layers", (0, 2))
+    [0, 2]
+    >>> indices("layers", ["1"])
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: layers = '1': must be an integer >= 0.
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = [value]
+    if isinstance(value, (str, bytes)) or not isinstance(value, (SequenceType, np.ndarray)):
+        raise _refuse(name, value, "must be a list of integers >= 0, e.g. [0, 1]", hint)
+    return [integer(name, item, 0, hint) for item in np.ravel(np.asarray(value, dtype=object))]
