@@ -358,7 +358,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     ------
     ConvergenceError
         Fewer than three :math:`\gamma` of the ladder could be solved (e.g. :math:`|d|` so large that
-        the quadrature needs :math:`\gamma \gtrsim 10^{-7} d^2`), or for :math:`c < 1` the
+        the quadrature needs :math:`\gamma \gtrsim 10^{-6} d^2`), or for :math:`c < 1` the
         extrapolations disagree by more than ``tolerance``.
 
     Examples
@@ -372,7 +372,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     """
     c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
     kind = choice("kind", kind, ("attention", "linear"))
-    tolerance = positive_scalar("tolerance", tolerance)
+    tolerance = within("tolerance", positive_scalar("tolerance", tolerance), 0.0, 1.0, "(E lies in [0, 1])")
     if kind == "attention":
         values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram, partial=True)
     else:

@@ -36,9 +36,9 @@ C_RANGE = (1e-4, 1e4)
 #: norms and d of order one, and beyond, the pencil's conditioning (gamma against O(1) entries) costs the
 #: solver's branch checks their accuracy.
 MAX_GAMMA = 1e6
-#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-3, and E(gamma) that of d^2 C, which the
-#: quadrature resolves only for gamma above about 10^-7 d^2.
-MAX_DIAGONAL = 1e3
+#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-2, and E(gamma) close to that of d^2 C,
+#: which the quadrature resolves only for gamma above about 10^-6 d^2 (10^-2 at d = 100).
+MAX_DIAGONAL = 100.0
 #: What a refusal by these ranges adds.
 RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
 
@@ -159,7 +159,10 @@ def within(name: str, value: Any, lower: float, upper: float, hint: str = "") ->
     ...
     symrmt.errors.ParameterError: c contains [1e+300]: every value must be in [0.0001, 10000]. the theory is solved there
     """
-    array = np.asarray(value, dtype=float)
+    try:
+        array = np.asarray(value, dtype=float)
+    except OverflowError:                  # an int beyond float64 (an integer() kind): out of any range
+        array = np.asarray(np.inf if value > 0 else -np.inf)
     bad = (array < lower) | (array > upper)
     if np.any(bad):
         shown = value if isinstance(value, (int, float)) else float(array) if array.ndim == 0 else None

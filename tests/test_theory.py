@@ -235,7 +235,7 @@ def test_ridgeless_limit_says_when_it_cannot_be_measured_and_tiny_gamma_is_refus
     with pytest.raises(ConvergenceError, match="did not settle"):
         ridgeless_error(TANH, 0.999)           # the gap (1 - sqrt c)^2 ~ 2.5e-7 is at the bottom of the ladder
     with pytest.raises(ConvergenceError, match="three or more gamma"):
-        ridgeless_error(TANH, 1.0, d=100.0)    # the quadrature needs gamma above ~1e-7 d^2
+        ridgeless_error(TANH, 1.0, d=100.0)    # the quadrature needs gamma above ~1e-6 d^2
     with pytest.raises(ConvergenceError, match="too small for the quadrature"):
         attention_error(TANH, 1.0, 1e-10)      # would need ~7e5 nodes at c = 1 (MAX_NODES = 34992)
     with pytest.raises(ConvergenceError, match="stalled"):

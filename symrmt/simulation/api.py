@@ -141,7 +141,7 @@ def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
     c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
                         validate.RANGE_HINT)
-    if c * n > 2.0**62:
+    if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
         raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
     p = int(round(c * n))
     if p < max(vectors, 3):
@@ -169,7 +169,9 @@ def _gamma_grid(gamma: Any) -> np.ndarray:
 
 def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
     hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
-    return (validate.integer("seeds", seeds, minimum, hint),
+    seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
+                            "(as the seeds of a sweep)")
+    return (seeds,
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 
