@@ -29,13 +29,14 @@ MAX_GRID_POINTS = 100_000
 # section 13). The theory, the spectra, the simulator and sweeps read c, gamma and d through them, so that
 # they accept and refuse the same values (norms are bounded by symrmt.geometry.MAX_NORM).
 
-#: c = p/n: beyond, one side of X has 10^4 times the other, and the solver's absolute tolerances on its
-#: unknowns (which scale like 1/c) are not checked.
-C_RANGE = (1e-4, 1e4)
-#: The largest ridge: E is 1 - O(1/gamma), within the quadrature tolerance of 1 well before 10^6 for
-#: norms and d of order one, and beyond, the pencil's conditioning (gamma against O(1) entries) costs the
-#: solver's branch checks their accuracy.
-MAX_GAMMA = 1e6
+#: c = p/n: the solver is checked on grids from 1e-8 to 1e8 (only tiny gamma fail near the top, and are
+#: reported); beyond 1e6 one side of X would have a million times the other, and nothing is simulated.
+C_RANGE = (1e-6, 1e6)
+#: The largest ridge: E = 1 - 2 m_1/gamma + ..., with m_1 the mean eigenvalue of K^T C K (up to about 1e5 for
+#: norms and d of order one). Beyond 1e12, gamma against the pencil's O(1) entries spends every digit of
+#: float64; below it a point where round-off still fails the branch checks (gamma c above about 1e10) is
+#: reported as failed, never returned.
+MAX_GAMMA = 1e12
 #: The largest |d| = |K_ii|: K is then d I up to a relative 10^-2, and E(gamma) close to that of d^2 C,
 #: which the quadrature resolves only for gamma above about 10^-6 d^2 (10^-2 at d = 100).
 MAX_DIAGONAL = 100.0
