@@ -193,14 +193,15 @@ def _solve_flat(problem: Problem, quadrature_tolerance: float):
     """
     if problem.compiled.complex:
         return _solve_by_levels(problem, quadrature_tolerance)
-    t = starting_values(problem.subset(slice(None), PATH_NODES))
+    failures: dict[int, str] = {}       # anchors whose path failed are not followed again with a finer rule
+    t = starting_values(problem.subset(slice(None), PATH_NODES), failures)
     size = problem.size
     keys = [o.key for o in problem.compiled.observables]
     out = {k: np.full(size, np.nan, dtype=problem.dtype) for k in keys}
     residual_out = np.full(size, np.nan)
     unknowns = np.full_like(t, np.nan)
-    failures: dict[int, str] = {}
-    pending = np.arange(size)
+    pending = np.flatnonzero(~np.isin(np.arange(size), list(failures)))
+    problem, t = problem.subset(pending, problem.nodes), t[:, pending]
     while pending.size:
         settled = np.zeros(pending.size, bool)
         step = max(1, CHUNK_ELEMENTS // (problem.nodes + 1))    # bounds memory: ~24 arrays of step x nodes

@@ -236,19 +236,23 @@ def _anchors(problem: Problem) -> np.ndarray:
     return anchor
 
 
-def starting_values(problem: Problem) -> np.ndarray:
+def starting_values(problem: Problem, failures: dict | None = None) -> np.ndarray:
     """Starting values of the unknowns at every target.
 
     Anchors are continued to their targets; every other point gets one Euler step
     from its anchor (the caller then polishes all of them with Newton, and falls
-    back to continuation where that fails). The points of an anchor whose path
-    failed get NaN, so that the caller's fallback follows their own paths.
+    back to continuation where that fails). An anchor whose path failed is recorded
+    in ``failures`` (point -> reason; without it, it raises) and gets NaN, as do the
+    points predicted from it, so that the caller's fallback follows their own paths.
     """
     if not problem.compiled.unknowns:
         return np.zeros((0, problem.size), dtype=problem.dtype)
     anchor = _anchors(problem)
     anchors = np.unique(anchor)
-    t_anchor, rate_anchor, _ = continue_path(problem, anchors, failures={})
+    lost: dict[int, str] | None = None if failures is None else {}
+    t_anchor, rate_anchor, _ = continue_path(problem, anchors, failures=lost)
+    if failures is not None:
+        failures.update({int(anchors[k]): reason for k, reason in lost.items()})
     position = np.searchsorted(anchors, anchor)
     value = problem.flat[problem.variable]
     return t_anchor[:, position] + rate_anchor[:, position] * (value - value[anchor])
