@@ -26,6 +26,7 @@ _EXPORTS = {
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
     "spectral_density": "density", "SpectralDensity": "density",
     "latex": "theory",
+    "kernel_ridge_error": "theory", "simulate_kernel_ridge": "simulation",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -39,8 +39,8 @@ from .validate import (C_RANGE, MAX_DIAGONAL, MAX_GAMMA, RANGE_HINT, choice, int
                        positive_scalar, real_array, within)
 
 __all__ = ["attention_error", "linear_error", "solve_attention", "solve_linear", "hermite_data", "ridgeless_error",
-           "RidgeSolution", "RidgelessLimit", "ridge_solution", "gram_parameters", "latex", "KINDS", "MAX_RANK",
-           "MAX_DIGITS"]
+           "RidgeSolution", "RidgelessLimit", "ridge_solution", "gram_parameters", "latex", "MAX_RANK", "MAX_DIGITS",
+           "kernel_parameters", "solve_kernel_ridge", "kernel_ridge_error"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
@@ -220,12 +220,24 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     """
     from .codegen import compile_system
     from .derive import attention_system
+
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve(compile_system(attention_system(rank)), values, partial=partial), partial)
+
+
+def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                      gram: Any = None, params: Mapping[str, ArrayLike] | None = None) -> tuple[int, dict]:
+    r"""``(rank, {symbol: array})``: the parameters of a model of the attention matrix :math:`K`, bound by symbol.
+
+    :math:`c, \gamma, a_1, b, d` and the Gram entries of the geometry (:func:`gram_parameters`), keyed by
+    the symbols of :mod:`symrmt.derive.symbols`; arguments as in :func:`solve_attention`. Every system
+    built on :math:`K` (attention, kernel ridge) takes exactly these.
+    """
     from .derive import symbols as S
 
     a1, b = _hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
-    params = {S.c: _ratio(c), S.gamma: _ridge(gamma), S.a1: a1, S.b: b, S.d: _diagonal(d), **geometry_params}
-    return ridge_solution(solve(compile_system(attention_system(rank)), params, partial=partial), partial)
+    return rank, {S.c: _ratio(c), S.gamma: _ridge(gamma), S.a1: a1, S.b: b, S.d: _diagonal(d), **geometry_params}
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
@@ -281,6 +293,38 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     0.447214
     """
     return solve_linear(c, gamma, geometry, gram, partial).error
+
+
+def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       partial: bool = False) -> RidgeSolution:
+    r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
+
+    :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
+    :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
+    :func:`solve_attention`, ``partial`` included.
+    """
+    from .codegen import compile_system
+    from .derive import kernel_ridge_system
+
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve(compile_system(kernel_ridge_system(rank)), values, partial=partial), partial)
+
+
+def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       partial: bool = False) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
+
+    In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
+    :func:`symrmt.simulation.simulate_kernel_ridge`). Parameters as in :func:`solve_attention`.
+
+    Examples
+    --------
+    >>> np.round(kernel_ridge_error("tanh(x)", c=1.0, gamma=[0.1, 1.0]), 3)
+    array([0.242, 0.646])
+    """
+    return solve_kernel_ridge(f, c, gamma, geometry, d, gram, params, partial).error
 
 
 #: The ridge ladder of the ridgeless limit: half-decade steps from 1e-2 down to 1e-9 (the points the
@@ -429,8 +473,6 @@ def _settled_limit(gamma: np.ndarray, error: np.ndarray, last: int, limit: float
     return float(np.clip(limit, 0.0, 1.0))
 
 
-#: The kinds of system :func:`latex` prints.
-KINDS = ("attention", "linear", "gram_density", "kernel_density")
 #: The largest rank :func:`latex` prints: the system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to
 #: build); beyond it the text is too long to read and to build.
 MAX_RANK = 64
@@ -452,11 +494,11 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
         :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
         the "where" block. Linear regression does not depend on f (a given f is ignored).
-    kind : {"attention", "linear", "gram_density", "kernel_density"}
+    kind : {"attention", "linear", "gram_density", "kernel_density", "kernel_ridge"}
     digits : int
         Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS`.
     rank : int
-        Rank of the attention weights, 1..:data:`MAX_RANK`.
+        Rank of the attention weights (attention, kernel ridge), 1..:data:`MAX_RANK`.
     center : bool
         Subtract :math:`a_0` from a formula first.
     parameters : sequence of str, optional
@@ -479,7 +521,7 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     True
     """
     from .derive.latex import system_document, system_latex
-    from .derive.registry import printed_hermite, system_for
+    from .derive.registry import KINDS, printed_hermite, system_for
     from .nonlinearity import HermiteCoefficients, hermite
 
     kind = choice("kind", kind, KINDS)

@@ -15,7 +15,8 @@ code builds, step by step,
 5. :mod:`.attention` -- these assembled into one
    :class:`~.fixed_point.FixedPointSystem` for attention (any rank of weights)
    and one for linear (ridge) regression; :mod:`.density` -- the same resolvents
-   at a complex spectral argument, for eigenvalue densities;
+   at a complex spectral argument, for eigenvalue densities; :mod:`.kernel_ridge` -- a second
+   model from the same parts, ridge regression on :math:`K` alone;
 6. :mod:`.registry` -- the systems by kind and the substitution of f's Hermite data;
    :mod:`.latex` -- a system printed as LaTeX.
 
@@ -26,7 +27,9 @@ from .attention import attention_system, linear_system
 from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, WoodburyForm, derivative_of
 from .density import density_system
 from .fixed_point import FixedPointSystem
+from .kernel_ridge import kernel_ridge_system
 from .registry import KINDS, system_for
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
-           "derivative_of", "attention_system", "linear_system", "density_system", "KINDS", "system_for"]
+           "derivative_of", "attention_system", "linear_system", "density_system", "kernel_ridge_system", "KINDS",
+           "system_for"]

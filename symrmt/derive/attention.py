@@ -55,12 +55,13 @@ def _domain(symbol: sp.Symbol) -> sp.Set:
 
 
 def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters: tuple[sp.Symbol, ...],
-                 kernel_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E") -> FixedPointSystem:
+                 spectrum_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E") -> FixedPointSystem:
     r"""The fixed-point system of :math:`\Phi = y^\top Q y/n` and :math:`E` for a ridge pencil and low-rank terms.
 
-    ``kernel_scale`` bounds the squared entries' scale of :math:`K` (e.g. :math:`1 + a_1^2 + b^2 + d^2`);
-    continuation in :math:`\gamma` starts :data:`~.dyson.START_FACTOR` times above
-    :func:`~.dyson.ridge_scale` of it, where :math:`t = 0` is in Newton's basin.
+    :math:`Q = (\gamma + G)^{-1}` is the top-left block of the pencil's inverse, for a PSD Gram matrix
+    :math:`G` (:math:`K^\top C K` for attention, :math:`K^\top K` for kernel ridge); ``spectrum_scale``
+    bounds its spectrum (e.g. :func:`~.dyson.ridge_scale` for :math:`K^\top C K`). Continuation in
+    :math:`\gamma` starts :data:`~.dyson.START_FACTOR` times above it, where :math:`t = 0` is in Newton's basin.
     """
     dyson = dyson_fixed_point(pencil)
     woodbury = woodbury_correction(terms)
@@ -76,7 +77,7 @@ def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters:
         residuals=dyson.residuals,
         averages=averages,
         observables={PHI: woodbury.form(S.tau_symbol(1, 1)), ERROR: -S.gamma**2 * derivative_of(PHI, S.gamma)},
-        continuation=Continuation(S.gamma, START_FACTOR * ridge_scale(kernel_scale), {t: 0 for t in dyson.unknowns}),
+        continuation=Continuation(S.gamma, START_FACTOR * spectrum_scale, {t: 0 for t in dyson.unknowns}),
         branch=branch,
         admissible={PHI: Admissible(0, 1 / S.gamma, "relative"), ERROR: Admissible(0, 1, "absolute")},
         glossary={**GLOSSARY, **(glossary or {})},
@@ -126,7 +127,7 @@ def attention_system(rank: int = 1) -> FixedPointSystem:
              PlacedTerm(3, 3, data, sp.Integer(1))]
     parameters = (*S.MODEL_PARAMETERS, *S.gram_symbols(rank))
     return ridge_system("attention" if rank == 1 else f"attention, rank {rank}", pencil, terms, parameters,
-                        KERNEL_SCALE, _geometry_glossary(rank), r"E_\mathrm{attn}")
+                        ridge_scale(KERNEL_SCALE), _geometry_glossary(rank), r"E_\mathrm{attn}")
 
 
 @lru_cache(maxsize=None)
@@ -137,4 +138,4 @@ def linear_system() -> FixedPointSystem:
     """
     pencil = ridge_pencil(sp.Integer(1), sp.Integer(0), S.c * S.lam)
     return ridge_system("linear", pencil, [PlacedTerm(3, 3, data_low_rank(), sp.Integer(1))],
-                        (S.c, S.gamma, S.theta), sp.Integer(1), error_name=r"E_\mathrm{lin}")
+                        (S.c, S.gamma, S.theta), ridge_scale(sp.Integer(1)), error_name=r"E_\mathrm{lin}")

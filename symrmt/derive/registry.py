@@ -5,6 +5,7 @@ kind                          system
 ============================  =============================================================
 ``"attention"``               :func:`~.attention.attention_system` (weights of any ``rank``)
 ``"linear"``                  :func:`~.attention.linear_system`
+``"kernel_ridge"``            :func:`~.kernel_ridge.kernel_ridge_system` (ridge on :math:`K` alone)
 ``"gram_density"``            :func:`~.density.density_system` of the attention Gram matrix
 ``"kernel_density"``          :func:`~.density.density_system` of the kernel matrix :math:`K`
 ============================  =============================================================
@@ -23,20 +24,24 @@ from . import symbols as S
 from .attention import attention_system, linear_system
 from .density import density_system
 from .fixed_point import FixedPointSystem
+from .kernel_ridge import kernel_ridge_system
 
 __all__ = ["KINDS", "system_for", "hermite_substitution", "substitution_of", "printed_hermite"]
 
-KINDS = ("attention", "linear", "gram_density", "kernel_density")
+KINDS = ("attention", "linear", "gram_density", "kernel_density", "kernel_ridge")
 
 
 def system_for(kind: str = "attention", rank: int = 1) -> FixedPointSystem:
-    """The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention); each is derived once."""
+    """The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention and kernel ridge); each is
+    derived once."""
     if kind == "attention":
         return attention_system(rank)
     if kind == "linear":
         return linear_system()
     if kind in ("gram_density", "kernel_density"):
         return density_system(kind.split("_")[0])
+    if kind == "kernel_ridge":
+        return kernel_ridge_system(rank)
     raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
 
 

@@ -74,15 +74,17 @@ same draws.
 Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :math:`K`),
 :mod:`~symrmt.simulation.linalg` (the routes' kernels and their cost model),
 :mod:`~symrmt.simulation.routes` (which route serves each curve),
-:mod:`~symrmt.simulation.memory` (the peak estimate and the refusal) and
-:mod:`~symrmt.simulation.api` (the public functions, re-exported here).
+:mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
+:mod:`~symrmt.simulation.api` (the public functions, re-exported here) and
+:mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone).
 """
 from __future__ import annotations
 
 from .api import SimulationResult, simulate, simulate_once, simulate_spectrum
+from .kernel_ridge import KernelRidgeResult, simulate_kernel_ridge
 from .memory import memory_estimate
 from .model import FiniteSizeWarning
 from .routes import METHODS
 
 __all__ = ["SimulationResult", "FiniteSizeWarning", "simulate", "simulate_once", "simulate_spectrum",
-           "memory_estimate", "METHODS"]
+           "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge"]

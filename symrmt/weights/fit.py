@@ -58,8 +58,11 @@ RTOL = 1e-7
 #: of singular values (each off by about :math:`\epsilon\sigma_1`, so :math:`p\epsilon^2\sigma_1^2` in all),
 #: so that an exact :math:`sI + \text{rank } r` is certified to a residual fraction of about 1e-12.
 _FLOOR = 1e-24
-#: Points of the first grid on :math:`[-B, B]`, and the most SVDs before giving up.
-_GRID, _MAX_EVALUATIONS = 5, 4000
+#: Points of the first grid on :math:`[-B, B]`, and the most SVDs before giving up for a core of size
+#: :math:`k \ge 64` (a layer's :math:`p = 384`: about two minutes); smaller cores cost about :math:`k^3` less per
+#: SVD and get proportionally more, up to :data:`_MOST_EVALUATIONS`: a non-normal :math:`M` whose smallest
+#: singular value touches 0 at a real eigenvalue needs many splits there (about 4100 for a 6 x 6 case).
+_GRID, _MAX_EVALUATIONS, _MOST_EVALUATIONS = 5, 4000, 100_000
 #: SVDs per batch (bounds the memory of the stacked shifted matrices).
 _BATCH = 16
 
@@ -128,13 +131,14 @@ def fit_shift(matrix: CompressedMatrix, rank_max: int, rtol: float = RTOL) -> Sh
     shifts = np.unique(np.concatenate([np.linspace(-width, width, _GRID), [0.0, trace / p]]))
     tails = _tails(matrix.shifted_singular_values(shifts), rank_max)
     floor = _FLOOR * norm2
+    budget = min(_MOST_EVALUATIONS, max(_MAX_EVALUATIONS, int(_MAX_EVALUATIONS * (64 / len(matrix.core)) ** 3)))
     while True:
         lower, split = _interval_bounds(shifts, tails, p, bounds)
         best = tails.min(axis=0)
         short = lower < (best - np.maximum(rtol * best, floor))[None, :]
         if not short.any():
             break
-        if len(shifts) > _MAX_EVALUATIONS:
+        if len(shifts) > budget:
             raise ConvergenceError(f"the s*I + rank-r fit of a {p} x {p} matrix was not certified after "
                                    f"{len(shifts)} SVDs (ranks {ranks[short.any(axis=0)].tolist()}).")
         deficit = np.where(short, best[None, :] - lower, -np.inf)

@@ -35,6 +35,7 @@ CASES = [
     dict(kind="linear"),
     dict(kind="gram_density", f="tanh(x)"),
     dict(kind="kernel_density", f="sin(x)"),
+    dict(kind="kernel_ridge", f="tanh(x)", rank=2),
 ]
 
 _ENGINES = ("pdflatex", "lualatex", "xelatex")

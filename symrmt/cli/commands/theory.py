@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ...theory import KINDS, MAX_DIGITS, MAX_RANK
+from ...theory import MAX_DIGITS, MAX_RANK
 from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
 from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
@@ -33,7 +33,8 @@ def add_theory(sub) -> None:
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
-    p.add_argument("--kind", choices=KINDS, default="attention")
+    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density", "kernel_ridge"),
+                   default="attention")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
@@ -155,7 +156,7 @@ def cmd_latex(args: argparse.Namespace) -> dict:
             print(f"document written to {args.document}")
     elif not args.json:
         print(text)
-    if args.kind == "attention":
+    if args.kind in ("attention", "kernel_ridge"):
         out["rank"] = args.rank
     if note:
         out["note"] = note
