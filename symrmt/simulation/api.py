@@ -146,8 +146,9 @@ def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.nda
 def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
     n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
-    c = validate.positive_scalar("c", c, "c is the ratio p/n.")
-    if c * n > 2.0**62:
+    c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
+                        validate.RANGE_HINT)
+    if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
         raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
     p = int(round(c * n))
     if p < max(vectors, 3):
@@ -163,7 +164,8 @@ def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
     """Validate sizes, geometry, weights and d (f comes later: it may import SymPy, and sizes are refused first)."""
     geometry, matrix = _resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
-    d = validate.real_scalar("d", d)
+    d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
+                        validate.RANGE_HINT)
     if weights is not None:
         _signal_only(matrix)
         weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
@@ -178,13 +180,16 @@ def _signal_only(gram: np.ndarray) -> None:
 
 
 def _gamma_grid(gamma: Any) -> np.ndarray:
-    return validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
+    grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
                                                   "value such as 1e-4.)")
+    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
 
 
 def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
     hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
-    return (validate.integer("seeds", seeds, minimum, hint),
+    seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
+                            "(as the seeds of a sweep)")
+    return (seeds,
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 

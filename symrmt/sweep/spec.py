@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
-from ..validate import MAX_GRID_POINTS
+from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, within
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
            "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
@@ -230,7 +230,14 @@ def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
                 d=_unique("d", _reals("d", lists["d"])), geometry=_unique("geometry", _geometries(lists["geometry"])),
                 seeds=seeds, center=_boolean(raw["center"], "center"), method=_method(raw["method"]))
     _check_dimensions(spec["c"], spec["n"])
+    _check_ranges(spec)
     return spec | ({"params": params} if params else {})
+
+
+def _check_ranges(spec: dict) -> None:
+    """c, gamma and d in the ranges the theory and the simulator accept (:mod:`symrmt.validate`)."""
+    for key, (lower, upper) in (("c", C_RANGE), ("gamma", (0.0, MAX_GAMMA)), ("d", (-MAX_DIAGONAL, MAX_DIAGONAL))):
+        within(key, spec[key], lower, upper, RANGE_HINT)
 
 
 # ---------------------------------------------------------------------------

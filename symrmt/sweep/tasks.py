@@ -12,7 +12,6 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import ConvergenceError
 from ..geometry import Geometry
 from .spec import SweepSpec, canonical, hermite_key, point_key
 
@@ -39,38 +38,23 @@ def model_geometry(entry: Mapping | list) -> dict[str, Any]:
 def theory_task(payload: dict) -> dict:
     """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``.
 
-    A curve the solver cannot finish is retried one γ at a time, so that only the γ it
-    cannot solve become null (with the reason in ``error``) and the sweep goes on.
+    The solver solves each γ on its own, so only the γ it cannot solve become null (with the
+    reason in ``error``) and the sweep goes on.
     """
-    from ..theory import attention_error, linear_error
+    from ..theory import solve_attention, solve_linear
 
     geometry = model_geometry(payload["geometry"])
     a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
-    curves = {"attention": lambda g: attention_error((a1, nu), c, g, d=d, **geometry),
-              "linear": lambda g: linear_error(c, g, **geometry)}
+    gamma = np.asarray(payload["gamma"], dtype=float)
+    curves = {"attention": solve_attention((a1, nu), c, gamma, d=d, partial=True, **geometry),
+              "linear": solve_linear(c, gamma, partial=True, **geometry)}
     out: dict[str, Any] = {"a1": a1, "nu": nu}
     errors = []
-    for name, curve in curves.items():
-        out[name], failed = _curve(curve, payload["gamma"])
-        errors += [f"{name} at gamma = {g:g}: {message}" for g, message in failed]
+    for name, solution in curves.items():
+        out[name] = finite_list(np.ma.filled(solution.error, np.nan))
+        errors += [f"{name} at gamma = {gamma[f.index[-1]]:g}: {f.reason}" for f in solution.failures]
     out["error"] = "; ".join(errors) or None
     return out
-
-
-def _curve(curve: Callable, gamma: list[float]) -> tuple[list, list[tuple[float, str]]]:
-    """``curve(gamma)`` as a JSON list, and the ``(gamma, message)`` the solver did not converge at."""
-    try:
-        return finite_list(curve(np.asarray(gamma))), []
-    except ConvergenceError:
-        pass
-    values, failed = [], []
-    for g in gamma:
-        try:
-            values.append(finite_list(curve(np.asarray([g])))[0])
-        except ConvergenceError as exc:
-            values.append(None)
-            failed.append((g, str(exc)))
-    return values, failed
 
 
 @functools.lru_cache(maxsize=64)

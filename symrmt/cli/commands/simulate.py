@@ -9,6 +9,8 @@ from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import (add_common, add_f, add_geometry, add_mc, add_params, check_c, geometry, geometry_kwargs,
                          parameter_values, single_point)
+from ..failures import add_strict, print_failures
+from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from .theory import theory_curves
 
@@ -21,10 +23,10 @@ def add_simulate(sub) -> None:
 
 
 def add_compare(sub) -> None:
-    _add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot")
+    add_strict(_add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot"))
 
 
-def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
+def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.ArgumentParser:
     """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
     p = sub.add_parser(name, help=help)
     add_f(p)
@@ -33,6 +35,7 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
     add_params(p)
     add_mc(p)
     p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
+    return p
 
 
 def _hermite(args: argparse.Namespace):
@@ -114,16 +117,17 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
-    h, attention, linear = theory_curves(args, shape)
+    h, attention, linear, failed = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
     mc = _simulate(args, shape)
     out = {"gamma": args.gamma.tolist(),
-           "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
+           "theory": {"attention": attention.tolist(), "linear": linear.tolist(), "failed": failed},
            "simulation": mc.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
-        _print_comparison(h, args.c, attention, linear, mc)
+        _print_comparison(h, args.c, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan), mc)
+        print_failures(failed)
     if args.plot:
         from sympy import latex
 
@@ -141,5 +145,5 @@ def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc
     print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
     print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
     for i, g in enumerate(mc.gamma):
-        print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
-              f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
+        print(f"{g:9.4g} | {cell(attention[i], 11)} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
+              f"{cell(linear[i], 10)} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")

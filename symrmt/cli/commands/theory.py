@@ -5,21 +5,20 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
+from ...theory import MAX_DIGITS, MAX_RANK
 from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
                          parameter_axes, parameter_values, single_point)
+from ..failures import add_strict, failed_points, print_failures, settle
+from ..output import cell
 from ..paths import check_output_file
 from ..values import parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "MAX_RANK", "MAX_DIGITS"]
-
-#: The largest ``latex --rank``: the printed system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to build);
-#: beyond it the text is too long to read and to build.
-MAX_RANK = 64
-#: The most significant digits of ``latex --digits``: a float64 holds 17.
-MAX_DIGITS = 17
 
 
 def add_theory(sub) -> None:
@@ -28,6 +27,7 @@ def add_theory(sub) -> None:
     add_common(p)
     add_geometry(p)
     add_params(p, grids=True)
+    add_strict(p)
 
 
 def add_latex(sub) -> None:
@@ -56,16 +56,20 @@ def add_spectrum(sub) -> None:
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
     add_geometry(p)
     add_params(p, grids=True)
+    add_strict(p)
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
 def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
-    """``(h, E_attn, E_lin)`` of ``args``: the Hermite data and both curves over ``args.gamma``.
+    """``(h, E_attn, E_lin, failed)`` of ``args``: the Hermite data, both curves over ``args.gamma``, failed points.
 
     With one value per ``--param``, ``h`` is the data at that point; with grids, ``h`` keeps its
     parameters and the attention error has one axis per parameter, in the order given, and γ last.
+    The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
+    points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
+    has decided the status (an error if all failed or with ``--strict``).
     """
-    from ... import attention_error, hermite, linear_error
+    from ... import hermite, solve_attention, solve_linear
 
     check_c(args.c)
     params = parameter_values(args, len(args.gamma))
@@ -74,45 +78,52 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     if point is not None:
         h = h.at(**point)
     grids = parameter_axes(params, trailing=1) if point is None else None
-    attention = attention_error(h, args.c, args.gamma, geometry, args.diag, gram=args.gram, params=grids)
-    linear = linear_error(args.c, args.gamma, geometry, gram=args.gram)
-    return h, attention, linear
+    attention = solve_attention(h, args.c, args.gamma, geometry, args.diag, gram=args.gram, params=grids,
+                                partial=True)
+    linear = solve_linear(args.c, args.gamma, geometry, gram=args.gram, partial=True)
+    axes = [*((k, v) for k, v in params.items() if point is None), ("gamma", args.gamma)]
+    failed = (failed_points(attention.failures, axes, "attention")
+              + failed_points(linear.failures, [("gamma", args.gamma)], "linear"))
+    settle(failed, attention.error.size + linear.error.size, args.strict)
+    return h, attention.error, linear.error, failed
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
-    h, attention, linear = theory_curves(args, geometry(args))
+    h, attention, linear, failed = theory_curves(args, geometry(args))
     params = dict(args.param)
     if h.parameters:
-        return _theory_grid(args, h, params, attention, linear)
+        return _theory_grid(args, h, params, attention, linear, failed)
     point = {k: float(v[0]) for k, v in params.items()}
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
-           "a1": h.a1, "nu": h.nu, **({"params": point} if point else {})}
+           "a1": h.a1, "nu": h.nu, **({"params": point} if point else {}), "failed": failed}
     if not args.json:
         at = "".join(f", {k} = {v:g}" for k, v in point.items())
         print(f"f = {args.f}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
-        for g, a, l in zip(args.gamma, attention, linear):
-            print(f"{g:10.4g} {a:10.5f} {l:10.5f}")
+        for g, a, l in zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)):
+            print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
+        print_failures(failed)
     return out
 
 
-def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear) -> dict:
+def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, failed: list) -> dict:
     """One axis per parameter, gamma last; the table has one row per (parameter point, gamma), with headers."""
-    import numpy as np
-
     data = h.numeric(**parameter_axes(params))
     out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in params.items()},
            "attention": attention.tolist(), "linear": linear.tolist(),
-           "a1": data["a1"].tolist(), "nu": data["nu"].tolist()}
+           "a1": data["a1"].tolist(), "nu": data["nu"].tolist(), "failed": failed}
     if not args.json:
         print(f"f = {h.f} on the grid of {', '.join(params)}; c = {args.c} (E_lin does not depend on f)")
         names = [*params, "a_1", "nu"]
         print(" ".join(f"{n:>10}" for n in [*names, "gamma", "E_attn", "E_lin"]))
         columns = np.broadcast_arrays(*parameter_axes(params).values(), data["a1"], data["nu"])
+        cells = np.ma.filled(attention, np.nan).reshape(-1, len(args.gamma))
+        lines = np.ma.filled(linear, np.nan)
         for i, row in enumerate(zip(*(c.ravel() for c in columns))):
             head = " ".join(f"{v:10.4g}" for v in row)
             for j, g in enumerate(args.gamma):
-                print(f"{head} {g:10.4g} {attention.reshape(-1, len(args.gamma))[i, j]:10.5f} {linear[j]:10.5f}")
+                print(f"{head} {g:10.4g} {cell(cells[i, j], 10)} {cell(lines[j], 10)}")
+        print_failures(failed)
     return out
 
 
@@ -161,22 +172,23 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
         return _spectrum_grid(args, h, params)
     h = h.at(**point)
     result = spectral_density(h, args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
-                              geometry=geometry(args), gram=args.gram)
+                              geometry=geometry(args), gram=args.gram, partial=True)
+    failed = failed_points(result.failures, [("x", result.x)])
+    settle(failed, result.x.size, args.strict)
     out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
         at = "".join(f", {k} = {v:g}" for k, v in point.items())
         print(f"f = {args.f}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} "
               f"matrix, eta = {args.eta}; atom at 0: {out['atom']:.6g}")
         print(f"{'x':>10} {'density':>12}")
-        for x, rho in zip(result.x, result.density):
-            print(f"{x:10.4g} {rho:12.6g}")
+        for x, rho in zip(result.x, np.ma.filled(result.density, np.nan)):
+            print(f"{x:10.4g} " + (f"{rho:12.6g}" if np.isfinite(rho) else f"{'-':>12}"))
+        print_failures(failed)
     return out
 
 
 def _spectrum_grid(args: argparse.Namespace, h, params: dict) -> dict:
     """One density per point of the parameter grids (one axis per parameter, x last), from the numeric data."""
-    import numpy as np
-
     from ... import spectral_density
 
     axes = parameter_axes(params)
