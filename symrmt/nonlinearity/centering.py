@@ -48,7 +48,7 @@ def centered_for_simulation(f: Any, params: Mapping[str, float] | None = None) -
     (:func:`~symrmt.nonlinearity.hermite` with ``method="numeric"``, cached); a Python callable by its
     float64 Hermite data (:mod:`symrmt.nonlinearity.callables`, no SymPy), and it takes no ``params``.
     """
-    if hasattr(f, "require_centered") and hasattr(f, "at"):            # HermiteCoefficients
+    if _is_hermite_data(f):
         h = f.at(**params) if params else f
         h.require_centered()
         return h.f
@@ -71,6 +71,14 @@ def _check_callable(f: Callable) -> None:
 
     values, errors = callable_coefficients(f, label_of(f))
     _check(values["a0"], values["nu"], errors["a0"], label_of(f), None)
+
+
+def _is_hermite_data(obj: Any) -> bool:
+    """A :class:`~symrmt.nonlinearity.HermiteCoefficients`, told without importing SymPy (its module does)."""
+    import sys
+
+    api = sys.modules.get("symrmt.nonlinearity.api")     # an instance exists only once its module is loaded
+    return api is not None and isinstance(obj, api.HermiteCoefficients)
 
 
 def _is_sympy(obj: Any) -> bool:

@@ -67,16 +67,15 @@ def test_any_f_has_hermite_data_and_centering_is_required_only_on_request():
 
 
 def test_results_are_cached_and_callers_cannot_corrupt_the_cache():
-    t0 = time.perf_counter()
+    from symrmt.nonlinearity.api import _hermite_cached
+
     first = hermite("atan(x)", timeout=0.5)  # SymPy finds no a1 / nu in 0.5 s: numeric
-    cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    hits = _hermite_cached.cache_info().hits
     second = hermite("atan(x)", timeout=0.5)
-    warm = time.perf_counter() - t0
-    assert warm < 0.05 < cold and first == second
+    assert _hermite_cached.cache_info().hits == hits + 1 and first == second     # served from memory
     first.exact["a1"] = "garbage"
     assert hermite("atan(x)", timeout=0.5).exact["a1"] is None
-    assert first.source["nu"] == "numeric" and cold < 6  # two 0.5 s budgets + quadrature, with slack for load
+    assert first.source["nu"] == "numeric"
     assert close(first.a1, gauss_expect(lambda t: t * math.atan(t)))
     assert not multiprocessing.active_children()  # SymPy workers were killed and reaped
 
