@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import symrmt
 from symrmt.errors import ParameterError, SymrmtInputError
-from symrmt.theory import ridgeless_error
+from symrmt.theory import kernel_ridge_error, ridgeless_error
 
 TANH = (0.6057055, 0.3942945)
 
@@ -29,6 +29,8 @@ FUNCTIONS = {
                         {"c": "ratio", "gamma": "ridge", "d": "diagonal"}),
     "solve_attention": (lambda **kw: symrmt.solve_attention(**{"f": TANH, "c": 1.0, "gamma": 0.1, **kw}),
                         {"c": "ratio", "gamma": "ridge", "d": "diagonal"}),
+    "kernel_ridge_error": (lambda **kw: kernel_ridge_error(**{"f": TANH, "c": 1.0, "gamma": 0.1, **kw}),
+                           {"c": "ratio", "gamma": "ridge", "d": "diagonal"}),
     "linear_error": (lambda **kw: symrmt.linear_error(**{"c": 1.0, "gamma": 0.1, **kw}),
                      {"c": "ratio", "gamma": "ridge"}),
     "solve_linear": (lambda **kw: symrmt.solve_linear(**{"c": 1.0, "gamma": 0.1, **kw}),
