@@ -11,27 +11,28 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     :math:`a_1 = 0` substituted where :math:`a_1 = 0` exactly (its Dyson matrix depends on
     :math:`\lambda` through a rank-one term, as linear regression's does). For
     :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt{a_1^2 + b^2}` a root of :math:`\det M(\lambda)` is
-    of order :math:`1/a_1^2` and the general form loses digits: such points are refused;
+    of order :math:`1/a_1^2` and the general form loses digits: such points fail (``failures``);
 ``"auto"`` (the default of the public functions)
     the general algebraic form, which agrees with the quadrature form to about 1e-9
     (benchmarks/agreement.py); the quadrature form for the kinds :data:`QUADRATURE_BY_DEFAULT` (linear
     regression, kernel ridge) and :math:`a_1 = 0` (the
     rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
-    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for a
-    group of points where the algebraic form's solver refuses (a
-    :class:`~symrmt.errors.ConvergenceError`).
+    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for the
+    points the algebraic form's solver fails (each point fails alone; the quadrature solves those again).
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Mapping
 
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError
 from .solve import SolveResult, solve, validate_parameters
+from .solve.failures import failure_message
 
 __all__ = ["FORMS", "A1_FLOOR", "QUADRATURE_BY_DEFAULT", "solve_in_form", "check_form"]
 
@@ -61,22 +62,36 @@ def _compiled(kind: str, rank: int, form: str, without_linear_part: bool = False
     return compile_system(system_for(kind, rank, form, without_linear_part))
 
 
-def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto") -> SolveResult:
+def solve_in_form(kind: str, rank: int, params: Mapping, form: str = "auto", partial: bool = False) -> SolveResult:
     """Solve the system of ``kind`` (:data:`symrmt.derive.registry.KINDS`) at ``params`` in ``form``.
 
     ``params`` are keyed by the quadrature system's parameter symbols and broadcast together.
+    ``partial`` as in :func:`symrmt.solve.solve`: a point no form solves fails alone (a
+    :class:`~symrmt.errors.ConvergenceError` naming every such point, or with ``partial=True`` NaN there
+    and the point in ``failures``).
     """
     check_form(form)
     if form == "quadrature" or (form == "auto" and kind in QUADRATURE_BY_DEFAULT):
-        return solve(_compiled(kind, rank, "quadrature"), params)
+        return solve(_compiled(kind, rank, "quadrature"), params, partial=partial)
     # The algebraic system has the quadrature system's parameters and domains: it validates them (the
     # quadrature system is compiled only if a point needs it).
     params = validate_parameters(_compiled(kind, rank, "algebraic"), params)
     shape = np.broadcast_shapes(*(v.shape for v in params.values()))
     flat = {k: np.broadcast_to(v, shape).ravel() for k, v in params.items()}
-    parts = [(where, _solve_group(kind, rank, flat, where, system, form))
-             for where, system in _groups(flat, form)]
-    return _merge(_physical_unknowns(kind, rank), parts, shape, int(np.prod(shape)))
+    parts = []
+    for where, system in _groups(flat, form):
+        points = {k: v[where] for k, v in flat.items()}
+        if system == "refused":
+            parts.append((where, _refused(kind, rank, points)))
+        elif system == "quadrature":
+            parts.append((where, solve(_compiled(kind, rank, "quadrature"), points, partial=True)))
+        else:
+            parts += _algebraic(kind, rank, where, points, system == "a1 = 0", form)
+    result = _merge(_physical_unknowns(kind, rank), parts, shape)
+    if result.failures and not partial:
+        raise ConvergenceError(failure_message(_name(kind, rank), result.failures, result.failed.size),
+                               result.failures)
+    return result
 
 
 def _physical_unknowns(kind: str, rank: int) -> tuple:
@@ -86,8 +101,14 @@ def _physical_unknowns(kind: str, rank: int) -> tuple:
     return system_for(kind, rank).unknowns
 
 
+def _name(kind: str, rank: int) -> str:
+    from .derive.registry import system_for
+
+    return system_for(kind, rank).name
+
+
 def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
-    """The points of each system: ``(mask, "general" | "a1 = 0" | "quadrature")``."""
+    """The points of each system: ``(mask, "general" | "a1 = 0" | "quadrature" | "refused")``."""
     from .derive import symbols as S
 
     size = next(iter(flat.values())).size
@@ -96,63 +117,70 @@ def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
     a1, b = flat[S.a1], flat[S.b]
     zero = a1 == 0
     small = ~zero & (np.abs(a1) < A1_FLOOR * np.hypot(a1, b))
-    if form == "algebraic" and small.any():
-        i = int(np.flatnonzero(small)[0])
-        raise ConvergenceError(f"a_1 = {a1[i]:.3g} with b = {b[i]:.3g}: the algebraic form loses digits for "
-                               f"0 < |a_1| < {A1_FLOOR:g} sqrt(a_1^2 + b^2) (a root of det M(lambda) goes to "
-                               "infinity); use form='auto' or 'quadrature'.")
     groups = ((~zero & ~small, "general"), (zero, "a1 = 0" if form == "algebraic" else "quadrature"),
-              (small, "quadrature"))
+              (small, "refused" if form == "algebraic" else "quadrature"))
     merged: dict = {}
     for mask, system in groups:
         merged[system] = merged.get(system, np.zeros(size, bool)) | mask
     return [(mask, system) for system, mask in merged.items() if mask.any()]
 
 
-def _solve_group(kind: str, rank: int, flat: dict, where: np.ndarray, system: str, form: str) -> SolveResult:
+def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool, form: str) -> list:
+    """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails are
+    solved again by quadrature (the reference decides them)."""
     from .derive import symbols as S
 
-    points = {k: v[where] for k, v in flat.items()}
-    if system == "quadrature":
-        return solve(_compiled(kind, rank, "quadrature"), points)
-    zero = system == "a1 = 0"
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
-    if form == "algebraic":
-        return solve(compiled, subset)
-    return _algebraic_or_quadrature(kind, rank, compiled, subset, points)
+    result = solve(compiled, subset, partial=True)
+    if form == "algebraic" or not result.failed.any():
+        return [(where, result)]
+    positions = np.flatnonzero(where)
+    failed = np.zeros_like(where)
+    failed[positions[result.failed]] = True
+    again = solve(_compiled(kind, rank, "quadrature"), {k: v[result.failed] for k, v in points.items()}, partial=True)
+    kept = np.zeros_like(where)
+    kept[positions[~result.failed]] = True
+    return [(kept, _subset(result, ~result.failed)), (failed, again)]
 
 
-def _algebraic_or_quadrature(kind: str, rank: int, compiled, subset: dict, points: dict) -> SolveResult:
-    """The algebraic form, halving a refused group until the refused points are single (solved by quadrature).
-
-    The solver refuses a whole call for one point; halving keeps the rest of a large group algebraic
-    at the cost of about two more solves of the group per refused point.
-    """
-    try:
-        return solve(compiled, subset)
-    except ConvergenceError:
-        size = len(next(iter(points.values())))
-        if size == 1:
-            return solve(_compiled(kind, rank, "quadrature"), points)     # the reference decides this point
-    index = np.arange(size)
-    parts = [(half, _algebraic_or_quadrature(kind, rank, compiled, {k: v[half] for k, v in subset.items()},
-                                             {k: v[half] for k, v in points.items()}))
-             for half in (index < size // 2, index >= size // 2)]
-    return _merge(_physical_unknowns(kind, rank), parts, (size,), size)
+def _subset(result: SolveResult, keep: np.ndarray) -> SolveResult:
+    """The flat result at the points ``keep`` (none of them failed)."""
+    return SolveResult({k: np.asarray(v)[keep] for k, v in result.observables.items()}, result.unknowns[:, keep],
+                       result.residual[keep], result.unknown_keys, result.failed[keep], ())
 
 
-def _merge(keys: tuple, parts: list, shape: tuple, size: int) -> SolveResult:
-    """One result from the groups', with the unknowns ``keys`` (the t_ij, not the zeta)."""
-    count = len(keys)
-    observables = {k: np.empty(size, dtype=np.result_type(*(p[k].dtype for _, p in parts)))
+def _refused(kind: str, rank: int, points: dict) -> SolveResult:
+    """Every point failed: 0 < |a_1| < A1_FLOOR sqrt(a_1^2 + b^2), which the algebraic form does not solve."""
+    from .derive.registry import system_for
+    from .solve import PointFailure
+
+    size = len(next(iter(points.values())))
+    system = system_for(kind, rank)
+    nan = np.full(size, np.nan)
+    reason = (f"0 < |a_1| < {A1_FLOOR:g} sqrt(a_1^2 + b^2): the algebraic form loses digits there (a root of "
+              "det M(lambda) goes to infinity); use form='auto' or 'quadrature'")
+    failures = tuple(PointFailure((i,), {str(k): float(v[i]) for k, v in points.items()}, reason) for i in range(size))
+    return SolveResult({o: nan.copy() for o in system.observables}, np.full((len(system.unknowns), size), np.nan),
+                       nan.copy(), system.unknowns, np.ones(size, bool), failures)
+
+
+def _merge(keys: tuple, parts: list, shape: tuple) -> SolveResult:
+    """One result of ``shape`` from the groups' flat ones, with the unknowns ``keys`` (the t_ij, not the zeta)."""
+    size, count = int(np.prod(shape)), len(keys)
+    observables = {k: np.empty(size, dtype=np.result_type(*(np.asarray(p[k]).dtype for _, p in parts)))
                    for k in parts[0][1].observables}
     unknowns = np.empty((count, size), dtype=np.result_type(*(p.unknowns.dtype for _, p in parts)))
-    residual = np.empty(size)
+    residual, failed, failures = np.empty(size), np.zeros(size, bool), []
     for where, part in parts:
+        positions = np.flatnonzero(where)
         for k, values in observables.items():
             values[where] = np.ravel(part[k])
-        unknowns[:, where] = part.unknowns.reshape(len(part.unknowns), int(where.sum()))[:count]
+        unknowns[:, where] = part.unknowns.reshape(len(part.unknowns), positions.size)[:count]
         residual[where] = np.ravel(part.residual)
+        failed[where] = np.ravel(part.failed)
+        failures += [dataclasses.replace(f, index=tuple(int(j) for j in np.unravel_index(positions[f.index[0]], shape)))
+                     for f in part.failures]
+    failures.sort(key=lambda f: np.ravel_multi_index(f.index, shape) if shape else 0)
     return SolveResult({k: v.reshape(shape) for k, v in observables.items()}, unknowns.reshape(count, *shape),
-                       residual.reshape(shape), keys)
+                       residual.reshape(shape), keys, failed.reshape(shape), tuple(failures))

@@ -100,23 +100,33 @@ def test_kernel_ridge_in_both_forms():
     assert np.array_equal(kernel_ridge_error("tanh(x)", c, gamma, d=0.2), expected)
 
 
-def test_auto_solves_only_the_refused_point_by_quadrature(monkeypatch):
-    """A planted refusal of the algebraic solver at one gamma of eight: that point alone goes to quadrature."""
+def test_auto_solves_only_the_failed_point_by_quadrature(monkeypatch):
+    """A planted failure of the algebraic solver at one gamma of eight: that point alone goes to quadrature."""
+    import dataclasses
+
     import symrmt.forms as forms
+    from symrmt.solve import PointFailure
 
     gamma = np.geomspace(0.01, 10, 8)
-    refused, calls = gamma[5], []
+    calls = []
 
-    def solve_refusing(compiled, params):
+    def solve_failing_one(compiled, params, **options):
+        result = solve(compiled, params, **options)
         algebraic = compiled.law is None                                   # no spectral average
         calls.append((algebraic, np.size(params[S.gamma])))
-        if algebraic and np.isin(refused, params[S.gamma]):
-            raise ConvergenceError("planted")
-        return solve(compiled, params)
+        if not algebraic:
+            return result
+        failed = np.isin(params[S.gamma], gamma[5])
+        phi = np.where(failed, np.nan, result[PHI])
+        return dataclasses.replace(result, observables={**result.observables, PHI: phi}, failed=failed,
+                                   failures=(PointFailure((5,), {}, "planted"),))
 
-    monkeypatch.setattr(forms, "solve", solve_refusing)
+    monkeypatch.setattr(forms, "solve", solve_failing_one)
     auto = attention_error(TANH, 1.0, gamma)
     assert [size for algebraic, size in calls if not algebraic] == [1]           # one point by quadrature
+    with pytest.raises(ConvergenceError, match="planted"):
+        attention_error(TANH, 1.0, gamma, form="algebraic")
+    assert np.ma.getmaskarray(attention_error(TANH, 1.0, gamma, form="algebraic", partial=True))[5]
     monkeypatch.undo()
     assert np.allclose(auto, attention_error(TANH, 1.0, gamma, form="quadrature"), rtol=1e-9, atol=0)
 

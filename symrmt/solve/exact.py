@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceError
 from .observe import evaluate
 from .path import PathRules, continue_path, newton, physical, starting_values
 from .problem import Problem
@@ -26,21 +25,31 @@ EXACT_RULES = PathRules(corrections=EXACT_CORRECTIONS, tolerance=EXACT_PATH_TOLE
 
 
 def solve_exact(problem: Problem):
-    """``(observables, residual, unknowns)`` of a problem whose system has no spectral law."""
+    """``(observables, residual, unknowns, failures)`` of a problem whose system has no spectral law.
+
+    ``failures`` maps a point that could not be solved to the reason (its values are NaN), as in
+    :func:`symrmt.solve.solve`.
+    """
     local = np.arange(problem.size)
     target = problem.flat[problem.variable]
-    t = starting_values(problem, EXACT_RULES)
+    t = starting_values(problem, {}, EXACT_RULES)     # a failed anchor: NaN, its points continued alone below
     t, ok, residual, rate = _polish(problem, t, target, local)
+    lost: dict[int, str] = {}
     if not ok.all():                  # an Euler step from the anchor left the basin: continue these points alone
-        t[:, ~ok] = continue_path(problem, local[~ok], rules=EXACT_RULES)[0]
+        retry = local[~ok]
+        path_failures: dict[int, str] = {}
+        t[:, retry] = continue_path(problem, retry, failures=path_failures, rules=EXACT_RULES)[0]
+        lost = {int(retry[k]): reason for k, reason in path_failures.items()}
         t, ok, residual, rate = _polish(problem, t, target, local)
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            what = ("Newton did not converge at the target" if not residual[i] <= 1e-9 else
-                    "the solution at the target is not on the physical branch")
-            raise ConvergenceError(f"{what} (residual {residual[i]:.3g} at {problem.where(i)}).")
-    values = evaluate(problem, t, rate, local)
-    return {k: v[0] for k, v in values.items()}, residual, t
+    failures = {int(i): lost.get(int(i)) or (f"Newton did not converge at the target (residual {residual[i]:.3g})"
+                                              if not residual[i] <= 1e-9 else
+                                              "the solution at the target is not on the physical branch")
+                for i in local[~ok]}
+    out = {o.key: np.full(problem.size, np.nan, dtype=problem.dtype) for o in problem.compiled.observables}
+    if ok.any():
+        for key, (value, _) in evaluate(problem, t[:, ok], rate[:, ok], local[ok]).items():
+            out[key][ok] = value
+    return out, residual, t, failures
 
 
 def _polish(problem: Problem, t, target, local):
