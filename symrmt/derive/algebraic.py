@@ -159,7 +159,7 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
     >>> from .attention import linear_system
     >>> system = algebraic_form(linear_system())
     >>> [str(u) for u in system.unknowns], dict(system.averages)
-    (['zeta_0'], {})
+    (['zeta_0', 'zeta_1'], {})
     """
     found = _averages(system)
     m0, m1 = _linear_parts(found.matrix, found.variable, system.name)

@@ -6,6 +6,9 @@ there must give, in Python, the other points (masked arrays, NaN underneath, the
 with their reasons) or a :class:`~symrmt.errors.ConvergenceError` carrying them; on the command
 line, the other points with ``null`` (never NaN) and a ``failed`` list, exit 0, or exit 3 with one
 line when every point failed or ``--strict`` is given; never exit 1, never a traceback.
+
+The named cases ask for the quadrature form (``form="quadrature"``, ``--form quadrature``): the algebraic
+form, which the default ``"auto"`` uses, solves :math:`\gamma = 10^{-10}` at :math:`c = 1`.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ TOO_SMALL, STALLS = 1e-10, 1e-12
 #: accuracy of the quadrature (its coarse-rule estimate is held below 1e-6; the full rule is far better):
 #: the anchors of the continuation differ, and with them the last digits.
 SAME = 1e-7
+QUADRATURE = "quadrature"
 
 
 def _strict_json(text: str):
@@ -42,7 +46,7 @@ def _strict_json(text: str):
 
 def test_the_solved_points_are_returned_masked_and_the_failed_ones_named():
     gamma = np.array([STALLS, TOO_SMALL, 1e-3, 0.1])
-    result = symrmt.solve_attention(TANH, 1.0, gamma, partial=True)
+    result = symrmt.solve_attention(TANH, 1.0, gamma, partial=True, form=QUADRATURE)
     assert isinstance(result.error, np.ma.MaskedArray)
     assert result.failed.tolist() == [True, True, False, False]
     assert np.ma.getmaskarray(result.error).tolist() == result.failed.tolist()
@@ -53,13 +57,13 @@ def test_the_solved_points_are_returned_masked_and_the_failed_ones_named():
     assert np.isnan(np.asarray(result.error)[:2]).all() and np.isnan(result.error.filled()[:2]).all()
     assert np.isnan(np.asarray(result.phi)[:2]).all() and np.isnan(np.asarray(result.unknowns)[:, :2]).all()
     assert math.isclose(result.error.mean(), np.mean(result.error[2:]))
-    alone = symrmt.attention_error(TANH, 1.0, gamma[2:])
+    alone = symrmt.attention_error(TANH, 1.0, gamma[2:], form=QUADRATURE)
     np.testing.assert_allclose(result.error[2:], alone, atol=SAME)
 
 
 def test_without_partial_the_error_names_the_points_and_carries_them():
     with pytest.raises(ConvergenceError, match="2 of 3 point") as info:
-        symrmt.attention_error(TANH, 1.0, [STALLS, TOO_SMALL, 0.1])
+        symrmt.attention_error(TANH, 1.0, [STALLS, TOO_SMALL, 0.1], form=QUADRATURE)
     assert [f.index for f in info.value.failures] == [(0,), (1,)]
     assert "gamma=1e-12" in str(info.value) and "partial=True" in str(info.value)
     # Every point failed: nothing to return, and the message does not offer partial=True.
@@ -71,9 +75,9 @@ def test_without_partial_the_error_names_the_points_and_carries_them():
 def test_a_grid_keeps_its_shape_and_the_failures_their_indices():
     c = np.array([[1.0], [0.5]])                       # at c = 0.5 the spectrum has a gap: every gamma solves
     gamma = np.array([TOO_SMALL, 0.1])
-    error = symrmt.attention_error(TANH, c, gamma, partial=True)
+    error = symrmt.attention_error(TANH, c, gamma, partial=True, form=QUADRATURE)
     assert error.shape == (2, 2) and np.ma.getmaskarray(error).tolist() == [[True, False], [False, False]]
-    failures = symrmt.solve_attention(TANH, c, gamma, partial=True).failures
+    failures = symrmt.solve_attention(TANH, c, gamma, partial=True, form=QUADRATURE).failures
     assert [f.index for f in failures] == [(0, 0)]
 
 
@@ -133,6 +137,7 @@ CASES = {
 @pytest.mark.parametrize("json_flag", [True, False], ids=["json", "table"])
 def test_named_cases_on_the_command_line(capsys, name, json_flag):
     argv, status, null = CASES[name]
+    argv = argv + (["--form", QUADRATURE] if argv[0] == "theory" else [])
     code, out, err = _run(capsys, argv + (["--json"] if json_flag else []))
     assert code == status, err
     assert "Traceback" not in err and "internal error" not in err
