@@ -139,7 +139,7 @@ class Convergence:
     seed : int
         The root seed (:func:`size_seed`).
     f : str
-        The nonlinearity, as simulated.
+        The nonlinearity, as simulated (softmax attention: ``"softmax, tau = T (theory: f)"``).
     """
 
     gamma: np.ndarray
@@ -202,14 +202,15 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS) -> np.ndarray:
 
 def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns: Sequence[int] | None = None,
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
-             progress: bool = True) -> Convergence:
+             progress: bool = True, attention: str = "entrywise", temperature: float | None = None) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
     ----------
-    f : str, sympy.Expr, callable or HermiteCoefficients
+    f : str, sympy.Expr, callable, HermiteCoefficients or None
         The nonlinearity, centered (:math:`a_0 = 0`); pass ``hermite(f, center=True)`` to center
-        one. The theory uses its Hermite data and the simulation the same function.
+        one. The theory uses its Hermite data and the simulation the same function. ``None`` with
+        ``attention="softmax"``.
     c : float
         :math:`p/n`.
     gamma : float or array_like
@@ -230,6 +231,9 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         As in :func:`symrmt.simulate` (every method gives the same numbers to about 1e-8).
     progress : bool
         Progress bars on stderr (a terminal only, after 2 s).
+    attention, temperature
+        ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1;
+        :func:`symrmt.simulate`) against :func:`symrmt.softmax.softmax_error`; f must be ``None``.
 
     Returns
     -------
@@ -250,7 +254,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     """
     from . import attention_error, linear_error, simulate
 
-    h, simulated = _nonlinearity(f)
+    h, simulated, kind, label = _nonlinearity(f, attention, temperature)
     ns, counts = _ladder(ns, seeds)
     theory_attention = np.atleast_1d(attention_error(h, c, gamma, geometry, d, gram=gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
@@ -261,7 +265,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     for n, count in progress_bar(list(zip(ns[::-1], counts[::-1])), desc="converge", unit="size", enabled=progress):
         start = time.perf_counter()
         runs[n] = simulate(simulated, int(n), c, grid, geometry, d, seeds=int(count), seed=size_seed(seed, n),
-                           gram=gram, method=method, progress=progress)
+                           gram=gram, method=method, progress=progress, **kind)
         seconds[n] = time.perf_counter() - start
     simulations = tuple(runs[n] for n in ns)
     per_seed = {"attention": [r.attention_per_seed for r in simulations],
@@ -272,19 +276,33 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
             for index, name in enumerate(QUANTITIES)}
     return Convergence(gamma=_frozen(grid), ns=_frozen(ns, np.int64), seeds=_frozen(counts, np.int64), **fits,
                        simulations=simulations, seconds=_frozen([seconds[n] for n in ns]),
-                       c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=str(h.f))
+                       c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label)
 
 
-def _nonlinearity(f):
-    """``(Hermite data for the theory, the function to simulate)``: the same, centered f for both."""
+def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Any, Any, dict, str]:
+    """``(Hermite data for the theory, the f to simulate, simulate's attention keywords, the label)``.
+
+    Entrywise: the same, centered f for both. Softmax: its exact ``(a_1, nu)`` and f = None.
+    """
+    from . import validate
     from .nonlinearity import HermiteCoefficients, hermite
+    from .softmax import ATTENTIONS, check_temperature, softmax_formula, softmax_hermite
 
+    if validate.choice("attention", attention, ATTENTIONS) == "softmax":
+        if f is not None:
+            raise ParameterError(f"f = {f!r}: softmax attention fixes f; pass f=None.")
+        tau = check_temperature(1.0 if temperature is None else temperature)
+        a1, nu = softmax_hermite(tau)
+        return ((float(a1), float(nu)), None, {"attention": "softmax", "temperature": tau},
+                f"softmax, tau = {tau:g} (theory: {softmax_formula(tau)})")
+    if temperature is not None:
+        raise ParameterError("temperature applies to attention='softmax' only.")
     h = f if isinstance(f, HermiteCoefficients) else hermite(f)
     if h.parameters:
         names = ", ".join(str(p) for p in h.parameters)
         raise ParameterError(f"f = {h.f} has the parameters {names}: substitute their values "
                              "(converge simulates one f).")
-    return h, h.f
+    return h, h.f, {}, str(h.f)
 
 
 def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ...convergence import DEFAULT_SEEDS
-from ..arguments import add_common, add_f, add_geometry, argument_type, check_c, geometry, geometry_kwargs
+from ..arguments import (add_attention, add_common, add_f, add_geometry, argument_type, attention_kwargs,
+                         check_attention, check_c, geometry, geometry_kwargs)
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ..values import parse_sizes
@@ -14,7 +15,8 @@ __all__ = ["add_converge", "cmd_converge"]
 
 def add_converge(sub) -> None:
     p = sub.add_parser("converge", help="Monte Carlo at n = 256..4096 extrapolated to n = infinity, against the theory")
-    add_f(p)
+    add_f(p, required=False)
+    add_attention(p)
     add_common(p)
     add_geometry(p)
     p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
@@ -36,10 +38,12 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     check_c(args.c)
+    check_attention(args)
     shape = geometry(args)
-    f = hermite(args.f, center=args.center)
+    f = None if args.attention == "softmax" else hermite(args.f, center=args.center)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
-                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape))
+                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape),
+                      **attention_kwargs(args))
     out = result.as_dict()
     if not args.json:
         _print_convergence(result)

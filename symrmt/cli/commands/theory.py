@@ -3,17 +3,19 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 import sys
 from pathlib import Path
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
+                         check_attention, check_c, geometry)
 from ..paths import check_output_file
 from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
-           "MAX_RANK", "MAX_DIGITS"]
+           "SoftmaxData", "describe", "MAX_RANK", "MAX_DIGITS"]
 
 #: The largest ``latex --rank``: the printed system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to build);
 #: beyond it the text is too long to read and to build.
@@ -24,7 +26,8 @@ MAX_DIGITS = 17
 
 def add_theory(sub) -> None:
     p = sub.add_parser("theory", help="deterministic equivalents of E_attn and E_lin")
-    add_f(p)
+    add_f(p, required=False)
+    add_attention(p)
     add_common(p)
     add_geometry(p)
     add_params(p)
@@ -57,14 +60,43 @@ def add_spectrum(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
+@dataclass(frozen=True)
+class SoftmaxData:
+    """What the commands print of softmax attention: its centered f as a formula, and that f's Hermite data."""
+
+    f: str
+    a1: float
+    nu: float
+    temperature: float
+
+    @classmethod
+    def of(cls, temperature: float) -> SoftmaxData:
+        from ...softmax import softmax_formula, softmax_hermite
+
+        a1, nu = softmax_hermite(temperature)
+        return cls(softmax_formula(temperature), float(a1), float(nu), float(temperature))
+
+    def pair(self) -> tuple[float, float]:
+        """``(a_1, nu)``, the Hermite data as the theory takes them."""
+        return self.a1, self.nu
+
+
 def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     """``(h, E_attn, E_lin)`` of ``args``: the Hermite data and both curves over ``args.gamma``.
 
     With ``--param`` the attention error has one axis per parameter, in the order given, and γ last.
+    With ``--attention softmax``, ``h`` is a :class:`SoftmaxData`.
     """
     from ... import attention_error, hermite, linear_error
 
     check_c(args.c)
+    check_attention(args)
+    if args.attention == "softmax":
+        from ...softmax import softmax_error
+
+        h = SoftmaxData.of(attention_kwargs(args)["temperature"])
+        attention = softmax_error(args.c, args.gamma, temperature=h.temperature, geometry=geometry, gram=args.gram)
+        return h, attention, linear_error(args.c, args.gamma, geometry, gram=args.gram)
     params = _parameter_grid(getattr(args, "param", []) or [], len(args.gamma))
     named = formula_parameters(args.f)
     if set(named) != set(params):
@@ -80,6 +112,13 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
     linear = linear_error(args.c, gamma, geometry, gram=args.gram)
     return h, attention, linear
+
+
+def describe(h) -> str:
+    """``f = ...``, or for softmax attention its temperature and the f of its theory."""
+    if isinstance(h, SoftmaxData):
+        return f"softmax attention, T = {h.temperature:g} (theory: f = {h.f})"
+    return f"f = {h.f}"
 
 
 def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
@@ -99,7 +138,7 @@ def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
 
 def cmd_theory(args: argparse.Namespace) -> dict:
     h, attention, linear = theory_curves(args, geometry(args))
-    if args.param:
+    if getattr(args, "param", None):
         out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in args.param},
                "attention": attention.tolist(), "linear": linear.tolist()}
         if not args.json:
@@ -109,8 +148,10 @@ def cmd_theory(args: argparse.Namespace) -> dict:
         return out
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
            "a1": h.a1, "nu": h.nu}
+    if isinstance(h, SoftmaxData):
+        out.update(f=h.f, temperature=h.temperature)
     if not args.json:
-        print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
+        print(f"{describe(h)}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
         for g, a, l in zip(args.gamma, attention, linear):
             print(f"{g:10.4g} {a:10.5f} {l:10.5f}")
