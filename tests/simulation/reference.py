@@ -90,3 +90,31 @@ def zero_second_pair(gram3):
     keep = [0, 1, 3]
     gram5[np.ix_(keep, keep)] = gram3
     return gram5
+
+
+def reference_softmax(X, tau, transpose=False, mask=True):
+    r"""K' of softmax attention from the tokens X, the slow way (docs/theory.md, section 15).
+
+    Scores :math:`S = X^\top X/\sqrt p` (no weights; give ``X`` already multiplied by the weights'
+    square root, or use :func:`reference_softmax_scores`), then for each query (column) j a softmax
+    over the keys i != j, times :math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`. ``transpose`` normalizes the
+    rows instead (the other orientation, to show that the tests can tell them apart).
+    """
+    p = X.shape[0]
+    return reference_softmax_scores(X.T @ X / math.sqrt(p), p, tau, transpose, mask)
+
+
+def reference_softmax_scores(S, p, tau, transpose=False, mask=True):
+    """The same from the scores S, with math.fsum over each column (or row) and the maximum subtracted."""
+    n = S.shape[0]
+    S = S.T if transpose else S
+    scale = (n - 1) * math.exp(0.5 / tau**2) / math.sqrt(p)
+    K = np.zeros((n, n))
+    for j in range(n):
+        keys = [i for i in range(n) if i != j or not mask]
+        top = max(S[i, j] for i in keys)
+        weights = {i: math.exp((S[i, j] - top) / tau) for i in keys}
+        total = math.fsum(weights.values())
+        for i in keys:
+            K[i, j] = scale * weights[i] / total
+    return K.T if transpose else K
