@@ -1,11 +1,13 @@
 """Aligned attention weights: the gap to linear regression shrinks as w_K = w_Q turn towards mu.
 
 E_attn against the angle between w and mu (|mu| = 1), the gap E_attn - E_lin for several c,
-and the aligned / orthogonal curves against the ridge.
+the aligned / orthogonal curves against the ridge, and the aligned gap at c = 0.25 over a
+ladder of sizes extrapolated to n = infinity.
 
-Run:  python derivations/alignment.py [--quick] [--out DIR]
- or:  symrmt figure alignment [--quick] [--out DIR]
-Writes alignment.png and alignment.csv (the plotted numbers) into DIR (default derivations/out/).
+Run:  python derivations/alignment.py [--quick] [--out DIR] [--format png|pdf|svg]
+ or:  symrmt figure alignment [--quick] [--out DIR] [--format png|pdf|svg]
+Writes alignment.png (or .pdf, .svg) and alignment.csv (the plotted numbers) into DIR
+(default ./symrmt-figures in the current directory).
 The figure is built by symrmt/figures/alignment.py.
 """
 import sys

@@ -1,11 +1,12 @@
-"""Rank-1 against rank-r attention weights of the same total strength.
+"""Rank-1 against rank-r attention weights of the same total strength: more directions never help.
 
 W_K^T W_Q = I + sum_k w_K^(k) w_Q^(k)^T with sum_k |w^(k)|^2 fixed: the error against the ridge
-for r = 1, 2, 3.
+for r = 1, 2, 3, and against the rank at gamma = 0.1.
 
-Run:  python derivations/rank.py [--quick] [--out DIR]
- or:  symrmt figure rank [--quick] [--out DIR]
-Writes rank.png and rank.csv (the plotted numbers) into DIR (default derivations/out/).
+Run:  python derivations/rank.py [--quick] [--out DIR] [--format png|pdf|svg]
+ or:  symrmt figure rank [--quick] [--out DIR] [--format png|pdf|svg]
+Writes rank.png (or .pdf, .svg) and rank.csv (the plotted numbers) into DIR
+(default ./symrmt-figures in the current directory).
 The figure is built by symrmt/figures/rank.py.
 """
 import sys

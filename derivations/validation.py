@@ -1,11 +1,13 @@
-"""Validation: theory against Monte Carlo on a grid of settings, and the gap against n.
+"""Validation: theory against Monte Carlo on a grid of settings, and the convergence in n.
 
 Monte Carlo means against the deterministic equivalent for f in {tanh, centred ReLU, He_3},
-several geometries, c and gamma; and |Monte Carlo - theory| against n on log axes.
+several geometries, c and gamma; and a strong aligned signal over a ladder of sizes,
+extrapolated to n = infinity beside the theory.
 
-Run:  python derivations/validation.py [--quick] [--out DIR]
- or:  symrmt figure validation [--quick] [--out DIR]
-Writes validation.png and validation.csv (the plotted numbers) into DIR (default derivations/out/).
+Run:  python derivations/validation.py [--quick] [--out DIR] [--format png|pdf|svg]
+ or:  symrmt figure validation [--quick] [--out DIR] [--format png|pdf|svg]
+Writes validation.png (or .pdf, .svg) and validation.csv (the plotted numbers) into DIR
+(default ./symrmt-figures in the current directory).
 The figure is built by symrmt/figures/validation.py.
 """
 import sys

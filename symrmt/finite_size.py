@@ -71,6 +71,9 @@ _GRID = np.round(np.arange(EXPONENT_RANGE[0], EXPONENT_RANGE[1] + 1e-9, 0.05), 1
 #: A fit window is accepted when the p-value of its chi^2 is at least this.
 P_ACCEPT = 0.05
 
+#: A candidate is fitted only where it keeps at least this many degrees of freedom.
+MIN_DOF = 1
+
 #: The candidate corrections: name -> exponents of their terms (None: one term, exponent fitted).
 MODELS = {"1/n": (1.0,), "1/sqrt(n)": (0.5,), "n^-alpha": None, "1/n + 1/n^2": (1.0, 2.0),
           "1/sqrt(n) + 1/n": (0.5, 1.0)}
@@ -238,7 +241,7 @@ def _choose(scaled: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, np.nd
 
     rows, sizes = y.shape
     chosen, settled = None, np.zeros(rows, bool)
-    for cut in range(sizes - 2):
+    for cut in range(sizes - 1 - MIN_DOF):          # the narrowest window fits two parameters
         window = _best_model(scaled[cut:], y[:, cut:], w[:, cut:])
         window["first"] = np.full(rows, cut)
         chosen = window if chosen is None else {
@@ -257,7 +260,7 @@ def _best_model(scaled: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, n
     for index, exponents in enumerate(MODELS.values()):
         terms = 1 if exponents is None else len(exponents)
         parameters = terms + 1 + (exponents is None)
-        if sizes - parameters < 1:                       # no degree of freedom left to judge the fit
+        if sizes - parameters < MIN_DOF:                 # too few degrees of freedom left to judge the fit
             continue
         coefficients, chi2, alpha = _fit(scaled, y, w, exponents)
         aic = chi2 + 2 * parameters

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["plot_panels", "comparison_panel", "plot_spectrum", "plot_convergence"]
+__all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence"]
 
 
 def _pyplot():
@@ -20,13 +20,45 @@ def _pyplot():
 
 def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``."""
-    from .theory import attention_error, linear_error
+    from . import attention_error, linear_error
 
     return {"title": title, "gamma_theory": grid,
             "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram),
             "linear_theory": linear_error(c, grid, geometry, gram=gram), "gamma_mc": mc.gamma,
             "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
-            "linear_mean": mc.linear_mean, "linear_se": mc.linear_se}
+            "linear_mean": mc.linear_mean, "linear_se": mc.linear_se, "seeds": mc.seeds}
+
+
+def _geometry_tex(geometry, gram) -> str:
+    r"""The geometry of :math:`(\mu, w_K, w_Q)` in mathematics: norms and cosines, or the rank of the weights."""
+    if geometry is None:
+        rank = (np.shape(gram)[0] - 1) // 2
+        return rf"rank-{rank} weights, $\|\mu\|^2 = {float(np.asarray(gram)[0, 0]):.3g}$"
+    parts = [r"$\mu = 0$" if geometry.mu_norm == 0 else rf"$\|\mu\| = {geometry.mu_norm:g}$"]
+    if geometry.wk_norm == 0 and geometry.wq_norm == 0:
+        parts.append(r"$w_K = w_Q = 0$")
+    else:
+        parts.append(rf"$\|w_K\| = {geometry.wk_norm:g}$, $\|w_Q\| = {geometry.wq_norm:g}$")
+        parts.append(rf"$\cos(\mu, w_K) = {geometry.cos_mu_wk:g}$, $\cos(\mu, w_Q) = {geometry.cos_mu_wq:g}$, "
+                     rf"$\cos(w_K, w_Q) = {geometry.cos_wk_wq:g}$")
+    return ", ".join(parts)
+
+
+def comparison_title(f_tex: str, mc) -> str:
+    """Three lines for ``compare --plot``: f, c and d; the geometry; the Monte Carlo's n, p and seeds.
+
+    ``f_tex`` is f in LaTeX (e.g. ``sympy.latex(h.f)``); ``mc`` the :class:`~symrmt.SimulationResult`.
+    """
+    model = rf"$f(x) = {f_tex}$, $c = p/n = {mc.c:g}$, $K_{{ii}} = d = {mc.d:g}$"
+    return (f"{model}\n{_geometry_tex(mc.geometry, mc.gram)}\nMonte Carlo: $n = {mc.n}$, $p = {mc.p}$, "
+            f"{mc.seeds} seeds (markers: mean and 95% $t$ interval over seeds)")
+
+
+def _interval(se, seeds) -> np.ndarray:
+    """Half-width of the 95% Student interval over ``seeds`` (seeds - 1 degrees of freedom)."""
+    from .stats import t_quantile
+
+    return t_quantile(seeds) * np.asarray(se)
 
 
 def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
@@ -34,31 +66,34 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
 
     Each panel is a dict with ``title``, ``gamma_theory``, ``attention_theory``,
     ``linear_theory`` (arrays; attention may be None) and optionally a Monte Carlo
-    part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``.
+    part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``,
+    ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom).
     Uses the non-interactive Agg backend (works without a display).
     """
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False, sharey=True)
+    lines = title.count("\n") + 1 if title else 0
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(4.2 * len(panels), 6.4), 4.0 + 0.2 * lines),
+                             squeeze=False, sharey=True, layout="constrained")
     for ax, panel in zip(axes[0], panels):
         g = np.asarray(panel["gamma_theory"])
         if panel.get("attention_theory") is not None:
             ax.plot(g, panel["attention_theory"], color="C0", label="attention, theory")
         ax.plot(g, panel["linear_theory"], color="C1", ls="--", label="linear, theory")
         if "gamma_mc" in panel:
-            ax.errorbar(panel["gamma_mc"], panel["attention_mean"], yerr=2 * np.asarray(panel["attention_se"]),
-                        fmt="o", color="C0", ms=4, capsize=2, label="attention, Monte Carlo (±2 se)")
-            ax.errorbar(panel["gamma_mc"], panel["linear_mean"], yerr=2 * np.asarray(panel["linear_se"]),
-                        fmt="s", color="C1", ms=4, capsize=2, mfc="none", label="linear, Monte Carlo (±2 se)")
+            ax.errorbar(panel["gamma_mc"], panel["attention_mean"], yerr=_interval(panel["attention_se"], panel["seeds"]),
+                        fmt="o", color="C0", ms=4, capsize=2, label="attention, Monte Carlo (95% t interval)")
+            ax.errorbar(panel["gamma_mc"], panel["linear_mean"], yerr=_interval(panel["linear_se"], panel["seeds"]),
+                        fmt="s", color="C1", ms=4, capsize=2, mfc="none", label="linear, Monte Carlo (95% t interval)")
         ax.set_xscale("log")
         ax.set_xlabel(r"ridge $\gamma$")
         ax.set_title(panel["title"], fontsize=10)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("interpolation error E(γ)")
-    axes[0][0].legend(fontsize=7, loc="upper left")
+    axes[0][0].set_ylabel(r"interpolation error $E(\gamma)$")
+    # Below the axes, off the data (the curves fill the panel from corner to corner).
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+        fig.suptitle(title, fontsize=9)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

@@ -1,7 +1,12 @@
 r"""The paper's results as figures: a registry of names, each building one :class:`Figure`.
 
 Every figure is a function ``build(quick: bool) -> Figure`` in a module of this package;
-:func:`run` draws it to ``NAME.png`` and writes the plotted numbers to ``NAME.csv``.
+:func:`run` draws it to ``NAME.png`` (or ``.pdf``, ``.svg``) and writes the plotted numbers to
+``NAME.csv``. Error bars are 95% Student-t intervals over seeds, differences between attention
+and regression are paired over seeds, and every caption ends with how many Monte Carlo points
+miss the theory by more than their interval (:func:`finite_size_note`). The claims the titles
+and captions make are in :mod:`symrmt.figures.claims`, each with the region where it holds and
+a check against the theory.
 The gallery scripts ``derivations/NAME.py`` and the command ``symrmt figure NAME`` both
 call :func:`run`, so the figure code is installed with the package.
 
@@ -19,25 +24,29 @@ import pathlib
 import sys
 from typing import Sequence
 
-from ._core import Curve, Figure, FigureUnavailable, Panel, csv_rows, draw, write_csv
+from ._core import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
+from ._draw import IMAGE_FORMATS, draw
 
 __all__ = ["FIGURES", "Curve", "Figure", "FigureUnavailable", "Panel", "build", "run", "main",
-           "describe", "DEFAULT_OUT", "csv_rows", "draw", "write_csv"]
+           "describe", "DEFAULT_OUT", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv", "finite_size_note"]
 
 #: name -> one-line description; the module ``symrmt.figures.<name>`` defines ``build(quick)``.
 FIGURES: dict[str, str] = {
-    "random_inputs": "pure-noise inputs: E_attn and E_lin against gamma and against c = p/n, six nonlinearities",
-    "alignment": "signal |mu| = 1: E_attn as w_K = w_Q turns from aligned with mu to orthogonal, E_lin for reference",
+    "random_inputs": "pure-noise inputs: E_attn and E_lin against gamma and c for six nonlinearities, and the map of "
+                     "E_attn - E_lin over (c, gamma) with the region where attention wins",
+    "alignment": "signal |mu| = 1: E_attn as w_K = w_Q turns from aligned with mu to orthogonal, the paired gap to E_lin, "
+                 "and its convergence in n at c = 0.25",
     "phase_diagram": "sign of E_attn - E_lin over (c, |mu|^2) with aligned weights, and over (|mu|^2, alignment)",
-    "linear_component": "f = cos(s) x + sin(s) He_3(x)/sqrt(6): the error against a_1, |mu|^2 and c",
-    "spectrum": "eigenvalue histograms of K^T X^T X K/n and of K against the predicted densities",
+    "linear_component": "f = cos(s) x + sin(s) He_3(x)/sqrt(6): the error against a_1, |mu|^2 and c, and a_1 = 0 "
+                        "extrapolated to n = infinity",
+    "spectrum": "eigenvalue histograms of K^T X^T X K/n (log-log) and of K against the predicted densities",
     "rank": "rank-1 against rank-r attention weights of the same total strength",
-    "validation": "theory against Monte Carlo on a grid of settings, and the gap against n (smooth f and a_1 = 0)",
+    "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
     "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
 }
 
-#: Where figures go unless ``out`` says otherwise (relative to the working directory).
-DEFAULT_OUT = pathlib.Path("derivations") / "out"
+#: Where figures go unless ``out`` says otherwise: this folder in the current working directory.
+DEFAULT_OUT = pathlib.Path("symrmt-figures")
 
 
 def describe(name: str) -> str:
@@ -60,38 +69,52 @@ def build(name: str, quick: bool = False, **sizes) -> Figure:
     quick and full.
     """
     module = importlib.import_module(f".{_checked(name)}", __name__)
-    return module.build(quick=quick, **sizes)
+    figure = module.build(quick=quick, **sizes)
+    note = finite_size_note(figure)
+    if note:
+        figure.caption = f"{figure.caption} {note}"
+    return figure
 
 
-def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, **sizes) -> dict[str, pathlib.Path]:
-    """Build figure ``name`` and write ``NAME.png`` and ``NAME.csv`` into ``out``.
+def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, fmt: str = "png",
+        **sizes) -> dict:
+    """Build figure ``name`` and write ``NAME.<fmt>`` and ``NAME.csv`` into ``out`` (default :data:`DEFAULT_OUT`).
+
+    ``fmt`` is one of :data:`IMAGE_FORMATS` (``"png"``, ``"pdf"``, ``"svg"``).
 
     Returns
     -------
     dict
-        ``{"png": path, "csv": path, "figure": Figure}``.
+        ``{"image": path, "format": fmt, "csv": path, "figure": Figure}``.
     """
+    if fmt not in IMAGE_FORMATS:
+        from ..errors import SymrmtInputError
+
+        raise SymrmtInputError(f"format {fmt!r}: use one of {', '.join(IMAGE_FORMATS)}.")
+    _checked(name)
     figure = build(name, quick=quick, **sizes)
     folder = pathlib.Path(DEFAULT_OUT if out is None else out)
     folder.mkdir(parents=True, exist_ok=True)
-    png = draw(figure, folder / f"{name}.png")
+    image = draw(figure, folder / f"{name}.{fmt}")
     table = write_csv(figure, folder / f"{name}.csv")
-    return {"png": png, "csv": table, "figure": figure}
+    return {"image": image, "format": fmt, "csv": table, "figure": figure}
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
-    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR]``."""
+    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR] [--format F]``."""
     parser = argparse.ArgumentParser(prog=f"{name}.py", description=describe(name))
     parser.add_argument("--quick", action="store_true", help="small n, few points (seconds)")
-    parser.add_argument("--out", default=None, metavar="DIR", help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help=f"output folder (default: ./{DEFAULT_OUT}, in the current directory)")
+    parser.add_argument("--format", default="png", choices=IMAGE_FORMATS, help="image format (default png)")
     parser.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
     parser.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
     args = parser.parse_args(argv)
     sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
     try:
-        written = run(name, quick=args.quick, out=args.out, **sizes)
+        written = run(name, quick=args.quick, out=args.out, fmt=args.format, **sizes)
     except FigureUnavailable as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
-    print(f"{written['png']}\n{written['csv']}")
+    print(f"{written['image']}\n{written['csv']}")
     return 0

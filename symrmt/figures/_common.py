@@ -6,11 +6,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..geometry import Geometry
-from ._core import Curve
+from ._core import Curve, paired_difference
 
-__all__ = ["Nonlinearity", "ZOO", "nonlinearity", "mc_over_gamma", "theory_curve", "mc_curve",
-           "LINEAR_STYLE", "n_label"]
+__all__ = ["Nonlinearity", "ZOO", "NONLINEAR", "nonlinearity", "mc_over_gamma", "theory_curve", "mc_curve",
+           "mc_gap", "LINEAR_STYLE", "n_label"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +21,7 @@ class Nonlinearity:
     color: str
 
     def hermite(self):
-        from ..nonlinearity import hermite
+        from .. import hermite
 
         return hermite(self.formula, center=True)
 
@@ -37,6 +36,9 @@ ZOO: dict[str, Nonlinearity] = {n.name: n for n in (
     Nonlinearity("x", "x", "C5"),
 )}
 
+#: The genuinely nonlinear members of :data:`ZOO` (f = x is linear attention).
+NONLINEAR: tuple[str, ...] = tuple(name for name in ZOO if name != "x")
+
 #: Linear regression is drawn in black, dashed, in every figure.
 LINEAR_STYLE = {"color": "k", "linestyle": "--", "marker": "s"}
 
@@ -49,19 +51,31 @@ def n_label(n: int, seeds: int) -> str:
     return f", n = {n}, {seeds} seeds"
 
 
-def theory_curve(label: str | None, quantity: str, x: str, params: dict[str, Any], value, style: dict) -> Curve:
-    return Curve(label=label, source="theory", quantity=quantity, x=x, params=params, value=value, style=style)
+def theory_curve(label: str | None, quantity: str, x: str, params: dict[str, Any], value, style: dict,
+                 series: str | None = None) -> Curve:
+    return Curve(label=label, source="theory", quantity=quantity, x=x, params=params, value=value, style=style,
+                 series=series)
 
 
-def mc_curve(label: str | None, quantity: str, x: str, params: dict[str, Any], mean, se, style: dict) -> Curve:
+def mc_curve(series: str, quantity: str, x: str, params: dict[str, Any], mean, se, style: dict,
+             theory=None, label: str | None = None) -> Curve:
+    """Monte Carlo markers of ``series``; ``theory``: the deterministic equivalent at the same points."""
+    if theory is not None:
+        params = {**params, "theory": np.asarray(theory, dtype=float)}
     return Curve(label=label, source="monte_carlo", quantity=quantity, x=x, params=params, value=mean, se=se,
-                 style=style)
+                 style=style, series=series)
 
 
-def mc_over_gamma(f: str | Callable, n: int, c: float, gamma, geometry: Geometry = Geometry(), d: float = 0.0,
-                  seeds: int = 4, seed: int = 0):
+def mc_over_gamma(f: str | Callable, n: int, c: float, gamma, geometry=None, d: float = 0.0,
+                  seeds: int = 4, seed: int = 0, gram=None):
     """One :func:`symrmt.simulate` call: every gamma from the same draws."""
-    from ..simulation import simulate
+    from .. import simulate
 
     return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed,
-                    progress=False)   # the figure's own bar counts the settings
+                    gram=gram, progress=False)   # the figure's own bar counts the settings
+
+
+def mc_gap(run, index: int = 0) -> tuple[float, float]:
+    r"""Paired :math:`E_\mathrm{attn} - E_\mathrm{lin}` of one simulation at its ``index``-th gamma: (mean, se)."""
+    mean, se = paired_difference(run.attention_per_seed[:, index], run.linear_per_seed[:, index])
+    return float(mean), float(se)

@@ -1,38 +1,51 @@
-r"""Shared machinery of the figures: what a figure is, how it is drawn, how its numbers are written.
+r"""Shared machinery of the figures: what a figure is, and how its numbers are written and checked.
 
 A figure is data first. Each figure function returns a :class:`Figure`: panels holding
 :class:`Curve` objects, each curve a set of points with *all* its parameters attached
-(``f``, ``c``, ``gamma``, ``theta``, ``n``, ...). :func:`draw` turns that into a PNG
-(theory as lines, Monte Carlo as markers with :math:`\pm 2` standard-error bars, theory
-heat maps with their zero contour) and :func:`write_csv` writes exactly the same points,
-one row per plotted point and one column per parameter. Because both read the same
-objects, the CSV cannot disagree with the picture.
+(``f``, ``c``, ``gamma``, ``theta``, ``n``, ``seeds``, ...). :func:`symrmt.figures.draw`
+turns that into an image and :func:`write_csv` writes exactly the same points, one row per
+plotted point and one column per parameter. Because both read the same objects, the CSV
+cannot disagree with the picture.
+
+Statistics. A Monte Carlo point is the mean :math:`\bar E` of ``seeds`` independent draws
+with standard error :math:`\mathrm{se} = \mathrm{sd}/\sqrt{\text{seeds}}`; its error bar is
+the two-sided 95% Student interval :math:`\bar E \pm t_{0.975,\,\text{seeds}-1}\,\mathrm{se}`
+(:func:`symrmt.stats.t_quantile`; with 3 seeds the factor is 4.30, with 8 it is 2.36).
+A difference :math:`E_\mathrm{attn} - E_\mathrm{lin}` is computed seed by seed on the same
+draws and then summarized (:func:`paired_difference`): the pairing removes the noise the two
+errors share.
 """
 from __future__ import annotations
 
 import csv
-import math
 import pathlib
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..progress import progress_bar
+from ..stats import mean_se, t_quantile
 
-__all__ = ["Curve", "Panel", "Figure", "FigureUnavailable", "draw", "write_csv", "csv_rows",
-           "progress", "ERROR_BAR_SE", "FIXED_COLUMNS"]
+__all__ = ["Curve", "Panel", "Figure", "FigureUnavailable", "write_csv", "csv_rows", "progress", "LEVEL",
+           "FIXED_COLUMNS", "STAT_COLUMNS", "paired_difference", "finite_size_note", "INTERVAL_TEXT",
+           "relative_text"]
 
-#: Error bars are this many standard errors (over seeds) wide on each side.
-ERROR_BAR_SE = 2.0
+#: Error bars are two-sided Student-t intervals of this level over seeds.
+LEVEL = 0.95
+
+#: How captions and legends name the error bars.
+INTERVAL_TEXT = "95% t intervals over seeds (seeds - 1 degrees of freedom)"
 
 #: Columns that come first in every CSV, in this order; parameter columns follow.
 FIXED_COLUMNS = ("figure", "panel", "series", "source", "quantity")
 
+#: Columns that come last: the plotted value, its standard error and the ends of its error bar.
+STAT_COLUMNS = ("value", "se", "ci95_low", "ci95_high")
+
 #: Preferred order of the parameter columns (others follow alphabetically).
 PARAMETER_ORDER = ("f", "a1", "nu", "d", "c", "gamma", "theta", "mu_norm", "w_norm", "cos_mu_w",
-                   "angle_deg", "rank", "n", "p", "seeds", "seed", "x", "eta", "matrix")
+                   "angle_deg", "rank", "n", "p", "seeds", "seed", "x", "eta", "matrix", "theory")
 
 
 class FigureUnavailable(RuntimeError):
@@ -45,20 +58,27 @@ class Curve:
 
     Parameters
     ----------
-    label : str
-        Legend text (``None``: not in the legend).
+    label : str or None
+        Legend text (``None``: not in the legend, e.g. Monte Carlo markers under a theory line).
     source : str
-        ``"theory"`` (drawn as a line or a heat map) or ``"monte_carlo"`` (markers with error bars).
+        ``"theory"`` (drawn as a line or a heat map) or ``"monte_carlo"`` (markers with 95% t intervals).
     quantity : str
         What ``value`` is, e.g. ``"E_attn"``, ``"E_lin"``, ``"E_attn - E_lin"``, ``"density"``.
     x : str
         The parameter on the horizontal axis (a key of ``params``).
     params : dict
-        Parameter name -> scalar or array broadcastable to ``value``.
+        Parameter name -> scalar or array broadcastable to ``value``. Monte Carlo curves carry
+        ``n`` and ``seeds``, and ``theory`` (the deterministic equivalent at the same points)
+        where the figure compares them.
     value, se : numpy.ndarray
         The plotted numbers and, for Monte Carlo, their standard errors over seeds.
     style : dict
         Matplotlib keywords (color, linestyle, marker).
+    series : str, optional
+        The CSV's name of the series (default: ``label``); a curve needs one of the two.
+    low, high : numpy.ndarray, optional
+        Explicit ends of the error bars (e.g. the 95% interval of an extrapolated limit); without
+        them a Monte Carlo point's bar is its t interval.
     """
 
     label: str | None
@@ -69,22 +89,45 @@ class Curve:
     value: np.ndarray
     se: np.ndarray | None = None
     style: dict[str, Any] = field(default_factory=dict)
+    series: str | None = None
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.value = np.asarray(self.value, dtype=float)
         if self.se is not None:
             self.se = np.broadcast_to(np.asarray(self.se, dtype=float), self.value.shape)
+        if (self.low is None) != (self.high is None):
+            raise ValueError(f"curve {self.label!r}: give both ends of the error bars or neither")
+        if self.low is not None:
+            self.low = np.broadcast_to(np.asarray(self.low, dtype=float), self.value.shape)
+            self.high = np.broadcast_to(np.asarray(self.high, dtype=float), self.value.shape)
         if self.x not in self.params:
             raise ValueError(f"curve {self.label!r}: x = {self.x!r} is not one of its parameters")
+        self.series = self.series or self.label
+        if not self.series:
+            raise ValueError(f"a {self.source} curve of {self.quantity} needs a label or a series name")
+        if self.source == "monte_carlo" and (self.se is None or "seeds" not in self.params):
+            raise ValueError(f"Monte Carlo series {self.series!r} needs its standard errors and its seeds")
 
     def column(self, name: str) -> np.ndarray:
         """Parameter ``name`` broadcast to the shape of ``value``."""
         return np.broadcast_to(np.asarray(self.params[name], dtype=object if _is_text(self.params[name]) else float),
                                self.value.shape)
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        r"""The ends of each point's error bar: ``low, high`` if given, else the Student interval
+        :math:`\bar E \pm t_{0.975,\,\text{seeds}-1}\,\mathrm{se}`; None for a curve without bars."""
+        if self.low is not None:
+            return self.low, self.high
+        if self.se is None:
+            return None
+        half = t_quantile(self.column("seeds").astype(float), LEVEL) * self.se
+        return self.value - half, self.value + half
+
 
 def _is_text(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, np.ndarray) and value.dtype.kind in "US")
+    return isinstance(value, str) or (isinstance(value, np.ndarray) and value.dtype.kind in "USO")
 
 
 @dataclass
@@ -99,18 +142,21 @@ class Panel:
     xscale: str = "linear"
     yscale: str = "linear"
     ylim: tuple[float, float] | None = None
+    xlim: tuple[float, float] | None = None
     heatmap: tuple[str, str] | None = None
     colorbar: str = ""
     #: Horizontal offset between the Monte Carlo series at the same x, so that their bars do not hide
     #: each other: a factor 10**dodge on a log axis, ``dodge`` times the x range on a linear one.
     #: Only the drawing moves; the CSV keeps the true x.
     dodge: float = 0.0
-    legend_loc: str = "best"
-    #: Extra room above the data, as a fraction of its range (keeps an upper legend off the points).
-    headroom: float = 0.0
-    #: Labelled ticks on the x axis (plain numbers, also on a log axis).
+    #: Labelled ticks on the x axis (plain numbers, also on a log axis); ``xticklabels`` may rename them.
     xticks: Sequence[float] | None = None
-    extra: list[dict[str, Any]] = field(default_factory=list)   # reference lines: {"x": ..., "y": ..., "label": ...}
+    xticklabels: Sequence[str] | None = None
+    #: Reference lines ``{"x": [...], "y": [...], "label": ..., "color": ..., "ls": ...}``; ``"y": None``
+    #: draws a vertical line at ``x[0]``.
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    #: A convergence panel (a ladder of sizes): its markers are not counted by :func:`finite_size_note`.
+    convergence: bool = False
 
 
 @dataclass
@@ -130,12 +176,70 @@ class Figure:
                 yield panel, curve
 
 
+# --------------------------------------------------------------------------- statistics
+
+def paired_difference(attention_per_seed: np.ndarray, linear_per_seed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Mean and standard error over seeds of :math:`E_\mathrm{attn} - E_\mathrm{lin}`, seed by seed.
+
+    Both errors come from the same draws (``symrmt.simulate`` returns them per seed), so the
+    difference is summarized from the per-seed differences (a paired comparison).
+
+    >>> mean, se = paired_difference(np.array([[1.0], [2.0]]), np.array([[0.5], [1.5]]))
+    >>> mean.tolist(), se.tolist()
+    ([0.5], [0.0])
+    """
+    return mean_se(np.asarray(attention_per_seed) - np.asarray(linear_per_seed), axis=0)
+
+
+def finite_size_note(figure: Figure) -> str:
+    """One sentence on the Monte Carlo points whose 95% interval misses the theory at the same point.
+
+    Only curves that carry ``theory`` (the deterministic equivalent at their points) are counted.
+    """
+    total, outside, worst = 0, 0, None
+    for panel, curve in figure.curves():
+        if curve.source != "monte_carlo" or "theory" not in curve.params or panel.convergence:
+            continue
+        theory = curve.column("theory").astype(float)
+        low, high = curve.bounds()
+        gap = curve.value - theory
+        missed = (theory < low) | (theory > high)
+        total += gap.size
+        outside += int(np.sum(missed))
+        if np.any(missed):
+            k = int(np.argmax(np.where(missed, np.abs(gap), -np.inf)))
+            if worst is None or abs(gap.flat[k]) > abs(worst[0]):
+                worst = (float(gap.flat[k]), panel.key, curve, k)
+    if total == 0:
+        return ""
+    if outside == 0:
+        return f"All {total} Monte Carlo points with a theory value hold it inside their 95% interval."
+    gap, key, curve, k = worst
+    n = int(curve.column("n").flat[k])
+    theory = float(curve.column("theory").flat[k])
+    relative = f" ({relative_text(gap, theory)} of the theory)" if relative_text(gap, theory) else ""
+    verb = "misses the theory by more than its" if outside == 1 else "miss the theory by more than their"
+    chance = (1 - LEVEL) * total        # what noise alone would give if the theory held at this n
+    return (f"{outside} of {total} Monte Carlo points {verb} 95% interval (noise alone would give about "
+            f"{chance:.1f}); the largest finite-n effect is {gap:+.3f}{relative}, in panel ({key}) "
+            f"({curve.series}, n = {n}).")
+
+
+def relative_text(effect: float, theory: float) -> str:
+    """``effect`` as a percentage of ``theory``, or "" where the theory is too small for a ratio to mean much."""
+    return f"{100 * effect / abs(theory):+.0f}%" if abs(theory) >= RELATIVE_FLOOR else ""
+
+
+#: Below this size a theory value is not a useful scale for a relative error (a gap near a sign change).
+RELATIVE_FLOOR = 0.05
+
+
 # --------------------------------------------------------------------------- CSV
 
 def _columns(figure: Figure) -> list[str]:
     names = {k for _, curve in figure.curves() for k in curve.params}
     ordered = [k for k in PARAMETER_ORDER if k in names] + sorted(names - set(PARAMETER_ORDER))
-    return [*FIXED_COLUMNS, *ordered, "value", "se"]
+    return [*FIXED_COLUMNS, *ordered, *STAT_COLUMNS]
 
 
 def _cell(value: Any) -> str:
@@ -154,11 +258,13 @@ def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
     for panel, curve in figure.curves():
         params = {k: curve.column(k).ravel() for k in curve.params}
         values = curve.value.ravel()
-        ses = None if curve.se is None else curve.se.ravel()
+        stats = {} if curve.se is None else {"se": curve.se.ravel()}
+        if curve.bounds() is not None:
+            stats.update(ci95_low=curve.bounds()[0].ravel(), ci95_high=curve.bounds()[1].ravel())
         for i, value in enumerate(values):
-            row = {"figure": figure.name, "panel": panel.key, "series": curve.label or "",
-                   "source": curve.source, "quantity": curve.quantity,
-                   "value": _cell(value), "se": "" if ses is None else _cell(ses[i])}
+            row = {"figure": figure.name, "panel": panel.key, "series": curve.series, "source": curve.source,
+                   "quantity": curve.quantity, "value": _cell(value)}
+            row.update({k: _cell(v[i]) for k, v in stats.items()})
             row.update({k: _cell(v[i]) for k, v in params.items()})
             rows.append([row.get(column, "") for column in header])
     return header, rows
@@ -167,9 +273,11 @@ def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
 def write_csv(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
     """Write the plotted numbers of ``figure`` to ``path``: a header row, then one row per point.
 
-    Columns: ``figure, panel, series, source, quantity``, then every parameter any curve has
-    (empty where a curve does not have it), then ``value`` and ``se`` (the standard error over
-    seeds for Monte Carlo points, empty for theory).
+    Columns: ``figure, panel, series, source, quantity``, then every parameter any curve has,
+    then ``value``, ``se`` (the standard error over seeds) and ``ci95_low``, ``ci95_high`` (the
+    ends of the error bar: the 95% t interval, or the 95% interval of an extrapolated limit). A cell
+    is empty only where it does not apply: a parameter a series does not have (``seeds`` of a
+    theory line), or the statistics of a theory point.
     """
     header, rows = csv_rows(figure)
     path = pathlib.Path(path)
@@ -189,136 +297,3 @@ QUIET = False
 def progress(items: Iterable, desc: str, total: int | None = None) -> Iterable:
     """``items`` with a progress bar (:func:`symrmt.progress.progress_bar`), off under ``--quiet``."""
     return progress_bar(items, desc=desc, total=total, enabled=not QUIET)
-
-
-# --------------------------------------------------------------------------- drawing
-
-def _draw_heatmap(fig, ax, panel: Panel) -> None:
-    import matplotlib.ticker
-    from matplotlib.colors import TwoSlopeNorm
-
-    xname, yname = panel.heatmap
-    theory = next(c for c in panel.curves if c.source == "theory")
-    x, y, z = theory.column(xname), theory.column(yname), theory.value
-    low, high = float(np.nanmin(z)), float(np.nanmax(z))
-    # A diverging map centred at 0: blue where attention wins (E_attn < E_lin), red where it loses.
-    # Each side is scaled to its own extreme, so a small region of the other sign stays visible.
-    bound = max(abs(low), abs(high)) or 1.0
-    norm = TwoSlopeNorm(vmin=low if low < 0 else -bound, vcenter=0.0, vmax=high if high > 0 else bound)
-    mesh = ax.pcolormesh(x, y, z, cmap="RdBu_r", norm=norm, shading="gouraud")
-    bar = fig.colorbar(mesh, ax=ax, label=panel.colorbar)
-    bar.set_ticks(sorted({norm.vmin, norm.vmin / 2, 0.0, norm.vmax / 2, norm.vmax}))
-    bar.ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%.3g"))
-    if np.nanmin(z) < 0 < np.nanmax(z):
-        contour = ax.contour(x, y, z, levels=[0.0], colors="k", linewidths=1.2)
-        ax.clabel(contour, fmt={0.0: "0"}, fontsize=7)
-        ax.plot([], [], color="k", lw=1.2, label=r"theory: $E_\mathrm{attn} = E_\mathrm{lin}$")
-    for curve in panel.curves:
-        if curve.source != "monte_carlo":
-            continue
-        cx, cy = curve.column(xname).ravel(), curve.column(yname).ravel()
-        ax.scatter(cx, cy, c=curve.value.ravel(), cmap="RdBu_r", norm=norm, s=60, marker="o",
-                   edgecolors="k", linewidths=1.0, zorder=3, label=curve.label)
-        scale = np.log if panel.xscale == "log" else (lambda v: v)
-        lo, hi = scale(np.nanmin(x)), scale(np.nanmax(x))
-        for xi, yi, v, s in zip(cx, cy, curve.value.ravel(), curve.se.ravel()):
-            right = (scale(xi) - lo) > 0.7 * (hi - lo)      # label on the left near the right edge
-            ax.annotate(f"{v:+.3f}\n±{ERROR_BAR_SE * s:.3f}", (xi, yi), textcoords="offset points",
-                        xytext=(-6, 4) if right else (6, 4), ha="right" if right else "left", fontsize=6,
-                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.7))
-
-
-def _offsets(panel: Panel) -> dict[int, float]:
-    """The drawing offset of each Monte Carlo curve (keyed by ``id``), centred on 0."""
-    mc = [c for c in panel.curves if c.source == "monte_carlo"]
-    return {id(c): panel.dodge * (k - (len(mc) - 1) / 2) for k, c in enumerate(mc)}
-
-
-def _draw_lines(ax, panel: Panel) -> None:
-    offsets = _offsets(panel)
-    span = [np.ptp(c.column(c.x).astype(float)) for c in panel.curves if c.value.size]
-    span = max(span) if span else 1.0
-    for curve in panel.curves:
-        x = curve.column(curve.x).astype(float).ravel()
-        shift = offsets.get(id(curve), 0.0)
-        if shift:
-            x = x * 10.0**shift if panel.xscale == "log" else x + shift * span
-        order = np.argsort(x, kind="stable")
-        style = dict(curve.style)
-        if curve.source == "theory":
-            style.pop("marker", None)
-            ax.plot(x[order], curve.value.ravel()[order], label=curve.label, **style)
-        else:
-            style.pop("linestyle", None)
-            style.setdefault("marker", "o")
-            yerr = None if curve.se is None else ERROR_BAR_SE * curve.se.ravel()[order]
-            if yerr is not None and panel.yscale == "log":
-                # A bar reaching below 0 cannot be drawn on a log axis: clip it just above 0.
-                value = curve.value.ravel()[order]
-                yerr = np.vstack([np.minimum(yerr, 0.95 * value), yerr])
-            ax.errorbar(x[order], curve.value.ravel()[order], yerr=yerr, linestyle="none", ms=4,
-                        capsize=2, label=curve.label, **style)
-    for line in panel.extra:
-        ax.plot(line["x"], line["y"], color=line.get("color", "0.5"), ls=line.get("ls", ":"), lw=1,
-                label=line.get("label"))
-
-
-def _monte_carlo_proxy(ax, panel: Panel, n_label: str) -> None:
-    """One grey legend entry that says what the markers are, instead of one per series."""
-    if any(c.source == "monte_carlo" and c.label is None for c in panel.curves):
-        ax.errorbar([], [], yerr=[], fmt="o", color="0.35", ms=4, capsize=2,
-                    label=f"Monte Carlo{n_label} (mean ± {ERROR_BAR_SE:g} s.e.)")
-
-
-def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
-    """Draw ``figure`` into a PNG at ``path`` (Agg backend: no display needed) and return the path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    count = len(figure.panels)
-    ncols = figure.ncols or min(count, 3)
-    nrows = math.ceil(count / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.0 * ncols, 4.1 * nrows + 0.9), squeeze=False)
-    for ax, panel in zip(axes.ravel(), figure.panels):
-        if panel.heatmap:
-            _draw_heatmap(fig, ax, panel)
-        else:
-            _draw_lines(ax, panel)
-            _monte_carlo_proxy(ax, panel, figure.mc_label)
-        ax.set_xscale(panel.xscale)
-        ax.set_yscale(panel.yscale)
-        if panel.ylim:
-            ax.set_ylim(*panel.ylim)
-        elif panel.headroom:
-            low, high = ax.get_ylim()
-            ax.set_ylim(low, high + panel.headroom * (high - low))
-        if panel.xticks is not None:
-            import matplotlib.ticker
-
-            ax.set_xticks(list(panel.xticks))
-            ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xlabel(panel.xlabel)
-        ax.set_ylabel(panel.ylabel)
-        ax.set_title(panel.title, fontsize=10)
-        if not panel.heatmap:
-            ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc=panel.legend_loc, framealpha=0.85)
-    for ax in axes.ravel()[count:]:
-        ax.set_visible(False)
-    fig.suptitle(figure.title, fontsize=11)
-    caption = "\n".join(textwrap.wrap(figure.caption, width=int(60 * ncols)))
-    lines = caption.count("\n") + 1
-    fig.text(0.01, 0.005, caption, fontsize=7.5, va="bottom", ha="left")
-    fig.tight_layout(rect=(0, 0.035 * lines / nrows, 1, 0.97))
-    path = pathlib.Path(path)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
-
-
-def panel_keys(panels: Sequence[Panel]) -> list[str]:
-    return [p.key for p in panels]

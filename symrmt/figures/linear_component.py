@@ -1,4 +1,4 @@
-r"""The linear Hermite component: with :math:`a_1 = 0` attention cannot use the signal.
+r"""The linear Hermite component: with :math:`a_1 = 0` the limit of attention cannot use the signal.
 
 The family :math:`f_s(x) = \cos(s)\,x + \sin(s)\,\mathrm{He}_3(x)/\sqrt 6` has
 :math:`a_1 = \cos s` and :math:`\nu = 1` for every :math:`s` (the two terms are orthonormal
@@ -7,21 +7,28 @@ Hermite polynomials), so it moves :math:`a_1` from 1 to 0 at a fixed scale. With
 proportional to :math:`a_1`, vanishes and :math:`K \simeq b W/\sqrt p` is a Wigner
 matrix independent of the labels: panel (a) shows that :math:`E_\mathrm{attn}` is then flat
 in :math:`\|\mu\|^2`, panel (b) that more dimensions per token (larger :math:`c`) lower it
-far less than for :math:`a_1 > 0`, and panel (c) the error against :math:`a_1`.
+far less than for :math:`a_1 > 0`, and panel (c) the error against :math:`a_1`. All of this is
+the limit :math:`n \to \infty` at fixed :math:`\|\mu\|`: the finite model does use a strong
+signal (the signal enters at order :math:`\theta/\sqrt n` through the higher Hermite terms), so
+panel (d) follows :math:`a_1 = 0` with and without signal over a ladder of sizes to
+:math:`n = \infty`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import Geometry
 from ._common import LINEAR_STYLE, mc_curve, mc_over_gamma, n_label, theory_curve
-from ._core import Figure, Panel, progress
+from ._convergence import convergence_panel, ladder_sentence, run_ladder
+from ._core import INTERVAL_TEXT, Figure, Panel, progress
+from .claims import claim
 
 GAMMA = 0.1
 C_FIXED = 1.0
 A1_VALUES = (1.0, 0.7, 0.4, 0.0)
 COLORS = ("C0", "C2", "C1", "C3")
 W_NORM = 1.0
+#: The signal strengths of the convergence panel (a_1 = 0): none, and the strongest of panel (a).
+LADDER_THETAS = (4.0, 0.0)
 
 
 def f_family(a1: float):
@@ -39,7 +46,9 @@ def _label(a1: float) -> str:
     return f"a1*x + sqrt(1-a1^2)*(x^3-3x)/sqrt(6), a1={a1:g}"
 
 
-def _geometry(theta: float) -> Geometry:
+def _geometry(theta: float):
+    from .. import Geometry
+
     # Aligned weights w = W_NORM mu/|mu|: the most favourable case for attention.
     mu = float(np.sqrt(theta))
     return Geometry(mu_norm=mu, wk_norm=W_NORM, wq_norm=W_NORM, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
@@ -65,7 +74,7 @@ def _mc_points(a1: float, s: dict, points, c_of, theta_of, label: str):
 
 
 def _theta_panel(s: dict) -> Panel:
-    from ..theory import attention_error, linear_error
+    from .. import attention_error, linear_error
 
     theta = np.linspace(0.0, 4.0, s["points"])
     curves = []
@@ -74,21 +83,24 @@ def _theta_panel(s: dict) -> Panel:
         curves.append(theory_curve(rf"$a_1 = {a1:g}$", "E_attn", "theta", {**tag, "theta": theta},
                                    attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta)), {"color": color}))
         runs = _mc_points(a1, s, s["theta_mc"], lambda v: C_FIXED, lambda v: v, f"a1={a1:g} over |mu|^2")
-        curves.append(mc_curve(None, "E_attn", "theta",
-                               {**tag, "theta": np.array(s["theta_mc"]), "n": s["n"], "seeds": s["seeds"]},
-                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color}))
+        theta_mc = np.array(s["theta_mc"])
+        curves.append(mc_curve(rf"$a_1 = {a1:g}$", "E_attn", "theta",
+                               {**tag, "theta": theta_mc, "n": s["n"], "seeds": s["seeds"]},
+                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
+                               theory=attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta_mc))))
     lin = {"f": "linear regression", "c": C_FIXED, "gamma": GAMMA}
     curves.append(theory_curve("linear regression", "E_lin", "theta", {**lin, "theta": theta},
                                linear_error(C_FIXED, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
-    curves.append(mc_curve(None, "E_lin", "theta", {**lin, "theta": np.array(s["theta_mc"]), "n": s["n"],
-                                                      "seeds": s["seeds"]},
-                           [r.linear_mean[0] for r in runs], [r.linear_se[0] for r in runs], LINEAR_STYLE))
+    curves.append(mc_curve("linear regression", "E_lin", "theta", {**lin, "theta": theta_mc, "n": s["n"],
+                                                                   "seeds": s["seeds"]},
+                           [r.linear_mean[0] for r in runs], [r.linear_se[0] for r in runs], LINEAR_STYLE,
+                           theory=linear_error(C_FIXED, GAMMA, gram=_gram(theta_mc))))
     return Panel("a", rf"(a) more signal, $c = {C_FIXED:g}$", curves, r"signal strength $\|\mu\|^2$",
-                 r"interpolation error $E(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01, legend_loc="upper right")
+                 r"interpolation error $E(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01)
 
 
 def _c_panel(s: dict) -> Panel:
-    from ..theory import attention_error, linear_error
+    from .. import attention_error, linear_error
 
     theta = 1.0
     c = np.geomspace(0.2, 4.0, s["points"])
@@ -98,8 +110,10 @@ def _c_panel(s: dict) -> Panel:
         curves.append(theory_curve(rf"$a_1 = {a1:g}$", "E_attn", "c", {**tag, "c": c},
                                    attention_error((a1, 1.0), c, GAMMA, gram=_gram(theta)), {"color": color}))
         runs = _mc_points(a1, s, s["c_mc"], lambda v: v, lambda v: theta, f"a1={a1:g} over c")
-        curves.append(mc_curve(None, "E_attn", "c", {**tag, "c": np.array(s["c_mc"]), "n": s["n"], "seeds": s["seeds"]},
-                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color}))
+        c_mc = np.array(s["c_mc"])
+        curves.append(mc_curve(rf"$a_1 = {a1:g}$", "E_attn", "c", {**tag, "c": c_mc, "n": s["n"], "seeds": s["seeds"]},
+                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
+                               theory=attention_error((a1, 1.0), c_mc, GAMMA, gram=_gram(theta))))
     for other, style in ((0.0, ":"), (4.0, "-.")):
         # a_1 = 0 at other signal strengths: the same curve (drawn over the one above).
         tag = {"f": _label(0.0), "a1": 0.0, "nu": 1.0, "d": 0.0, "theta": other, "gamma": GAMMA, "w_norm": W_NORM}
@@ -111,11 +125,11 @@ def _c_panel(s: dict) -> Panel:
                                linear_error(c, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
     return Panel("b", rf"(b) more dimensions, $\|\mu\|^2 = {theta:g}$", curves, r"$c = p/n$",
                  r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.02,
-                 xticks=(0.2, 0.5, 1, 2, 4), legend_loc="upper right")
+                 xticks=(0.2, 0.5, 1, 2, 4))
 
 
 def _a1_panel(s: dict) -> Panel:
-    from ..theory import attention_error
+    from .. import attention_error
 
     a1 = np.linspace(0.0, 1.0, s["points"])
     curves = []
@@ -127,23 +141,39 @@ def _a1_panel(s: dict) -> Panel:
                                    {"color": color}))
         runs = [mc_over_gamma(f_family(v), s["n"], C_FIXED, [GAMMA], _geometry(theta), seeds=s["seeds"])
                 for v in progress(s["a1_mc"], f"|mu|^2={theta:g} over a1")]
-        curves.append(mc_curve(None, "E_attn", "a1", {**tag, "a1": np.array(s["a1_mc"]), "n": s["n"],
-                                                       "seeds": s["seeds"]},
-                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color}))
+        a1_mc = np.array(s["a1_mc"])
+        curves.append(mc_curve(rf"$\|\mu\|^2 = {theta:g}$", "E_attn", "a1",
+                               {**tag, "a1": a1_mc, "n": s["n"], "seeds": s["seeds"]},
+                               [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
+                               theory=attention_error({"a1": a1_mc, "nu": np.ones_like(a1_mc)}, C_FIXED, GAMMA,
+                                                      gram=_gram(theta))))
     return Panel("c", rf"(c) against $a_1$ ($\nu = 1$), $c = {C_FIXED:g}$", curves, r"linear coefficient $a_1$",
-                 r"interpolation error $E_\mathrm{attn}(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01,
-                 legend_loc="upper right")
+                 r"interpolation error $E_\mathrm{attn}(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01)
+
+
+def _ladder_panel(s: dict, quick: bool) -> tuple[Panel, str]:
+    """Panel (d): a_1 = 0 over a ladder of sizes, with the strongest signal of (a) and without signal."""
+    f = f_family(0.0)
+    ladders, sentences = [], []
+    for theta, color in zip(LADDER_THETAS, ("C3", "0.4")):
+        result = run_ladder(f, C_FIXED, GAMMA, geometry=_geometry(theta), quick=quick)
+        tag = {"f": _label(0.0), "a1": 0.0, "nu": 1.0, "d": 0.0, "c": C_FIXED, "theta": theta, "w_norm": W_NORM}
+        ladders.append((result, rf"$\|\mu\|^2 = {theta:g}$", tag, color))
+        sentences.append(ladder_sentence(result, "attention", f"E_attn (|mu|^2 = {theta:g})", s["n"],
+                                         None if sentences else "d"))
+    panel = convergence_panel("d", rf"(d) finite n: $a_1 = 0$, $c = {C_FIXED:g}$, $\gamma = {GAMMA:g}$", ladders,
+                              "attention", "E_attn", r"interpolation error $E_\mathrm{attn}(\gamma)$", s["n"])
+    return panel, " ".join(sentences)
 
 
 def build(quick: bool = False, **overrides) -> Figure:
     s = {**_sizes(quick), **overrides}
-    panels = [_theta_panel(s), _c_panel(s), _a1_panel(s)]
-    caption = ("f = a1 x + sqrt(1 - a1^2) (x^3 - 3x)/sqrt(6) (Hermite data a_1 = a1, nu = 1), d = 0, ridge gamma = "
-               f"{GAMMA:g}, weights aligned with the signal, w_K = w_Q = {W_NORM:g} mu/|mu|. Lines: deterministic "
-               f"equivalents; markers: Monte Carlo, n = {s['n']}, p = round(c n), {s['seeds']} seeds, ±2 s.e. With "
-               "a_1 = 0 the error does not move with the signal (a); against c (b) it is one curve whatever the signal "
-               "(dotted, dash-dotted: |mu|^2 = 0, 4), falling only through the noise spectrum to a plateau while "
-               "linear regression goes to 0; the error falls as a_1 "
-               "grows, the faster the stronger the signal (c). a_1 = 0 converges in n more slowly than the others.")
-    return Figure("linear_component", "Without a linear component (a_1 = 0) attention cannot use the signal",
-                  caption, panels, mc_label=n_label(s["n"], s["seeds"]))
+    ladder, sentence = _ladder_panel(s, quick)
+    panels = [_theta_panel(s), _c_panel(s), _a1_panel(s), ladder]
+    text = claim("linear_component")
+    caption = (f"{text.sentence} f = a1 x + sqrt(1 - a1^2) (x^3 - 3x)/sqrt(6) (Hermite data a_1 = a1, nu = 1), d = 0, "
+               f"ridge gamma = {GAMMA:g}, weights aligned with the signal, w_K = w_Q = {W_NORM:g} mu/|mu|. In (b) the "
+               "a_1 = 0 curves for |mu|^2 = 0 and 4 (dotted, dash-dotted) lie on the one for |mu|^2 = 1. Lines: "
+               f"deterministic equivalents; markers: Monte Carlo, n = {s['n']}, p = round(c n), {s['seeds']} seeds, "
+               f"{INTERVAL_TEXT}. {sentence}")
+    return Figure("linear_component", text.title, caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)

@@ -8,8 +8,11 @@ r"""Rank-1 against rank-r attention weights of the same total strength.
 :math:`v_k` (half of the signal outside the weights' span). Where the signal sits *inside* the
 span does not matter: :math:`W_K^\top W_Q - I = (\rho^2/r) \sum_k v_k v_k^\top` is a multiple of
 the projector onto the span, so :math:`\mu = \|\mu\| v_1` gives exactly the spread curve (a
-symmetry the Gram-matrix theory reproduces to round-off). The theory enters only through the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix
-of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`.
+symmetry the Gram-matrix theory reproduces to round-off). The theory enters only through the
+:math:`(1 + 2r) \times (1 + 2r)` Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`. The
+conclusion, with its region, is ``CLAIMS["rank"]`` (:mod:`symrmt.figures.claims`): splitting the
+strength over more directions never lowers the error. Panel (b) draws the ranks as separate
+points (theory as bars, Monte Carlo as markers): there is nothing between two ranks.
 
 This figure needs ``attention_error(..., gram=G)`` and ``simulate(..., gram=G)`` with such a
 matrix; without them :func:`build` raises :class:`~symrmt.figures.FigureUnavailable`.
@@ -20,9 +23,9 @@ import inspect
 
 import numpy as np
 
-from ..geometry import Geometry
 from ._common import LINEAR_STYLE, mc_curve, n_label, nonlinearity, theory_curve
-from ._core import Figure, FigureUnavailable, Panel, progress
+from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .claims import claim
 
 MU_NORM = 1.0
 STRENGTH = 2.0       # rho = sqrt(sum_k |w^(k)|^2)
@@ -46,8 +49,7 @@ def gram_matrix(r: int, placement: str, mu_norm: float = MU_NORM, strength: floa
 
 
 def _engine():
-    from ..simulation import simulate
-    from ..theory import attention_error
+    from .. import attention_error, simulate
 
     try:
         attention_error((0.5, 0.5), 1.0, 1.0, gram=gram_matrix(2, "spread"))
@@ -65,52 +67,69 @@ def _sizes(quick: bool) -> dict:
     return dict(n=2048, seeds=8, ranks=[1, 2, 3, 4], gammas_mc=list(np.logspace(-2, 1, 7)), points=120)
 
 
+def _placement(h, placement: str, style: str, s: dict, simulate, attention_error, gamma):
+    """Curves of one placement: against gamma (panel a; every rank for "spread", rank 1 otherwise) and the
+    per-rank points at GAMMA (panel b)."""
+    base = {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
+    by_gamma, rank_mean, rank_se = [], [], []
+    for r in progress(s["ranks"], f"rank ({placement})"):
+        G = gram_matrix(r, placement)
+        tag = {**base, "rank": r, "placement": placement}
+        mc = simulate(h.f, n=s["n"], c=C_FIXED, gamma=np.array([*s["gammas_mc"], GAMMA]), gram=G,
+                      seeds=s["seeds"], progress=False)
+        rank_mean.append(mc.attention_mean[-1])
+        rank_se.append(mc.attention_se[-1])
+        if placement == "spread" or r == 1:
+            color = {"color": COLORS.get(r, "C5"), "linestyle": style}
+            series = f"r = {r}, {placement}"
+            k = len(s["gammas_mc"])
+            by_gamma.append(theory_curve(series, "E_attn", "gamma", {**tag, "gamma": gamma},
+                                         attention_error(h, C_FIXED, gamma, gram=G), color))
+            by_gamma.append(mc_curve(series, "E_attn", "gamma",
+                                     {**tag, "gamma": mc.gamma[:k], "n": s["n"], "seeds": s["seeds"]},
+                                     mc.attention_mean[:k], mc.attention_se[:k], color,
+                                     theory=attention_error(h, C_FIXED, mc.gamma[:k], gram=G)))
+    ranks = np.array(s["ranks"])
+    theory = np.array([float(attention_error(h, C_FIXED, GAMMA, gram=gram_matrix(r, placement))) for r in ranks])
+    tag = {**base, "gamma": GAMMA, "placement": placement}
+    color = "C0" if placement == "spread" else "C3"
+    # Integer ranks: the theory as a bar at each rank, the Monte Carlo beside it; no line joins ranks.
+    by_rank = [theory_curve(f"{placement}: theory", "E_attn", "rank", {**tag, "rank": ranks}, theory,
+                            {"color": color, "linestyle": "none", "marker": "_", "markersize": 22,
+                             "markeredgewidth": 2.0}, series=placement),
+               mc_curve(placement, "E_attn", "rank", {**tag, "rank": ranks, "n": s["n"], "seeds": s["seeds"]},
+                        rank_mean, rank_se, {"color": color, "marker": "o" if placement == "spread" else "s"},
+                        theory=theory)]
+    return by_gamma, by_rank
+
+
 def build(quick: bool = False, **overrides) -> Figure:
-    from ..theory import linear_error
+    from .. import Geometry, linear_error
 
     attention_error, simulate = _engine()
     s = {**_sizes(quick), **overrides}
     h = nonlinearity("tanh").hermite()
     gamma = np.logspace(-3, 2, s["points"])
-    base = {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
     by_gamma, by_rank = [], []
     for placement, style in (("spread", "-"), ("half aligned", "--")):
-        rank_mean, rank_se = [], []
-        for r in progress(s["ranks"], f"rank ({placement})"):
-            G = gram_matrix(r, placement)
-            tag = {**base, "rank": r, "placement": placement}
-            mc = simulate(h.f, n=s["n"], c=C_FIXED, gamma=np.array([*s["gammas_mc"], GAMMA]), gram=G,
-                          seeds=s["seeds"], progress=False)
-            rank_mean.append(mc.attention_mean[-1])
-            rank_se.append(mc.attention_se[-1])
-            if placement == "spread" or r == 1:
-                color = {"color": COLORS.get(r, "C5"), "linestyle": style}
-                by_gamma.append(theory_curve(f"r = {r}, {placement}", "E_attn", "gamma", {**tag, "gamma": gamma},
-                                             attention_error(h, C_FIXED, gamma, gram=G), color))
-                k = len(s["gammas_mc"])
-                by_gamma.append(mc_curve(None, "E_attn", "gamma",
-                                         {**tag, "gamma": mc.gamma[:k], "n": s["n"], "seeds": s["seeds"]},
-                                         mc.attention_mean[:k], mc.attention_se[:k], color))
-        ranks = np.array(s["ranks"])
-        theory = [float(attention_error(h, C_FIXED, GAMMA, gram=gram_matrix(r, placement))) for r in ranks]
-        tag = {**base, "gamma": GAMMA, "placement": placement}
-        by_rank.append(theory_curve(f"{placement}", "E_attn", "rank", {**tag, "rank": ranks}, theory,
-                                    {"color": "C0" if placement == "spread" else "C3", "linestyle": style}))
-        by_rank.append(mc_curve(None, "E_attn", "rank", {**tag, "rank": ranks, "n": s["n"], "seeds": s["seeds"]},
-                                rank_mean, rank_se, {"color": "C0" if placement == "spread" else "C3"}))
+        curves_gamma, curves_rank = _placement(h, placement, style, s, simulate, attention_error, gamma)
+        by_gamma += curves_gamma
+        by_rank += curves_rank
     lin = {"f": "linear regression", "c": C_FIXED, "theta": MU_NORM**2}
     by_gamma.append(theory_curve("linear regression", "E_lin", "gamma", {**lin, "gamma": gamma},
                                  linear_error(C_FIXED, gamma, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
+    ranks = s["ranks"]
     panels = [
         Panel("a", rf"(a) against the ridge, $c = {C_FIXED:g}$", by_gamma, r"ridge $\gamma$",
-              r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03, legend_loc="upper left"),
+              r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03),
         Panel("b", rf"(b) against the rank, $\gamma = {GAMMA:g}$", by_rank, r"rank $r$",
-              r"interpolation error $E_\mathrm{attn}(\gamma)$", dodge=0.02, xticks=tuple(s["ranks"])),
+              r"interpolation error $E_\mathrm{attn}(\gamma)$", dodge=0.12, xticks=tuple(ranks),
+              xlim=(min(ranks) - 0.5, max(ranks) + 0.5)),
     ]
-    caption = (f"f = tanh, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = {STRENGTH**2:g} split "
-               "equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal overlap with every "
-               "direction; half aligned: half of mu along the first direction, half outside the span. Lines: "
-               "theory; markers: Monte Carlo, "
-               f"n = {s['n']}, {s['seeds']} seeds, ±2 s.e.")
-    return Figure("rank", "Rank-1 against rank-r attention weights of equal total strength", caption, panels,
-                  mc_label=n_label(s["n"], s["seeds"]))
+    text = claim("rank")
+    caption = (f"{text.sentence} f = tanh, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = "
+               f"{STRENGTH**2:g} split equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal "
+               "overlap with every direction; half aligned: half of mu along the first direction, half outside the "
+               "span. Lines and bars: theory; markers: Monte Carlo, "
+               f"n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}.")
+    return Figure("rank", text.title, caption, panels, mc_label=n_label(s["n"], s["seeds"]))

@@ -37,9 +37,8 @@ import numpy as np
 from ..errors import ConvergenceError
 from ..geometry import Geometry
 from ..stats import mean_se
-from . import _core
 from ._common import LINEAR_STYLE, mc_curve, n_label, theory_curve
-from ._core import Figure, FigureUnavailable, Panel, progress
+from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 
 F = "tanh(x)"
 LAYER = 0
@@ -161,11 +160,11 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
                                    {**base, "weights": "fitted", **_rank_params(fit, ranks, scale)},
                                    theory, {"color": color}))
         fitted = [mean_se(res["fitted"][r][:, at]) for r in ranks]
-        values.append(mc_curve(f"MC fitted, c = {c:g}", "E_attn", "rank",
+        values.append(_mc(f"MC fitted, c = {c:g}", "E_attn", "rank",
                                {**mc, "weights": "fitted", "rank": np.array(ranks)},
                                [m for m, _ in fitted], [e for _, e in fitted], {"color": color, "marker": "o"}))
         real = mean_se(res["real"][:, at])
-        values.append(mc_curve(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "weights": "real", "rank": p},
+        values.append(_mc(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "weights": "real", "rank": p},
                                [real[0]], [real[1]],
                                {"color": color, "marker": "*"}))
         for name, quantity, marker, first, second in (
@@ -173,7 +172,7 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
                 ("theory - MC fitted", "E_theory - E_MC_fitted", "s", "theory", "fitted"),
                 ("MC fitted - MC real", "E_MC_fitted - E_MC_real", "^", "fitted", "real")):
             paired = [mean_se(_at(res, first, r, at, at_grid) - _at(res, second, r, at, at_grid)) for r in ranks]
-            errors.append(mc_curve(f"{name}, c = {c:g}", quantity, "rank", {**mc, "rank": np.array(ranks)},
+            errors.append(_mc(f"{name}, c = {c:g}", quantity, "rank", {**mc, "rank": np.array(ranks)},
                                    [m for m, _ in paired], [e for _, e in paired], {"color": color, "marker": marker}))
     ticks = (*ranks, p)
     title = "top spike" if placement == "top spike" else "random direction per seed"
@@ -204,14 +203,14 @@ def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str
                                    {**base, "weights": "fitted", "gamma": grid, **{k: v[0] for k, v in ratio.items()}},
                                    np.nanmean(res["theory"][r], axis=0), {"color": color}))
         mean, se = mean_se(res["fitted"][r])
-        curves.append(mc_curve(f"MC fitted, r = {r}", "E_attn", "gamma", {**mc, "weights": "fitted", "rank": r},
+        curves.append(_mc(f"MC fitted, r = {r}", "E_attn", "gamma", {**mc, "weights": "fitted", "rank": r},
                                mean, se,
                                {"color": color, "marker": "o"}))
     mean, se = mean_se(res["real"])
-    curves.append(mc_curve("MC real M", "E_attn", "gamma", {**mc, "weights": "real", "rank": p}, mean, se,
+    curves.append(_mc("MC real M", "E_attn", "gamma", {**mc, "weights": "real", "rank": p}, mean, se,
                            {"color": "k", "marker": "*"}))
     mean, se = mean_se(res["iid"])
-    curves.append(mc_curve("MC i.i.d. M (same norm)", "E_attn", "gamma", {**mc, "weights": "iid"}, mean, se,
+    curves.append(_mc("MC i.i.d. M (same norm)", "E_attn", "gamma", {**mc, "weights": "iid"}, mean, se,
                            {"color": "0.5", "marker": "x"}))
     curves.append(theory_curve("theory, W = I (same score scale)", "E_attn", "gamma",
                                {**base, "gamma": grid, "weights": "identity"},
@@ -224,9 +223,9 @@ def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str
                  r"$E_\mathrm{attn}(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03)
 
 
-def _bar_text() -> str:
-    """How the shared drawing code sizes the Monte Carlo error bars."""
-    return getattr(_core, "INTERVAL_TEXT", f"±{getattr(_core, 'ERROR_BAR_SE', 2):g} standard errors over seeds")
+def _mc(series: str, *args, **kwargs):
+    """Monte Carlo markers with their own legend entry (each series here has its own marker)."""
+    return mc_curve(series, *args, label=series, **kwargs)
 
 
 def _caption(s: dict, p: int, scale: float, ns: list[int], ratios: np.ndarray, unsolved: int) -> str:
@@ -237,7 +236,7 @@ def _caption(s: dict, p: int, scale: float, ns: list[int], ratios: np.ndarray, u
             "averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "
             f"{', '.join(f'{v:.3f}' for v in ratios)} for r = {', '.join(map(str, s['ranks']))}. Markers: Monte "
             f"Carlo with the fitted matrix (circles) and the real M (stars, at r = p), {s['seeds']} seeds, "
-            f"{_bar_text()}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
+            f"{INTERVAL_TEXT}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
             "this n) + fitted - real (triangles: the assumption's error), per seed on the same draws. (e, f) also: "
             "an i.i.d. Gaussian M of the same norm (crosses), the theory for W = I (dotted) and linear regression."
             + unsolved_text)

@@ -2,19 +2,21 @@ r"""Validation: the deterministic equivalent against Monte Carlo of the finite m
 
 Panel (a) plots, for a grid of settings (nonlinearity :math:`f`, geometry of
 :math:`(\mu, w_K, w_Q)`, :math:`c`, :math:`\gamma`), the Monte Carlo mean of
-:math:`E_\mathrm{attn}` (with :math:`\pm 2` standard errors over seeds) against the theory;
-the diagonal is exact agreement. Panel (b) shows :math:`|\text{Monte Carlo} - \text{theory}|`
-against :math:`n` on log axes for a smooth :math:`f` and for :math:`a_1 = 0`: the
-equivalent is asymptotic, so this gap should fall with :math:`n` (the :math:`n^{-1/2}` and
-:math:`n^{-1}` guides are for reading slopes) until it reaches the Monte Carlo noise.
+:math:`E_\mathrm{attn}` (with its 95% t interval over seeds) against the theory; the diagonal
+is exact agreement. Panel (b) carries a strong aligned signal, where the finite-n corrections
+are largest, over a ladder of sizes (:func:`symrmt.converge`): the per-size means against
+:math:`n^{-\alpha}`, the fit :math:`E_\infty + b\,n^{-\alpha}` and its extrapolation to
+:math:`n = \infty` with a 95% interval, beside the theory, for a smooth :math:`f` (tanh) and
+for :math:`a_1 = 0` (:math:`\mathrm{He}_3`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import Geometry
+from .. import Geometry
 from ._common import mc_curve, mc_over_gamma, n_label, theory_curve
-from ._core import Figure, Panel, progress
+from ._convergence import convergence_panel, ladder_sentence, run_ladder
+from ._core import INTERVAL_TEXT, Figure, Panel, progress
 
 #: name -> (formula, colour); He_3 has a_1 = 0.
 FUNCTIONS = {"tanh": ("tanh(x)", "C0"), "ReLU (centred)": ("relu(x) - 1/sqrt(2*pi)", "C1"),
@@ -35,19 +37,13 @@ GAP_SETTING = ("strong aligned: w = 2 mu/|mu|, |mu| = 1.5", Geometry(1.5, 2.0, 2
 def _sizes(quick: bool) -> dict:
     if quick:
         return dict(n=256, seeds=3, functions=["tanh", "He_3 = x^3 - 3x"], geometries=["noise", "aligned w = mu, |mu| = 1"],
-                    cs=[1.0], gammas=[0.01, 0.1, 1.0], ns=[128, 256, 512], gap_seeds=8)
+                    cs=[1.0], gammas=[0.01, 0.1, 1.0])
     return dict(n=2048, seeds=8, functions=list(FUNCTIONS), geometries=list(GEOMETRIES), cs=[0.5, 1.0, 2.0],
-                gammas=[0.01, 0.1, 1.0], ns=[256, 512, 1024, 2048, 4096], gap_seeds=8)
-
-
-def _seeds_at(n: int, s: dict) -> int:
-    """More seeds at small n (they are cheap), so that the noise floor sits below the gap longer."""
-    return int(min(64, s["gap_seeds"] * max(1, max(s["ns"]) // n)))
+                gammas=[0.01, 0.1, 1.0])
 
 
 def _grid_panel(s: dict) -> Panel:
-    from ..nonlinearity import hermite
-    from ..theory import attention_error
+    from .. import attention_error, hermite
 
     curves = []
     settings = [(f, g, c) for f in s["functions"] for g in s["geometries"] for c in s["cs"]]
@@ -58,11 +54,11 @@ def _grid_panel(s: dict) -> Panel:
         theory = attention_error(h, c, s["gammas"], geometry)
         mc = mc_over_gamma(h.f, s["n"], c, s["gammas"], geometry, seeds=s["seeds"])
         params = {"f": fname, "a1": h.a1, "nu": h.nu, "d": 0.0, "c": c, "gamma": mc.gamma, "geometry": gname,
-                  **{k: v for k, v in geometry.as_dict().items()}, "n": s["n"], "seeds": s["seeds"],
-                  "theory": theory}
-        label = f"{fname}, {gname}" if c == s["cs"][0] else None
-        curves.append(mc_curve(label, "E_attn", "theory", params, mc.attention_mean, mc.attention_se,
-                               {"color": color, "marker": marker, "mfc": "none"}))
+                  **geometry.as_dict(), "n": s["n"], "seeds": s["seeds"]}
+        series = f"{fname}, {gname}"
+        curves.append(mc_curve(series, "E_attn", "theory", params, mc.attention_mean, mc.attention_se,
+                               {"color": color, "marker": marker, "mfc": "none"}, theory=theory,
+                               label=series if c == s["cs"][0] else None))
     # The theory itself: every setting's value on the diagonal (one line, the points sorted by value).
     points = {k: np.concatenate([np.broadcast_to(np.asarray(c.params[k]), c.value.shape) for c in curves])
               for k in ("f", "geometry", "c", "gamma", "theory")}
@@ -70,49 +66,36 @@ def _grid_panel(s: dict) -> Panel:
                                   points["theory"], {"color": "k", "linewidth": 1.0}))
     return Panel("a", rf"(a) Monte Carlo against theory, $c \in \{{{', '.join(f'{c:g}' for c in s['cs'])}\}}$, "
                  rf"$\gamma \in \{{{', '.join(f'{g:g}' for g in s['gammas'])}\}}$", curves,
-                 r"theory $E_\mathrm{attn}$", r"Monte Carlo $E_\mathrm{attn}$ (mean ± 2 s.e.)",
-                 legend_loc="lower right")      # the points lie on the diagonal: that corner is empty
+                 r"theory $E_\mathrm{attn}$", r"Monte Carlo $E_\mathrm{attn}$ (mean, 95% t interval)")
 
 
-def _gap_panel(s: dict) -> Panel:
-    from ..nonlinearity import hermite
-    from ..theory import attention_error
+def _ladder_panel(s: dict, quick: bool) -> tuple[Panel, str]:
+    """Panel (b): tanh and He_3 with the strong aligned signal, over a ladder of sizes to n = infinity."""
+    from .. import hermite
 
     gap_name, geometry = GAP_SETTING
-    ns = np.array(s["ns"])
-    curves = []
+    ladders, sentences = [], []
     for fname in ("tanh", "He_3 = x^3 - 3x"):
         formula, color = FUNCTIONS[fname]
         h = hermite(formula, center=True)
-        theory = float(attention_error(h, GAP_C, GAP_GAMMA, geometry))
-        runs = [mc_over_gamma(h.f, int(n), GAP_C, [GAP_GAMMA], geometry, seeds=_seeds_at(int(n), s))
-                for n in progress(ns, f"gap against n, {fname}")]
-        mean = np.array([r.attention_mean[0] for r in runs])
-        params = {"f": fname, "a1": h.a1, "nu": h.nu, "d": 0.0, "c": GAP_C, "gamma": GAP_GAMMA, "geometry": gap_name,
-                  "n": ns, "seeds": np.array([r.seeds for r in runs]), "theory": theory, "mc_mean": mean}
-        curves.append(mc_curve(rf"{fname} ($a_1 = {h.a1:.3g}$)", "|E_attn MC - theory|", "n", params,
-                               np.abs(mean - theory), [r.attention_se[0] for r in runs], {"color": color}))
-    top = max(float(np.max(c.value)) for c in curves) or 1e-2
-    floors = [{"x": ns, "y": 2 * c.se, "color": c.style["color"], "ls": "-.",
-               "label": f"2 s.e. ({c.params['f']}): Monte Carlo noise"} for c in curves]
-    guides = floors + [{"x": ns, "y": top * (ns / ns[0]) ** -0.5, "color": "0.5", "ls": ":", "label": r"$\propto n^{-1/2}$"},
-              {"x": ns, "y": top * (ns / ns[0]) ** -1.0, "color": "0.5", "ls": "--", "label": r"$\propto n^{-1}$"}]
-    return Panel("b", rf"(b) the gap against $n$, $c = {GAP_C:g}$, $\gamma = {GAP_GAMMA:g}$", curves,
-                 r"tokens $n$ ($p = cn$)", r"$|E_\mathrm{attn}^\mathrm{MC} - E_\mathrm{attn}^\mathrm{theory}|$",
-                 xscale="log", yscale="log", extra=guides, xticks=tuple(int(n) for n in ns), legend_loc="center left")
+        result = run_ladder(h, GAP_C, GAP_GAMMA, geometry=geometry, quick=quick)
+        tag = {"f": fname, "a1": h.a1, "nu": h.nu, "d": 0.0, "c": GAP_C, "geometry": gap_name, **geometry.as_dict()}
+        ladders.append((result, rf"{fname} ($a_1 = {h.a1:.3g}$)", tag, color))
+        sentences.append(ladder_sentence(result, "attention", f"E_attn ({fname})", s["n"], None if sentences else "b"))
+    panel = convergence_panel("b", rf"(b) finite n: strong aligned signal, $c = {GAP_C:g}$, $\gamma = {GAP_GAMMA:g}$",
+                              ladders, "attention", "E_attn", r"$E_\mathrm{attn}(\gamma)$", s["n"])
+    return panel, " ".join(sentences)
 
 
 def build(quick: bool = False, **overrides) -> Figure:
     s = {**_sizes(quick), **overrides}
-    panels = [_grid_panel(s), _gap_panel(s)]
-    seeds_b = ", ".join(f"{n}: {_seeds_at(n, s)}" for n in s["ns"])
-    caption = (f"(a) n = {s['n']}, p = round(c n), {s['seeds']} seeds; colour: f, marker: geometry (legend at the "
-               f"first c), d = 0. (b) " + GAP_SETTING[0] + "; below its dash-dotted line a gap is Monte Carlo noise; "
-               f"seeds per n: {seeds_b}; bars ±2 s.e. (clipped at the axis). The deterministic "
-               "equivalent is exact as n, p -> infinity: the gap falls with n for smooth f; with a_1 = 0 it falls "
-               "more slowly (corrections of the Gaussian equivalent are larger there).")
-    return Figure("validation", "Theory against simulation of the finite model", caption, panels,
-                  mc_label=n_label(s["n"], s["seeds"]), ncols=2)
+    ladder, sentence = _ladder_panel(s, quick)
+    panels = [_grid_panel(s), ladder]
+    caption = (f"(a) n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}; colour: f, marker: geometry "
+               f"(legend at the first c), d = 0. (b) {GAP_SETTING[0]}. The deterministic equivalent is the limit "
+               f"n, p -> infinity; the Monte Carlo of the finite model converges to it, slowly with a_1 = 0. {sentence}")
+    return Figure("validation", "Theory against simulation of the finite model, and its convergence in n", caption,
+                  panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
 
 
 def _cell(text: str) -> str:
@@ -121,14 +104,16 @@ def _cell(text: str) -> str:
 
 
 def markdown_table(figure: Figure) -> str:
-    """The grid of panel (a) as a Markdown table: setting, theory, Monte Carlo mean ± s.e., and the gap in s.e."""
-    lines = ["| f | geometry | c | gamma | theory | Monte Carlo (± s.e.) | gap / s.e. |",
+    """The grid of panel (a) as a Markdown table: setting, theory, Monte Carlo mean with its 95% t interval,
+    and the gap in standard errors."""
+    lines = ["| f | geometry | c | gamma | theory | Monte Carlo (95% t interval) | gap / s.e. |",
              "|---|---|---|---|---|---|---|"]
     for curve in figure.panels[0].curves:
         if curve.source != "monte_carlo":
             continue
         p = curve.params
-        for g, t, m, e in zip(curve.column("gamma"), curve.column("theory"), curve.value, curve.se):
+        low, high = curve.bounds()
+        for g, t, m, e, lo, hi in zip(curve.column("gamma"), curve.column("theory"), curve.value, curve.se, low, high):
             lines.append(f"| {_cell(p['f'])} | {_cell(p['geometry'])} | {float(p['c']):g} | {float(g):g} | {float(t):.4f} | "
-                         f"{m:.4f} ± {e:.4f} | {(m - float(t)) / e:+.1f} |")
+                         f"{m:.4f} [{lo:.4f}, {hi:.4f}] | {(m - float(t)) / e:+.1f} |")
     return "\n".join(lines)

@@ -1,14 +1,68 @@
-"""The paper's qualitative claims, checked by the theory on grids and by simulation at a few points."""
+"""The paper's qualitative claims, checked by the theory on grids and by simulation at a few points.
+
+The claims the figures and the README print are the table ``symrmt.figures.claims.CLAIMS``
+(statement, region, check); the first tests run every check, plant an error in the theory to
+show that the checks can fail, and find the random-input claim, region included, in the README.
+"""
 from __future__ import annotations
+
+import pathlib
+import re
 
 import numpy as np
 import pytest
 from scipy import stats
 
+import symrmt
+from symrmt.figures.claims import CLAIMS
+
 from symrmt.geometry import Geometry
 from symrmt.nonlinearity import hermite
 from symrmt.simulation import simulate
 from symrmt.theory import attention_error, linear_error
+
+README = pathlib.Path(__file__).parents[2] / "README.md"
+
+
+@pytest.mark.parametrize("name", sorted(CLAIMS))
+def test_each_claim_holds_in_its_region_by_the_theory(name):
+    CLAIMS[name].check()
+
+
+def _five_percent_high(exact):
+    return lambda *a, **k: 1.05 * np.asarray(exact(*a, **k))
+
+
+def _signal_leaks(exact):
+    """An attention error that falls with the signal by 0.01 |mu|^2 (whatever a_1)."""
+    def leaky(*a, gram=None, **k):
+        theta = np.asarray(gram["theta"]) if isinstance(gram, dict) else 0.0
+        return np.asarray(exact(*a, gram=gram, **k)) - 0.01 * theta
+    return leaky
+
+
+#: The error planted in the theory for each claim's power test: one that the claim's words rule out.
+PLANTED = {"random_inputs": _five_percent_high, "alignment": _five_percent_high,
+           "phase_diagram": _five_percent_high, "rank": _five_percent_high, "linear_component": _signal_leaks}
+
+
+@pytest.mark.parametrize("name", sorted(CLAIMS))
+def test_each_claim_check_fails_on_a_planted_theory_error(name, monkeypatch):
+    monkeypatch.setattr(symrmt, "attention_error", PLANTED[name](symrmt.attention_error))
+    with pytest.raises(AssertionError):
+        CLAIMS[name].check()
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[*_`]", "", text).split())
+
+
+def test_the_readme_states_the_random_input_claim_with_its_region():
+    claim = CLAIMS["random_inputs"]
+    readme = _words(README.read_text())
+    assert _words(claim.statement) in readme and _words(claim.region) in readme
+    assert "interpolates worse than linear regression:" not in readme      # the unqualified headline is gone
+
 
 USUAL_F = ["tanh(x)", "erf(x)", "sin(x)", "Max(x, 0) - 1/sqrt(2*pi)", "x*(1 + erf(x/sqrt(2)))/2 - 1/sqrt(2*pi)"]
 GAMMAS = np.geomspace(1e-2, 1e2, 25)

@@ -10,14 +10,19 @@ __all__ = ["add_figure", "cmd_figure"]
 
 
 def add_figure(sub) -> None:
-    """``symrmt figure NAME [--quick] [--out DIR]`` and ``symrmt figure --list``."""
-    p = sub.add_parser("figure", help="draw one of the paper's results (PNG + CSV of the plotted numbers)",
-                       description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with "
-                                   "error bars; writes NAME.png and NAME.csv (exactly the plotted numbers).")
+    """``symrmt figure NAME [--quick] [--out DIR] [--format F]`` and ``symrmt figure --list``."""
+    from ...figures import DEFAULT_OUT, IMAGE_FORMATS
+
+    p = sub.add_parser("figure", help="draw one of the paper's results (image + CSV of the plotted numbers)",
+                       description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with 95%% t "
+                                   "intervals over seeds; writes NAME.png (or .pdf, .svg) and NAME.csv (exactly the "
+                                   "plotted numbers).")
     p.add_argument("name", nargs="?", metavar="NAME", help="figure name (see --list)")
     p.add_argument("--list", action="store_true", help="list the figures and exit")
     p.add_argument("--quick", action="store_true", help="small n, few points: seconds instead of minutes")
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default derivations/out)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help=f"output folder (default: ./{DEFAULT_OUT}, created in the current directory)")
+    p.add_argument("--format", default="png", choices=IMAGE_FORMATS, help="image format (default png)")
     p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
     p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
@@ -39,10 +44,11 @@ def cmd_figure(args: argparse.Namespace) -> dict:
         from ...figures import _core
 
         _core.QUIET = bool(args.quiet)
-        written = run(args.name, quick=args.quick, out=args.out, **sizes)
+        written = run(args.name, quick=args.quick, out=args.out, fmt=args.format, **sizes)
     except FigureUnavailable as exc:
         raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None
-    out = {"figure": args.name, "quick": bool(args.quick), "png": str(written["png"]), "csv": str(written["csv"])}
+    out = {"figure": args.name, "quick": bool(args.quick), "format": written["format"], "image": str(written["image"]),
+           "csv": str(written["csv"])}
     if not args.json:
-        print(f"{out['png']}\n{out['csv']}")
+        print(f"{out['image']}\n{out['csv']}")
     return out

@@ -108,6 +108,13 @@ def _label(args: argparse.Namespace) -> str:
     return f"f = {args.f}"
 
 
+def _f_tex(h, latex) -> str:
+    """f in LaTeX for the plot's title; softmax: its centered exponential and the temperature."""
+    if isinstance(h, SoftmaxData):
+        return rf"e^{{x/\tau}} - e^{{1/(2\tau^2)}}$ (softmax attention), $\tau = {h.temperature:g}"
+    return latex(h.f)
+
+
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
     from ... import spectral_density
@@ -139,13 +146,14 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if not args.json:
         _print_comparison(h, args.c, attention, linear, mc)
     if args.plot:
-        from ...plotting import comparison_panel, plot_panels
+        from sympy import latex
+
+        from ...plotting import comparison_panel, comparison_title, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
         theory_f = h.pair() if isinstance(h, SoftmaxData) else h
-        panel = comparison_panel(f"{_label(args)}, c = {args.c}", theory_f, args.c, grid, shape, args.diag, mc,
-                                 gram=args.gram)
-        out["plot"] = plot_panels([panel], args.plot)
+        panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram)
+        out["plot"] = plot_panels([panel], args.plot, title=comparison_title(_f_tex(h, latex), mc))
         if not args.json:
             print(f"plot written to {args.plot}")
     return out

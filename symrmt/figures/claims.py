@@ -1,0 +1,230 @@
+r"""The claims the figures make, each with the region where it holds and a check against the theory.
+
+A :class:`Claim` is one row of a small table: the figure it belongs to, the title the figure
+carries, the statement, the region where the statement holds (and where it does not), and a
+check that recomputes the theory's numbers behind the words. The figures take their titles
+and the first sentences of their captions from :data:`CLAIMS`, the README quotes the
+random-input claim, and ``tests/validation/test_claims.py`` runs every check and looks for the
+text in the README: the words and the numbers cannot drift apart.
+
+The checks use the deterministic equivalents only (:func:`symrmt.attention_error`,
+:func:`symrmt.linear_error`); what the finite model does at a given n is the business of the
+Monte Carlo markers and of each caption's finite-size sentence.
+
+>>> sorted(CLAIMS)
+['alignment', 'linear_component', 'phase_diagram', 'random_inputs', 'rank']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["Claim", "CLAIMS", "claim"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: the figure's title, the statement, the region where it holds, and its check.
+
+    ``check()`` raises :class:`AssertionError` naming the numbers when the theory disagrees.
+    """
+
+    figure: str
+    title: str
+    statement: str
+    region: str
+    check: Callable[[], None]
+
+    @property
+    def sentence(self) -> str:
+        """The statement and its region, as the caption and the README print them."""
+        return f"{self.statement} {self.region}"
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _first_crossing(gamma: np.ndarray, gap: np.ndarray) -> float:
+    """The gamma where ``gap`` turns negative and stays so (NaN if it never does)."""
+    negative = gap < 0
+    if not negative[-1]:
+        return float("nan")
+    start = len(negative) - int(np.argmin(negative[::-1])) if not negative.all() else 0
+    return float(gamma[start])
+
+
+# --------------------------------------------------------------------------- random inputs
+
+def _check_random_inputs() -> None:
+    from .. import attention_error, linear_error
+    from ._common import NONLINEAR, ZOO
+
+    gamma = np.geomspace(1e-2, 1e2, 17)
+    for name in NONLINEAR:
+        h = ZOO[name].hermite()
+        large_c = np.geomspace(1.0, 3.0, 9)[:, None]
+        gap = attention_error(h, large_c, gamma) - linear_error(large_c, gamma)
+        _require(np.all(gap > 0), f"{name}: attention beats regression at c >= 1 (min gap {gap.min():.3g})")
+        small_c = np.array([0.05, 0.1, 0.15])[:, None]
+        gap = attention_error(h, small_c, gamma) - linear_error(small_c, gamma)
+        _require(np.all(gap < 0), f"{name}: attention loses at c <= 0.15 (max gap {gap.max():.3g})")
+        middle = attention_error(h, 0.5, [0.1, 100.0]) - linear_error(0.5, [0.1, 100.0])
+        _require(middle[0] > 0 > middle[1], f"{name}: at c = 0.5 the order does not flip with gamma ({middle})")
+    example = (float(attention_error(ZOO["tanh"].hermite(), 0.15, 1.0)), float(linear_error(0.15, 1.0)))
+    _require(np.allclose(example, (0.859, 0.892), atol=5e-4), f"the example quoted: {example}")
+
+
+RANDOM_INPUTS = Claim(
+    "random_inputs",
+    "Pure noise: nonlinear attention interpolates worse than linear regression when p ≥ n, better when p ≪ n",
+    "On pure-noise inputs nonlinear attention (tanh, centred ReLU, erf, sin, centred GELU) interpolates worse "
+    "than linear regression",
+    "for c = p/n ≥ 1 at every ridge 0.01 ≤ γ ≤ 100. Below c = 1 it does better at a large enough ridge, and for "
+    "c ≤ 0.15 at every ridge (panel c; at c = 0.15, γ = 1: E_attn = 0.859 for tanh against E_lin = 0.892).",
+    _check_random_inputs)
+
+
+# --------------------------------------------------------------------------- alignment
+
+def _check_alignment() -> None:
+    from .. import attention_error, linear_error
+    from . import alignment
+
+    h = alignment.nonlinearity("tanh").hermite()
+    angles = np.array([0.0, 90.0])
+    shrink = []
+    for c in alignment.GAP_CS:
+        for w in alignment.W_NORMS:
+            gram = alignment._gram(w, angles)
+            attention = attention_error(h, c, alignment.GAMMA, gram=gram)
+            gap = attention - linear_error(c, alignment.GAMMA, gram=gram)
+            _require(attention[0] < attention[1], f"c = {c}, |w| = {w}: aligning does not lower E_attn")
+            _require(0 < gap[0] < gap[1], f"c = {c}, |w| = {w}: the gap {gap} does not narrow without closing")
+            shrink.append(1 - gap[0] / gap[1])
+    _require(round(100 * min(shrink)) == 17 and round(100 * max(shrink)) == 48,
+             f"the gap narrows by {min(shrink):.1%} to {max(shrink):.1%}")
+    gamma = np.geomspace(0.5, 100.0, 400)
+    w = max(alignment.W_NORMS)
+    for angle, low, high in ((0.0, 2.2, 2.4), (90.0, 6.5, 7.5)):
+        geometry = alignment._geometry(w, angle)
+        gap = attention_error(h, 1.0, gamma, geometry) - linear_error(1.0, gamma, geometry)
+        crossing = _first_crossing(gamma, gap)
+        _require(low <= crossing <= high, f"angle {angle}: attention wins from gamma = {crossing:.3g}")
+
+
+ALIGNMENT = Claim(
+    "alignment",
+    "Aligning w_K = w_Q with the signal narrows the gap to linear regression; only a large ridge reverses it",
+    "Turning w_K = w_Q = w from orthogonal to aligned with μ lowers E_attn and narrows its gap to linear regression",
+    "at ‖μ‖ = 1, γ = 0.1, ‖w‖ ∈ {1, 2} and c ∈ {0.25, 0.5, 1, 2}: by 17% to 48% of the gap (most at small c), "
+    "without closing it. At c = 1 attention beats linear regression only at a large ridge: from γ ≈ 2.3 with "
+    "aligned weights (‖w‖ = 2), from γ ≈ 7 with orthogonal ones (panel c).",
+    _check_alignment)
+
+
+# --------------------------------------------------------------------------- phase diagram
+
+def _check_phase_diagram() -> None:
+    from . import phase_diagram
+
+    h = phase_diagram.nonlinearity("tanh").hermite()
+    theta = np.linspace(0.0, 4.0, 17)[:, None]
+    loses = phase_diagram._difference(h, np.geomspace(0.21, 3.0, 12)[None, :], theta, 1.0)
+    _require(np.all(loses > 0), f"attention wins somewhere at c >= 0.21 (min {loses.min():.3g})")
+    _require(round(loses.max(), 2) == 0.32, f"the largest loss is {loses.max():.3g}")
+    wins = phase_diagram._difference(h, np.geomspace(0.05, 0.18, 8)[None, :], theta, 1.0)
+    _require(np.all(wins < 0), f"attention loses somewhere at c <= 0.18 (max {wins.max():.3g})")
+    _require(wins.min() > -0.003, f"the largest win is {-wins.min():.3g}")
+    c = phase_diagram.C_FIXED
+    theta_b = np.linspace(0.5, 2.0, 7)[:, None]
+    misaligned = phase_diagram._difference(h, c, theta_b, np.linspace(0.0, 0.95, 20)[None, :])
+    aligned = phase_diagram._difference(h, c, theta_b, np.array([0.98, 1.0])[None, :])
+    _require(np.all(misaligned > 0) and np.all(aligned < 0),
+             f"at c = {c} the sign does not turn between cos 0.95 and 0.98")
+
+
+PHASE_DIAGRAM = Claim(
+    "phase_diagram",
+    "Attention with aligned weights beats linear regression only when p/n ≲ 0.2, and then by at most 0.003",
+    "With weights aligned with the signal (w = 2μ/‖μ‖, γ = 0.1) attention beats linear regression only when p is "
+    "much smaller than n",
+    "(c ≲ 0.2 at every ‖μ‖² ≤ 4, panel a), and then by at most 0.003 (hatched); at c = 0.2 only when "
+    "cos∠(w, μ) ≥ 0.97 (panel b). Everywhere else on the maps it loses, by up to 0.32.",
+    _check_phase_diagram)
+
+
+# --------------------------------------------------------------------------- linear component
+
+def _check_linear_component() -> None:
+    from .. import attention_error
+    from . import linear_component as lc
+
+    theta = np.linspace(0.0, 4.0, 9)[:, None]
+    c = np.geomspace(0.2, 4.0, 7)[None, :]
+    error = attention_error((0.0, 1.0), c, lc.GAMMA, gram=lc._gram(theta))
+    _require(np.allclose(error, error[0], rtol=1e-9, atol=1e-12),
+             f"with a_1 = 0 E_attn moves with the signal by {np.ptp(error, axis=0).max():.3g}")
+    a1 = np.linspace(0.0, 1.0, 21)
+    rising, flat = a1 <= 0.7, a1 >= 0.7
+    for value in (1.0, 4.0):
+        curve = attention_error({"a1": a1, "nu": np.ones_like(a1)}, lc.C_FIXED, lc.GAMMA, gram=lc._gram(value))
+        _require(np.all(np.diff(curve[rising]) < 0), f"|mu|^2 = {value}: E_attn does not fall for a_1 <= 0.7")
+        _require(np.ptp(curve[flat]) < 0.003, f"|mu|^2 = {value}: E_attn moves by {np.ptp(curve[flat]):.4f} "
+                 "beyond a_1 = 0.7")
+
+
+LINEAR_COMPONENT = Claim(
+    "linear_component",
+    "Without a linear component (a_1 = 0) the limit n → ∞ ignores the signal; the finite model does not",
+    "Without a linear component (a_1 = 0, d = 0) the deterministic equivalent of E_attn depends neither on the "
+    "signal nor on the weights",
+    "at every ‖μ‖² ≤ 4 and 0.2 ≤ c ≤ 4 (panels a, b); with ‖μ‖² ≥ 1 the error falls as a_1 grows to 0.7 and stays within 0.003 beyond (panel c). This "
+    "is a statement about the limit n → ∞ at fixed ‖μ‖: at finite n the simulated attention does use the signal "
+    "(panel d).",
+    _check_linear_component)
+
+
+# --------------------------------------------------------------------------- rank
+
+def _check_rank() -> None:
+    from .. import attention_error
+    from . import rank
+
+    h = rank.nonlinearity("tanh").hermite()
+    gamma = np.geomspace(1e-3, 1e2, 26)
+    ranks = (1, 2, 3, 4)
+    spread = np.array([attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "spread")) for r in ranks])
+    half = np.array([attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "half aligned"))
+                     for r in ranks])
+    _require(np.all(np.diff(spread, axis=0) > 0), "spread: E_attn does not grow with r at every gamma")
+    _require(np.all(half > spread), "half aligned is not above spread everywhere")
+    at = [float(attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, p)))
+          for p in ("spread", "half aligned") for r in (1, 4)]
+    _require(round(at[1] - at[0], 3) == 0.008, f"spread, gamma = {rank.GAMMA}: r = 1 -> 4 adds {at[1] - at[0]:.4f}")
+    _require(round(np.ptp(spread[:, -1]), 2) == 0.23, f"spread, gamma = 100: r = 1 -> 4 adds {np.ptp(spread[:, -1]):.3f}")
+    flat = [float(attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, "half aligned")))
+            for r in ranks]
+    _require(np.ptp(flat) < 0.002, f"half aligned, gamma = {rank.GAMMA}: spread over r {np.ptp(flat):.4f}")
+
+
+RANK = Claim(
+    "rank",
+    "At equal total strength, splitting the weights over r > 1 directions never lowers E_attn",
+    "At equal total strength, rank-r weights interpolate no better than rank-1 weights",
+    "(c = 1, ‖μ‖ = 1, Σ‖w^(k)‖² = 4, r ≤ 4, 0.001 ≤ γ ≤ 100): with μ spread over the span E_attn grows with r at "
+    "every ridge, by 0.008 from r = 1 to 4 at γ = 0.1 and by up to 0.23 at γ = 100; with half of μ outside the span "
+    "it is higher still and, at γ = 0.1, flat in r (within 0.002).",
+    _check_rank)
+
+
+#: figure name -> its claim.
+CLAIMS: dict[str, Claim] = {c.figure: c for c in (RANDOM_INPUTS, ALIGNMENT, PHASE_DIAGRAM, LINEAR_COMPONENT, RANK)}
+
+
+def claim(figure: str) -> Claim:
+    """The claim of ``figure`` (KeyError for a figure that makes none, e.g. ``validation``)."""
+    return CLAIMS[figure]
