@@ -1,18 +1,19 @@
 r"""Softmax attention as the entrywise model: the convention, its scale and its deterministic equivalent.
 
-The scores are those of the entrywise model, :math:`S = X^\top W_{KQ} X/\sqrt p` with
-:math:`S_{ij} = (W_K x_i)^\top (W_Q x_j)/\sqrt p`: row :math:`i` is a *key*, column :math:`j` a
-*query*, and the features :math:`XK` give token :math:`j` the output :math:`\sum_i x_i K_{ij}`.
-Softmax attention normalizes, for each query :math:`j`, over the keys :math:`i \ne j` (the
+The scores are those of the entrywise model, :math:`S = X^\top W_{KQ} X/\sqrt p`, with
+:math:`S_{ij} = x_i^\top x_j/\sqrt p + (w_K^\top x_i)(w_Q^\top x_j)/\sqrt p` for rank-one weights.
+Softmax attention normalizes each row :math:`i` over the other tokens :math:`k \ne i` (the
 self-token masked), at temperature :math:`\tau`:
 
 .. math::
 
-    K^{\rm sm}_{ij} = \frac{e^{S_{ij}/\tau}}{\sum_{k \ne j} e^{S_{kj}/\tau}} \ (i \ne j), \qquad
-    K^{\rm sm}_{jj} = 0, \qquad \sum_{i} K^{\rm sm}_{ij} = 1,
+    K^{\rm sm}_{ij} = \frac{e^{S_{ij}/\tau}}{\sum_{k \ne i} e^{S_{ik}/\tau}} \ (i \ne j), \qquad
+    K^{\rm sm}_{ii} = 0, \qquad \sum_{j} K^{\rm sm}_{ij} = 1,
 
-so each column of :math:`K^{\rm sm}` sums to one (the usual row-stochastic attention matrix is
-:math:`(K^{\rm sm})^\top`, values :math:`= X^\top`). The probe runs on :math:`XK'` with
+the row-stochastic matrix :math:`\operatorname{softmax}(QK^\top)` of attention with token
+:math:`i`'s query along :math:`w_K` and token :math:`j`'s key along :math:`w_Q` (swap the two to
+read the weights the other way round). The other orientation, each column normalized, has the
+same deterministic equivalent (docs/theory.md, section 15, with its finite-n difference). The probe runs on :math:`XK'` with
 
 .. math::
 

@@ -43,8 +43,8 @@ def add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
 def add_attention(p: argparse.ArgumentParser) -> None:
     """``--attention`` and ``--temperature``; with them ``--f`` is optional (:func:`check_attention` decides)."""
     p.add_argument("--attention", choices=ATTENTIONS, default="entrywise",
-                   help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each query's scores "
-                        "exp(S/T) normalized over its keys, times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
+                   help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each row of "
+                        "exp(S/T) normalized (self-token masked), times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
     p.add_argument("--temperature", type=float, default=None, metavar="T",
                    help="softmax temperature T > 0 (default 1)")
 

@@ -206,7 +206,7 @@ def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask
                                  "for entrywise attention (its diagonal is d).")
         return model
     if f is not None:
-        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), normalized over the keys); "
+        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), each row normalized); "
                              "pass f=None.")
     if model.d != 0.0:
         raise ParameterError(f"d = {model.d!r}: softmax attention masks the diagonal (K_ii = 0); leave d = 0, "
@@ -410,15 +410,14 @@ def simulate(
         :func:`~symrmt.simulation.weights.align_signal`).
     attention : {"entrywise", "softmax"}
         ``"softmax"``: :math:`K' = \sigma_\tau K^{\rm sm}` with
-        :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne j} e^{S_{kj}/\tau}` (:math:`i \ne j`,
-        :math:`K^{\rm sm}_{jj} = 0`): each column, a query :math:`j`, normalized over its keys
-        :math:`i` (:math:`S_{ij} = (W_K x_i)^\top (W_Q x_j)/\sqrt p`), and
+        :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne i} e^{S_{ik}/\tau}` (:math:`i \ne j`,
+        :math:`K^{\rm sm}_{ii} = 0`): each row normalized over the other tokens, and
         :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.softmax`). f must be ``None``
         and d 0. A ridge :math:`\lambda` on the plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`.
     temperature : float, optional
         Softmax only: :math:`\tau` (default 1), at least :data:`symrmt.softmax.MIN_TEMPERATURE`.
     mask_diagonal : bool
-        Softmax only: ``False`` keeps the self-token :math:`S_{jj} \approx \sqrt p` in each softmax,
+        Softmax only: ``False`` keeps the self-token :math:`S_{ii} \approx \sqrt p` in each softmax,
         which then puts almost all the weight on it (:math:`K' \to \sigma_\tau I`, the features
         become :math:`\sigma_\tau X`: degenerate, for demonstration).
 
@@ -539,7 +538,7 @@ def simulate_spectrum(
     model = _with_attention(model, f, attention, temperature, mask_diagonal)
     seeds, seed = _seeds(seeds, seed, 1)
     if matrix == "kernel" and model.attention == "softmax":
-        raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each column, so its "
+        raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each row, so its "
                              "K' is not symmetric. Use matrix='gram'.")
     if matrix == "kernel":
         check_symmetric_kernel(model.gram)

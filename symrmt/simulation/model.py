@@ -8,7 +8,7 @@ r"""One draw of the finite model: :math:`y`, :math:`X`, the vectors, the scores 
 
 drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame); with ``weights=`` the
 bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Softmax attention replaces the last
-step by :math:`K' = \sigma_\tau K^{\rm sm}`, each column (query) normalized over its keys
+step by :math:`K' = \sigma_\tau K^{\rm sm}`, each row normalized over the other tokens
 (:mod:`symrmt.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
 of rows for a dense :math:`M`) and f, or the softmax, is applied to them by blocks of
 :data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
@@ -192,32 +192,27 @@ def entrywise_matrix(S: np.ndarray, model: Model) -> np.ndarray:
 
 
 def softmax_matrix(S: np.ndarray, model: Model) -> np.ndarray:
-    r""":math:`K' = \sigma_\tau K^{\rm sm}`, each column a softmax over its keys, computed in place in ``S``.
+    r""":math:`K' = \sigma_\tau K^{\rm sm}`, each row a softmax over the other tokens, computed in place in ``S``.
 
     .. math::
 
-        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_j)/\tau}}{\sum_{k \ne j} e^{(S_{kj} - m_j)/\tau}},
-        \qquad m_j = \max_{k \ne j} S_{kj}, \qquad
+        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_i)/\tau}}{\sum_{k \ne i} e^{(S_{ik} - m_i)/\tau}},
+        \qquad m_i = \max_{k \ne i} S_{ik}, \qquad
         \sigma_\tau = \frac{(n-1)\, e^{1/(2\tau^2)}}{\sqrt p},
 
-    :math:`K'_{jj} = 0` (masked: :math:`S_{jj} \approx \sqrt p` is excluded from the maximum and the
+    :math:`K'_{ii} = 0` (masked: :math:`S_{ii} \approx \sqrt p` is excluded from the maximum and the
     sum; with ``mask_diagonal=False`` it is included and dominates, :math:`K' \to \sigma_\tau I`).
-    Subtracting the column maximum keeps every exponent :math:`\le 0` (no overflow; the largest
-    term of each sum is 1, so no division by an underflowed 0). Two passes over row blocks: the
-    exponentials and the column sums, then the scaling; the only temporaries are n-vectors.
+    Subtracting the row maximum keeps every exponent :math:`\le 0` (no overflow; the largest
+    term of each sum is 1, so no division by an underflowed 0). One pass over row blocks; the only
+    temporaries are a block's maxima and sums.
     """
-    n = S.shape[0]
     if model.mask_diagonal:
         np.fill_diagonal(S, -np.inf)
-    peak = S.max(axis=0)
-    total = np.zeros(n)
-    for start in range(0, n, BLOCK_ROWS):
+    scale = softmax_scale(S.shape[0], model.p, model.temperature)
+    for start in range(0, S.shape[0], BLOCK_ROWS):
         block = S[start:start + BLOCK_ROWS]
-        block -= peak
+        block -= block.max(axis=1, keepdims=True)
         block /= model.temperature
         np.exp(block, out=block)
-        total += block.sum(axis=0)
-    factor = softmax_scale(n, model.p, model.temperature) / total
-    for start in range(0, n, BLOCK_ROWS):
-        S[start:start + BLOCK_ROWS] *= factor
+        block *= scale / block.sum(axis=1, keepdims=True)
     return S

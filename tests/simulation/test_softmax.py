@@ -42,7 +42,7 @@ def reference_scores(n, c, geometry, seed):
 @pytest.mark.parametrize("tau", [0.5, 1.0, 2.0])
 @pytest.mark.parametrize("geometry", [Geometry(), ASYMMETRIC], ids=["noise", "asymmetric"])
 def test_softmax_matrix_matches_the_slow_reference(geometry, tau):
-    """Each query's column, normalized over its keys with fsum, times (n-1)e^{1/(2 tau^2)}/sqrt(p); then E."""
+    """Each row, normalized over the other tokens with fsum, times (n-1)e^{1/(2 tau^2)}/sqrt(p); then E."""
     n, c = 40, 1.3
     X, y, K = simulated_softmax(n, c, geometry, tau, seed=5)
     X_ref, y_ref, S = reference_scores(n, c, geometry, seed=5)
@@ -53,19 +53,19 @@ def test_softmax_matrix_matches_the_slow_reference(geometry, tau):
                                rtol=1e-9)
 
 
-def test_columns_are_the_queries():
-    """S_ij = (W_K x_i)^T (W_Q x_j)/sqrt(p): column j is query j, so columns sum to the scale, the diagonal is 0,
-    and normalizing the rows instead (the issue's formula read on this S) is a different matrix and error."""
+def test_rows_are_normalized():
+    """K^sm_ij = e^{S_ij/tau}/sum_{k != i} e^{S_ik/tau}: rows sum to the scale, the diagonal is 0, and normalizing
+    the columns instead (with w_K != w_Q, S is not symmetric) is a different matrix and error."""
     n, c, tau = 40, 1.3, 1.0
     X, y, K = simulated_softmax(n, c, ASYMMETRIC, tau, seed=2)
     scale = softmax_scale(n, X.shape[0], tau)
-    np.testing.assert_allclose(K.sum(axis=0), scale, rtol=1e-13)
+    np.testing.assert_allclose(K.sum(axis=1), scale, rtol=1e-13)
     assert np.all(np.diag(K) == 0.0)
     _, _, S = reference_scores(n, c, ASYMMETRIC, seed=2)
-    rows = reference_softmax_scores(S, X.shape[0], tau, transpose=True)
-    np.testing.assert_allclose(rows.sum(axis=1), scale, rtol=1e-13)
-    assert np.max(np.abs(rows - K)) > 0.1 * np.max(K)
-    ours, theirs = reference_errors(X, K, y, GAMMAS)[0], reference_errors(X, rows, y, GAMMAS)[0]
+    columns = reference_softmax_scores(S, X.shape[0], tau, columns=True)
+    np.testing.assert_allclose(columns.sum(axis=0), scale, rtol=1e-13)
+    assert np.max(np.abs(columns - K)) > 0.1 * np.max(K)
+    ours, theirs = reference_errors(X, K, y, GAMMAS)[0], reference_errors(X, columns, y, GAMMAS)[0]
     assert np.max(np.abs(ours - theirs) / ours) > 1e-3
 
 
@@ -109,7 +109,7 @@ def test_every_route_gives_the_same_numbers():
 
 
 def test_dense_weights_against_the_reference():
-    """weights=M (a dense p x p matrix): the softmax of X^T M X/sqrt(p), column by column, as the reference builds it."""
+    """weights=M (a dense p x p matrix): the softmax of X^T M X/sqrt(p), row by row, as the reference builds it."""
     n, c, tau = 48, 1.0, 0.8
     p = round(c * n)
     w_k, w_q = np.zeros(p), np.zeros(p)
