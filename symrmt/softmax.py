@@ -72,7 +72,7 @@ def softmax_scale(n: int, p: int, temperature: float) -> float:
     r""":math:`\sigma_\tau = (n - 1)\, e^{1/(2\tau^2)}/\sqrt p`, the factor from :math:`K^{\rm sm}` to :math:`K'`.
 
     >>> round(softmax_scale(2048, 2048, 1.0), 4)       # (n - 1) e^(1/2) / sqrt(p)
-    74.5401
+    74.5762
     """
     return (n - 1) * math.exp(0.5 / temperature**2) / math.sqrt(p)
 
