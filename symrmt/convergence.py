@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -252,11 +252,11 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     >>> res.seeds.tolist(), len(res.attention.limit), sorted(res.as_dict())
     ([48, 12, 3], 2, ['attention', 'gamma', 'gap', 'linear', 'ns'])
     """
-    from . import attention_error, linear_error, simulate
+    from . import linear_error, simulate
 
-    h, simulated, kind, label = _nonlinearity(f, attention, temperature)
+    attention_theory, simulated, kind, label = _nonlinearity(f, attention, temperature)
     ns, counts = _ladder(ns, seeds)
-    theory_attention = np.atleast_1d(attention_error(h, c, gamma, geometry, d, gram=gram)).astype(np.float64)
+    theory_attention = np.atleast_1d(attention_theory(c, gamma, geometry, d, gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
     grid = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
     if grid.ndim != 1 or theory_attention.shape != grid.shape:
@@ -279,21 +279,25 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
                        c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label)
 
 
-def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Any, Any, dict, str]:
-    """``(Hermite data for the theory, the f to simulate, simulate's attention keywords, the label)``.
+def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Callable, Any, dict, str]:
+    """``(the theory of E_attn as a function of (c, gamma, geometry, d, gram), the f to simulate, simulate's
+    attention keywords, the label)``.
 
-    Entrywise: the same, centered f for both. Softmax: its exact ``(a_1, nu)`` and f = None.
+    Entrywise: the same, centered f for both. Softmax: :func:`symrmt.softmax.softmax_error` and f = None.
     """
-    from . import validate
+    from . import attention_error, validate
     from .nonlinearity import HermiteCoefficients, hermite
-    from .softmax import ATTENTIONS, check_temperature, softmax_formula, softmax_hermite
+    from .softmax import ATTENTIONS, check_temperature, softmax_error, softmax_formula
 
     if validate.choice("attention", attention, ATTENTIONS) == "softmax":
         if f is not None:
             raise ParameterError(f"f = {f!r}: softmax attention fixes f; pass f=None.")
         tau = check_temperature(1.0 if temperature is None else temperature)
-        a1, nu = softmax_hermite(tau)
-        return ((float(a1), float(nu)), None, {"attention": "softmax", "temperature": tau},
+
+        def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
+            return softmax_error(c, gamma, temperature=tau, geometry=geometry, gram=gram)
+
+        return (theory, None, {"attention": "softmax", "temperature": tau},
                 f"softmax, tau = {tau:g} (theory: {softmax_formula(tau)})")
     if temperature is not None:
         raise ParameterError("temperature applies to attention='softmax' only.")
@@ -302,7 +306,7 @@ def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Any, An
         names = ", ".join(str(p) for p in h.parameters)
         raise ParameterError(f"f = {h.f} has the parameters {names}: substitute their values "
                              "(converge simulates one f).")
-    return h, h.f, {}, str(h.f)
+    return (lambda c, gamma, geometry, d, gram: attention_error(h, c, gamma, geometry, d, gram=gram)), h.f, {}, str(h.f)
 
 
 def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:

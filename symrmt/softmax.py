@@ -106,7 +106,8 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     r"""Deterministic equivalent of :math:`E_{\rm attn}(\gamma)` for softmax attention at temperature :math:`\tau`.
 
     The entrywise system (:func:`symrmt.attention_error`, :math:`d = 0`) with the exact Hermite data
-    of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`; the convention (:math:`K' = \sigma_\tau K^{\rm sm}`,
+    of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, solved as :math:`f/a_1` at :math:`\gamma/a_1^2` (the same
+    error; ``(1, nu/a_1^2)`` stays of order one where :math:`a_1` is large); the convention (:math:`K' = \sigma_\tau K^{\rm sm}`,
     normalized over the keys of each query) is this module's. Parameters broadcast.
 
     Parameters
@@ -127,4 +128,8 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     """
     from .theory import attention_error
 
-    return attention_error(softmax_hermite(temperature), c, gamma, geometry, 0.0, gram)
+    # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
+    # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
+    a1, nu = softmax_hermite(temperature)
+    return attention_error((np.ones_like(a1), nu / a1**2), c, np.asarray(gamma, dtype=float) / a1**2, geometry, 0.0,
+                           gram)
