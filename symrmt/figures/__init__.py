@@ -43,6 +43,8 @@ FIGURES: dict[str, str] = {
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
     "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
+    "softmax": "softmax attention against the entrywise theory of exp(x/tau) - e^(1/(2 tau^2)) over gamma/a_1^2 and c, "
+               "tau = 0.5, 1, 2, with and without signal and aligned weights, and tau = 0.5 extrapolated to n = infinity",
 }
 
 #: Where figures go unless ``out`` says otherwise: this folder in the current working directory.

@@ -66,13 +66,13 @@ def mc_curve(series: str, quantity: str, x: str, params: dict[str, Any], mean, s
                  style=style, series=series)
 
 
-def mc_over_gamma(f: str | Callable, n: int, c: float, gamma, geometry=None, d: float = 0.0,
-                  seeds: int = 4, seed: int = 0, gram=None):
-    """One :func:`symrmt.simulate` call: every gamma from the same draws."""
+def mc_over_gamma(f: str | Callable | None, n: int, c: float, gamma, geometry=None, d: float = 0.0,
+                  seeds: int = 4, seed: int = 0, gram=None, **attention):
+    """One :func:`symrmt.simulate` call: every gamma from the same draws (``attention``: e.g. softmax's keywords)."""
     from .. import simulate
 
     return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed,
-                    gram=gram, progress=False)   # the figure's own bar counts the settings
+                    gram=gram, progress=False, **attention)   # the figure's own bar counts the settings
 
 
 def mc_gap(run, index: int = 0) -> tuple[float, float]:
