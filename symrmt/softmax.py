@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import validate
-from .errors import ParameterError
+from .errors import ConvergenceError, ParameterError
 
 __all__ = ["ATTENTIONS", "MIN_TEMPERATURE", "check_temperature", "softmax_scale", "softmax_hermite",
            "softmax_formula", "softmax_error"]
@@ -131,5 +131,19 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
     a1, nu = softmax_hermite(temperature)
-    return attention_error((np.ones_like(a1), nu / a1**2), c, np.asarray(gamma, dtype=float) / a1**2, geometry, 0.0,
-                           gram)
+    share, ridge = nu / a1**2, np.asarray(gamma, dtype=float) / a1**2
+    try:
+        return attention_error((np.ones_like(a1), share), c, ridge, geometry, 0.0, gram)
+    except ConvergenceError:
+        # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
+        # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
+        # each point still checked by the solver.
+        return _pointwise(attention_error, share, c, ridge, geometry, gram)
+
+
+def _pointwise(attention_error, share, c, ridge, geometry, gram) -> np.ndarray:
+    """:func:`symrmt.attention_error` of ``(1, share)`` one broadcast point at a time."""
+    share, c, ridge = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge)
+    out = np.array([attention_error((1.0, float(b)), float(x), float(g), geometry, 0.0, gram)
+                    for b, x, g in zip(share.flat, c.flat, ridge.flat)], dtype=float)
+    return out.reshape(share.shape)

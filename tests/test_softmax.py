@@ -73,6 +73,17 @@ def test_small_temperatures_are_solved():
     assert np.all(np.isfinite(errors)) and errors[0] < errors[1] < errors[2]
 
 
+def test_a_grid_the_continuation_stalls_on_is_solved_point_by_point():
+    """c = 1, tau = 0.5: the solver's continuation stalls on this 61-point grid (each point alone solves);
+    softmax_error falls back to single points, which the solver checks one by one."""
+    a1 = float(softmax_hermite(0.5)[0])
+    ridges = np.logspace(-2, 1, 61)
+    grid = softmax_error(1.0, a1**2 * ridges, temperature=0.5)
+    for k in (0, 8, 60):
+        assert grid[k] == softmax_error(1.0, a1**2 * ridges[k], temperature=0.5)
+    assert np.all(np.diff(grid) > 0)
+
+
 def test_vectorized_over_temperature():
     tau = np.array([0.5, 1.0, 2.0])[:, None]
     grid = softmax_error(1.0, [0.01, 1.0], temperature=tau)
