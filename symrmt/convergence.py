@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -202,7 +202,8 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS) -> np.ndarray:
 
 def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns: Sequence[int] | None = None,
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
-             progress: bool = True, attention: str = "entrywise", temperature: float | None = None) -> Convergence:
+             progress: bool = True, params: Mapping[str, float] | None = None, attention: str = "entrywise",
+             temperature: float | None = None) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
@@ -231,6 +232,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         As in :func:`symrmt.simulate` (every method gives the same numbers to about 1e-8).
     progress : bool
         Progress bars on stderr (a terminal only, after 2 s).
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
     attention, temperature
         ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1;
         :func:`symrmt.simulate`) against :func:`symrmt.softmax.softmax_error`; f must be ``None``.
@@ -254,7 +257,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     """
     from . import linear_error, simulate
 
-    attention_theory, simulated, kind, label = _nonlinearity(f, attention, temperature)
+    attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature)
     ns, counts = _ladder(ns, seeds)
     theory_attention = np.atleast_1d(attention_theory(c, gamma, geometry, d, gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
@@ -279,19 +282,22 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
                        c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label)
 
 
-def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Callable, Any, dict, str]:
+def _nonlinearity(f, params: Mapping[str, float] | None, attention: str,
+                  temperature: float | None) -> tuple[Callable, Any, dict, str]:
     """``(the theory of E_attn as a function of (c, gamma, geometry, d, gram), the f to simulate, simulate's
     attention keywords, the label)``.
 
-    Entrywise: the same, centered f for both. Softmax: :func:`symrmt.softmax.softmax_error` and f = None.
+    Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
+    one f). Softmax: :func:`symrmt.softmax.softmax_error` and f = None.
     """
     from . import attention_error, validate
     from .nonlinearity import HermiteCoefficients, hermite
+    from .nonlinearity.parametric import named_values
     from .softmax import ATTENTIONS, check_temperature, softmax_error, softmax_formula
 
     if validate.choice("attention", attention, ATTENTIONS) == "softmax":
-        if f is not None:
-            raise ParameterError(f"f = {f!r}: softmax attention fixes f; pass f=None.")
+        if f is not None or params is not None:
+            raise ParameterError(f"f = {f!r}, params = {params!r}: softmax attention fixes f; pass f=None and no params.")
         tau = check_temperature(1.0 if temperature is None else temperature)
 
         def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
@@ -302,10 +308,8 @@ def _nonlinearity(f, attention: str, temperature: float | None) -> tuple[Callabl
     if temperature is not None:
         raise ParameterError("temperature applies to attention='softmax' only.")
     h = f if isinstance(f, HermiteCoefficients) else hermite(f)
-    if h.parameters:
-        names = ", ".join(str(p) for p in h.parameters)
-        raise ParameterError(f"f = {h.f} has the parameters {names}: substitute their values "
-                             "(converge simulates one f).")
+    if h.parameters or params is not None:
+        h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
     return (lambda c, gamma, geometry, d, gram: attention_error(h, c, gamma, geometry, d, gram=gram)), h.f, {}, str(h.f)
 
 

@@ -101,7 +101,7 @@ def simulate_heads(
     Parameters
     ----------
     f, n, c, gamma, d, seeds, seed, random_frame, progress
-        As in :func:`symrmt.simulate`.
+        As in :func:`symrmt.simulate` (f must be centered).
     gram : array_like
         The :math:`(1 + 2R) \times (1 + 2R)` Gram matrix of :math:`(\mu, w_K^{(1..R)}, w_Q^{(1..R)})`,
         :math:`R = H r`; head h owns the pairs :math:`(h-1)r + 1..hr`.
@@ -131,7 +131,7 @@ def simulate_heads(
     # The exact route's estimate for an H p x n feature matrix bounds this draw's peak from above.
     check_memory(Plan.of("exact", model.n, model.p * (heads if combine == "concat" else 1)), seeds, grid.size)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, None, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     per_seed = np.array([heads_once(model, heads, combine, grid, rng) for rng in bar])
     return HeadsResult(*_frozen(grid, *mean_se(per_seed), per_seed), n=model.n, p=model.p, c=c, d=model.d,

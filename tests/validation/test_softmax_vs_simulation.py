@@ -26,6 +26,7 @@ from scipy import stats
 
 import symrmt.softmax as softmax_module
 from symrmt import Geometry, simulate
+from symrmt.simulation import simulate_once
 from symrmt.simulation import model as finite
 from symrmt.softmax import softmax_error
 
@@ -48,12 +49,18 @@ def band(se: np.ndarray, seeds: int) -> np.ndarray:
     return stats.t.ppf(0.995, seeds - 1) * se
 
 
+def entrywise_exp(n: int, c: float, gamma: np.ndarray, geometry: Geometry, tau: float) -> np.ndarray:
+    """E_attn per seed of the uncentered e^{x/tau} on simulate's draws (seed k draws from the k-th child of
+    SeedSequence(0)), one simulate_once each: simulate itself refuses an f that is not centered."""
+    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(SEEDS)]
+    return np.array([simulate_once(lambda x: np.exp(x / tau), n, c, gamma, geometry, 0.0, rng)[0] for rng in rngs])
+
+
 def paired_gap(n: int, c: float, tau: float, geometry: Geometry) -> tuple[np.ndarray, np.ndarray]:
     """Mean and s.e. over seeds of softmax minus entrywise exp(x/tau), the same draws (the same seeds)."""
     gamma = gamma_of(tau)
     soft = simulate(None, n, c, gamma, geometry, seeds=SEEDS, attention="softmax", temperature=tau, progress=False)
-    entry = simulate(lambda x: np.exp(x / tau), n, c, gamma, geometry, seeds=SEEDS, progress=False)
-    diff = soft.attention_per_seed - entry.attention_per_seed
+    diff = soft.attention_per_seed - entrywise_exp(n, c, gamma, geometry, tau)
     return diff.mean(axis=0), diff.std(axis=0, ddof=1) / math.sqrt(SEEDS)
 
 

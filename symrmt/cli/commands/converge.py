@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ...convergence import DEFAULT_SEEDS
-from ..arguments import (add_attention, add_common, add_f, add_geometry, argument_type, attention_kwargs,
-                         check_attention, check_c, geometry, geometry_kwargs)
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
+                         check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ..values import parse_sizes
@@ -19,6 +19,7 @@ def add_converge(sub) -> None:
     add_attention(p)
     add_common(p)
     add_geometry(p)
+    add_params(p)
     p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
                    help="at least three sizes (default 256,512,1024,2048,4096)")
     p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
@@ -40,11 +41,12 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     check_c(args.c)
     check_attention(args)
     shape = geometry(args)
-    f = None if args.attention == "softmax" else hermite(args.f, center=args.center)
+    point = {} if args.attention == "softmax" else single_point(parameter_values(args))
+    f = None if args.attention == "softmax" else hermite(args.f, center=args.center, params=point or None)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
                       method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape),
                       **attention_kwargs(args))
-    out = result.as_dict()
+    out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
         _print_convergence(result)
     if args.plot:
