@@ -236,6 +236,8 @@ def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = Fal
     ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`;
     softmax attention: as is (it fixes f)."""
     if model.attention == "softmax":
+        if params is not None:
+            raise ParameterError(f"params = {params!r}: softmax attention fixes f (no parameters); leave params out.")
         return model
     if check_centered:
         from ..nonlinearity.centering import centered_for_simulation    # NumPy and SciPy only for callables

@@ -143,6 +143,7 @@ def test_result_records_the_softmax():
     (lambda: simulate(None, 32, 1.0, 0.1, attention="softmax", temperature=np.nan), "finite"),
     (lambda: simulate(None, 32, 1.0, 0.1, attention="softmax", mask_diagonal="no"), "True or False"),
     (lambda: simulate(None, 32, 1.0, 0.1, attention="sparsemax"), "must be one of"),
+    (lambda: simulate(None, 32, 1.0, 0.1, attention="softmax", params={"s": 1.0}), "no parameters"),
     (lambda: simulate_spectrum(None, 32, 1.0, matrix="kernel", attention="softmax"), "not symmetric"),
     (lambda: simulate(None, 10**6, 1.0, 0.1, attention="softmax"), "memory"),
 ])
