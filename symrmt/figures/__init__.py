@@ -33,7 +33,8 @@ from ._core import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_siz
 from ._draw import IMAGE_FORMATS, draw
 
 __all__ = ["FIGURES", "Curve", "Figure", "FigureUnavailable", "Panel", "build", "run", "main",
-           "describe", "DEFAULT_OUT", "TAKE_F", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv", "finite_size_note"]
+           "describe", "DEFAULT_OUT", "TAKE_F", "figure_f", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv",
+           "finite_size_note"]
 
 #: name -> one-line description; the module ``symrmt.figures.<name>`` defines ``build(quick)``.
 FIGURES: dict[str, str] = {

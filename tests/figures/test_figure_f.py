@@ -1,7 +1,7 @@
 """A figure drawn for another f, with parameters: its numbers are those of that f, and its words claim nothing.
 
-The rank figure (the quickest of those that take an f) is run once from the command line with
-``--f 'tanh(s*x)' --param s=2``. Its rows are recomputed from the CSV's own columns (the formula in
+The rank figure (the quickest of those that take an f) is run with ``f="tanh(s*x)", params={"s": 2}``
+(and by ``symrmt figure rank --f 'tanh(s*x)' --param s=2`` for its JSON). Its rows are recomputed from the CSV's own columns (the formula in
 ``f``, the value in ``params``) by the public API, never through the figure code. A second run with
 the default tanh planted under the same labels shows that the recomputation catches it.
 """
@@ -22,7 +22,9 @@ from symrmt.figures.claims import CLAIMS
 from cli.runner import assert_refused, run_json
 
 FORMULA, S = "tanh(s*x)", 2.0
-SIZES = {"n": 128, "seeds": 2}      # seconds; a Monte Carlo row is recomputed from the same draws, not tested
+# Seconds per run. A Monte Carlo row is checked by redrawing it from the same seeds (equal to round-off), so
+# these sizes need no statistical tolerance.
+SIZES = {"n": 128, "seeds": 2}
 
 
 def _rows(path) -> list[dict]:
@@ -152,3 +154,12 @@ def test_python_refusals_name_the_problem(kwargs, error, needle, tmp_path):
 ])
 def test_command_line_refusals_exit_2_with_one_line(argv, needle, capsys, tmp_path):
     assert_refused(capsys, ["figure", *argv, "--quick", "--out", str(tmp_path)], needle)
+
+
+def test_a_centred_f_is_named_so_in_the_csv_and_has_no_params_column():
+    from symrmt.figures import figure_f
+
+    f = figure_f("relu(x)", center=True)
+    assert f.h.a0 == pytest.approx(0.0, abs=1e-12)
+    assert f.tags()["f"] == "relu(x) (centred)" and "params" not in f.tags()
+    assert f.title(CLAIMS["rank"]) == "rank, f = relu(x) (centred)"
