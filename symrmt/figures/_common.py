@@ -121,7 +121,7 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
     Raises
     ------
     ParameterError
-        ``params`` without ``f``, ``f`` that is not a formula, or ``params`` that do not give each parameter
+        ``params`` or ``center`` without ``f``, ``f`` that is not a formula, or ``params`` that do not give each parameter
         of f exactly once (one value each), naming the parameter.
     NonlinearityError
         An f that is not centred (with the way to center it), or not usable at the point.
@@ -130,9 +130,9 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
     from ..errors import ParameterError
 
     if f is None:
-        if params:
-            raise ParameterError(f"params = {dict(params)!r}: give the f they belong to as well, "
-                                 "e.g. f='tanh(s*x)', params={'s': 2.0}.")
+        if params or center:
+            given = f"params = {dict(params)!r}" if params else "center=True"
+            raise ParameterError(f"{given}: give the f it applies to as well, e.g. f='tanh(s*x)', params={{'s': 2.0}}.")
         return FigureF(DEFAULT_F, ZOO[DEFAULT_F].hermite(), default=True)
     if not isinstance(f, str):
         raise ParameterError(f"f = {f!r}: a figure takes f as a formula (it is written into the CSV), "

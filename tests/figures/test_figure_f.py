@@ -135,7 +135,8 @@ def test_a_figure_of_a_fixed_set_of_f_refuses_one(name, tmp_path):
     ({"f": FORMULA}, ParameterError, "parameter s"),
     ({"f": FORMULA, "params": {"s": 2.0, "t": 1.0}}, ParameterError, "unknown t"),
     ({"f": FORMULA, "params": {"s": [1.0, 2.0]}}, ParameterError, "single real number"),
-    ({"params": {"s": 2.0}}, ParameterError, "give the f they belong to"),
+    ({"params": {"s": 2.0}}, ParameterError, "give the f it applies to"),
+    ({"center": True}, ParameterError, "give the f it applies to"),
     ({"f": np.tanh}, ParameterError, "formula"),
     ({"f": "relu(x)"}, NonlinearityError, "not centered"),
 ])
