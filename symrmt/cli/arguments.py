@@ -37,10 +37,11 @@ def argument_type(parse: Callable) -> Callable:
     return wrapped
 
 
-def add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
+def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = None) -> None:
+    """``--f EXPR`` and ``--center``; ``help`` replaces the first part of ``--f``'s help (what f is for)."""
     p.add_argument("--f", required=required, metavar="EXPR",
-                   help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; other names are "
-                        "parameters of f, given with --param (tanh(s*x) --param s=2); "
+                   help=(help or "nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x") + "; other "
+                        "names are parameters of f, given with --param (tanh(s*x) --param s=2); "
                         "a formula starting with '-' must be written --f=-tanh(x)")
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
 
