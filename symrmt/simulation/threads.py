@@ -4,7 +4,8 @@ A draw of :func:`symrmt.simulation.simulate` spends its time in two kinds of ker
 (docs/performance.md):
 
 * level-3 products (the scores, :math:`X^\top X`, the features :math:`XK` and their Gram),
-  which scale with BLAS threads and are left to the BLAS's own thread count;
+  which scale with BLAS threads on an idle machine (but a GEMM of size 256 took 40 times
+  longer on two threads than on one at load 10);
 * two *reductions*, one per Gram matrix: LAPACK's ``sytrd`` (tridiagonal route) or a
   Lanczos run, whose matrix-vector products are memory-bound. Half of ``sytrd`` is level 2.
 
@@ -12,19 +13,22 @@ For the reductions a second BLAS thread can help (an idle machine with bandwidth
 spare), do nothing, or slow them several-fold (an OpenBLAS thread that waits for a core
 held by another process: ``sytrd`` at n = 2048 took 0.73 s with one thread and 4.07 s
 with two on a 2-core machine at load 1.2). Which one happens depends on the machine and
-its load, so it is measured: :func:`measure` times one ``sytrd`` and a batch of
-matrix-vector products of size :data:`CALIBRATION_SIZE` with one and with all BLAS
-threads, and the two reductions run concurrently with one thread each; :func:`policy`
-keeps, for each kind of reduction, the fastest way to do the *pair*:
+its load, so it is measured: :func:`measure` times two ``sytrd`` and two batches of
+matrix-vector products of size :data:`CALIBRATION_SIZE` run concurrently with one BLAS
+thread each, one after the other with one thread, and (when a cheap probe does not
+already show them slower) one after the other with all BLAS threads; :func:`policy`
+keeps the faster thread count for the products (a GEMM timed on one and on all threads)
+and, for each kind of reduction, the fastest way to do the *pair*:
 
 .. math::
 
     \min\big(t_{\rm pair}^{(1)},\; 2\,t^{(1)},\; 2\,t^{(T)}\big),
 
 two Python threads with one BLAS thread each, or one after the other with one or
-:math:`T` BLAS threads. The measurement runs once per process, the first time a
-reduction of at least :data:`MEASURED_FROM` is about to run (0.5 to 2 s, against 2 s or
-more per draw at those sizes); smaller problems keep the pair on one thread each, which
+:math:`T` BLAS threads. The measurement runs once per process, before the first draw
+with n or p of at least :data:`MEASURED_FROM` (about 0.3 s idle, 1 to 2 s at load 8 to 11,
+once, against a draw of 0.05 s at n = 512 and 2 s or more at 2048 idle); smaller draws
+keep the BLAS's own threads for the products and the pair on one thread each, which
 costs nothing to decide.
 Thread counts change only the order of floating-point operations, never the route.
 ``SYMRMT_REDUCTIONS`` (``pair``, ``serial`` or ``threaded``) skips the measurement.
@@ -43,14 +47,19 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import lapack
 
-__all__ = ["CALIBRATION_SIZE", "MEASURED_FROM", "STRATEGIES", "Strategy", "ThreadPolicy", "blas_threads", "available_threads",
-           "measure", "policy", "run_pair"]
+__all__ = ["CALIBRATION_SIZE", "PROBE_SIZE", "MEASURED_FROM", "STRATEGIES", "Strategy", "ThreadPolicy",
+           "blas_threads", "available_threads", "measure", "policy", "run_pair"]
 
-#: Size of the kernels timed by :func:`measure`.
-CALIBRATION_SIZE = 1024
+#: Size of the kernels timed by :func:`measure` (an n-by-n array of 4.7 MB: beyond the per-core cache,
+#: so the kernels are memory-bound as at the sizes that use the measurement).
+CALIBRATION_SIZE = 768
 
-#: Reductions from this size on follow the measured policy; smaller ones are not worth measuring for.
-MEASURED_FROM = 1536
+#: Size of the probe that decides whether the threaded kernels are worth timing at full size.
+PROBE_SIZE = 192
+
+#: Draws from this size on follow the measured policy (a draw at 512 costs about as much as the
+#: measurement; smaller ones are not worth measuring for).
+MEASURED_FROM = 512
 
 #: The ways to run the two reductions of a draw (:class:`Strategy`).
 STRATEGIES = ("pair", "serial", "threaded")
@@ -119,14 +128,17 @@ class Strategy:
 
 @dataclass(frozen=True)
 class ThreadPolicy:
-    """The chosen :class:`Strategy` for the two ``sytrd`` and for the two Lanczos runs, and the timings behind it.
+    """The chosen :class:`Strategy` for the two ``sytrd`` and for the two Lanczos runs, the BLAS threads of
+    the draw's level-3 products, and the timings behind them.
 
-    ``seconds`` maps ``(kernel, strategy name)`` to the wall time of the *pair* of kernels
-    (empty when the policy was not measured).
+    ``seconds`` maps ``(kernel, strategy name)`` to the wall time of the *pair* of kernels, and
+    ``("gemm", "serial" or "threaded")`` to that of one GEMM on one or all threads (empty when
+    the policy was not measured).
     """
 
     reductions: Strategy
     lanczos: Strategy
+    products: int
     seconds: dict = field(default_factory=dict)
 
 
@@ -171,22 +183,40 @@ def _kernels(size: int) -> dict[str, Callable[[], object]]:
             w = gram @ w
             w /= np.linalg.norm(w)
 
-    return {"sytrd": reduction, "products": products}
+    def gemm():
+        Z.T @ gram
+
+    return {"sytrd": reduction, "products": products, "gemm": gemm}
 
 
 def measure(size: int = CALIBRATION_SIZE, threads: int | None = None) -> dict[tuple[str, str], float]:
-    """Wall time of a *pair* of each kernel (``"sytrd"``, ``"products"``) under each strategy of :data:`STRATEGIES`.
+    """Wall time of a *pair* of each reduction (``"sytrd"``, ``"products"``) under the strategies of
+    :data:`STRATEGIES`, and of one ``"gemm"`` on one (``"serial"``) and on all (``"threaded"``) threads.
 
     ``threads`` is the :math:`T` of the ``"threaded"`` strategy (default: :func:`available_threads`).
+    A threaded kernel can be ten or more times slower on a busy machine, so ``"threaded"`` is
+    timed at ``size`` only when a probe at :data:`PROBE_SIZE` finds it no slower than one
+    thread; otherwise it is left out (never chosen).
     """
     threads = available_threads() if threads is None else threads
+    strategies = _strategies(threads)
+    probe = _kernels(min(size, PROBE_SIZE))
     seconds = {}
     for kernel, fn in _kernels(size).items():
-        for name, strategy in _strategies(threads).items():
-            if name == "threaded" and threads == 1:
-                continue
-            seconds[kernel, name] = _wall(lambda: run_pair(fn, fn, strategy))
+        for name in ("serial",) if kernel == "gemm" else ("pair", "serial"):
+            seconds[kernel, name] = _time(fn, kernel, strategies[name])
+        if threads > 1 and (_time(probe[kernel], kernel, strategies["threaded"])
+                            <= _time(probe[kernel], kernel, strategies["serial"])):
+            seconds[kernel, "threaded"] = _time(fn, kernel, strategies["threaded"])
     return seconds
+
+
+def _time(fn: Callable[[], object], kernel: str, strategy: Strategy) -> float:
+    """Wall time of a pair of reductions under ``strategy``, or of one GEMM on its number of threads."""
+    if kernel == "gemm":
+        with blas_threads(strategy.threads):
+            return _wall(fn)
+    return _wall(lambda: run_pair(fn, fn, strategy))
 
 
 def _fastest(seconds: dict, kernel: str, threads: int) -> Strategy:
@@ -198,7 +228,8 @@ def _fastest(seconds: dict, kernel: str, threads: int) -> Strategy:
 def _measured_policy() -> ThreadPolicy:
     threads = available_threads()
     seconds = measure(CALIBRATION_SIZE, threads)
-    return ThreadPolicy(_fastest(seconds, "sytrd", threads), _fastest(seconds, "products", threads), seconds)
+    return ThreadPolicy(_fastest(seconds, "sytrd", threads), _fastest(seconds, "products", threads),
+                        _fastest(seconds, "gemm", threads).threads, seconds)
 
 
 def policy(size: int) -> ThreadPolicy:
@@ -209,8 +240,8 @@ def policy(size: int) -> ThreadPolicy:
     forced = os.environ.get("SYMRMT_REDUCTIONS", "").strip().lower()
     if forced in STRATEGIES:
         strategy = _strategies(available_threads())[forced]
-        return ThreadPolicy(strategy, strategy)
+        return ThreadPolicy(strategy, strategy, available_threads())
     if size < MEASURED_FROM:
         pair = _strategies(1)["pair"]
-        return ThreadPolicy(pair, pair)
+        return ThreadPolicy(pair, pair, available_threads())
     return _measured_policy()
