@@ -37,17 +37,36 @@ def kernels(n: int) -> dict:
     }
 
 
+#: A threaded kernel more than this many times slower than one thread at PROBE size is not timed at full size.
+TOO_SLOW = 5.0
+PROBE = 1024
+
+
 def kernel_costs(n: int, counts=(1, 2), repeat: int = 2) -> tuple[float, dict]:
-    """``(score GEMM seconds with the BLAS default, {label: [seconds with each count of BLAS threads]})``."""
+    """``(score GEMM seconds with the BLAS default, {label: [seconds with each count of BLAS threads]})``.
+
+    A count whose kernel is more than :data:`TOO_SLOW` times slower than one thread at
+    n = min(n, :data:`PROBE`) is not timed at n (its entry is ``-ratio``): on a busy machine
+    that could take minutes.
+    """
     table = kernels(n)
+    probe = kernels(min(n, PROBE))
     gemm = best_of(table["score GEMM X^T (M X)"], repeat)
     seconds = {}
     for label, fn in table.items():
         seconds[label] = []
         for count in counts:
             with blas_threads(count):
-                seconds[label].append(best_of(fn, repeat))
+                slow = best_of(probe[label], 1)
+            with blas_threads(1):
+                slow /= best_of(probe[label], 1)
+            with blas_threads(count):
+                seconds[label].append(best_of(fn, repeat) if slow <= TOO_SLOW or count == 1 else -slow)
     return gemm, seconds
+
+
+def _cell(t: float, gemm: float, n: int) -> str:
+    return f"{t:.3f} ({t / gemm:.2f})" if t >= 0 else f"not run ({-t:.0f}x at {min(n, PROBE)})"
 
 
 def print_costs(n: int, counts=(1, 2)) -> None:
@@ -56,7 +75,7 @@ def print_costs(n: int, counts=(1, 2)) -> None:
     print(f"  kernels at n = p = {n} (score GEMM {gemm:.3f} s with the BLAS's own threads): seconds (GEMMs)")
     print(f"    {'kernel':<40}{heads}")
     for label, times in seconds.items():
-        cells = "".join(f"{f'{t:.3f} ({t / gemm:.2f})':>22}" for t in times)
+        cells = "".join(f"{_cell(t, gemm, n):>22}" for t in times)
         print(f"    {label:<40}{cells}")
 
 
