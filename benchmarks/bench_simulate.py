@@ -84,8 +84,9 @@ def print_policy(n: int, p: int) -> None:
     pairs = ", ".join(f"{kernel} {name} {seconds:.3f} s" for (kernel, name), seconds in chosen.seconds.items())
     print(f"  reductions: sytrd pair {chosen.reductions.name}, Lanczos pair {chosen.lanczos.name} "
           f"({threads.available_threads()} BLAS threads available; "
-          + (f"measured in {took:.2f} s at n = {threads.CALIBRATION_SIZE}: {pairs})" if chosen.seconds
-             else "not measured at this size)"), flush=True)
+          + (f"measured at n = {threads.CALIBRATION_SIZE} {f'in {took:.2f} s' if took > 0.01 else 'earlier'}: "
+             f"{pairs})" if chosen.seconds else "not measured: below MEASURED_FROM, or SYMRMT_REDUCTIONS)"),
+          flush=True)
 
 
 def run(n: int, c: float, gamma_min: float, methods: list[str], seeds: int, repeats: int) -> None:
