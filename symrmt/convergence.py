@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS) -> np.ndarray:
 
 def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns: Sequence[int] | None = None,
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
-             progress: bool = True) -> Convergence:
+             progress: bool = True, params: Mapping[str, float] | None = None) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
@@ -230,6 +230,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         As in :func:`symrmt.simulate` (every method gives the same numbers to about 1e-8).
     progress : bool
         Progress bars on stderr (a terminal only, after 2 s).
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
 
     Returns
     -------
@@ -250,7 +252,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     """
     from . import attention_error, linear_error, simulate
 
-    h, simulated = _nonlinearity(f)
+    h, simulated = _nonlinearity(f, params)
     ns, counts = _ladder(ns, seeds)
     theory_attention = np.atleast_1d(attention_error(h, c, gamma, geometry, d, gram=gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
@@ -275,15 +277,15 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
                        c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=str(h.f))
 
 
-def _nonlinearity(f):
-    """``(Hermite data for the theory, the function to simulate)``: the same, centered f for both."""
+def _nonlinearity(f, params: Mapping[str, float] | None):
+    """``(Hermite data for the theory, the function to simulate)``: the same, centered f for both, at the
+    values ``params`` of its parameters (converge simulates one f)."""
     from .nonlinearity import HermiteCoefficients, hermite
+    from .nonlinearity.parametric import named_values
 
     h = f if isinstance(f, HermiteCoefficients) else hermite(f)
-    if h.parameters:
-        names = ", ".join(str(p) for p in h.parameters)
-        raise ParameterError(f"f = {h.f} has the parameters {names}: substitute their values "
-                             "(converge simulates one f).")
+    if h.parameters or params is not None:
+        h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
     return h, h.f
 
 

@@ -16,16 +16,17 @@ integrates to :math:`1 - \text{atom}`.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError
 from .geometry import Geometry, check_symmetric_kernel, resolve_gram
-from .solve import CompiledSystem, solve
-from .theory import _hermite_arrays, _real
+from .solve import CompiledSystem, PointFailure, solve
+from .theory import _hermite_arrays, masked
+from .validate import C_RANGE, MAX_DIAGONAL, RANGE_HINT, choice, positive_scalar, real_array, real_scalar, within
 
-__all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"]
+__all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS", "MAX_ARGUMENT"]
 
 #: The atom at 0 is lim eta Im m(i eta) = a, extrapolated from these eta (a decade apart) by Aitken's
 #: delta-squared, exact for a + C eta^alpha with any alpha > 0 (a density regular at 0 gives alpha = 1,
@@ -33,6 +34,9 @@ __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS"
 #: ATOM_TOLERANCE, the accuracy of the extrapolation, are reported as 0.
 ATOM_ETAS = (1e-5, 1e-6, 1e-7)
 ATOM_TOLERANCE = 1e-3
+#: The largest |x| and eta: the spectra live on O(1 + c) scales, the density is below 1e-12 of its bulk
+#: beyond, and the solver is checked there (it loses the start of its continuation only near 1e300).
+MAX_ARGUMENT = 1e6
 
 
 class SpectralDensity:
@@ -48,20 +52,32 @@ class SpectralDensity:
     atom : float
         The mass of the spectral measure at 0, :math:`\lim_{\eta\to0^+}\eta\operatorname{Im} m(i\eta)`
         (computed on first access: three more solves near 0).
+    failed : numpy.ndarray of bool
+        The points that could not be solved (only with ``partial=True``: ``density`` and
+        ``stieltjes`` are then masked arrays, masked there).
+    failures : tuple of PointFailure
+        Where and why.
     """
 
-    def __init__(self, x, density, eta, matrix, stieltjes, system, base) -> None:
+    def __init__(self, x, density, eta, matrix, stieltjes, system, base, failed=None,
+                 failures: tuple[PointFailure, ...] = ()) -> None:
         self.x, self.density, self.eta, self.matrix, self.stieltjes = x, density, eta, matrix, stieltjes
         self._system, self._base = system, base
+        self.failed = np.zeros(np.shape(x), bool) if failed is None else failed
+        self.failures = failures
 
     @cached_property
     def atom(self) -> float:
         return _atom(self._system, self._base)
 
     def as_dict(self) -> dict:
-        """JSON-ready: ``x``, ``density``, ``eta``, ``matrix``, ``atom``."""
-        return {"x": self.x.tolist(), "density": self.density.tolist(), "eta": self.eta, "matrix": self.matrix,
-                "atom": self.atom}
+        """JSON-ready: ``x``, ``density`` (null where failed), ``eta``, ``matrix``, ``atom`` and ``failed``.
+
+        ``failed`` lists ``{"x": ..., "reason": ...}`` for each point that could not be solved.
+        """
+        return {"x": self.x.tolist(), "density": np.ma.masked_array(self.density, self.failed).tolist(),
+                "eta": self.eta, "matrix": self.matrix, "atom": self.atom,
+                "failed": [{"x": float(self.x[f.index]), "reason": f.reason} for f in self.failures]}
 
     def __repr__(self) -> str:
         return f"SpectralDensity(matrix={self.matrix!r}, eta={self.eta}, {self.x.size} points)"
@@ -78,7 +94,8 @@ def cauchy_smoothed(eigenvalues: np.ndarray, x: np.ndarray, eta: float) -> np.nd
 
 
 def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram", d: float = 0.0,
-                     geometry: Geometry | None = None, gram: Any = None) -> SpectralDensity:
+                     geometry: Geometry | None = None, gram: Any = None,
+                     params: Mapping[str, float] | None = None, partial: bool = False) -> SpectralDensity:
     r"""Predicted eigenvalue density of :math:`K^\top X^\top X K/n` (``"gram"``) or of :math:`K` (``"kernel"``).
 
     Parameters
@@ -86,19 +103,27 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
         The nonlinearity (centered), or its Hermite data.
     c : float
-        :math:`p/n > 0`.
+        :math:`p/n`, in :data:`~symrmt.validate.C_RANGE`.
     x : float or array_like
-        Where to evaluate, real.
+        Where to evaluate: a number or a 1-d list of real numbers, :math:`|x| \le` :data:`MAX_ARGUMENT`.
     eta : float
-        :math:`\eta \ge 0`: 0 gives the density itself, :math:`\eta > 0` the measure smoothed
-        by the Cauchy kernel of width :math:`\eta`.
+        :math:`0 \le \eta \le` :data:`MAX_ARGUMENT`: 0 gives the density itself, :math:`\eta > 0` the
+        measure smoothed by the Cauchy kernel of width :math:`\eta`.
     matrix : {"gram", "kernel"}
     d : float
-        The diagonal :math:`K_{ii}`.
+        The diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.validate.MAX_DIAGONAL`.
     geometry, gram : optional
         As in :func:`symrmt.theory.attention_error`; the low-rank part moves only :math:`O(1)`
         outlying eigenvalues, so the bulk does not depend on it, but ``"kernel"`` refuses
         weights that make :math:`K` asymmetric.
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 0.5}`` for ``"tanh(s*x)"``.
+    partial : bool
+        As in :func:`symrmt.theory.solve_attention`: False raises
+        :class:`~symrmt.errors.ConvergenceError` when some :math:`x` cannot be solved (for
+        instance :math:`x = 0` with :math:`\eta = 0`, where the Gram matrix's density is
+        infinite); True returns the others, ``density`` and ``stieltjes`` masked at the failed
+        points, with ``failed`` and ``failures``.
 
     Examples
     --------
@@ -112,34 +137,34 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     from .derive import symbols as S
     from .derive.density import DENSITY, MATRICES, STIELTJES, density_system
 
-    if matrix not in MATRICES:
-        raise ParameterError(f"matrix = {matrix!r}: use one of {MATRICES}.")
-    a1, b = _hermite_arrays(f)
+    matrix = choice("matrix", matrix, MATRICES)
+    a1, b = _hermite_arrays(f, params)
     if a1.ndim or b.ndim:
-        raise ParameterError("spectral_density takes one nonlinearity at a time (scalar a_1 and nu).")
-    c, eta, d = _scalar("c", c), _scalar("eta", eta), _scalar("d", d)
-    if c <= 0:
-        raise ParameterError(f"c = {c}: the ratio p/n must be > 0.")
-    if eta < 0:
-        raise ParameterError(f"eta = {eta}: the distance to the real axis must be >= 0.")
-    x = np.atleast_1d(_real("x", x))
-    if x.ndim != 1:
-        raise ParameterError(f"x has shape {x.shape}: give a number or a 1-d list of numbers.")
+        given = ", ".join(f"{k} {np.shape(v)}" for k, v in (params or {}).items()) or "a_1 and nu"
+        raise ParameterError(f"spectral_density takes one nonlinearity at a time: one value per parameter "
+                             f"(got the shapes {given}); loop over the values.")
+    c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
+    eta = within("eta", real_scalar("eta", eta), 0.0, MAX_ARGUMENT, "(the distance to the real axis)")
+    d = within("d", real_scalar("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, RANGE_HINT)
+    x = within("x", _points(x), -MAX_ARGUMENT, MAX_ARGUMENT, RANGE_HINT)
     G = resolve_gram(geometry, gram)
     if matrix == "kernel":
         check_symmetric_kernel(G)
     system = compile_system(density_system(matrix))
     base = {S.c: c, S.a1: float(a1), S.b: float(b), S.d: d}
-    result = solve(system, {**base, S.x: x, S.eta: eta})
-    return SpectralDensity(x, np.asarray(result[DENSITY], float), eta, matrix, np.asarray(result[STIELTJES]), system,
-                           base)
+    result = solve(system, {**base, S.x: x, S.eta: eta}, partial=partial)
+    density, stieltjes = np.asarray(result[DENSITY], float), np.asarray(result[STIELTJES])
+    if partial:
+        density, stieltjes = masked(density, result.failed), masked(stieltjes, result.failed)
+    return SpectralDensity(x, density, eta, matrix, stieltjes, system, base, result.failed, result.failures)
 
 
-def _scalar(name: str, value) -> float:
-    array = _real(name, value)
-    if array.ndim:
-        raise ParameterError(f"{name} must be a single number for spectral_density.")
-    return float(array)
+def _points(x: Any) -> np.ndarray:
+    """``x`` as a 1-d array of real numbers (a number gives one point)."""
+    x = np.atleast_1d(real_array("x", x))
+    if x.ndim != 1:
+        raise ParameterError(f"x has shape {x.shape}: give a number or a 1-d list of numbers.")
+    return x
 
 
 def _atom(system: CompiledSystem, base: dict) -> float:

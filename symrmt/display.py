@@ -61,6 +61,8 @@ def hermite_latex(h: Any, digits: int = 6) -> str:
     """
     import sympy as sp
 
+    if h.parameters:
+        return _parametric_latex(h)
     lines = [rf"f(x) &= {sp.latex(h.f)}"]
     for key, symbol in _HERMITE_SYMBOLS.items():
         value = float(getattr(h, key))
@@ -72,6 +74,23 @@ def hermite_latex(h: Any, digits: int = 6) -> str:
         else:
             lines.append(rf"{symbol} &\approx {number} \quad \text{{(numeric)}}")
     lines.append(rf"b^2 = \nu - a_1^2 &= {_number(h.b2, digits)}")
+    return _aligned(lines)
+
+
+def _parametric_latex(h: Any) -> str:
+    r"""The Hermite data of an f with parameters: closed forms in them, or :math:`a_k(s)` with a note."""
+    import sympy as sp
+
+    names = ", ".join(sp.latex(s) for s in h.parameters)
+    lines = [rf"f(x; {names}) &= {sp.latex(h.f)}"]
+    for key, symbol in _HERMITE_SYMBOLS.items():
+        exact = h.exact.get(key)
+        value = sp.latex(exact) if exact is not None else r"\text{numeric: use .at() or .numeric()}"
+        lines.append(rf"{symbol}({names}) &= {value}")
+    return _aligned(lines)
+
+
+def _aligned(lines: list[str]) -> str:
     body = "\\\\\n".join(lines)
     return "$$\\begin{aligned}\n" + body + "\n\\end{aligned}$$"
 

@@ -34,4 +34,13 @@ class ParameterError(SymrmtInputError):
 
 
 class ConvergenceError(SymrmtError, RuntimeError):
-    """Valid input that the numeric solver did not solve to its tolerance; the message gives the point."""
+    """Valid input that the numeric solver did not solve to its tolerance; the message gives the point.
+
+    ``failures`` lists the points that failed (:class:`symrmt.solve.PointFailure`: index,
+    parameters, reason) when the error stands for some points of a larger input; the others
+    were solved, and the public functions return them with ``partial=True``.
+    """
+
+    def __init__(self, message: str, failures: tuple = ()) -> None:
+        super().__init__(message)
+        self.failures = tuple(failures)

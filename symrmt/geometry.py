@@ -41,9 +41,11 @@ __all__ = ["Geometry", "GRAM_RTOL", "MAX_NORM", "RANK1_ENTRIES", "check_gram", "
 #: Relative tolerance (against ``max(1, max |G|)``) on the asymmetry and on the smallest eigenvalue
 #: of a Gram matrix: the round-off of entries computed from norms and cosines.
 GRAM_RTOL = 1e-10
-#: Largest norm of mu or of a weight vector. The model is for norms of order 1; beyond this the
-#: simulator's scores overflow float64 and the theory's quadratic forms (up to theta^3) lose every digit.
-MAX_NORM = 1e30
+#: Largest norm of mu or of a weight vector. The model is for norms of order 1 (the simulator warns above
+#: p^(1/4)); up to 100 the theory solves at every gamma of its range but the smallest near c = 1, and
+#: beyond the low-rank part dominates the pencil (E of order 1/theta) and the continuation loses the
+#: physical branch (aligned weights of norm 300 at gamma <= 1e-7, of norm 1000 at gamma <= 1).
+MAX_NORM = 100.0
 #: The six entries of a rank-one Gram matrix, as the derivation names them.
 RANK1_ENTRIES = ("theta", "alpha_K", "alpha_Q", "omega_KK", "omega_QQ", "omega_KQ")
 #: Position of each rank-one entry in the 3 x 3 Gram matrix of (mu, w_K, w_Q).
@@ -84,7 +86,7 @@ class Geometry:
             value = real_scalar(name, getattr(self, name))
             if not 0 <= value <= MAX_NORM:      # also refuses NaN
                 raise ParameterError(f"{name} = {value!r}: a norm must be a number in [0, {MAX_NORM:g}] "
-                                     "(the model is for norms of order 1).")
+                                     "(the model is for norms of order 1, and the theory is not solved beyond).")
             object.__setattr__(self, name, value)
         for name in ("cos_mu_wk", "cos_mu_wq", "cos_wk_wq"):
             value = real_scalar(name, getattr(self, name))
@@ -209,7 +211,8 @@ def check_gram(gram: Any, name: str = "gram") -> np.ndarray:
     diagonal = np.diagonal(matrix, axis1=-2, axis2=-1)
     if np.any(diagonal > MAX_NORM**2):
         raise ParameterError(f"{name}: a squared norm on the diagonal is {diagonal.max():.3g}, above "
-                             f"({MAX_NORM:g})^2: the scores overflow float64 there, and the model is for norms of order 1.")
+                             f"({MAX_NORM:g})^2: the model is for norms of order 1, and the theory is not solved "
+                             "beyond.")
     # Scale-free checks: divide by max(1, max |G|) first so that eigvalsh never sees huge entries.
     scale = np.maximum(1.0, np.abs(matrix).max(axis=(-1, -2), keepdims=True))
     scaled = matrix / scale

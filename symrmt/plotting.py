@@ -19,12 +19,15 @@ def _pyplot():
 
 
 def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
-    """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``."""
-    from . import attention_error, linear_error
+    """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``.
+
+    The theory lines have gaps where the solver cannot solve a point of the grid (masked arrays).
+    """
+    from .theory import attention_error, linear_error
 
     return {"title": title, "gamma_theory": grid,
-            "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram),
-            "linear_theory": linear_error(c, grid, geometry, gram=gram), "gamma_mc": mc.gamma,
+            "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram, partial=True),
+            "linear_theory": linear_error(c, grid, geometry, gram=gram, partial=True), "gamma_mc": mc.gamma,
             "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
             "linear_mean": mc.linear_mean, "linear_se": mc.linear_se, "seeds": mc.seeds}
 

@@ -9,19 +9,39 @@ numbers, ``None``, empty arrays and non-finite values: ``c="1"`` is an error, no
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence as SequenceType
 from typing import Any, Sequence
 
 import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["MAX_GRID_POINTS", "real_scalar", "positive_scalar", "integer", "real_array", "positive_array",
-           "positive_grid", "choice"]
+__all__ = ["MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
+           "integer", "real_array", "positive_array",
+           "positive_grid", "choice", "within", "indices"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
 #: anything is allocated instead of ending in MemoryError.
 MAX_GRID_POINTS = 100_000
+
+# The ranges of the model's parameters where the theory is solved and checked on grids (docs/theory.md,
+# section 13). The theory, the spectra, the simulator and sweeps read c, gamma and d through them, so that
+# they accept and refuse the same values (norms are bounded by symrmt.geometry.MAX_NORM).
+
+#: c = p/n: the solver is checked on grids from 1e-8 to 1e8 (only tiny gamma fail near the top, and are
+#: reported); beyond 1e6 one side of X would have a million times the other, and nothing is simulated.
+C_RANGE = (1e-6, 1e6)
+#: The largest ridge: E = 1 - 2 m_1/gamma + ..., with m_1 the mean eigenvalue of K^T C K (up to about 1e5 for
+#: norms and d of order one). Beyond 1e12, gamma against the pencil's O(1) entries spends every digit of
+#: float64; below it a point where round-off still fails the branch checks (gamma c above about 1e10) is
+#: reported as failed, never returned.
+MAX_GAMMA = 1e12
+#: The largest |d| = |K_ii|: K is then d I up to a relative 10^-2, and E(gamma) close to that of d^2 C,
+#: which the quadrature resolves only for gamma above about 10^-6 d^2 (10^-2 at d = 100).
+MAX_DIAGONAL = 100.0
+#: What a refusal by these ranges adds.
+RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
 
 
 def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:
@@ -126,3 +146,45 @@ def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
     if not isinstance(value, str) or value not in names:
         raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint)
     return value
+
+
+def within(name: str, value: Any, lower: float, upper: float, hint: str = "") -> Any:
+    """``value`` (a number or array already read by a validator above) if every entry lies in ``[lower, upper]``.
+
+    Examples
+    --------
+    >>> within("c", 2.0, 1e-4, 1e4)
+    2.0
+    >>> within("c", [1.0, 1e300], 1e-4, 1e4, "the theory is solved there")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: c contains [1e+300]: every value must be in [0.0001, 10000]. the theory is solved there
+    """
+    try:
+        array = np.asarray(value, dtype=float)
+    except OverflowError:                  # an int beyond float64 (an integer() kind): out of any range
+        array = np.asarray(np.inf if value > 0 else -np.inf)
+    bad = (array < lower) | (array > upper)
+    if np.any(bad):
+        shown = value if isinstance(value, (int, float)) else float(array) if array.ndim == 0 else None
+        subject = f"{name} = {shown!r}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        raise _refuse(name, value, f"{'must be' if array.ndim == 0 else 'every value must be'} in "
+                      f"[{lower:g}, {upper:g}]", hint, subject)
+    return value
+
+
+def indices(name: str, value: Any, hint: str = "") -> list[int]:
+    """``value`` as a list of integers >= 0 (layer or head indices; one integer gives one index).
+
+    >>> indices("layers", (0, 2))
+    [0, 2]
+    >>> indices("layers", ["1"])
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: layers = '1': must be an integer >= 0.
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = [value]
+    if isinstance(value, (str, bytes)) or not isinstance(value, (SequenceType, np.ndarray)):
+        raise _refuse(name, value, "must be a list of integers >= 0, e.g. [0, 1]", hint)
+    return [integer(name, item, 0, hint) for item in np.ravel(np.asarray(value, dtype=object))]

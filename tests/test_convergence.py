@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from symrmt import ParameterError, converge, hermite
+from symrmt import ParameterError, attention_error, converge, hermite
 from symrmt.convergence import ladder_seeds, size_seed
 from symrmt.finite_size import extrapolate
 
@@ -141,6 +141,9 @@ def test_converge_refuses(kwargs, needle):
         converge("tanh(x)", 1.0, gamma, **args)
 
 
-def test_converge_refuses_a_parametric_f():
-    with pytest.raises(ParameterError, match="parameters"):
-        converge(hermite("tanh(s*x)", parameters=["s"]), 1.0, 0.1, ns=[32, 64, 128], seeds=2, progress=False)
+def test_converge_needs_the_values_of_f_s_parameters():
+    with pytest.raises(ParameterError, match=r"parameter s: give its values"):
+        converge(hermite("tanh(s*x)"), 1.0, 0.1, ns=[32, 64, 128], seeds=2, progress=False)
+    at_one = converge(hermite("tanh(s*x)"), 1.0, 0.1, ns=[32, 64, 128], seeds=2, progress=False,
+                      params={"s": 1.0})
+    assert at_one.attention.theory[0] == pytest.approx(float(attention_error("tanh(x)", 1.0, 0.1)), rel=1e-12)

@@ -72,7 +72,7 @@ def test_realize_compressed_leaves_zero_vectors_out():
     ([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]], "positive semi-definite"),
     ([[1.0, 0.5, 0.0], [0.4, 1.0, 0.0], [0.0, 0.0, 1.0]], "symmetric"),
     (np.diag([1.0, np.nan, 1.0]), "finite"), (np.eye(3) * 1j, "complex"), ("identity", "nested list"),
-    (np.diag([MAX_NORM**2 * 4, 0.0, 0.0]), "overflow"),
+    (np.diag([MAX_NORM**2 * 4, 0.0, 0.0]), "order 1"), (np.diag([1e308, 1.0, 1.0]), "order 1"),
 ])
 def test_check_gram_refuses(gram, match):
     with pytest.raises(ParameterError, match=match):
@@ -88,7 +88,7 @@ def test_check_gram_has_one_tolerance_and_no_overflow():
     with pytest.raises(ParameterError, match="symmetric"):
         check_gram(nudged)
     # Huge but allowed entries: the eigenvalue check runs on the scaled matrix (no LinAlgError).
-    assert check_gram(np.diag([1e58, 1e58, 0.0])).shape == (3, 3)
+    assert check_gram(np.diag([MAX_NORM**2, MAX_NORM**2, 0.0])).shape == (3, 3)
 
 
 @pytest.mark.parametrize("name, gram, symmetric", [
@@ -139,7 +139,8 @@ GEOMETRIES = {
     "barely not psd": [[1.0, 1.0 + 1e-7, 0.0], [1.0 + 1e-7, 1.0, 0.0], [0.0, 0.0, 0.0]],
     "round-off psd": [[1.0, 1.0 + 1e-13, 0.0], [1.0 + 1e-13, 1.0, 0.0], [0.0, 0.0, 0.0]],
     "huge norm": np.diag([1e62, 0.0, 0.0]).tolist(),
-    "large allowed norm": np.diag([1e40, 0.0, 0.0]).tolist(),
+    "norm above the bound": np.diag([(1.01 * MAX_NORM) ** 2, 0.0, 0.0]).tolist(),
+    "large allowed norm": np.diag([MAX_NORM**2, 0.0, 0.0]).tolist(),
     "even size": np.eye(4).tolist(),
     "nan": [[1.0, float("nan"), 0.0], [float("nan"), 1.0, 0.0], [0.0, 0.0, 1.0]],
 }

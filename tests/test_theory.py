@@ -98,7 +98,7 @@ def test_f_with_symbolic_parameters_through_theory_latex_and_cli(capsys):
     values = attention_error("erf(s*x)", 1.0, 0.1, params={"s": s})
     one_by_one = [attention_error(f"erf({v}*x)", 1.0, 0.1) for v in s]
     assert np.allclose(values, one_by_one, atol=1e-12)
-    text = symrmt.latex("erf(s*x)", parameters=["s"])
+    text = symrmt.latex("erf(s*x)")                  # the parameters are the names other than x
     assert r"\operatorname{asin}" in text and " s" in text
     assert main(["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1,1", "--param", "s=0.5:2:4", "--json"]) == 0
     out = _json.loads(capsys.readouterr().out)
@@ -196,20 +196,46 @@ def test_nu_below_a1_squared_is_refused():
 
 
 def test_ridgeless_limit_on_noise_is_the_null_space_fraction():
-    # y is independent of X on noise, and K^T C K has rank p = cn < n: E(0+) = 1 - c.
+    # y is independent of X on noise, and K^T C K has rank p = cn < n: E(0+) = 1 - c, approached like
+    # gamma^2 (the nonzero spectrum has a gap at 0). The extrapolation is exact for E_0 + C gamma^2, so the
+    # limit holds to the solver's accuracy (1e-9), far below the 1e-5 step of E at gamma = 1e-5.
     from symrmt.theory import ridgeless_error
 
     for c in (0.3, 0.5, 0.8):
-        assert np.isclose(ridgeless_error(TANH, c), 1 - c, atol=2e-6)
-        assert np.isclose(ridgeless_error(TANH, c, kind="linear"), 1 - c, atol=2e-6)
+        for kind in ("attention", "linear"):
+            limit = ridgeless_error(TANH, c, kind=kind)
+            assert abs(limit.limit - (1 - c)) < 1e-8 and float(limit) == limit.limit
+            assert abs(limit.exponent - 2) < 0.01
 
 
-def test_ridgeless_limit_refuses_when_not_reached_and_tiny_gamma_is_refused():
+def test_ridgeless_rates_are_the_derived_ones():
+    # c >= 1: no null space, E(0+) = 0. Linear regression has closed forms: at c = 1 the Marchenko-Pastur
+    # hard edge rho(l) ~ 1/(pi sqrt l) gives E ~ sqrt(gamma)/2; at c = 2 the gap gives E ~ E[l^-2] gamma^2
+    # = c/(c-1)^3 gamma^2 = 2 gamma^2. Attention: the spectrum of K reaches 0, so sqrt(gamma) at c = 2 and,
+    # with the hard edge of C too, gamma^(1/3) at c = 1 (approached slowly: 0.34 at gamma = 3e-9);
+    # with d = 3 the kernel has a gap at 0 and the rate is gamma^2.
+    from symrmt.theory import ridgeless_error
+
+    cases = [(dict(c=1.0, kind="linear"), 0.5, 0.5), (dict(c=2.0, kind="linear"), 2.0, 2.0),
+             (dict(c=2.0), 0.5, None), (dict(c=1.0), 1 / 3, None), (dict(c=2.0, d=3.0), 2.0, None)]
+    for kwargs, exponent, coefficient in cases:
+        limit = ridgeless_error(TANH, **kwargs)
+        assert limit.limit == 0.0
+        assert abs(limit.exponent - exponent) < 0.02, (kwargs, limit)
+        if coefficient is not None:
+            assert abs(limit.coefficient - coefficient) < 0.02 * coefficient, (kwargs, limit)
+    # Power: the measured exponent tells the cases apart (sqrt(gamma) at c = 2 is not the gamma^2 of d = 3).
+    assert abs(ridgeless_error(TANH, 2.0).exponent - 2.0) > 1
+
+
+def test_ridgeless_limit_says_when_it_cannot_be_measured_and_tiny_gamma_is_refused():
     from symrmt.errors import ConvergenceError
     from symrmt.theory import ridgeless_error
 
-    with pytest.raises(ConvergenceError, match="not reached"):
-        ridgeless_error(TANH, 2.0)
+    with pytest.raises(ConvergenceError, match="did not settle"):
+        ridgeless_error(TANH, 0.999)           # the gap (1 - sqrt c)^2 ~ 2.5e-7 is at the bottom of the ladder
+    with pytest.raises(ConvergenceError, match="three or more gamma"):
+        ridgeless_error(TANH, 1.0, d=100.0)    # the quadrature needs gamma above ~1e-6 d^2
     with pytest.raises(ConvergenceError, match="too small for the quadrature"):
         attention_error(TANH, 1.0, 1e-10)      # would need ~7e5 nodes at c = 1 (MAX_NODES = 34992)
     with pytest.raises(ConvergenceError, match="stalled"):

@@ -4,7 +4,8 @@ Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``converge``, ``la
 ``figure``, ``sweep``. Every command takes ``--json``; the JSON shapes are a stable contract
 documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
 output that cannot be written (one line naming the problem), 3 a solver that did not
-converge, 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
+converge at any point (or at some point, with ``--strict``; otherwise the points it could
+not solve are listed under ``failed``, :mod:`.failures`), 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
 SIGPIPE), 1 a bug; ``--debug`` shows the traceback.
 
 The package is a thin dispatcher: :mod:`.parser` builds the parser from one module per command
@@ -40,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit statuses: 0 done; 2 bad input (any :class:`~symrmt.errors.SymrmtInputError`, and
     argparse's refusals) or an output that cannot be written (an ``OSError`` such as a full
     device, out of memory, an encoding stdout cannot show); 3 valid input that did not converge
-    (:class:`~symrmt.errors.ConvergenceError`); 130 interrupted (Ctrl-C); 141 (128 + SIGPIPE, as
+    (:class:`~symrmt.errors.ConvergenceError`: every point of the curves failed, or some did
+    with ``--strict``); 130 interrupted (Ctrl-C); 141 (128 + SIGPIPE, as
     a Unix tool killed by the signal) when the reader of stdout went away, without a message;
     1 a bug. Every failure is one line on stderr; ``--debug`` adds the traceback. Floating-point
     warnings of NumPy (from generated code) are not shown: results are checked for non-finite

@@ -1,22 +1,26 @@
 """The flag groups shared by several commands, and what they become for the library.
 
-Formula (``--f``, ``--center``), geometry (six flags or ``--gram``, ``--diag``), ``--param``,
+Formula (``--f``, ``--center``), geometry (six flags or ``--gram``, ``--diag``), ``--param`` (one value,
+or grids for the commands that take them, checked against the names in f),
 ``c``/``gamma``/``--json``, and the Monte Carlo flags; then the parsed namespace turned into a
 :class:`~symrmt.geometry.Geometry` and checked where argparse cannot (finite numbers, c > 0).
 """
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Callable
 
 import numpy as np
 
 from ..errors import SymrmtInputError
 from ..geometry import Geometry
-from .values import parse_gamma, parse_gram, parse_param
+from ..validate import MAX_GRID_POINTS
+from .values import parse_gamma, parse_gram, parse_param, parse_param_value
 
 __all__ = ["GEOMETRY_FLAGS", "add_f", "add_geometry", "add_params", "add_common", "add_mc",
-           "geometry", "geometry_kwargs", "check_c", "check_finite_numbers"]
+           "geometry", "geometry_kwargs", "check_c", "check_finite_numbers", "parameter_values", "single_point",
+           "parameter_axes"]
 
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
@@ -34,7 +38,8 @@ def argument_type(parse: Callable) -> Callable:
 
 def add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--f", required=required, metavar="EXPR",
-                   help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; "
+                   help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; other names are "
+                        "parameters of f, given with --param (tanh(s*x) --param s=2); "
                         "a formula starting with '-' must be written --f=-tanh(x)")
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
 
@@ -49,10 +54,60 @@ def add_geometry(p: argparse.ArgumentParser) -> None:
     p.add_argument("--diag", type=float, default=0.0, metavar="D", help="diagonal K_ii = d (default 0)")
 
 
-def add_params(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--param", type=argument_type(parse_param), action="append", default=[], metavar="NAME=LO:HI:NUM",
-                   help="values of a symbolic parameter of f (repeatable; each is one axis of the output, "
-                        "gamma last), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
+def add_params(p: argparse.ArgumentParser, grids: bool = False) -> None:
+    """``--param NAME=VALUE`` (repeatable, one per parameter of f); with ``grids`` also ``NAME=LO:HI:NUM`` and lists."""
+    if grids:
+        p.add_argument("--param", type=argument_type(parse_param), action="append", default=[],
+                       metavar="NAME=VALUE|NAME=LO:HI:NUM|NAME=v1,v2,...",
+                       help="the value of a symbolic parameter of f, or a grid of them (repeatable, one per "
+                            "parameter; each grid is one axis of the output), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
+    else:
+        p.add_argument("--param", type=argument_type(parse_param_value), action="append", default=[],
+                       metavar="NAME=VALUE", help="the value of a symbolic parameter of f (repeatable, one per "
+                                                  "parameter), e.g. --f 'tanh(s*x)' --param s=1.5")
+
+
+def parameter_values(args: argparse.Namespace, other_points: int = 1, optional: bool = False) -> dict[str, np.ndarray]:
+    """The ``--param`` values by name, in the order given: each name once, exactly the parameters of ``--f``
+    (or none at all, if ``optional``: f is then shown in its parameters), and at most MAX_GRID_POINTS values in
+    the whole output (the product of the grids times ``other_points``)."""
+    from ..nonlinearity import formula_parameters
+
+    given = getattr(args, "param", None) or []
+    if optional and not given:
+        return {}
+    params: dict[str, np.ndarray] = {}
+    for name, values in given:
+        if name in params:
+            raise SymrmtInputError(f"--param {name} is given twice; give each parameter once, with all its values "
+                                   f"(e.g. --param {name}=0.5:2:20 or {name}=0.5,1,2).")
+        params[name] = values
+    named = formula_parameters(args.f)
+    missing, extra = [n for n in named if n not in params], [n for n in params if n not in named]
+    if missing or extra:
+        raise SymrmtInputError(
+            (f"f = {args.f} has the parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}: give "
+             f"{'their values' if len(missing) > 1 else 'its value'} with --param {missing[0]}=VALUE. "
+             if missing else "")
+            + (f"--param {', '.join(extra)}: not a name in f = {args.f}." if extra else ""))
+    size = math.prod(len(v) for v in params.values()) * other_points
+    if size > MAX_GRID_POINTS:
+        raise SymrmtInputError(f"--param and the other grids ask for {size} values (the product of their sizes); "
+                               f"at most {MAX_GRID_POINTS}: use coarser grids.")
+    return params
+
+
+def single_point(params: dict[str, np.ndarray]) -> dict[str, float] | None:
+    """``{name: value}`` when every parameter has one value (a point, also when there are none); else None (a grid)."""
+    if all(v.size == 1 for v in params.values()):
+        return {k: float(v[0]) for k, v in params.items()}
+    return None
+
+
+def parameter_axes(params: dict[str, np.ndarray], trailing: int = 0) -> dict[str, np.ndarray]:
+    """The grids reshaped to one axis each, in the order given, before ``trailing`` further axes (gamma, x)."""
+    axes = len(params) + trailing
+    return {k: v.reshape((-1,) + (1,) * (axes - 1 - i)) for i, (k, v) in enumerate(params.items())}
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

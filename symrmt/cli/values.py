@@ -1,11 +1,10 @@
-"""Command-line text to values: number lists and grids, the ``--gram`` JSON, ``--param`` and the names in f.
+"""Command-line text to values: number lists and grids, the ``--gram`` JSON and ``--param``.
 
 Each parser takes the text of one flag and returns a NumPy array (or a pair), or raises
 :class:`~symrmt.errors.SymrmtInputError` with one line that names the flag and the fix.
 """
 from __future__ import annotations
 
-import ast
 import json
 from typing import Callable
 
@@ -14,7 +13,7 @@ import numpy as np
 from ..errors import SymrmtInputError
 from ..validate import MAX_GRID_POINTS
 
-__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_sizes", "formula_parameters"]
+__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes"]
 
 def _shown(text: str, width: int = 80) -> str:
     """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
@@ -108,26 +107,23 @@ def parse_gram(text: str) -> np.ndarray:
 
 
 def parse_param(text: str) -> tuple[str, np.ndarray]:
-    """``--param s=0.5:2:20`` (20 evenly spaced values) or ``--param s=0.5,1,2``: a parameter of f and its values."""
+    """``--param s=0.5``, ``s=0.5:2:20`` (20 evenly spaced values) or ``s=0.5,1,2``: a parameter of f and its values."""
+    name, values = _parameter_text(text, "NAME=VALUE, NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20)")
+    return name, parse_grid(values, flag=f"--param {name}=")
+
+
+def parse_param_value(text: str) -> tuple[str, np.ndarray]:
+    """``--param s=0.5``: a parameter of f and its one value (commands that take no grids)."""
+    name, values = _parameter_text(text, "NAME=VALUE (e.g. s=0.5)")
+    value = parse_grid(values, flag=f"--param {name}=")
+    if value.size != 1:
+        raise SymrmtInputError(f"--param {_shown(text)}: this command takes one value per parameter (NAME=VALUE); "
+                               "grids of parameters are for theory, spectrum and hermite.")
+    return name, value
+
+
+def _parameter_text(text: str, form: str) -> tuple[str, str]:
     name, sep, values = text.partition("=")
     if not sep or not name.strip():
-        raise SymrmtInputError(f"--param {_shown(text)}: write NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20).")
-    return name.strip(), parse_grid(values, flag=f"--param {name.strip()}=")
-
-
-def formula_parameters(formula: object) -> list[str]:
-    """Names in a formula that are not x, a constant or a whitelisted function: its symbolic parameters.
-
-    >>> formula_parameters("tanh(s*x) + b")
-    ['b', 's']
-    """
-    from ..nonlinearity.parse import FUNCTIONS
-
-    if not isinstance(formula, str):
-        return []
-    try:
-        tree = ast.parse(formula.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):   # ValueError: NUL, unencodable characters
-        return []                                    # the parser of f will say what is wrong
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return sorted(names - {"x", "pi", "e", "E"} - set(FUNCTIONS))
+        raise SymrmtInputError(f"--param {_shown(text)}: write {form}.")
+    return name.strip(), values

@@ -162,7 +162,8 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
         fitted = [mean_se(res["fitted"][r][:, at]) for r in ranks]
         values.append(_mc(f"MC fitted, c = {c:g}", "E_attn", "rank",
                                {**mc, "weights": "fitted", "rank": np.array(ranks)},
-                               [m for m, _ in fitted], [e for _, e in fitted], {"color": color, "marker": "o"}))
+                               [m for m, _ in fitted], [e for _, e in fitted], {"color": color, "marker": "o"},
+                               theory=theory))             # the caption counts the misses of the theory at this n
         real = mean_se(res["real"][:, at])
         values.append(_mc(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "weights": "real", "rank": p},
                                [real[0]], [real[1]],

@@ -14,17 +14,20 @@ Hermite coefficients are taken in the orthonormal convention
     \nu = \mathbb E[f(\xi)^2] = \sum_{k \ge 0} a_k^2, \qquad b^2 = \nu - a_1^2,
 
 so :math:`a_0 = \mathbb E f(\xi)`, :math:`a_1 = \mathbb E[\xi f(\xi)]` and
-:math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`. The theory needs
-:math:`a_0 = 0`: :func:`hermite` refuses an f with
-:math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` unless ``center=True`` (``--center`` on the
-command line), which subtracts :math:`a_0` (exactly when its closed form is known).
+:math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`. :func:`hermite` gives them for any f.
+The attention theory and the simulator need :math:`a_0 = 0`: they refuse an f with
+:math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` (:meth:`HermiteCoefficients.require_centered`,
+whose message says how to center); ``center=True`` (``--center`` on the command line)
+subtracts :math:`a_0` (exactly when its closed form is known).
 
 Parsing
 -------
 A user string is never evaluated: :func:`parse_nonlinearity` walks Python's AST of
 the string and accepts only the variable ``x``, the constants ``pi`` and ``E`` (or
-``e``), int/float literals, ``+ - * / **``, unary ``+``/``-`` and calls of the
-whitelisted functions in :data:`FUNCTIONS` with positional arguments. Decimal
+``e``), int/float literals, ``+ - * / **``, unary ``+``/``-``, calls of the
+whitelisted functions in :data:`FUNCTIONS` with positional arguments, and the names of
+parameters (:func:`formula_parameters`: any other name of a letter then letters, digits
+or ``_``, as ``s`` in ``"erf(s*x)"``). Decimal
 literals are read as exact rationals (``0.5`` is 1/2) so closed forms stay exact.
 ``^`` is refused, not reinterpreted: in Python syntax it is XOR with a lower
 precedence than ``+``, so ``x^2+1`` would silently mean ``x^(2+1)``; write ``**``.
@@ -46,7 +49,9 @@ tree (no eval, no lambdify) whose intermediate overflows become :math:`\pm\infty
 large arguments are refused rather than computed for hours.
 
 *Exactly*, when possible, in this order: polynomials of degree at most 64 (Gaussian
-moments: exact by construction, so no quadrature is run); parity (odd f has
+moments: exact by construction, so no quadrature is run); sums of
+:math:`c\,x^m e^{q x^2 + k x}` (exp, sin, cos, sinh, cosh: Gaussian integrals, so
+:math:`a_1 = e^{1/2}` for exp); parity (odd f has
 :math:`a_{2j} = 0`, even f has :math:`a_{2j+1} = 0`, and :math:`f(x) + f(-x) = 2c`
 gives :math:`a_0 = c`); a small table (the :math:`c\operatorname{erf}(kx) + d`
 family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
@@ -68,10 +73,12 @@ runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
 
 Parameters and callables
 ------------------------
-``hermite("erf(s*x)", parameters=["s"])`` (or a SymPy expression with symbols other
-than x) gives closed forms in the parameters where known and
-:meth:`HermiteCoefficients.numeric` for values at parameter arrays (see
-:mod:`symrmt.nonlinearity.parametric`). A Python callable such as ``np.tanh`` gets
+``hermite("erf(s*x)")`` (or a SymPy expression with symbols other than x) gives
+closed forms in the parameters where known; :meth:`HermiteCoefficients.at` (or
+``hermite(f, params={"s": 0.5})``) gives the data at one point, exactly where they can
+be, and :meth:`HermiteCoefficients.numeric` float64 arrays over arrays of parameter
+values (see :mod:`symrmt.nonlinearity.parametric`); both refuse a point where f is
+constant (``erf(s*x)`` at s = 0). A Python callable such as ``np.tanh`` gets
 numeric data in float64 with an error estimate per datum
 (:mod:`symrmt.nonlinearity.callables`). Every kind of f becomes a NumPy function
 through one adapter, :func:`numpy_callable`.
@@ -80,7 +87,7 @@ Errors
 ------
 :class:`~symrmt.errors.ParseError` for a formula outside the vocabulary,
 :class:`~symrmt.errors.NonlinearityError` for an f that cannot be used (not real,
-not centered, not square-integrable, too small or too large in scale, quadrature
+not centered where that is needed, not square-integrable, too small or too large in scale, quadrature
 that does not converge), :class:`~symrmt.errors.ParameterError` for bad options
 and parameter values; all are ``ValueError``\ s.
 
@@ -91,7 +98,7 @@ Modules
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
 ``api`` (the public functions), ``adapter`` (the one adapter of f to NumPy; SymPy only for formulas),
-``callables``, ``parametric`` and ``zoo``.
+``callables``, ``parametric``, ``centering`` and ``zoo``.
 """
 from __future__ import annotations
 
@@ -105,6 +112,7 @@ _EXPORTS = {
     "ZOO": "zoo",
     "HermiteCoefficients": "api",
     "parse_nonlinearity": "parse",
+    "formula_parameters": "parse",
     "hermite": "api",
     "numpy_callable": "adapter",
     "CacheWarning": "cache",

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
@@ -18,11 +17,11 @@ from symrmt.errors import NonlinearityError, ParameterError, SymrmtError
 from . import cache
 from .adapter import label_of, numpy_callable
 from .callables import callable_coefficients
-from .coefficients import _A0_TOL as A0_TOL
+from .centering import require_centered
 from .coefficients import _coefficients, _hermite_compute
 from .constants import KEYS, X
-from .parametric import evaluate, parametric_hermite
-from .parse import parameter_symbols, parse_nonlinearity
+from .parametric import at_point, evaluate, named_values, parametric_hermite
+from .parse import formula_parameters, parse_nonlinearity
 
 # ----------------------------------------------------------------- public API
 
@@ -33,43 +32,50 @@ class HermiteCoefficients:
 
     Attributes
     ----------
-    f : sympy.Expr
+    f : sympy.Expr or callable
         The expression actually used (after centering, if asked).
     a0, a1, a2 : float
-        :math:`a_k = \mathbb E[f(\xi)\mathrm{He}_k(\xi)]/\sqrt{k!}`, :math:`\xi \sim \mathcal N(0,1)`.
+        :math:`a_k = \mathbb E[f(\xi)\mathrm{He}_k(\xi)]/\sqrt{k!}`, :math:`\xi \sim \mathcal N(0,1)`
+        (for an f with parameters they depend on them: reading them raises
+        :class:`~symrmt.errors.ParameterError`, use :meth:`at` or :meth:`numeric`).
     nu : float
-        :math:`\nu = \mathbb E[f(\xi)^2]`.
+        :math:`\nu = \mathbb E[f(\xi)^2]` (the same).
+    values : dict
+        ``{"a0", "a1", "a2", "nu"}`` as floats; empty for an f with parameters.
     exact : dict
-        Keys ``"a0", "a1", "a2", "nu"``: the closed form, or None when only the
-        numeric value is known.
+        Keys ``"a0", "a1", "a2", "nu"``: the closed form (in the parameters, if any), or
+        None when only the numeric value is known.
     source : dict
-        Same keys: ``"exact"`` (SymPy: integration, Gaussian moments or parity),
+        Same keys: ``"exact"`` (SymPy: integration, Gaussian moments, parity),
         ``"table"`` (known closed form, checked against quadrature) or ``"numeric"``.
     centered_by : float
-        The :math:`a_0` of the original f that was subtracted (0.0 if none).
+        The :math:`a_0` of the original f that was subtracted (0.0 if none, and for an f
+        with parameters, whose :meth:`at` reports it per point).
     method, timeout
-        How the numbers were obtained (used by :meth:`coefficient`).
+        How the numbers were obtained (used by :meth:`coefficient` and :meth:`at`).
     error : dict or None
         For a callable f: the error estimate of each numeric value (two rules); None
         for formulas, whose numeric values are verified to :math:`10^{-13}` relative.
     parameters : tuple of sympy.Symbol
-        The parameters of f (empty for most f). With parameters, ``a0`` ... ``nu``
-        are NaN and ``exact`` holds expressions in them: use :meth:`numeric`.
+        The symbolic parameters of f, in the order of their names (empty for most f).
     center
-        Whether :meth:`numeric` centers f per point (parameters, a_0 not in closed form).
+        Whether centering was asked for (per point, for an f with parameters).
+    given
+        f as given, before centering (what :meth:`at` substitutes the parameters into).
 
     Examples
     --------
     >>> h = hermite("x**3 - 3*x + x**2", center=True)
     >>> h.f, h.centered_by, h.exact["a2"], h.nu
     (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
+    >>> hermite("relu(x)").exact["a0"]             # any f: a_0 is reported, the theory asks for centering
+    sqrt(2)/(2*sqrt(pi))
+    >>> hermite("erf(s*x)")                        # parameters are the names other than x
+    HermiteCoefficients(f=erf(s*x), parameters=(s,), a0=0, a1=2*s/(sqrt(pi)*sqrt(2*s**2 + 1)), a2=0, nu=2*asin(2*s**2/(2*s**2 + 1))/pi)
     """
 
     f: sp.Expr | Callable
-    a0: float
-    a1: float
-    a2: float
-    nu: float
+    values: dict[str, float] = field(hash=False)
     exact: dict[str, sp.Expr | None] = field(hash=False)
     source: dict[str, str] = field(hash=False)
     centered_by: float = 0.0
@@ -78,6 +84,33 @@ class HermiteCoefficients:
     error: dict[str, float] | None = field(default=None, hash=False, compare=False)
     parameters: tuple[sp.Symbol, ...] = ()
     center: bool = field(default=False, compare=False, repr=False)
+    given: Any = field(default=None, compare=False, repr=False)
+
+    def _datum(self, key: str) -> float:
+        if self.parameters:
+            names = [s.name for s in self.parameters]
+            one = ", ".join(f"{n}=..." for n in names)
+            raise ParameterError(
+                f"f = {self.f} has the parameter{'s' if len(names) > 1 else ''} {', '.join(names)}: its {key} "
+                f"depends on {'them' if len(names) > 1 else 'it'}. Use .at({one}) for one point or "
+                f".numeric({one}) for arrays"
+            )
+        return self.values[key]
+
+    a0 = property(lambda self: self._datum("a0"), doc=r":math:`a_0 = \mathbb E f(\xi)`.")
+    a1 = property(lambda self: self._datum("a1"), doc=r":math:`a_1 = \mathbb E[\xi f(\xi)]`.")
+    a2 = property(lambda self: self._datum("a2"), doc=r":math:`a_2 = \mathbb E[f(\xi)(\xi^2 - 1)]/\sqrt 2`.")
+    nu = property(lambda self: self._datum("nu"), doc=r":math:`\nu = \mathbb E f(\xi)^2`.")
+
+    def __repr__(self) -> str:
+        if not self.parameters:
+            data = ", ".join(f"{k}={self.values[k]!r}" for k in KEYS)
+            return (f"HermiteCoefficients(f={self.f}, {data}, exact={self.exact}, source={self.source}, "
+                    f"centered_by={self.centered_by!r})")
+        names = ", ".join(s.name for s in self.parameters)
+        data = ", ".join(f"{k}={self.exact[k] if self.exact[k] is not None else f'<numeric in {names}>'}"
+                         for k in KEYS)
+        return f"HermiteCoefficients(f={self.f}, parameters={self.parameters!r}, {data})"
 
     def numeric(self, **params: ArrayLike) -> dict[str, np.ndarray]:
         r"""``a0, a1, a2, nu`` as float64 arrays, broadcast over the parameter values.
@@ -89,17 +122,20 @@ class HermiteCoefficients:
           every returned array has the broadcast shape (``()`` for scalars, and for an f
           without parameters, which takes no keywords);
         - a datum with a closed form in the parameters (``source`` ``"exact"`` or
-          ``"table"``) is its compiled expression; any other is a verified 30-digit
-          quadrature at each distinct point (:func:`hermite` with ``method="numeric"``);
+          ``"table"``) is its compiled expression, evaluated in float64 (where the form is
+          ill-conditioned digits are lost, e.g. :math:`10^{-16}s` for :math:`\operatorname{erf}(sx)`
+          at large s; :meth:`at` is exact), or a verified quadrature where float64 overflows;
+          any other is a verified 30-digit quadrature at each distinct point (:func:`hermite`
+          with ``method="numeric"``);
         - with ``center=True`` centering is per point: ``a0`` is 0 (to 30 digits) and ``nu`` is the
           variance :math:`\nu - a_0^2` of the original f;
-        - bad values raise :class:`~symrmt.errors.ParameterError`; a point where f is not
-          usable (not centered without ``center``, zero, not square-integrable) raises
-          :class:`~symrmt.errors.NonlinearityError` naming the point.
+        - bad values raise :class:`~symrmt.errors.ParameterError` naming the parameter; a point
+          where f is not usable (zero or constant, too small or too large in scale, not
+          square-integrable) raises :class:`~symrmt.errors.NonlinearityError` naming the point.
 
         Examples
         --------
-        >>> h = hermite("erf(s*x)", parameters=["s"])
+        >>> h = hermite("erf(s*x)")
         >>> h.numeric(s=[0.5, 1.0])["a1"]
         array([0.46065887, 0.65147002])
         >>> float(hermite("tanh(x)").numeric()["nu"])
@@ -107,11 +143,46 @@ class HermiteCoefficients:
         """
         return evaluate(self, params, _numeric_at_point)
 
+    def at(self, **params: float) -> "HermiteCoefficients":
+        r"""The Hermite data of f at one value of each parameter: a :class:`HermiteCoefficients` without parameters.
+
+        Each value is read as the exact decimal it prints as (``0.1`` is 1/10), so closed
+        forms are found at the point as for any f (``erf(s*x)`` at ``s=0.5`` is ``erf(x/2)``).
+        An f that is constant (for example zero) at the point is refused there.
+
+        Examples
+        --------
+        >>> h = hermite("erf(s*x)").at(s=0.5)
+        >>> h.f, h.exact["a1"]
+        (erf(x/2), sqrt(6)/(3*sqrt(pi)))
+        >>> hermite("erf(s*x)").at(s=0)
+        Traceback (most recent call last):
+        ...
+        symrmt.errors.NonlinearityError: f = erf(s*x) is the constant 0 at s = 0: the theory needs a non-constant f; ...
+        """
+        return at_point(self, params, hermite)
+
+    def require_centered(self, values: Mapping[str, np.ndarray] | None = None,
+                         params: Mapping[str, ArrayLike] | None = None) -> None:
+        r"""Refuse :math:`a_0 \ne 0`: the attention theory and the simulator need a centered f.
+
+        Without arguments, for an f without parameters; with the output ``values`` of
+        :meth:`numeric` and the ``params`` it was given, at every point (the message names
+        the first point that is not centered). The tolerance is
+        :math:`|a_0| \le 10^{-12}\max(1, \sqrt\nu)` (and 10 times the error estimate of a callable).
+
+        Raises
+        ------
+        NonlinearityError
+            Naming :math:`a_0` and how to center: ``center=True`` in :func:`hermite`,
+            ``--center`` on the command line, ``center = true`` in a sweep spec, or subtracting
+            :math:`a_0` in the formula.
+        """
+        require_centered(self, values, params)
+
     @property
     def b2(self) -> float:
         r""":math:`b^2 = \nu - a_1^2 \ge 0` (tiny negative round-off is clipped to 0)."""
-        if self.parameters:
-            raise ParameterError(f"f = {self.f} has parameters: use numeric(...) for its Hermite data")
         value = self.nu - self.a1**2
         if value < -1e-12 * max(self.nu, 1e-300):
             raise RuntimeError(f"b^2 = nu - a1^2 = {value:.3e} < 0: inconsistent Hermite data for {self.f}")
@@ -141,7 +212,8 @@ class HermiteCoefficients:
             key = f"a{k}"
             return getattr(self, key), self.exact[key]
         if self.parameters or not isinstance(self.f, sp.Basic):
-            raise ParameterError(f"a_{k} beyond a_2 needs an f given as a formula without parameters, not {self.f}")
+            raise ParameterError(f"a_{k} beyond a_2 needs an f given as a formula without parameters, not {self.f}"
+                                 + (" (use .at(...) first)" if self.parameters else ""))
         value, exact, _ = _coefficient_cached(sp.srepr(self.f), self.f, int(k), self.method, self.timeout)
         return value, exact
 
@@ -163,32 +235,33 @@ def _check_options(center: bool, method: str, timeout: float) -> None:
 
 def hermite(
     f: str | sp.Expr | Callable, center: bool = False, *, method: str = "auto", timeout: float = 3.0,
-    parameters: Sequence[str] | None = None,
+    params: Mapping[str, float] | None = None,
 ) -> HermiteCoefficients:
-    r"""Hermite coefficients :math:`a_0, a_1, a_2` and :math:`\nu = \mathbb E f(\xi)^2` of f.
+    r"""Hermite coefficients :math:`a_0, a_1, a_2` and :math:`\nu = \mathbb E f(\xi)^2` of any f.
 
     Parameters
     ----------
     f : str, sympy.Expr or callable
-        The nonlinearity: a formula (parsed by :func:`parse_nonlinearity`), a SymPy
-        expression (symbols other than x are parameters), or a Python callable acting
-        entrywise on float64 arrays (``np.tanh``), whose data are numeric, with error
-        estimates in ``error``.
+        The nonlinearity: a formula (parsed by :func:`parse_nonlinearity`; names other
+        than x, the constants and the functions are its parameters, as in ``"erf(s*x)"``),
+        a SymPy expression (symbols other than x are parameters), or a Python callable
+        acting entrywise on float64 arrays (``np.tanh``), whose data are numeric, with
+        error estimates in ``error``.
     center : bool
         Subtract :math:`a_0 = \mathbb E f(\xi)` (exactly when it is known in closed
-        form). Without it an f with :math:`|a_0| > 10^{-12}\max(1, \sqrt\nu)` is
-        refused.
+        form). Any f has Hermite data; only the attention theory and the simulator need
+        :math:`a_0 = 0` (:meth:`HermiteCoefficients.require_centered`).
     method : {"auto", "numeric"}
         ``"auto"``: closed forms where found (see the module docstring), numeric
         otherwise; ``"numeric"``: quadrature only (``exact`` is all None).
     timeout : float
-        Wall-clock budget in seconds for each SymPy integral (at most one integral
-        per CPU runs at a time).
-    parameters : sequence of str, optional
-        Names in the formula that are parameters of f, e.g. ``["s"]`` for
-        ``"erf(s*x)"``. The result then holds closed forms in the parameters where
-        known (``exact``), its float fields are NaN, and
-        :meth:`HermiteCoefficients.numeric` evaluates it at parameter values.
+        CPU budget in seconds for each SymPy integral (at most one integral per CPU runs
+        at a time).
+    params : dict, optional
+        One value for each parameter of f, e.g. ``{"s": 0.5}``: the data of f at that
+        point (the same as ``hermite(f).at(s=0.5)``). Without it an f with parameters
+        gives closed forms in them where known (``exact``);
+        :meth:`HermiteCoefficients.at` and :meth:`HermiteCoefficients.numeric` evaluate.
 
     Returns
     -------
@@ -199,11 +272,11 @@ def hermite(
     ParseError
         A formula outside the vocabulary (see :func:`parse_nonlinearity`).
     ParameterError
-        A bad ``center``, ``method`` or ``timeout``.
+        A bad ``center``, ``method``, ``timeout`` or ``params`` (naming the parameter).
     NonlinearityError
-        An unusable f: not real, :math:`a_0 \ne 0` without
-        ``center``, f not square-integrable under the Gaussian, f constant almost
-        everywhere, or quadrature that does not converge (poles).
+        An unusable f: not real, not square-integrable under the Gaussian, constant
+        almost everywhere (at the point of ``params``, too), or quadrature that does not
+        converge (poles).
 
     Notes
     -----
@@ -218,39 +291,50 @@ def hermite(
     (2*sqrt(3)/(3*sqrt(pi)), 'table')
     >>> hermite("tanh(x)").source
     {'a0': 'exact', 'a1': 'numeric', 'a2': 'exact', 'nu': 'numeric'}
-    >>> hermite("erf(s*x)", parameters=["s"]).exact["nu"]
+    >>> hermite("exp(x)").exact["a1"]
+    exp(1/2)
+    >>> hermite("erf(s*x)").exact["nu"]
     2*asin(2*s**2/(2*s**2 + 1))/pi
+    >>> hermite("erf(s*x)", params={"s": 1}) == hermite("erf(x)")
+    True
     """
     _check_options(center, method, timeout)
     if callable(f) and not isinstance(f, (str, sp.Basic, sp.FunctionClass)):
+        if params:
+            raise ParameterError(f"params = {params!r}: a Python callable has no symbolic parameters; bind "
+                                 "their values in it (lambda x: np.tanh(s * x)) or give f as a formula")
         return _hermite_of_callable(f, bool(center))
     if isinstance(f, sp.FunctionClass):
         f = f(X)
-    if parameters is not None or (isinstance(f, sp.Basic) and _extra_symbols(f)):
-        names = None if parameters is None else tuple(s.name for s in parameter_symbols(parameters))
+    names = tuple(formula_parameters(f))
+    if names:
         with _library_errors_as_input_errors(f):
             data = _parametric_cached(f, names, bool(center), method, float(timeout))
-        nan = float("nan")
-        return HermiteCoefficients(f=data.f, a0=nan, a1=nan, a2=nan, nu=nan, exact=dict(data.exact),
-                                   source=dict(data.source), method=method, timeout=float(timeout),
-                                   parameters=data.parameters, center=data.center)   # fresh dicts: the cache is safe
+        h = HermiteCoefficients(f=data.f, values={}, exact=dict(data.exact), source=dict(data.source),
+                                method=method, timeout=float(timeout), parameters=data.parameters,
+                                center=bool(center), given=data.given)   # fresh dicts: the cache is safe
+        return h if params is None else h.at(**named_values(params, names, h.f))
+    if params is not None:
+        named_values(params, [], label_of(f))      # refuses what is not a dict of no parameters
     with _library_errors_as_input_errors(f):
         expr = parse_nonlinearity(f)
         fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
     return HermiteCoefficients(
         f=fc,
-        **{k: float(values[k][0]) for k in KEYS},
+        values={k: float(values[k][0]) for k in KEYS},
         exact={k: values[k][1] for k in KEYS},
         source={k: values[k][2] for k in KEYS},
         centered_by=centered_by,
         method=method,
         timeout=float(timeout),
+        center=bool(center),
+        given=expr,
     )
 
 
 @lru_cache(maxsize=64)
 def _parametric_cached(f, names, center, method, timeout):
-    return parametric_hermite(f, None if names is None else list(names), center, method, timeout)
+    return parametric_hermite(f, list(names), center, method, timeout)
 
 
 def _numeric_at_point(f: sp.Expr, center: bool) -> "HermiteCoefficients":
@@ -258,30 +342,19 @@ def _numeric_at_point(f: sp.Expr, center: bool) -> "HermiteCoefficients":
     return hermite(f, center=center, method="numeric")
 
 
-def _extra_symbols(f: sp.Basic) -> list[str]:
-    return sorted(str(s) for s in f.free_symbols if getattr(s, "name", None) != "x")
-
-
 def _hermite_of_callable(f: Callable, center: bool) -> HermiteCoefficients:
     """Numeric Hermite data of a Python callable, with error estimates (not cached: callables
     have no reliable identity)."""
     label = label_of(f)
     values, errors = callable_coefficients(f, label)
-    a0, scale = values["a0"], max(1.0, math.sqrt(values["nu"]))
-    if not center:
-        if abs(a0) > max(A0_TOL * scale, 10 * errors["a0"]):
-            raise NonlinearityError(
-                f"f = {label} is not centered: a0 = E f(xi) = {a0:.15g} (error estimate {errors['a0']:.2g}), and the "
-                "theory needs a0 = 0. Pass center=True (Python) or --center to subtract a0"
-            )
-        g = f
-    else:
+    a0, g = values["a0"], f
+    if center:
         g = numpy_callable(f, a0)
         values = {**values, "a0": 0.0, "nu": values["nu"] - a0**2}
         errors = {**errors, "nu": errors["nu"] + 2 * abs(a0) * errors["a0"]}
     return HermiteCoefficients(
-        f=g, **values, exact={k: None for k in KEYS}, source={k: "numeric" for k in KEYS},
-        centered_by=float(a0) if center else 0.0, method="numeric", error=errors, center=center,
+        f=g, values=values, exact={k: None for k in KEYS}, source={k: "numeric" for k in KEYS},
+        centered_by=float(a0) if center else 0.0, method="numeric", error=errors, center=center, given=f,
     )
 
 

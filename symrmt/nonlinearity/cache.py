@@ -26,13 +26,17 @@ values are finite and consistent:
 .. math::
 
     10^{-20} \le \nu \le 10^{300}, \qquad a_0^2 + a_1^2 + a_2^2 \le \nu \quad (\text{so } \nu \ge a_1^2
-    \text{ and } |a_k| \le \sqrt\nu), \qquad |a_0| \le 10^{-12}\max(1, \sqrt\nu),
+    \text{ and } |a_k| \le \sqrt\nu), \qquad \nu - a_0^2 > 10^{-24}\nu,
 
-each up to a relative :math:`10^{-12}`; and, since a forger can recompute a checksum,
-that the values agree to :math:`10^{-6}` with an independent float64 estimate
-(composite Gauss-Legendre split at the kinks, trusted only where two resolutions
-agree). Anything else (a truncated, garbage, swapped or tampered entry) is discarded
-with a :class:`CacheWarning` and rebuilt.
+each up to a relative :math:`10^{-12}` (and :math:`|a_0| \le 10^{-12}\max(1, \sqrt\nu)` for a
+centered entry). A cached value is a speed-up, never a source of truth: since a forger can
+recompute a checksum, every value must also agree to :math:`10^{-9}` with an independent
+estimate of f itself (tails checked in mpmath, then composite Gauss-Legendre of a scaled
+integrand in float64 at two resolutions; see :func:`_verified_by_estimate`). Where that
+estimate cannot judge (f overflows float64 on the nodes, cannot be compiled to NumPy, or
+its two resolutions disagree) the entry is not used and the data are recomputed: overflow
+never switches the check off. Anything that fails a check (a truncated, garbage, swapped
+or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
 
 Writes are atomic: a temporary file in the same folder, then :func:`os.replace`, so
 two processes building the same f at once both leave a complete entry. Temporary
@@ -65,7 +69,11 @@ _DIGITS = DPS + 10  # stored decimal digits (the values are 30-digit quadratures
 _MAX_BYTES = 1_000_000
 _STALE_SECONDS = 3600.0  # a temporary file older than this belongs to a process that died
 _CONSISTENCY_RTOL = 1e-12
+_PANELS = (1600, 2000)  # the two resolutions of the independent estimate (panels on [-40, 40])
+_JUDGE_RTOL = 1e-11     # the estimate judges only where its two resolutions agree to this (of the scale)
+_ESTIMATE_RTOL = 1e-9   # a stored value must agree with the estimate to this (100x the judged accuracy)
 _A0_TOL = 1e-12
+_VARIANCE_RTOL = 1e-24  # as coefficients._check_scale: nu - a0^2 below this is a constant f
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[+-]?\d+)?")
 
 #: Folders already found unusable in this process (each is warned about once).
@@ -213,6 +221,10 @@ class _Invalid(Exception):
     """An entry that must not be used; the message says why."""
 
 
+class _Unjudged(Exception):
+    """An entry the independent estimate cannot judge: it is not used, and the data are recomputed."""
+
+
 def load(expr: sp.Expr, center: bool, method: str) -> tuple | None:
     """``(values, shift, centered_by)`` as given to :func:`store`, or None (no entry, cache off, or an entry
     that failed a check: it is deleted, with a :class:`CacheWarning`, and will be rebuilt)."""
@@ -228,6 +240,8 @@ def load(expr: sp.Expr, center: bool, method: str) -> tuple | None:
             raise _Invalid(f"larger than {_MAX_BYTES} bytes")
         entry = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
         return _checked(entry, request, expr)
+    except _Unjudged:           # maybe right, but unverifiable: recomputing (and storing again) costs only time
+        return None
     except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is not used
         reason = str(exc) if isinstance(exc, (_Invalid, ValueError, OSError)) else type(exc).__name__
         _warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({reason[:200]}); recomputing")
@@ -259,7 +273,7 @@ def _checked(entry: Any, request: dict[str, Any], expr: sp.Expr) -> tuple:
     if type(centered_by) is not float or not math.isfinite(centered_by):
         raise _Invalid("centered_by is not a finite number")
     _consistent(values, shift, centered_by, request["center"])
-    _plausible(expr if shift is None else expr - shift, values)
+    _verified_by_estimate(expr if shift is None else expr - shift, values)
     return values, shift, centered_by
 
 
@@ -298,8 +312,10 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
         square_sum = sum(values[k][0] ** 2 for k in ("a0", "a1", "a2"))
         if square_sum > nu * (1 + _CONSISTENCY_RTOL):
             raise _Invalid("a0^2 + a1^2 + a2^2 > nu (so nu < a1^2 or some |a_k| > sqrt(nu))")
-        if abs(values["a0"][0]) > _A0_TOL * max(1, mpmath.sqrt(nu)):
-            raise _Invalid("a0 is not 0")
+        if nu - values["a0"][0] ** 2 <= _VARIANCE_RTOL * nu:
+            raise _Invalid("nu - a0^2 = 0: f would be constant, which hermite refuses")
+        if center and abs(values["a0"][0]) > _A0_TOL * max(1, mpmath.sqrt(nu)):
+            raise _Invalid("a0 is not 0 in an entry of a centered f")
         scale = mpmath.sqrt(nu)
         for key, (value, exact, _) in values.items():
             if exact is not None and not _agrees(exact, value, max(abs(value), scale)):
@@ -315,39 +331,56 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
             raise _Invalid("the shift does not agree with centered_by")
 
 
-def _plausible(expr: sp.Expr, values: dict) -> None:
-    """The stored values against an independent float64 estimate, where one can be trusted.
+def _verified_by_estimate(expr: sp.Expr, values: dict) -> None:
+    r"""The stored values against an independent estimate that overflow cannot switch off.
 
-    A forged entry can carry a correct checksum and consistent numbers. So f itself is
-    integrated cheaply: composite Gauss-Legendre on [-40, 40] split at the kinks, at two
-    resolutions. Where the two agree (smooth pieces) the stored values must be within
-    1e-6 of the scale; where they do not (f too wild for float64) nothing is judged."""
+    A forged entry can carry a correct checksum and consistent numbers, so f itself is
+    integrated again, cheaply and by other rules than the 30-digit tanh-sinh: the tails of
+    f are checked in mpmath (no overflow) to die out at :math:`|x| = 40` and 80, as
+    :func:`hermite` requires; then composite Gauss-Legendre on :math:`[-40, 40]`, split at
+    the kinks, at two resolutions, integrates the scaled integrand
+    :math:`g = f\,\sqrt{w\varphi}` (:math:`\nu = \sum g^2`, so :math:`f^2` is never formed).
+    The stored values must agree with the finer estimate to :data:`_ESTIMATE_RTOL` of the
+    estimate's scale. Where the estimate cannot judge (f not finite in float64 on the nodes,
+    not compilable to NumPy, or the two resolutions differ: kinks that cannot be located,
+    fast oscillations) the entry is not trusted either: :class:`_Unjudged` makes the caller
+    recompute."""
+    from symrmt.errors import NonlinearityError
+
+    from .tanh_sinh import _Memo, _tail_check
+
     try:
-        estimates = [_estimate(expr, panels) for panels in (1600, 2000)]
-    except Exception:  # noqa: BLE001 - no estimate (f not compilable to NumPy): nothing to judge by
-        return
-    if any(e is None for e in estimates):
-        return
-    nu = float(values["nu"][0])
+        with mpmath.workdps(DPS):
+            _tail_check(_Memo(expr, "f"))
+    except NonlinearityError as exc:
+        raise _Invalid(f"f is not usable, which hermite never stores ({str(exc)[:120]})") from None
+    coarse, fine = (_estimate(expr, panels) for panels in _PANELS)
+    scale = {key: fine["nu"] if key == "nu" else math.sqrt(fine["nu"]) for key in KEYS}
     for key in KEYS:
-        scale = nu if key == "nu" else math.sqrt(nu)
-        coarse, fine = estimates[0][key], estimates[1][key]
-        if abs(coarse - fine) <= 1e-9 * scale and abs(float(values[key][0]) - fine) > 1e-6 * scale:
-            raise _Invalid(f"{key} = {float(values[key][0]):.15g} disagrees with an estimate of {fine:.15g}")
+        if not abs(coarse[key] - fine[key]) <= _JUDGE_RTOL * scale[key]:
+            raise _Unjudged(f"{key}: two float64 rules give {coarse[key]:.15g} and {fine[key]:.15g}")
+        stored = float(values[key][0])
+        if not abs(stored - fine[key]) <= _ESTIMATE_RTOL * scale[key]:
+            raise _Invalid(f"{key} = {stored:.15g} disagrees with an independent estimate of {fine[key]:.15g}")
 
 
-def _estimate(expr: sp.Expr, panels: int) -> dict[str, float] | None:
+def _estimate(expr: sp.Expr, panels: int) -> dict[str, float]:
+    """Gauss-Legendre estimates of a_0, a_1, a_2, nu on [-40, 40] with ``panels`` panels (plus the kinks)."""
     import numpy as np
 
     from .adapter import numpy_callable
-    from .integrands import legendre_nodes
+    from .callables import legendre_nodes
     from .tanh_sinh import _kinks
 
     edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in _kinks(expr) if abs(k) < 40])
     nodes, weights = legendre_nodes(edges)
-    with np.errstate(all="ignore"):
-        f = numpy_callable(expr)(nodes)
-        density = weights * np.exp(-nodes * nodes / 2) / math.sqrt(2 * math.pi)
-        out = {"a0": f @ density, "a1": (f * nodes) @ density, "a2": (f * (nodes**2 - 1)) @ density / math.sqrt(2),
-               "nu": (f * f) @ density}
-    return out if all(math.isfinite(v) for v in out.values()) else None
+    root = np.sqrt(weights) * np.exp(-nodes * nodes / 4) / (2 * math.pi) ** 0.25     # sqrt(w phi), no underflow
+    try:
+        with np.errstate(all="ignore"):
+            g = numpy_callable(expr)(nodes) * root
+    except Exception as exc:  # noqa: BLE001 - f not compilable or not evaluable in NumPy: no estimate
+        raise _Unjudged(f"f cannot be evaluated in NumPy ({type(exc).__name__})") from None
+    if not np.all(np.isfinite(g)):
+        raise _Unjudged("f is not finite in float64 on the quadrature nodes")
+    return {"a0": float(g @ root), "a1": float((g * nodes) @ root),
+            "a2": float((g * (nodes * nodes - 1)) @ root) / math.sqrt(2), "nu": float(g @ g)}

@@ -28,9 +28,8 @@ from symrmt.errors import NonlinearityError
 
 from .adapter import numpy_callable
 from .constants import KEYS, NU_MAX, NU_SMALL
-from .integrands import legendre_nodes
 
-__all__ = ["callable_coefficients"]
+__all__ = ["callable_coefficients", "legendre_nodes"]
 
 _PIECES = (-math.inf, -12.0, -4.0, 0.0, 4.0, 12.0, math.inf)
 _PANELS = 8000
@@ -122,3 +121,12 @@ def _check_scale(nu: float, label: str) -> None:
             f"f = {label} has E f(xi)^2 = {nu:.3g}, outside [{NU_SMALL:g}, {NU_MAX:g}]: f is zero, or too small or "
             "too large in scale; rescale f"
         )
+
+
+def legendre_nodes(edges, order: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of composite ``order``-point Gauss-Legendre on the panels between ``edges``."""
+    x, w = np.polynomial.legendre.leggauss(order)
+    edges = np.asarray(edges, dtype=float)
+    half = np.diff(edges)[:, None] / 2
+    mid = (edges[:-1] + edges[1:])[:, None] / 2
+    return (mid + half * x).ravel(), (half * w).ravel()

@@ -2,6 +2,7 @@
 and SymPy integration in budgeted child processes."""
 from __future__ import annotations
 
+import math
 import multiprocessing.connection as mp_connection
 import time
 from typing import Callable, Sequence
@@ -12,7 +13,7 @@ import sympy as sp
 from symrmt.cpus import usable_cpus
 
 from .budget import _context, _Job, _run_limited
-from .constants import DPS, X
+from .constants import DPS, MAX_EXPONENT, X
 from .integrands import _degree_bound, _integrand
 from .mpmath_eval import _mp_compile, _real
 
@@ -35,6 +36,72 @@ def _polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
     if degree is None or degree > _POLY_MAX_DEGREE:
         return {}
     return {key: _gaussian_expectation_poly(_integrand(expr, key)) for key in keys}
+
+
+_MAX_TERMS = 400  # the exponential rule expands at most this many terms (a bound computed before expanding)
+_EXPONENTIAL = (sp.sin, sp.cos, sp.sinh, sp.cosh)
+
+
+def _exponential_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
+    r"""Exact values when every term of the integrand is :math:`c\,x^m e^{q x^2 + k x}` (sin, cos, sinh,
+    cosh written as exponentials, so exp, sin(kx) x^2, cosh(x) exp(x^2/8) ... qualify):
+
+    .. math::
+
+        \mathbb E[\xi^m e^{q\xi^2 + k\xi}] = \frac{e^{k^2 \sigma^2/2}}{\sqrt{1 - 2q}}\,
+        \mathbb E[(\sigma Z + k\sigma^2)^m], \qquad \sigma^2 = \frac{1}{1 - 2q},
+
+    a Gaussian integral for :math:`q < 1/2` (complex k allowed). Keys whose integrand has another
+    form, or too many terms, are left out."""
+    out = {}
+    for key in keys:
+        integrand = _integrand(expr, key).rewrite(_EXPONENTIAL, sp.exp)
+        if _term_bound(integrand) > _MAX_TERMS:
+            continue
+        terms = [_exponential_term(t) for t in sp.Add.make_args(sp.expand(integrand))]
+        if terms and all(t is not None for t in terms):
+            value = sp.expand(sp.Add(*terms), power_exp=False)
+            out[key] = sp.expand_complex(value) if value.has(sp.I) else value
+    return out
+
+
+def _term_bound(e: sp.Expr) -> float:
+    """An upper bound on the number of terms of ``expand(e)`` (infinite for a form the rule cannot take)."""
+    if not e.has(X):
+        return 1
+    if e == X or isinstance(e, sp.exp):
+        return 1
+    if isinstance(e, (sp.Add, sp.Mul)):
+        parts = [_term_bound(a) for a in e.args]
+        return sum(parts) if isinstance(e, sp.Add) else math.prod(parts)
+    if isinstance(e, sp.Pow) and e.exp.is_Integer and 0 <= e.exp <= MAX_EXPONENT:
+        return _term_bound(e.base) ** int(e.exp)
+    return math.inf
+
+
+def _exponential_term(term: sp.Expr) -> sp.Expr | None:
+    r""":math:`\mathbb E` of one term :math:`c\,x^m e^{P(x)}` with :math:`\deg P \le 2`, or None."""
+    coefficient, rest = term.as_independent(X, as_Add=False)
+    power, exponent = 0, sp.S.Zero
+    for factor in sp.Mul.make_args(sp.powsimp(rest, combine="exp")):
+        base, e = factor.as_base_exp()
+        if base == X and e.is_Integer and e >= 0:
+            power += int(e)
+        elif base == sp.E:
+            exponent += e
+        elif factor != 1:
+            return None
+    poly = sp.Poly(sp.expand(exponent), X) if exponent.is_polynomial(X) else None
+    if poly is None or poly.degree() > 2:
+        return None
+    q, k, b = (poly.coeff_monomial(X**j) for j in (2, 1, 0))
+    if q.is_number and not (q.is_real and q < sp.Rational(1, 2)):
+        return None                     # not integrable (or not real): no closed form claimed
+    variance = 1 / (1 - 2 * q)
+    mean = k * variance
+    moments = sum((sp.binomial(power, j) * mean ** (power - j) * sp.sqrt(variance) ** j * _moment(j)
+                   for j in range(0, power + 1, 2)), sp.S.Zero)
+    return coefficient * sp.exp(b + k**2 * variance / 2) * sp.sqrt(variance) * moments
 
 
 def _parity_candidates(expr: sp.Expr) -> tuple[bool, bool]:

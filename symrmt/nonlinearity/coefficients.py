@@ -9,13 +9,12 @@ import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
-from .closed_forms import _parity_exact, _polynomial_exact, _symbolic, _table_exact
+from .closed_forms import _exponential_exact, _parity_exact, _polynomial_exact, _symbolic, _table_exact
 from .constants import DPS, KEYS
 from .mpmath_eval import _to_mp
 from .tanh_sinh import _check_nu, _numeric
 
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
-_A0_TOL = 1e-12  # |a_0| above this (times max(1, sqrt(nu))) is refused unless center=True
 _ZERO_ATOL = 1e-20  # numeric values below this (relative to sqrt(nu)) count as zero when centering
 
 
@@ -39,12 +38,11 @@ def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, timeout: 
     """Closed-form candidates that need no integration, in order of preference, and the keys
     SymPy should not be asked about (already known, or known to have no closed form)."""
     table, no_closed_form = _table_exact(expr, keys)
-    known = _polynomial_exact(expr, keys)
-    if not known:
-        known = _parity_exact(expr, keys, timeout)
+    known = _polynomial_exact(expr, keys) or _exponential_exact(expr, keys)
+    parity = {} if set(keys) <= set(known) else _parity_exact(expr, keys, timeout)
     candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
-    candidates += [(known, "exact"), (table, "table")]
-    return candidates, no_closed_form | set(known) | set(table) | set(hints)
+    candidates += [(known, "exact"), (parity, "exact"), (table, "table")]
+    return candidates, no_closed_form | set(known) | set(parity) | set(table) | set(hints)
 
 
 def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: float, hints=None, skip=()):
@@ -84,15 +82,6 @@ def _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, label):
 def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``."""
     label = repr(str(expr)[:80])
-    polynomial = _polynomial_exact(expr, ("a0", "nu")) if method == "auto" else {}
-    first = {k: _to_mp(v) for k, v in polynomial.items()} or _numeric(expr, ("a0",), label)
-    a0, tol = first["a0"], _A0_TOL * max(1, mpmath.sqrt(first["nu"]))
-    if abs(a0) > tol and not center:  # refuse before spending seconds on SymPy
-        raise NonlinearityError(
-            f"nonlinearity {label} is not centered: a0 = E f(xi) = {mpmath.nstr(a0, 15)}, and the theory "
-            "needs a0 = 0. Pass center=True (Python) or --center (command line) to subtract a0, or subtract it "
-            "in the formula"
-        )
     values = _coefficients(expr, KEYS, method, timeout)
     _check_scale(values, label)
     a0, a0_exact, _ = values["a0"]

@@ -1,12 +1,30 @@
 """Constants shared by the modules of :mod:`symrmt.nonlinearity`: the variable x, the
 working precision, the names of the Hermite data and the size limits used by both the
-parser and the evaluator."""
+parser and the evaluator.
+
+The variable :data:`X` is a SymPy symbol, made on first use (PEP 562), so that the
+NumPy-only modules (``adapter``, ``callables``, ``centering``) can read the numbers here
+without importing SymPy.
+"""
 from __future__ import annotations
 
-import sympy as sp
+from typing import TYPE_CHECKING, Any
 
-#: The variable of every nonlinearity.
-X: sp.Symbol = sp.Symbol("x", real=True)
+if TYPE_CHECKING:
+    import sympy as sp
+
+    #: The variable of every nonlinearity.
+    X: sp.Symbol
+
+
+def __getattr__(name: str) -> Any:
+    if name == "X":
+        import sympy as sp
+
+        globals()["X"] = value = sp.Symbol("x", real=True)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DPS = 30  # working precision of the quadrature (decimal digits)
 MAX_EXPONENT = 64  # |p| in x**p, for the parser and for the evaluator's exact powers

@@ -43,15 +43,3 @@ def _hermite_poly_mp(k: int, t):
     for n in range(1, k):
         h0, h1 = h1, t * h1 - n * h0
     return h1
-
-
-
-def legendre_nodes(edges, order: int = 10):
-    """Nodes and weights of composite ``order``-point Gauss-Legendre on the panels between ``edges``."""
-    import numpy as np
-
-    x, w = np.polynomial.legendre.leggauss(order)
-    edges = np.asarray(edges, dtype=float)
-    half = np.diff(edges)[:, None] / 2
-    mid = (edges[:-1] + edges[1:])[:, None] / 2
-    return (mid + half * x).ravel(), (half * w).ravel()

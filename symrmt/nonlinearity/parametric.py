@@ -24,22 +24,40 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symrmt import validate
 from symrmt.codegen import numpy_function
 from symrmt.errors import NonlinearityError, ParameterError
 
-from .closed_forms import _polynomial_exact, _symbolic, _table_exact
-from .coefficients import _A0_TOL, _agrees
-from .constants import DPS, KEYS, X
-from .parse import parse_nonlinearity
+from .closed_forms import _exponential_exact, _polynomial_exact, _symbolic, _table_exact
+from .coefficients import _agrees
+from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
+from .parse import formula_parameters, parse_nonlinearity
 from .tanh_sinh import _numeric
 
-__all__ = ["ParametricData", "parametric_hermite", "evaluate"]
+__all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "expression_at", "named_values"]
 
 
-def _probes(symbols: Sequence[sp.Symbol]) -> list[dict[sp.Symbol, sp.Rational]]:
-    """Two points of the parameters, away from 0 and 1 (where forms often degenerate)."""
-    return [{s: sp.Rational(7, 10) + sp.Rational(13 * i, 100) for i, s in enumerate(symbols)},
-            {s: sp.Rational(13, 10) + sp.Rational(17 * i, 100) for i, s in enumerate(symbols)}]
+#: Candidate probe points of the parameters, away from 0 and 1 (where forms often degenerate).
+_PROBE_VALUES = ((sp.Rational(7, 10), sp.Rational(13, 100)), (sp.Rational(13, 10), sp.Rational(17, 100)),
+                 (sp.Rational(37, 100), sp.Rational(11, 100)), (sp.Rational(23, 10), sp.Rational(19, 100)))
+
+
+def _probes(expr: sp.Expr, symbols: Sequence[sp.Symbol], label: str) -> tuple[list[dict], list[dict]]:
+    """Two points of the parameters where f is usable, and the verified quadrature there.
+
+    A point where f is not usable (``tanh((s - 7/10) x)`` is 0 at s = 7/10) is skipped for the next."""
+    probes, references, error = [], [], None
+    for start, step in _PROBE_VALUES:
+        point = {s: start + i * step for i, s in enumerate(symbols)}
+        try:
+            references.append(_numeric(expr.xreplace(point), KEYS, f"{label} at {_point(point)}"))
+        except NonlinearityError as exc:
+            error = error or exc
+            continue
+        probes.append(point)
+        if len(probes) == 2:
+            return probes, references
+    raise NonlinearityError(f"f = {label} is not usable at the probe points of its parameters: {error}")
 
 
 @dataclass(frozen=True)
@@ -51,21 +69,19 @@ class ParametricData:
     source: dict
     parameters: tuple[sp.Symbol, ...]
     center: bool
+    given: sp.Expr
 
 
-def parametric_hermite(f: Any, parameters: Sequence[str] | None, center: bool, method: str,
+def parametric_hermite(f: Any, parameters: Sequence[str], center: bool, method: str,
                        timeout: float) -> ParametricData:
-    """The Hermite data of an f with parameters (see the module docstring); :func:`hermite` wraps them."""
-    if parameters is None:     # a SymPy expression: every symbol other than x is a parameter
-        parameters = sorted(str(s) for s in f.free_symbols if getattr(s, "name", None) != "x")
+    """The Hermite data of an f with the named parameters (see the module docstring); :func:`hermite` wraps them."""
     expr = parse_nonlinearity(f, parameters)
     symbols = tuple(sorted(expr.free_symbols - {X}, key=lambda s: parameters.index(s.name)))
     label = repr(str(expr)[:80])
-    probes = _probes(symbols)
-    references = [_numeric(expr.xreplace(p), KEYS, f"{label} at {_point(p)}") for p in probes]
+    probes, references = _probes(expr, symbols, label)
     exact, source = _closed_forms(expr, method, timeout, probes, references)
-    expr, exact, source, per_point = _centered(expr, exact, source, center, probes, references, label)
-    return ParametricData(expr, exact, source, symbols, per_point)
+    centered, exact, source = _centered(expr, exact, source, center)
+    return ParametricData(centered, exact, source, symbols, center, expr)
 
 
 def _point(values: Mapping) -> str:
@@ -77,7 +93,8 @@ def _closed_forms(expr, method, timeout, probes, references):
     if method != "auto":
         return exact, source
     table, no_closed_form = _table_exact(expr, KEYS, numbers_only=False)
-    candidates = [(_polynomial_exact(expr, KEYS), "exact"), (table, "table"), (_parity(expr), "exact")]
+    candidates = [(_polynomial_exact(expr, KEYS), "exact"), (table, "table"), (_exponential_exact(expr, KEYS), "exact"),
+                  (_parity(expr), "exact")]
     known = set().union(*(c for c, _ in candidates)) | no_closed_form
     symbolic_keys = sorted(set(KEYS) - known, key=lambda k: (k != "nu", k))
     if symbolic_keys:
@@ -111,27 +128,20 @@ def _agrees_at_probes(value: sp.Expr, key: str, probes, references) -> bool:
     return True
 
 
-def _centered(expr, exact, source, center, probes, references, label):
-    """``(f, exact, source, numeric per-point centering?)`` after the centering asked for."""
-    with mpmath.workdps(DPS):
-        uncentered = [p for p, ref in zip(probes, references)
-                      if abs(ref["a0"]) > _A0_TOL * max(1, mpmath.sqrt(ref["nu"]))]
+def _centered(expr, exact, source, center):
+    """``(f, exact, source)`` after the centering asked for: a closed-form :math:`a_0(s)` is
+    subtracted symbolically; otherwise :meth:`~symrmt.nonlinearity.HermiteCoefficients.numeric`
+    centers each point numerically (so nu is numeric too)."""
     if not center:
-        if uncentered or (exact["a0"] is not None and exact["a0"] != 0):
-            where = _point(uncentered[0]) if uncentered else "some parameter values"
-            raise NonlinearityError(
-                f"nonlinearity {label} is not centered at {where} (a0 = E f(xi) = {exact['a0'] or 'nonzero'}), and "
-                "the theory needs a0 = 0. Pass center=True to subtract a0 (it may depend on the parameters)"
-            )
-        return expr, exact, source, False
+        return expr, exact, source
     shift = exact["a0"]
-    if shift is None:                       # centering per point, numerically: nu changes too
-        return expr, {**exact, "nu": None}, {**source, "a0": "numeric", "nu": "numeric"}, True
+    if shift is None:
+        return expr, {**exact, "nu": None}, {**source, "a0": "numeric", "nu": "numeric"}
     if shift == 0:
-        return expr, exact, source, False
+        return expr, exact, source
     nu = None if exact["nu"] is None else exact["nu"] - shift**2
     return (expr - shift, {**exact, "a0": sp.S.Zero, "nu": nu},
-            {**source, "nu": source["nu"] if nu is not None else "numeric"}, False)
+            {**source, "nu": source["nu"] if nu is not None else "numeric"})
 
 
 # ------------------------------------------------------------------- evaluation
@@ -143,15 +153,8 @@ def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], A
     ``at_point(f, center)`` gives the numeric Hermite data of f at one point of the parameters
     (attributes ``a0, a1, a2, nu``), for the data without a closed form.
     """
-    names = [s.name for s in h.parameters]
-    missing, extra = [n for n in names if n not in params], sorted(set(params) - set(names))
-    if missing or extra:
-        raise ParameterError(
-            f"numeric() takes the parameters {names or 'none'} of f = {h.f}: "
-            + (f"missing {missing}" if missing else "") + ("; " if missing and extra else "")
-            + (f"unknown {extra}" if extra else "")
-        )
-    arrays = _broadcast([_real_array(name, params[name]) for name in names])
+    names = _checked_names(h.f, [s.name for s in h.parameters], params, "numeric()")
+    arrays = _broadcast(names, [_real_array(name, params[name]) for name in names])
     shape = arrays[0].shape if arrays else ()
     if not h.parameters:
         return {k: np.full(shape, float(getattr(h, k))) for k in KEYS}
@@ -162,42 +165,127 @@ def evaluate(h, params: Mapping[str, Any], at_point: Callable[[sp.Expr, bool], A
     numeric = [k for k in KEYS if k not in out]
     if numeric:
         out.update(_per_point(h, numeric, arrays, shape, at_point))
+    overflow = ~np.all([np.isfinite(v) for v in out.values()], axis=0)
+    if np.any(overflow):        # a closed form float64 cannot evaluate there: the verified quadrature instead
+        redone = _per_point(h, list(KEYS), [a[overflow] for a in arrays], (int(np.sum(overflow)),), at_point)
+        for key in KEYS:
+            out[key][overflow] = redone[key]
+    _check_usable(h, out, arrays)
     return {k: out[k] for k in KEYS}
 
 
-def _real_array(name: str, value: Any) -> np.ndarray:
+def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
+    """The body of :meth:`HermiteCoefficients.at` (its docstring is the contract); ``hermite`` is :func:`hermite`."""
+    names = _checked_names(h.f, [s.name for s in h.parameters], params, "at()")
+    if not names:
+        return h
+    point = {symbol: _exact_value(name, params[name]) for symbol, name in zip(h.parameters, names)}
+    f = h.given.xreplace(point)
+    _refuse_constant(h.f, f, point)
     try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:      # ragged lists
-        raise ParameterError(f"parameter {name} = {value!r}: not an array of numbers ({exc})") from None
-    if arr.dtype.kind not in "biuf":
-        raise ParameterError(f"parameter {name} = {value!r}: must be real numbers (dtype {arr.dtype})")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError(f"parameter {name}: every value must be finite, got {value!r}")
-    return arr
+        return hermite(f, center=h.center, method=h.method, timeout=h.timeout)
+    except NonlinearityError as exc:
+        raise NonlinearityError(f"f = {h.f} at {_point(point)}: {exc}") from None
 
 
-def _broadcast(arrays: list[np.ndarray]) -> list[np.ndarray]:
+def expression_at(f: Any, params: Mapping[str, Any]) -> sp.Expr:
+    """f with the exact decimals of ``params`` put in for its parameters, no Hermite data computed (what the
+    simulator draws with); refused when ``params`` does not name f's parameters, or f is constant there."""
+    names = formula_parameters(f)
+    values = named_values(params, names, f)
+    expr = parse_nonlinearity(f, names) if names else parse_nonlinearity(f)
+    point = {s: _exact_value(s.name, values[s.name]) for s in sorted(expr.free_symbols - {X}, key=str)}
+    at = expr.xreplace(point)
+    _refuse_constant(expr, at, point)
+    return at
+
+
+def _exact_value(name: str, value: Any) -> sp.Rational:
+    return _exact_decimal(validate.real_scalar(name, value, hint=f"Give one value per parameter; use "
+                                                                 f"numeric({name}=[...]) for arrays."))
+
+
+def named_values(params: Any, names: Sequence[str], f: Any) -> dict[str, Any]:
+    """``params`` keyed by name (a SymPy symbol stands for its name), refused unless it is a dict that gives
+    each parameter of f (``names``) and no other; the message names what is wrong."""
+    if not params and names:
+        example = ", ".join(f"{n!r}: [0.5, 1.0]" for n in names)
+        raise ParameterError(f"f = {f} has the parameter{'s' if len(names) > 1 else ''} {', '.join(names)}: give "
+                             f"{'their' if len(names) > 1 else 'its'} values, e.g. params={{{example}}}.")
+    if not isinstance(params, Mapping):
+        raise ParameterError(f"params = {params!r}: give a dict from each parameter name of f to its values, "
+                             "e.g. params={'s': 0.5}.")
+    if params and not names:
+        raise ParameterError(f"params = {params!r}: f = {f} has no parameters; leave params out.")
+    keys = [getattr(k, "name", k) for k in params]
+    if not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys):
+        raise ParameterError(f"params = {params!r}: the keys must be the parameter names {list(names)}, each once.")
+    values = dict(zip(keys, params.values()))
+    _checked_names(f, list(names), values, "params")
+    return values
+
+
+def _checked_names(f: Any, names: list[str], params: Mapping[str, Any], where: str) -> list[str]:
+    """``names`` (the parameters of f), after checking that ``params`` gives each of them and no other."""
+    missing, extra = [n for n in names if n not in params], sorted(set(params) - set(names))
+    if missing or extra:
+        raise ParameterError(
+            f"{where} takes the parameters {names or 'none'} of f = {f}: "
+            + (f"missing {', '.join(missing)}" if missing else "") + ("; " if missing and extra else "")
+            + (f"unknown {', '.join(map(str, extra))}" if extra else "")
+        )
+    return names
+
+
+def _exact_decimal(value: float) -> sp.Rational:
+    """The exact rational of the shortest decimal that prints as ``value`` (0.1 -> 1/10, as the parser reads it)."""
+    return sp.Integer(int(value)) if value.is_integer() and abs(value) < 1e15 else sp.Rational(repr(value))
+
+
+def _refuse_constant(f: sp.Expr, at: sp.Expr, point: Mapping) -> None:
+    if X not in at.free_symbols:
+        names = ", ".join(s.name for s in point)
+        raise NonlinearityError(f"f = {f} is the constant {at} at {_point(point)}: the theory needs a non-constant "
+                                f"f; choose another value of {names}")
+
+
+def _check_usable(h, out: dict[str, np.ndarray], arrays: list[np.ndarray]) -> None:
+    r"""Refuse points where f is constant (:math:`\nu - a_0^2 \le 10^{-24}\nu`, e.g. zero), or of a scale
+    float64 cannot carry (:math:`\nu` outside [NU_SMALL, NU_MAX]), as :func:`hermite` refuses such an f."""
+    nu, a0 = out["nu"], out["a0"]
+    variance = nu - a0 * a0
+    constant = ~(variance > 1e-24 * np.abs(nu)) | ~(nu >= NU_MIN)
+    checks = ((constant, variance, "constant (E (f - a_0)^2 = {:.3g})", "the theory needs a non-constant f"),
+              (~(nu >= NU_SMALL), nu, f"too small in scale (E f^2 = {{:.3g}} < {NU_SMALL:g})", "rescale f"),
+              (~(nu <= NU_MAX), nu, f"too large in scale (E f^2 = {{:.3g}} > {NU_MAX:g})", "rescale f"))
+    for bad, value, what, fix in checks:
+        if np.any(bad):
+            index = np.unravel_index(np.argmax(bad), bad.shape) if bad.ndim else ()
+            point = {s.name: a[index] for s, a in zip(h.parameters, arrays)}
+            raise NonlinearityError(f"f = {h.f} is {what.format(float(value[index]))} at {_point(point)}: {fix}, "
+                                    "or leave this point out")
+
+
+def _real_array(name: str, value: Any) -> np.ndarray:
+    return validate.real_array(name, value, hint=f"Give the values of the parameter {name} as real numbers.")
+
+
+def _broadcast(names: list[str], arrays: list[np.ndarray]) -> list[np.ndarray]:
     try:
         return list(np.broadcast_arrays(*arrays))
     except ValueError:
-        shapes = ", ".join(str(a.shape) for a in arrays)
-        raise ParameterError(f"parameter arrays of shapes {shapes} do not broadcast together") from None
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays))
+        raise ParameterError(f"the parameter arrays {shapes} do not broadcast together") from None
 
 
 def _compiled(h, key: str, arrays: list[np.ndarray], shape: tuple) -> np.ndarray:
+    """The closed form of ``key`` at every point (NaN where float64 cannot evaluate it)."""
     fn = numpy_function(h.exact[key], list(h.parameters), name=key)
     with np.errstate(all="ignore"):
         raw = np.asarray(fn(*arrays))
     if raw.dtype.kind == "c":
         raw = np.where(np.abs(raw.imag) <= 1e-12 * (1 + np.abs(raw.real)), raw.real, np.nan)
-    values = np.broadcast_to(raw.astype(np.float64), shape).copy()
-    bad = ~np.isfinite(values)
-    if np.any(bad):
-        point = {s.name: a[bad][0] for s, a in zip(h.parameters, arrays)}
-        raise NonlinearityError(f"{key} = {h.exact[key]} of f = {h.f} is not finite at {_point(point)}")
-    return values
+    return np.broadcast_to(raw.astype(np.float64), shape).copy()
 
 
 def _per_point(h, keys: list[str], arrays: list[np.ndarray], shape: tuple, at_point) -> dict[str, np.ndarray]:
@@ -206,9 +294,11 @@ def _per_point(h, keys: list[str], arrays: list[np.ndarray], shape: tuple, at_po
     table = np.empty((len(unique), len(keys)))
     for i, point in enumerate(unique):
         at = {s: sp.Float(float(v), DPS) for s, v in zip(h.parameters, point)}
+        f = h.f.xreplace(at)
+        _refuse_constant(h.f, f, at)
         try:
-            value = at_point(h.f.xreplace(at), h.center)
+            value = at_point(f, h.center)
         except NonlinearityError as exc:
-            raise NonlinearityError(f"at {_point(at)}: {exc}") from None
+            raise NonlinearityError(f"f = {h.f} at {_point(at)}: {exc}") from None
         table[i] = [getattr(value, k) for k in keys]
     return {k: table[np.ravel(inverse), j].reshape(shape) for j, k in enumerate(keys)}

@@ -16,7 +16,7 @@ from symrmt.errors import NonlinearityError, ParameterError, ParseError
 from .constants import DPS, MAX_EXPONENT, X
 from .mpmath_eval import _mp_compile, _NotReal, _Overflow
 
-__all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols"]
+__all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols", "formula_parameters", "function_list_markdown"]
 
 _MAX_LEN = 500
 _MAX_DEPTH = 100
@@ -31,6 +31,10 @@ def _sigmoid(a: sp.Expr) -> sp.Expr:
 
 def _leaky_relu(a: sp.Expr, slope: sp.Expr = sp.Rational(1, 100)) -> sp.Expr:
     return sp.Max(a, 0) + slope * sp.Min(a, 0)
+
+
+def _silu(a: sp.Expr) -> sp.Expr:
+    return a * _sigmoid(a)
 
 
 #: Whitelisted function names: name -> (builder, minimum arity, maximum arity).
@@ -66,10 +70,33 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int, int]] = {
     "gelu": (lambda a: a * (1 + sp.erf(a / sp.sqrt(2))) / 2, 1, 1),
     "sigmoid": (_sigmoid, 1, 1),
     "softplus": (lambda a: sp.log(1 + sp.exp(a)), 1, 1),
-    "silu": (lambda a: a * _sigmoid(a), 1, 1),
-    "swish": (lambda a: a * _sigmoid(a), 1, 1),
+    "silu": (_silu, 1, 1),
+    "swish": (_silu, 1, 1),
     "softsign": (lambda a: a / (1 + sp.Abs(a)), 1, 1),
 }
+
+
+
+def function_list_markdown() -> str:
+    """The whitelist as the README shows it: each function once, its aliases in parentheses, arities other than 1.
+
+    The README's list is this text (``tests/docs/test_readme.py`` checks it).
+
+    >>> function_list_markdown()[:40]
+    '`exp`, `log` (`ln`), `sqrt`, `cbrt`, `si'
+    """
+    entries: dict[int, list[str]] = {}
+    for name, (builder, _, _) in FUNCTIONS.items():        # aliases share their builder
+        entries.setdefault(id(builder), []).append(name)
+    parts = []
+    for names in entries.values():
+        _, lo, hi = FUNCTIONS[names[0]]
+        arity = "" if lo == hi == 1 else f", {lo} to {hi} arguments"
+        aliases = ", ".join(f"`{n}`" for n in names[1:])
+        note = f" ({aliases}{arity})" if aliases else (f" ({arity[2:]})" if arity else "")
+        parts.append(f"`{names[0]}`{note}")
+    return ", ".join(parts) + "."
+
 
 # Builders whose SymPy constructors compare their arguments (see _Builder._call).
 _COMPARING = {"Abs", "abs", "Max", "max", "Min", "min", "Heaviside", "sign", "relu", "leaky_relu", "elu", "cbrt",
@@ -377,7 +404,33 @@ def _parse_string_cached(src: str, symbols: tuple[sp.Symbol, ...] = ()) -> sp.Ex
 
 _PARAMETER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 #: Probe values of the parameters for the realness check (a parametric f is checked again where evaluated).
-_PARAMETER_PROBE = sp.Rational(7, 10)
+_PARAMETER_PROBES = (sp.Rational(7, 10), sp.Rational(13, 10), sp.Rational(37, 100))
+
+
+def formula_parameters(f: object) -> list[str]:
+    """The names of f's symbolic parameters, sorted: in a formula, the names other than x, the
+    constants and the whitelisted functions (a name that cannot be a parameter is left to the
+    parser to refuse); in a SymPy expression, the symbols other than x; nothing for anything else.
+
+    >>> formula_parameters("tanh(s*x) + b")
+    ['b', 's']
+    >>> formula_parameters("relu(x)"), formula_parameters("s(x)")
+    ([], [])
+    """
+    if isinstance(f, sp.Basic):
+        return sorted(str(s) for s in f.free_symbols if getattr(s, "name", None) != "x")
+    if not isinstance(f, str) or len(f) > _MAX_LEN:
+        return []
+    try:
+        tree = ast.parse(f.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):   # ValueError: NUL, unencodable characters
+        return []                                                    # the parser will say what is wrong
+    # a called name is a function, a name with an attribute is not f's: both are the parser's to refuse
+    other = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)} | \
+        {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and id(node) not in other}
+    return sorted(n for n in names - set(_NAMES) - set(FUNCTIONS)
+                  if _PARAMETER_NAME.fullmatch(n) and not keyword.iskeyword(n))
 
 
 def parameter_symbols(parameters: Sequence[str] | str) -> tuple[sp.Symbol, ...]:
@@ -404,8 +457,14 @@ def _validate(expr: sp.Expr, label: str, symbols: tuple[sp.Symbol, ...] = ()) ->
         unused = [s.name for s in symbols if s not in expr.free_symbols]
         if unused:
             raise NonlinearityError(f"nonlinearity {label} does not contain the parameters {', '.join(unused)}")
-        _validate(expr.xreplace({s: _PARAMETER_PROBE for s in symbols}), label)
-        return expr
+        errors = []
+        for probe in _PARAMETER_PROBES:            # usable at one probe at least (f may vanish at one)
+            try:
+                _validate(expr.xreplace({s: probe for s in symbols}), label)
+                return expr
+            except NonlinearityError as exc:
+                errors.append(exc)
+        raise errors[0]
     if X not in expr.free_symbols:
         raise NonlinearityError(
             f"nonlinearity {label} does not depend on x (it is the constant {expr}); attention needs a "

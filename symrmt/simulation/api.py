@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -146,8 +146,9 @@ def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.nda
 def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
     n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
-    c = validate.positive_scalar("c", c, "c is the ratio p/n.")
-    if c * n > 2.0**62:
+    c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
+                        validate.RANGE_HINT)
+    if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
         raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
     p = int(round(c * n))
     if p < max(vectors, 3):
@@ -163,7 +164,8 @@ def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
     """Validate sizes, geometry, weights and d (f comes later: it may import SymPy, and sizes are refused first)."""
     geometry, matrix = _resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
-    d = validate.real_scalar("d", d)
+    d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
+                        validate.RANGE_HINT)
     if weights is not None:
         _signal_only(matrix)
         weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
@@ -178,18 +180,26 @@ def _signal_only(gram: np.ndarray) -> None:
 
 
 def _gamma_grid(gamma: Any) -> np.ndarray:
-    return validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
+    grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
                                                   "value such as 1e-4.)")
+    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
 
 
 def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
     hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
-    return (validate.integer("seeds", seeds, minimum, hint),
+    seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
+                            "(as the seeds of a sweep)")
+    return (seeds,
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 
-def _with_f(model: Model, f: Any) -> Model:
-    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas)."""
+def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = False) -> Model:
+    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas); with
+    ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`."""
+    if check_centered:
+        from ..nonlinearity.centering import centered_for_simulation    # NumPy and SciPy only for callables
+
+        f = centered_for_simulation(f, params)
     return dataclasses.replace(model, f=numpy_callable(f), label=label_of(f))
 
 
@@ -234,8 +244,9 @@ def simulate_once(
     Parameters
     ----------
     f : callable, str or sympy.Expr
-        The nonlinearity, as in :func:`simulate`: a vectorized NumPy function
-        (``np.tanh``), a formula such as ``"tanh(x)"`` or a SymPy expression in ``x``.
+        The nonlinearity: a vectorized NumPy function (``np.tanh``), a formula such as
+        ``"tanh(x)"`` or a SymPy expression in ``x``, drawn with as it is (the building
+        block of :func:`simulate` and of sweeps, whose callers check that f is centered).
     n, c : int, float
         Tokens and ratio; :math:`p = \operatorname{round}(c n)`.
     gamma : float or array_like
@@ -295,6 +306,7 @@ def simulate(
     method: str = "auto",
     progress: bool = True,
     weights: Any = None,
+    params: Mapping[str, float] | None = None,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -312,10 +324,13 @@ def simulate(
 
     Parameters
     ----------
-    f : str, sympy.Expr or callable
-        The nonlinearity: a string parsed by
-        :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``), a SymPy
-        expression in a symbol named ``x``, or a vectorized NumPy function.
+    f : str, sympy.Expr, HermiteCoefficients or callable
+        The nonlinearity, centered (:math:`a_0 = \mathbb E f(\xi) = 0`, checked: an f that
+        is not is refused, ``hermite(f, center=True)`` centers it): a string parsed by
+        :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``; names other than
+        x are parameters, given in ``params``), a SymPy expression in a symbol named ``x``,
+        the result of :func:`~symrmt.nonlinearity.hermite` (its f is used), or a vectorized
+        NumPy function.
     n : int
         Number of tokens, :math:`n \ge 2`.
     c : float
@@ -361,6 +376,8 @@ def simulate(
         gives :math:`\mu` alone, placed along :math:`e_1` (a random direction per seed with
         ``random_frame``; another direction with
         :func:`~symrmt.simulation.weights.align_signal`).
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
 
     Returns
     -------
@@ -374,7 +391,8 @@ def simulate(
         ``weights``, and when the run would not fit in the available memory (checked
         before anything is allocated).
     SymrmtInputError
-        When ``f`` is not real or not finite on the scores.
+        When ``f`` is not centered, not real or not finite on the scores, or ``params``
+        does not give one value per parameter of f.
     ConvergenceError
         When an error leaves [0, 1] by more than round-off.
 
@@ -399,7 +417,7 @@ def simulate(
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, seeds, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     draws = [_one_draw(model, plan, grid, rng) for rng in bar]
     attention = np.array([a for a, _, _ in draws])
@@ -426,6 +444,7 @@ def simulate_spectrum(
     gram: Any = None,
     progress: bool = True,
     weights: Any = None,
+    params: Mapping[str, float] | None = None,
 ) -> np.ndarray:
     r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
 
@@ -442,8 +461,8 @@ def simulate_spectrum(
 
     Parameters
     ----------
-    f, n, c, geometry, d, seed, random_frame, gram, progress, weights
-        As in :func:`simulate`.
+    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params
+        As in :func:`simulate` (f must be centered).
     matrix : {"gram", "kernel"}
         Which matrix.
     seeds : int
@@ -478,7 +497,7 @@ def simulate_spectrum(
                                  "M = M^T; these weights make K asymmetric. Use matrix='gram', or (M + M^T)/2.")
     check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     spectra = [_spectrum_once(model, rng, matrix) for rng in bar]
     return np.concatenate(spectra)

@@ -16,7 +16,7 @@ computed exactly by :func:`~symrmt.simulation.linalg.exact_errors` of :math:`F =
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -76,11 +76,12 @@ def simulate_kernel_ridge(
     *,
     gram: Any = None,
     progress: bool = True,
+    params: Mapping[str, float] | None = None,
 ) -> KernelRidgeResult:
     r"""Monte Carlo of :math:`E_\mathrm{kernel}(\gamma)`, the ridge on :math:`K` alone, over ``seeds`` draws.
 
-    The parameters, their checks and the draws are those of :func:`~symrmt.simulation.simulate`
-    (seed k here sees the same y, X and K as seed k there).
+    The parameters (f centered, ``params`` for its parameters), their checks and the draws are
+    those of :func:`~symrmt.simulation.simulate` (seed k here sees the same y, X and K as seed k there).
 
     Examples
     --------
@@ -94,7 +95,7 @@ def simulate_kernel_ridge(
     # The exact route's estimate (X, the scores, one n-by-n eigh) bounds this draw's peak from above.
     check_memory(Plan.of("exact", model.n, model.p), seeds, grid.size)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f)
+    model = _with_f(model, f, params, check_centered=True)
     bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
     per_seed = np.array([kernel_ridge_once(model, grid, rng) for rng in bar])
     return KernelRidgeResult(*_frozen(grid, *mean_se(per_seed), per_seed), n=model.n, p=model.p, c=c, d=model.d,

@@ -40,10 +40,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from ..geometry import MAX_NORM, symmetric_kernel
+from ..geometry import symmetric_kernel
 from ..validate import real_scalar
 
 __all__ = ["WeightMatrix", "resolve_weights", "align_signal", "WEIGHTS_HINT"]
+
+#: The largest |entry| of a weight matrix (or |s|): beyond it products of the scores overflow float64. Not
+#: geometry.MAX_NORM, which bounds the norms where the theory is probed: a matrix has no theory to stay within.
+MAX_ENTRY = 1e30
 
 #: The accepted forms, named in every refusal.
 WEIGHTS_HINT = ("give the p x p matrix M = W_K^T W_Q (scores X^T M X / sqrt(p)) or the factored "
@@ -112,7 +116,7 @@ def resolve_weights(weights: Any, p: int | None, how: str = "") -> WeightMatrix:
 
     Accepts a ``WeightMatrix`` of this ``p``, a ``(p, p)`` array, or a tuple ``(s, w_K, w_Q)``. Refuses,
     with a one-line :class:`~symrmt.errors.ParameterError`, anything not real, not finite, above
-    :data:`~symrmt.geometry.MAX_NORM`, not square, or not of size ``p`` (``how`` says where p came
+    :data:`MAX_ENTRY`, not square, or not of size ``p`` (``how`` says where p came
     from, e.g. ``"round(c*n) = round(1*100)"``; ``p=None`` accepts any size).
     """
     if isinstance(weights, WeightMatrix):
@@ -131,8 +135,8 @@ def _factored(weights: tuple, p: int | None, how: str) -> WeightMatrix:
     if len(weights) != 3:
         raise ParameterError(f"weights is a sequence of {len(weights)} items: {WEIGHTS_HINT}.")
     shift = real_scalar("the shift s of weights=(s, w_K, w_Q)", weights[0])
-    if abs(shift) > MAX_NORM:
-        raise ParameterError(f"the shift s = {shift:.3g} of weights=(s, w_K, w_Q) is above {MAX_NORM:g}: "
+    if abs(shift) > MAX_ENTRY:
+        raise ParameterError(f"the shift s = {shift:.3g} of weights=(s, w_K, w_Q) is above {MAX_ENTRY:g}: "
                              "the scores overflow float64; rescale the weights.")
     keys, queries = (np.atleast_2d(_real_finite(name, v)) for name, v in (("w_K", weights[1]), ("w_Q", weights[2])))
     if keys.ndim != 2 or keys.shape != queries.shape:
@@ -143,7 +147,7 @@ def _factored(weights: tuple, p: int | None, how: str) -> WeightMatrix:
 
 
 def _real_finite(name: str, value: Any) -> np.ndarray:
-    """A float64 array of finite real entries below MAX_NORM; the message never prints the array."""
+    """A float64 array of finite real entries below MAX_ENTRY; the message never prints the array."""
     if isinstance(value, (str, bytes)) or value is None:
         raise ParameterError(f"{name} = {value!r}: {WEIGHTS_HINT}.")
     try:
@@ -158,8 +162,8 @@ def _real_finite(name: str, value: Any) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
         raise ParameterError(f"{name}: every entry must be finite ({array[where]} at index {where}).")
-    if array.size and float(np.abs(array).max()) > MAX_NORM:
-        raise ParameterError(f"{name}: an entry is {float(np.abs(array).max()):.3g}, above {MAX_NORM:g}: the "
+    if array.size and float(np.abs(array).max()) > MAX_ENTRY:
+        raise ParameterError(f"{name}: an entry is {float(np.abs(array).max()):.3g}, above {MAX_ENTRY:g}: the "
                              "scores overflow float64; rescale the weights.")
     return array
 

@@ -19,8 +19,9 @@ parameter symbols (all broadcast to one shape), :func:`solve`
 
 It knows fixed-point systems, not models: everything model-specific (the start, the
 branch, the ranges) comes with the system, and its symbols are opaque keys here. It
-reports the residual of every point and raises :class:`~symrmt.errors.ConvergenceError`
-rather than returning NaN.
+reports the residual of every point. Each point is followed on its own, so a point that
+cannot be solved fails alone (:mod:`.failures`): :class:`~symrmt.errors.ConvergenceError`
+names it, or with ``partial=True`` the others are returned and it is marked ``failed``.
 
 See :func:`symrmt.codegen.compile_system` for an example.
 """
@@ -37,6 +38,7 @@ from ..cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
 from ..validate import real_array
 from .compiled import CompiledObservable, CompiledSystem
+from .failures import PointFailure, failure_message, point_failures
 from .marchenko_pastur import RULES, marchenko_pastur_rule
 from .observe import admit, coarse_solution, evaluate, scale
 from .path import continue_path, newton, physical, start_values, starting_values
@@ -44,8 +46,8 @@ from .problem import Problem
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
                        PATH_NODES, QUADRATURE_TOLERANCE)
 
-__all__ = ["SolveResult", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule", "RULES",
-           "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
+__all__ = ["SolveResult", "PointFailure", "solve", "CompiledSystem", "CompiledObservable", "marchenko_pastur_rule",
+           "RULES", "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,19 @@ class SolveResult:
         :math:`\max_u |F_u|` at the solution.
     unknown_keys : tuple
         The system's unknowns (its symbols).
+    failed : numpy.ndarray of bool
+        True at the points that could not be solved (only with ``solve(..., partial=True)``;
+        their observables and unknowns are NaN).
+    failures : tuple of PointFailure
+        Those points, with their parameters and reasons.
     """
 
     observables: Mapping[Hashable, np.ndarray]
     unknowns: np.ndarray
     residual: np.ndarray
     unknown_keys: tuple
+    failed: np.ndarray | None = None
+    failures: tuple[PointFailure, ...] = ()
 
     def __getitem__(self, observable: Hashable) -> np.ndarray:
         return self.observables[observable]
@@ -104,7 +113,7 @@ def _validate(compiled: CompiledSystem, params: Mapping) -> dict:
 
 
 def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
-          quadrature_tolerance: float = QUADRATURE_TOLERANCE) -> SolveResult:
+          quadrature_tolerance: float = QUADRATURE_TOLERANCE, partial: bool = False) -> SolveResult:
     r"""Solve a compiled fixed-point system at every point of the broadcast parameter arrays.
 
     Parameters
@@ -119,11 +128,17 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
         estimate (full rule against the embedded rule with a third of the nodes)
         exceeds ``quadrature_tolerance`` are re-solved with three times as many
         nodes, up to :data:`MAX_NODES`.
+    partial : bool
+        What happens when some points cannot be solved (each point is solved on its own, so
+        the others are not affected). False (default): :class:`~symrmt.errors.ConvergenceError`
+        naming the first and carrying all of them in ``failures``. True: the result, with NaN
+        in the observables and unknowns of those points, ``failed`` True there and the reasons
+        in ``failures``.
 
     Returns
     -------
     SolveResult
-        The observables by their symbols, the unknowns and the residuals.
+        The observables by their symbols, the unknowns, the residuals and the failed points.
     """
     if not isinstance(system, CompiledSystem):
         raise TypeError(f"solve takes a CompiledSystem, not {type(system).__name__}: compile a FixedPointSystem "
@@ -145,12 +160,23 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
     observables = {o.key: np.concatenate([part[0][o.key] for part in parts]) for o in compiled.observables}
     residual = np.concatenate([part[1] for part in parts])
     unknowns = np.concatenate([part[2] for part in parts], axis=1)
+    reasons = {start + i: reason for start, part in zip(range(0, size, batch), parts) for i, reason in part[3].items()}
     for o in compiled.observables:
         if o.real and np.iscomplexobj(observables[o.key]):
             observables[o.key] = np.ascontiguousarray(observables[o.key].real)
-    observables = admit(problem, observables, residual)
+    failed = np.zeros(size, bool)
+    failed[list(reasons)] = True
+    observables, unphysical = admit(problem, observables, residual, failed)
+    reasons.update(unphysical)
+    failed[list(unphysical)] = True
+    for value in (*observables.values(), unknowns):
+        value[..., failed] = np.nan          # never a number that looks like a solution
+    failures = point_failures(problem, shape, reasons)
+    if failures and not partial:
+        raise ConvergenceError(failure_message(compiled.name, failures, size), failures)
     return SolveResult({k: v.reshape(shape) for k, v in observables.items()},
-                       unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknowns)
+                       unknowns.reshape(len(unknowns), *shape), residual.reshape(shape), compiled.unknowns,
+                       failed.reshape(shape), failures)
 
 
 def _threads() -> int:
@@ -161,33 +187,40 @@ def _threads() -> int:
 
 
 def _solve_flat(problem: Problem, quadrature_tolerance: float):
-    """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes."""
+    """Continuation on the path rule, then Newton and evaluation level by level of quadrature nodes.
+
+    Returns ``(observables, residual, unknowns, failures)``, ``failures`` mapping a point to its reason.
+    """
     if problem.compiled.complex:
         return _solve_by_levels(problem, quadrature_tolerance)
-    t = starting_values(problem.subset(slice(None), PATH_NODES))
+    failures: dict[int, str] = {}       # anchors whose path failed are not followed again with a finer rule
+    t = starting_values(problem.subset(slice(None), PATH_NODES), failures)
     size = problem.size
     keys = [o.key for o in problem.compiled.observables]
-    out = {k: np.empty(size, dtype=problem.dtype) for k in keys}
-    residual_out = np.empty(size)
-    unknowns = np.empty_like(t)
-    pending = np.arange(size)
+    out = {k: np.full(size, np.nan, dtype=problem.dtype) for k in keys}
+    residual_out = np.full(size, np.nan)
+    unknowns = np.full_like(t, np.nan)
+    pending = np.flatnonzero(~np.isin(np.arange(size), list(failures)))
+    problem, t = problem.subset(pending, problem.nodes), t[:, pending]
     while pending.size:
-        accurate = np.zeros(pending.size, bool)
+        settled = np.zeros(pending.size, bool)
         step = max(1, CHUNK_ELEMENTS // (problem.nodes + 1))    # bounds memory: ~24 arrays of step x nodes
         for start in range(0, pending.size, step):
             chunk = slice(start, start + step)
             part = problem if step >= pending.size else problem.subset(chunk, problem.nodes)
-            t[:, chunk], accurate[chunk], values, residual = _level(part, t[:, chunk], quadrature_tolerance)
-            good = accurate[chunk]
-            done = pending[chunk][good]
+            t[:, chunk], settled[chunk], values, residual, failed = _level(part, t[:, chunk], quadrature_tolerance)
+            points = pending[chunk]
+            failures.update({int(points[i]): reason for i, reason in failed.items()})
+            good = settled[chunk]
+            done = points[good]
             for k in keys:
                 out[k][done] = values[k][good]
             residual_out[done] = residual[good]
             unknowns[:, done] = t[:, chunk][:, good]
-        pending, t = pending[~accurate], t[:, ~accurate]
+        pending, t = pending[~settled], t[:, ~settled]
         if pending.size:
-            problem = problem.subset(~accurate, problem.nodes * 3)
-    return out, residual_out, unknowns
+            problem = problem.subset(~settled, problem.nodes * 3)
+    return out, residual_out, unknowns, failures
 
 
 def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
@@ -199,35 +232,67 @@ def _solve_by_levels(problem: Problem, quadrature_tolerance: float):
     rule follows the path only down to NEAR_AXIS times its start, where the integrands are
     still smooth; each level follows the rest with its own rule, and a point is accepted
     when its unknowns and observables at one level and at the next (three times the nodes)
-    agree to the quadrature tolerance. The finer solution is returned.
+    agree to the quadrature tolerance. The finer solution is returned. A point whose path or
+    Newton solve fails at some level, or that has not settled at MAX_NODES, fails alone.
     """
     size = problem.size
     keys = [o.key for o in problem.compiled.observables]
-    out = {k: np.empty(size, dtype=problem.dtype) for k in keys}
-    residual_out = np.empty(size)
-    unknowns = np.empty((len(problem.compiled.unknowns), size), dtype=problem.dtype)
+    out = {k: np.full(size, np.nan, dtype=problem.dtype) for k in keys}
+    residual_out = np.full(size, np.nan)
+    unknowns = np.full((len(problem.compiled.unknowns), size), np.nan, dtype=problem.dtype)
     local = np.arange(size)
     cheap = problem.subset(slice(None), PATH_NODES)
-    t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * start_values(cheap, local))
-    resume = (value, t, rate)
-    pending = local
-    previous = _whole_solve(problem, resume)
-    while pending.size:
-        if problem.nodes * 3 > MAX_NODES:
-            raise _too_small(problem, 0, f"the spectral averages did not settle to {quadrature_tolerance:g}")
-        problem = problem.subset(slice(None), problem.nodes * 3)
-        current = _whole_solve(problem, resume)
-        agree = _agree(problem, previous, current, quadrature_tolerance)
-        done = pending[agree]
+    failures: dict[int, str] = {}
+    t, rate, value = continue_path(cheap, local, stop=NEAR_AXIS * start_values(cheap, local), failures=failures)
+    state = _Pending(local, (value, t, rate), problem).keep(~np.isin(local, list(failures)))
+    if not state.points.size:
+        return out, residual_out, unknowns, failures
+    previous, failed = _whole_solve(state.problem, state.resume)
+    while True:
+        failures.update({int(state.points[i]): reason for i, reason in failed.items()})
+        keep = ~np.isin(np.arange(state.points.size), list(failed))
+        state, previous = state.keep(keep), _subset_solution(previous, keep)
+        if not state.points.size:
+            break
+        if state.problem.nodes * 3 > MAX_NODES:
+            reason = _too_small(state.problem, f"the spectral averages did not settle to {quadrature_tolerance:g}")
+            failures.update({int(i): reason for i in state.points})
+            break
+        state = state.refined()
+        current, failed = _whole_solve(state.problem, state.resume)
+        agree = _agree(state.problem, previous, current, quadrature_tolerance)
+        agree[list(failed)] = False
+        done = state.points[agree]
         for k in keys:
             out[k][done] = current[0][k][agree]
         residual_out[done] = current[1][agree]
         unknowns[:, done] = current[2][:, agree]
-        keep = ~agree
-        pending, resume = pending[keep], tuple(x[..., keep] for x in resume)
-        problem = problem.subset(keep, problem.nodes)
-        previous = ({k: v[keep] for k, v in current[0].items()}, current[1][keep], current[2][:, keep])
-    return out, residual_out, unknowns
+        failed = {int(np.sum(~agree[:i])): reason for i, reason in failed.items()}     # positions among the rest
+        state, previous = state.keep(~agree), _subset_solution(current, ~agree)
+    return out, residual_out, unknowns, failures
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """The points not yet settled by :func:`_solve_by_levels`, where their paths resume, and their problem."""
+
+    points: np.ndarray
+    resume: tuple
+    problem: Problem
+
+    def keep(self, keep: np.ndarray) -> "_Pending":
+        return _Pending(self.points[keep], tuple(x[..., keep] for x in self.resume),
+                        self.problem.subset(keep, self.problem.nodes))
+
+    def refined(self) -> "_Pending":
+        """The same points with three times the quadrature nodes."""
+        return _Pending(self.points, self.resume, self.problem.subset(slice(None), self.problem.nodes * 3))
+
+
+def _subset_solution(solution, keep):
+    """The ``(observables, residual, t)`` of the points ``keep``."""
+    values, residual, t = solution
+    return {k: v[keep] for k, v in values.items()}, residual[keep], t[:, keep]
 
 
 def _agree(problem: Problem, previous, current, tolerance: float) -> np.ndarray:
@@ -240,56 +305,63 @@ def _agree(problem: Problem, previous, current, tolerance: float) -> np.ndarray:
 
 
 def _whole_solve(problem: Problem, resume):
-    """The rest of the path and the target Newton solve with the problem's own rule: ``(observables, residual, t)``."""
+    """The rest of the path and the target Newton solve with the problem's own rule.
+
+    Returns ``((observables, residual, t), failures)``.
+    """
     local = np.arange(problem.size)
     target = problem.flat[problem.variable]
-    t = continue_path(problem, local, resume=resume)[0]
+    lost: dict[int, str] = {}
+    t = continue_path(problem, local, resume=resume, failures=lost)[0]
     t, ok, residual, rate = newton(problem, t, target, local)
     ok &= physical(problem, t, target, local)
-    if not ok.all():
-        i = int(np.flatnonzero(~ok)[0])
-        raise ConvergenceError(f"Newton did not converge on the physical branch at the target (residual "
-                               f"{residual[i]:.3g} at {problem.where(i)}).")
+    failed = {int(i): lost.get(int(i), "Newton did not converge on the physical branch at the target (residual "
+                                       f"{residual[i]:.3g})") for i in np.flatnonzero(~ok)}
     values = evaluate(problem, t, rate, local)
-    return {k: v[0] for k, v in values.items()}, residual, t
+    return ({k: v[0] for k, v in values.items()}, residual, t), failed
 
 
 def _level(problem: Problem, t, quadrature_tolerance: float):
-    """Newton at the targets with this rule, then the observables and whether the quadrature is accurate enough."""
+    """Newton at the targets with this rule, then the observables and whether the quadrature is accurate enough.
+
+    Returns ``(t, settled, observables, residual, failures)``: a point is settled when it is accurate
+    enough or has failed (``failures`` maps it to the reason), else it goes to the next level.
+    """
     local = np.arange(problem.size)
     target = problem.flat[problem.variable]
+    failed: dict[int, str] = {}
     if len(t):
         t, ok, residual, rate = newton(problem, t, target, local)
         ok &= physical(problem, t, target, local)
         if not ok.all():                 # the cheaper rule's solution was not close enough: continue with this rule
-            t[:, ~ok] = continue_path(problem, local[~ok])[0]
+            retry, lost = np.flatnonzero(~ok), {}
+            t[:, retry] = continue_path(problem, retry, failures=lost)[0]
+            lost = {int(retry[k]): reason for k, reason in lost.items()}
             t, ok, residual, rate = newton(problem, t, target, local)
             ok &= physical(problem, t, target, local)
-            if not ok.all():
-                i = int(np.flatnonzero(~ok)[0])
-                what = ("Newton did not converge at the target" if not residual[i] <= 1e-9 else
-                        "the solution at the target is not on the physical branch")
-                raise ConvergenceError(f"{what} (residual {residual[i]:.3g} at {problem.where(i)}).")
+            failed = {int(i): lost.get(int(i), "Newton did not converge at the target" if not residual[i] <= 1e-9
+                                       else "the solution at the target is not on the physical branch")
+                      + ("" if int(i) in lost else f" (residual {residual[i]:.3g})") for i in np.flatnonzero(~ok)}
     else:
         residual, rate = np.zeros(local.size), t
     fine = evaluate(problem, t, rate, local)
     coarse = evaluate(problem, *coarse_solution(problem, t, local), local, coarse=True)
-    accurate = np.ones(local.size, bool)
+    settled = np.ones(local.size, bool)
     worst = np.zeros(local.size)
     for key, (_, accuracy) in problem.compiled.admissible.items():
         value, estimate = fine[key][0], np.abs(fine[key][0] - coarse[key][0])
         allowed = quadrature_tolerance * scale(value, accuracy)
-        accurate &= estimate <= allowed
+        settled &= estimate <= allowed
         worst = np.maximum(worst, np.where(np.isfinite(estimate), estimate, np.inf))
-    if problem.nodes * 3 > MAX_NODES and not accurate.all():
-        i = int(np.flatnonzero(~accurate)[0])
-        raise _too_small(problem, i, f"the spectral average did not reach {quadrature_tolerance:g}",
-                         f" (estimated error {worst[i]:.2g})")
-    return t, accurate, {k: v[0] for k, v in fine.items()}, residual
+    settled[list(failed)] = True
+    if problem.nodes * 3 > MAX_NODES:
+        failed.update({int(i): _too_small(problem, f"the spectral average did not reach {quadrature_tolerance:g}",
+                                          f" (estimated error {worst[i]:.2g})") for i in np.flatnonzero(~settled)})
+        settled[:] = True
+    return t, settled, {k: v[0] for k, v in fine.items()}, residual, failed
 
 
-def _too_small(problem: Problem, i: int, what: str, detail: str = "") -> ConvergenceError:
-    """The refusal when the finest rule is not accurate enough at point ``i``."""
-    return ConvergenceError(
-        f"{what} with {problem.nodes} nodes at {problem.where(i)}{detail}; {problem.variable} is too small for "
-        f"the quadrature here: use a larger {problem.variable}.")
+def _too_small(problem: Problem, what: str, detail: str = "") -> str:
+    """The reason when the finest rule is not accurate enough at a point."""
+    return (f"{what} with {problem.nodes} nodes{detail}; {problem.variable} is too small for the quadrature here: "
+            f"use a larger {problem.variable}")

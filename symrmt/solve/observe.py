@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceError
-from .path import newton_step
+from .path import newton_step, solve_each
 from .problem import Problem, stack
 from .settings import RANGE_SLACK
 
@@ -78,7 +77,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
         value = offset
     else:
         system = np.eye(k) + gram @ core
-        h = np.linalg.solve(system, source[..., None])[..., 0]
+        h = solve_each(system, source[..., None])[..., 0]
         v = np.einsum("nij,nj->ni", core, h)                                          # C S^{-1} g
         value = offset - np.einsum("ni,ni->n", source, v)
     if observable.rate is None:
@@ -86,7 +85,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
     d_offset, d_core, d_gram, d_source = _split(stack(observable.rate(*dargs), n, dtype), k)
     if not k:
         return value, d_offset
-    u = np.linalg.solve(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
+    u = solve_each(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
     d_system = d_gram @ core + gram @ d_core
     derivative = (d_offset - np.einsum("ni,ni->n", d_source, v) - np.einsum("ni,nij,nj->n", source, d_core, h)
                   - np.einsum("ni,ni->n", u, d_source) + np.einsum("ni,nij,nj->n", u, d_system, h))
@@ -103,12 +102,13 @@ def _split(entries: np.ndarray, k: int):
     return offset, core, gram, source
 
 
-def admit(problem: Problem, observables: dict, residual: np.ndarray) -> dict:
-    """Refuse non-finite values and values outside the admissible ranges; clip the round-off-level excursions.
+def admit(problem: Problem, observables: dict, residual: np.ndarray, failed: np.ndarray) -> tuple[dict, dict]:
+    """Find non-finite values and values outside the admissible ranges; clip the round-off-level excursions.
 
     A value may leave its range by at most RANGE_SLACK (absolute, or relative to the bound for
     ``"relative"`` observables), the level of the quadrature tolerance; it is then clipped into
-    the range, so that no output lies outside it. Anything further is an error.
+    the range, so that no output lies outside it. Anything further fails the point. Points
+    already ``failed`` are not judged. Returns ``(observables, {point: reason})``.
     """
     compiled = problem.compiled
     params = problem.params(np.arange(problem.size), column=False)
@@ -123,15 +123,13 @@ def admit(problem: Problem, observables: dict, residual: np.ndarray) -> dict:
         with np.errstate(invalid="ignore"):
             bad |= (value < lower - slack_lo) | (value > upper + slack_hi)
         bounds[key] = (lower, upper)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        values = ", ".join(f"{k}={v[i]:.4g}" for k, v in observables.items())
-        raise ConvergenceError(
-            f"the solver of the {compiled.name} system produced an unphysical value at {bad.sum()} point(s) "
-            f"(first: {values}, residual={residual[i]:.3g} at {problem.where(i)}); the continuation may have "
-            "left the physical branch, or the quadrature is too coarse there.")
+    bad &= ~failed
+    reasons = {int(i): ("the solver produced an unphysical value (" + ", ".join(
+        f"{k}={v[i]:.4g}" for k, v in observables.items()) + f", residual={residual[i]:.3g}); the continuation may "
+        "have left the physical branch, or the quadrature is too coarse there") for i in np.flatnonzero(bad)}
     out = dict(observables)
     for key, (lower, upper) in bounds.items():
-        out[key] = np.clip(np.real(observables[key]), lower, upper) if not np.iscomplexobj(observables[key]) \
-            else observables[key]
-    return out
+        if not np.iscomplexobj(observables[key]):
+            with np.errstate(invalid="ignore"):
+                out[key] = np.clip(np.real(observables[key]), lower, upper)
+    return out, reasons

@@ -16,18 +16,39 @@ from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
                        STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values", "physical"]
+__all__ = ["newton", "newton_step", "solve_each", "continue_path", "starting_values", "start_values",
+           "physical"]
 
 
 def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
     r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, each (U, N).
 
-    One batched solve for both right-hand sides. Floating-point warnings are silenced:
-    the callers test the entries for non-finite values.
+    One batched solve for both right-hand sides (:func:`solve_each`: a singular Jacobian
+    fails its point alone). Floating-point warnings are silenced: the callers test the
+    entries for non-finite values.
     """
     with np.errstate(all="ignore"):
-        solved = np.linalg.solve(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
+        solved = solve_each(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
     return solved[..., 0].T, -solved[..., 1].T
+
+
+def solve_each(matrices: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve`` of a stack, where a singular matrix gives NaN for its own point only.
+
+    NumPy refuses the whole stack when one matrix is singular; then the matrices are
+    solved one by one.
+    """
+    try:
+        return np.linalg.solve(matrices, rhs)
+    except np.linalg.LinAlgError:
+        return np.stack([_solve_or_nan(a, b) for a, b in zip(matrices, rhs)])
+
+
+def _solve_or_nan(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    try:
+        return np.linalg.solve(matrix, rhs)
+    except np.linalg.LinAlgError:
+        return np.full(np.shape(rhs), np.nan, dtype=np.result_type(matrix, rhs))
 
 
 def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
@@ -85,7 +106,8 @@ def start_values(problem: Problem, index) -> np.ndarray:
     return np.maximum(start, problem.flat[problem.variable][index])
 
 
-def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -> tuple[np.ndarray, np.ndarray]:
+def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None,
+                  failures: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Continuation for the points ``index``, from their start value down to their targets.
 
     ``stop`` (an array aligned with ``index``) ends the path at ``max(stop, target)`` instead;
@@ -100,6 +122,11 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     Otherwise the point stays where it was (a converged point of its branch) and retries
     with the square root of the ratio. All points advance together. A target below
     PATH_FLOOR times the start (e.g. 0) is approached to that floor.
+
+    A point whose path cannot be followed (Newton fails at its start, or its step ratio falls
+    below MIN_RATIO) raises :class:`ConvergenceError`; with a ``failures`` dict it is recorded
+    there instead (position in ``index`` -> reason), its unknowns are NaN and the others go on.
+    Returns ``(t, rate, value)``.
     """
     compiled = problem.compiled
     start = start_values(problem, index)
@@ -109,19 +136,16 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
     if resume is None:
         t0 = stack(compiled.initial(problem.params(index, start, column=False)), index.size, problem.dtype)
         t, ok, res, rate = newton(problem, t0, start, index)
-        if not ok.all():
-            raise ConvergenceError(f"{compiled.name}: Newton failed at the start of the continuation (residual "
-                                   f"{np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
+        where = "at the start of the continuation"
         value = start.copy()
     else:                               # polish the resumed point with this problem's rule first
         value, t, _ = (np.array(x) for x in resume)
         t, ok, res, rate = newton(problem, t, value, index)
         ok &= physical(problem, t, value, index)
-        if not ok.all():
-            raise ConvergenceError(f"{compiled.name}: Newton failed where the continuation changes rule (residual "
-                                   f"{np.nanmax(res):.3g} at {problem.where(index[np.flatnonzero(~ok)[0]])}).")
+        where = "where the continuation changes rule"
+    lost = _give_up(problem, index, ~ok, lambda i: f"Newton failed {where} (residual {res[i]:.3g})", failures)
     ratio = np.full(index.size, 10.0 ** (1.0 / STEPS_PER_DECADE))
-    active = np.flatnonzero(value > target)
+    active = np.flatnonzero((value > target) & ~lost)
     while active.size:
         v_next = np.maximum(value[active] / ratio[active], target[active])
         new, new_rate, ok = _corrected_step(problem, t[:, active], rate[:, active], value[active], v_next,
@@ -131,13 +155,25 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None) -
         ratio[moved] = np.minimum(ratio[moved] ** 1.5, MAX_RATIO)
         stuck = active[~ok]
         ratio[stuck] = np.sqrt(ratio[stuck])
-        if np.any(ratio[stuck] < MIN_RATIO):
-            bad = index[stuck[ratio[stuck] < MIN_RATIO][0]]
-            raise ConvergenceError(
-                f"the continuation of the {compiled.name} fixed point stalled at {problem.where(bad)}; "
-                f"try a larger {problem.variable} or report this case.")
-        active = active[value[active] > target[active]]
+        stalled = np.zeros(index.size, bool)
+        stalled[stuck[ratio[stuck] < MIN_RATIO]] = True
+        lost |= _give_up(problem, index, stalled, lambda i: (
+            f"the continuation of the {compiled.name} fixed point stalled at {problem.variable}={value[i]:.4g}; "
+            f"try a larger {problem.variable} or report this case"), failures)
+        active = active[(value[active] > target[active]) & ~lost[active]]
+    t[:, lost] = np.nan
+    rate[:, lost] = np.nan
     return t, rate, value
+
+
+def _give_up(problem: Problem, index, bad: np.ndarray, reason, failures: dict | None) -> np.ndarray:
+    """Record ``reason(i)`` for the positions ``bad`` in ``failures``, or raise for the first if there is none."""
+    if failures is None and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ConvergenceError(f"{problem.compiled.name}: {reason(i)} at {problem.where(index[i])}.")
+    for i in np.flatnonzero(bad):
+        failures[int(i)] = reason(i)
+    return bad
 
 
 def _corrected_step(problem: Problem, t, rate, v_from, v_to, index):
@@ -200,18 +236,23 @@ def _anchors(problem: Problem) -> np.ndarray:
     return anchor
 
 
-def starting_values(problem: Problem) -> np.ndarray:
+def starting_values(problem: Problem, failures: dict | None = None) -> np.ndarray:
     """Starting values of the unknowns at every target.
 
     Anchors are continued to their targets; every other point gets one Euler step
     from its anchor (the caller then polishes all of them with Newton, and falls
-    back to continuation where that fails).
+    back to continuation where that fails). An anchor whose path failed is recorded
+    in ``failures`` (point -> reason; without it, it raises) and gets NaN, as do the
+    points predicted from it, so that the caller's fallback follows their own paths.
     """
     if not problem.compiled.unknowns:
         return np.zeros((0, problem.size), dtype=problem.dtype)
     anchor = _anchors(problem)
     anchors = np.unique(anchor)
-    t_anchor, rate_anchor, _ = continue_path(problem, anchors)
+    lost: dict[int, str] | None = None if failures is None else {}
+    t_anchor, rate_anchor, _ = continue_path(problem, anchors, failures=lost)
+    if failures is not None:
+        failures.update({int(anchors[k]): reason for k, reason in lost.items()})
     position = np.searchsorted(anchors, anchor)
     value = problem.flat[problem.variable]
     return t_anchor[:, position] + rate_anchor[:, position] * (value - value[anchor])

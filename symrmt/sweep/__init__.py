@@ -16,6 +16,8 @@ A JSON or TOML file (``.toml`` is read as TOML, anything else as JSON)::
     d = [0.0]                      # diagonal K_ii (optional, default [0])
     seeds = 8                      # Monte Carlo draws per setting and n
     center = false                 # optional: subtract a_0 = E f(xi) from every f
+    # params = {s = [0.5, 1.0, 2.0]}  # optional: values of the parameters of f (f = ["tanh(s*x)"]), each a list
+    #                                # or "LO:HI:NUM" (evenly spaced); every f runs at every point of its own
     # method = "exact"             # optional: Monte Carlo method (symrmt.simulation.METHODS)
     [[geometry]]                   # optional, default one entry {} (no signal, no weights)
     mu_norm = 1.0
@@ -30,7 +32,11 @@ A ``geometry`` entry is either a dict of the six numbers of
 :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, a nested list of size
 :math:`(1+2r) \times (1+2r)`. Everything is checked before anything runs.
 
-A *setting* is one ``(f, c, d, geometry)``; its theory (:func:`~symrmt.theory.attention_error`
+An f with parameters (the names other than x) runs once per point of the product of its
+parameters' lists; its points carry ``"params": {NAME: value}`` (f without parameters have
+no such key, so specs without ``params`` keep their points, keys and hashes).
+
+A *setting* is one ``(f, params, c, d, geometry)``; its theory (:func:`~symrmt.theory.attention_error`
 and :func:`~symrmt.theory.linear_error` on the whole γ grid) does not depend on ``n``
 or the seed and is computed once per run. A *point* is one
 ``(f, c, d, geometry, n, seed)`` with ``seed`` in ``0 .. seeds-1``: one Monte Carlo
@@ -42,6 +48,7 @@ The draw of a point depends only on the point, never on the order, the worker or
 the other points of the spec::
 
     point = {"f": f, "center": center, "c": c, "d": d, "geometry": geometry, "n": n, "seed": k}
+    # + "params": {NAME: value} for an f with parameters
     key = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     rng = np.random.default_rng(np.random.SeedSequence(int(key, 16)))
 

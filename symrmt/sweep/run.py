@@ -120,5 +120,6 @@ def _result(future, kind: str, point: dict):
         raise RuntimeError("a sweep worker process died (out of memory, or killed); the finished points are in "
                            "the file: run the same command again to resume.") from None
     except SymrmtInputError as exc:
-        where = {k: point[k] for k in ("f", "c", "d", "geometry")} | ({"n": point["n"]} if kind == "mc" else {})
+        where = {k: point[k] for k in ("f", "c", "d", "geometry")} | ({"params": point["params"]} if point.get(
+            "params") else {}) | ({"n": point["n"]} if kind == "mc" else {})
         raise type(exc)(f"{kind} of {canonical(where)}: {exc}") from None

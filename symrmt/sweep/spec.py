@@ -7,6 +7,7 @@ the seeds and the points, as it bounds the command line's grids), then every val
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -21,17 +22,17 @@ import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
-from ..validate import MAX_GRID_POINTS
+from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, within
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
-           "setting_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
+           "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
 
 GEOMETRY_KEYS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 #: Largest spec file read: a spec at every size bound (γ given as a list of MAX_GRID_POINTS numbers)
 #: is about 2 MB, so this refuses only files that are not specs, before reading them into memory.
 MAX_SPEC_BYTES = 16 * 2**20
 _REQUIRED = ("f", "c", "n", "gamma", "seeds")
-_OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None}
+_OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None, "params": {}}
 _POINT_KEYS = ("f", "center", "c", "d", "geometry", "n", "seed")
 _SETTING_KEYS = ("f", "center", "c", "d", "geometry")
 
@@ -57,14 +58,25 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(canonical(obj).encode()).hexdigest()
 
 
+def _with_params(point: Mapping, keys: Sequence[str]) -> dict:
+    """``keys`` of ``point``, and its ``params`` when f has parameters (absent otherwise, so that the points of
+    specs without parameters keep their keys)."""
+    return {k: point[k] for k in keys} | ({"params": point["params"]} if point.get("params") else {})
+
+
 def point_key(point: Mapping) -> str:
     """SHA-256 (hex) of the canonical JSON of a point; its integer value seeds the draw (see :mod:`symrmt.sweep`)."""
-    return _digest({k: point[k] for k in _POINT_KEYS})
+    return _digest(_with_params(point, _POINT_KEYS))
 
 
 def setting_key(point: Mapping) -> str:
-    """SHA-256 (hex) of a point's setting ``(f, center, c, d, geometry)``: points that share one theory."""
-    return _digest({k: point[k] for k in _SETTING_KEYS})
+    """SHA-256 (hex) of a point's setting ``(f, params, center, c, d, geometry)``: points that share one theory."""
+    return _digest(_with_params(point, _SETTING_KEYS))
+
+
+def hermite_key(point: Mapping) -> str:
+    """Which Hermite data of :attr:`SweepSpec.hermite` a point uses: its f, and its parameter values if any."""
+    return canonical([point["f"], point["params"]]) if point.get("params") else point["f"]
 
 
 def spec_hash(spec: Mapping) -> str:
@@ -74,9 +86,23 @@ def spec_hash(spec: Mapping) -> str:
 
 def spec_points(spec: Mapping) -> list[dict]:
     """Every point of a normalized spec, seed-major (a run that stops early has covered the grid with fewer seeds)."""
-    grid = itertools.product(range(spec["seeds"]), spec["n"], spec["f"], spec["c"], spec["d"], spec["geometry"])
-    return [{"f": f, "center": spec["center"], "c": c, "d": d, "geometry": g, "n": n, "seed": k}
-            for k, n, f, c, d, g in grid]
+    fs = [(f, values) for f in spec["f"] for values in _parameter_points(f, spec.get("params", {}))]
+    grid = itertools.product(range(spec["seeds"]), spec["n"], fs, spec["c"], spec["d"], spec["geometry"])
+    return [{"f": f, **({"params": values} if values else {}), "center": spec["center"], "c": c, "d": d,
+             "geometry": g, "n": n, "seed": k}
+            for k, n, (f, values), c, d, g in grid]
+
+
+def _parameter_points(f: str, params: Mapping[str, list]) -> list[dict]:
+    """The values of f's parameters at each of its points: the product of their lists ([{}] without parameters)."""
+    names = _names_of(f) if params else []      # a spec without params has f without parameters (checked)
+    return [dict(zip(names, values)) for values in itertools.product(*(params[n] for n in names))]
+
+
+def _names_of(f: str) -> list[str]:
+    from ..nonlinearity.parse import formula_parameters   # SymPy is loaded only for specs with parameters
+
+    return formula_parameters(f)
 
 
 # ---------------------------------------------------------------------------
@@ -101,12 +127,13 @@ class SweepSpec:
     center: bool
     method: str | None
     hermite: dict
+    params: dict = dataclasses.field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The normalized spec as plain JSON data (what the result file's header holds)."""
+        """The normalized spec as plain JSON data (what the result file's header holds; ``params`` only if any)."""
         return {"f": list(self.f), "c": list(self.c), "n": list(self.n), "gamma": list(self.gamma),
                 "d": list(self.d), "geometry": list(self.geometry), "seeds": self.seeds,
-                "center": self.center, "method": self.method}
+                "center": self.center, "method": self.method, **({"params": self.params} if self.params else {})}
 
     @property
     def hash(self) -> str:
@@ -173,7 +200,7 @@ def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
     """
     spec = normalize_spec(raw, source)
     # Last, as the only slow check (SymPy may search for closed forms): every cheap mistake is reported first.
-    hermite = _hermite_all(spec["f"], spec["center"])
+    hermite = _hermite_all(spec["f"], spec["center"], spec.get("params", {}))
     return SweepSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}, hermite=hermite)
 
 
@@ -195,13 +222,22 @@ def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
     raw = {**_OPTIONAL, **raw}
     lists = {key: _as_list(key, raw[key]) for key in ("f", "c", "n", "d", "geometry")}
     seeds = _count(raw["seeds"])
-    _check_size(lists, seeds)
-    spec = dict(f=_unique("f", _strings(lists["f"])), c=_unique("c", _reals("c", lists["c"], positive=True)),
+    fs = _unique("f", _strings(lists["f"]))
+    params = _parameters(raw["params"], fs)
+    _check_size(lists, seeds, sum(len(_parameter_points(f, params)) for f in fs) if params else len(fs))
+    spec = dict(f=fs, c=_unique("c", _reals("c", lists["c"], positive=True)),
                 n=_unique("n", _integers("n", lists["n"], minimum=2)), gamma=_gammas(raw["gamma"]),
                 d=_unique("d", _reals("d", lists["d"])), geometry=_unique("geometry", _geometries(lists["geometry"])),
                 seeds=seeds, center=_boolean(raw["center"], "center"), method=_method(raw["method"]))
     _check_dimensions(spec["c"], spec["n"])
-    return spec
+    _check_ranges(spec)
+    return spec | ({"params": params} if params else {})
+
+
+def _check_ranges(spec: dict) -> None:
+    """c, gamma and d in the ranges the theory and the simulator accept (:mod:`symrmt.validate`)."""
+    for key, (lower, upper) in (("c", C_RANGE), ("gamma", (0.0, MAX_GAMMA)), ("d", (-MAX_DIAGONAL, MAX_DIAGONAL))):
+        within(key, spec[key], lower, upper, RANGE_HINT)
 
 
 # ---------------------------------------------------------------------------
@@ -220,11 +256,12 @@ def _as_list(key: str, value: Any) -> list:
     return [value]  # a single value is a list of one
 
 
-def _check_size(lists: Mapping[str, list], seeds: int) -> None:
-    """The number of points, from the lengths alone: refused before any point is built."""
-    points = seeds * math.prod(len(values) for values in lists.values())
+def _check_size(lists: Mapping[str, list], seeds: int, nonlinearities: int) -> None:
+    """The number of points, from the lengths alone: refused before any point is built (``nonlinearities``:
+    the f, each once per point of its parameters)."""
+    points = seeds * nonlinearities * math.prod(len(values) for key, values in lists.items() if key != "f")
     if points > MAX_GRID_POINTS:
-        sizes = " x ".join(f"{len(lists[k])} {k}" for k in lists)
+        sizes = " x ".join(f"{nonlinearities if k == 'f' else len(lists[k])} {k}" for k in lists)
         raise ParameterError(f"the spec has {points} points ({seeds} seeds x {sizes}); at most {MAX_GRID_POINTS} "
                              "in one sweep: split it into several specs.")
 
@@ -296,17 +333,30 @@ def _gammas(value: Any) -> list[float]:
 
 def _log_grid(text: str) -> list[float]:
     """``"LO:HI:NUM"``: NUM log-spaced values, NUM checked before the grid is built."""
+    lo, hi, num = _grid_text("gamma", text, "NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\"")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
+        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
+    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+
+
+def _linear_grid(key: str, text: str) -> list[float]:
+    """``"LO:HI:NUM"``: NUM evenly spaced values, NUM checked before the grid is built."""
+    lo, hi, num = _grid_text(key, text, "NUM evenly spaced values), e.g. \"0.5:2:4\"")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ParameterError(f"{key} = {shown(text)}: LO and HI must be finite numbers.")
+    return [float(v) + 0.0 for v in np.linspace(lo, hi, num)]
+
+
+def _grid_text(key: str, text: str, form: str) -> tuple[float, float, int]:
+    """``(LO, HI, NUM)`` of ``"LO:HI:NUM"``, NUM in 1..MAX_GRID_POINTS; ``form`` explains the grid."""
     try:
         lo, hi, num = text.split(":")
         lo, hi, num = float(lo), float(hi), int(num)
     except ValueError:
-        raise ParameterError(f"gamma = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" "
-                             "(NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\".") from None
+        raise ParameterError(f"{key} = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" ({form}.") from None
     if not 1 <= num <= MAX_GRID_POINTS:
-        raise ParameterError(f"gamma = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
-        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
-    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+        raise ParameterError(f"{key} = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
+    return lo, hi, num
 
 
 def _method(value: Any) -> str | None:
@@ -325,19 +375,55 @@ def _check_dimensions(cs: Sequence[float], ns: Sequence[int]) -> None:
                                  "mu, w_K and w_Q in R^p); raise n or c.")
 
 
-def _hermite_all(fs: Sequence[str], center: bool) -> dict[str, tuple[float, float, float]]:
-    """``f -> (a_1, nu, a_0)`` once per f: validates f up front and pins its numbers for every worker."""
-    from ..nonlinearity import hermite
+def _parameters(value: Any, fs: Sequence[str]) -> dict[str, list[float]]:
+    """``params``: a table from each parameter name to its values (a list, or ``"LO:HI:NUM"``, evenly spaced),
+    naming exactly the parameters of the f that have some."""
+    if not isinstance(value, dict):
+        raise ParameterError(f"params = {shown(value)}: must be a table from each parameter of f to its values, "
+                             "e.g. params = {s = [0.5, 1.0, 2.0]} for f = \"tanh(s*x)\".")
+    used = set().union(*(_names_of(f) for f in fs))
+    if not value and not used:
+        return {}
+    unknown, missing = sorted(set(value) - used, key=str), sorted(used - set(value))
+    if unknown or missing:
+        raise ParameterError(
+            (f"params names {shown(unknown)}, which no f has; " if unknown else "")
+            + (f"the parameter(s) {missing} of f have no values in params; " if missing else "")
+            + "give one list of values per parameter of the f (the names other than x).")
+    out = {}
+    for name in sorted(value):
+        values = _linear_grid(f"params.{name}", value[name]) if isinstance(value[name], str) else \
+            _reals(f"params.{name}", _as_list(f"params.{name}", value[name]))
+        out[name] = _unique(f"params.{name}", values)
+    return out
 
+
+def _hermite_all(fs: Sequence[str], center: bool, params: Mapping[str, list]) -> dict[str, tuple[float, float, float]]:
+    """``hermite_key -> (a_1, nu, a_0)`` once per f and point of its parameters: validates f up front and pins
+    its numbers for every worker (``a_0`` is what ``center`` subtracts)."""
     out = {}
     for i, f in enumerate(fs):
         try:
-            h = hermite(f, center=center)
+            out.update(_hermite_of(f, center, _parameter_points(f, params)))
         except SymrmtInputError as exc:
-            hint = " (in a spec: center = true)" if not center and "center" in str(exc) else ""
-            raise type(exc)(f"f[{i}] = {f!r}: {exc}{hint}") from None
-        out[f] = (float(h.a1), float(h.nu), float(h.centered_by))
+            raise type(exc)(f"f[{i}] = {f!r}: {exc}") from None
     return out
+
+
+def _hermite_of(f: str, center: bool, points: list[dict]) -> dict[str, tuple[float, float, float]]:
+    from ..nonlinearity import hermite
+
+    if points == [{}]:
+        h = hermite(f, center=center)
+        h.require_centered()            # its message names center = true
+        return {f: (float(h.a1), float(h.nu), float(h.centered_by))}
+    grid = {name: np.array([p[name] for p in points]) for name in points[0]}
+    data = hermite(f).numeric(**grid)                 # vectorized over the points; a0 of f as given
+    if not center:
+        hermite(f).require_centered(data, grid)
+    a0 = data["a0"] if center else np.zeros(len(points))
+    return {hermite_key({"f": f, "params": p}): (float(data["a1"][j]), float(data["nu"][j] - a0[j] ** 2), float(a0[j]))
+            for j, p in enumerate(points)}
 
 
 # ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from .tasks import finite_list
 
 __all__ = ["SUMMARY_COLUMNS", "summarize", "default_csv_path", "write_summary_csv"]
 
-SUMMARY_COLUMNS = ("f", "center", "c", "d", "geometry", "n", "p", "method", "gamma", "seeds",
+SUMMARY_COLUMNS = ("f", "params", "center", "c", "d", "geometry", "n", "p", "method", "gamma", "seeds",
                    "attention_theory", "attention_mean", "attention_se", "linear_theory", "linear_mean", "linear_se")
 
 
@@ -49,11 +49,12 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
         raise SymrmtInputError(f"{path} holds no sweep header yet: no sweep has written to it.")
     groups: dict[str, list[dict]] = {}
     for record in records:
-        group = canonical({k: record[k] for k in ("f", "center", "c", "d", "geometry", "n", "method")})
+        group = canonical({k: record.get(k, {}) for k in ("f", "params", "center", "c", "d", "geometry", "n",
+                                                          "method")})
         groups.setdefault(group, []).append(record)
     rows = [row for members in groups.values() for row in _group_rows(members)]
     order = _spec_order(header["spec"])
-    rows.sort(key=lambda r: (order(r), r["gamma"]))
+    rows.sort(key=lambda r: (order(r), sorted(r["params"].items()), r["gamma"]))
     return {"spec_hash": header["spec_hash"], "points": header["points"], "finished": len(records)}, rows
 
 
@@ -62,7 +63,8 @@ def _group_rows(members: list[dict]) -> list[dict]:
     theory = first["theory"]
     attention, attention_se = _mean_se([m["mc"]["attention"] for m in members])
     linear, linear_se = _mean_se([m["mc"]["linear"] for m in members])
-    return [{"f": first["f"], "center": first["center"], "c": first["c"], "d": first["d"],
+    return [{"f": first["f"], "params": first.get("params", {}), "center": first["center"], "c": first["c"],
+             "d": first["d"],
              "geometry": first["geometry"], "n": first["n"], "p": first["p"], "method": first["method"],
              "gamma": g, "seeds": len(members),
              "attention_theory": theory["attention"][i],
@@ -96,7 +98,7 @@ def write_summary_csv(rows: list[dict], path: str | os.PathLike) -> Path:
 
 
 def _csv_cell(key: str, value: Any) -> Any:
-    if key == "geometry":
+    if key in ("geometry", "params"):
         return canonical(value)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""

@@ -12,9 +12,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import ConvergenceError
 from ..geometry import Geometry
-from .spec import SweepSpec, point_key
+from .spec import SweepSpec, canonical, hermite_key, point_key
 
 __all__ = ["theory_task", "monte_carlo_task", "compute_point", "model_geometry", "finite_list",
            "theory_payload", "monte_carlo_payload", "make_record"]
@@ -39,46 +38,36 @@ def model_geometry(entry: Mapping | list) -> dict[str, Any]:
 def theory_task(payload: dict) -> dict:
     """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``.
 
-    A curve the solver cannot finish is retried one γ at a time, so that only the γ it
-    cannot solve become null (with the reason in ``error``) and the sweep goes on.
+    The solver solves each γ on its own, so only the γ it cannot solve become null (with the
+    reason in ``error``) and the sweep goes on.
     """
-    from ..theory import attention_error, linear_error
+    from ..theory import solve_attention, solve_linear
 
     geometry = model_geometry(payload["geometry"])
     a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
-    curves = {"attention": lambda g: attention_error((a1, nu), c, g, d=d, **geometry),
-              "linear": lambda g: linear_error(c, g, **geometry)}
+    gamma = np.asarray(payload["gamma"], dtype=float)
+    curves = {"attention": solve_attention((a1, nu), c, gamma, d=d, partial=True, **geometry),
+              "linear": solve_linear(c, gamma, partial=True, **geometry)}
     out: dict[str, Any] = {"a1": a1, "nu": nu}
     errors = []
-    for name, curve in curves.items():
-        out[name], failed = _curve(curve, payload["gamma"])
-        errors += [f"{name} at gamma = {g:g}: {message}" for g, message in failed]
+    for name, solution in curves.items():
+        out[name] = finite_list(np.ma.filled(solution.error, np.nan))
+        errors += [f"{name} at gamma = {gamma[f.index[-1]]:g}: {f.reason}" for f in solution.failures]
     out["error"] = "; ".join(errors) or None
     return out
 
 
-def _curve(curve: Callable, gamma: list[float]) -> tuple[list, list[tuple[float, str]]]:
-    """``curve(gamma)`` as a JSON list, and the ``(gamma, message)`` the solver did not converge at."""
-    try:
-        return finite_list(curve(np.asarray(gamma))), []
-    except ConvergenceError:
-        pass
-    values, failed = [], []
-    for g in gamma:
-        try:
-            values.append(finite_list(curve(np.asarray([g])))[0])
-        except ConvergenceError as exc:
-            values.append(None)
-            failed.append((g, str(exc)))
-    return values, failed
-
-
 @functools.lru_cache(maxsize=64)
-def _nonlinearity(f: str, a0: float) -> Callable[[np.ndarray], np.ndarray]:
-    """f - a0 as NumPy by the one adapter, built once per worker process (generated code does not pickle)."""
-    from ..nonlinearity import numpy_callable  # lazy: a worker that runs only theory never compiles f
+def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.ndarray]:
+    """f at its parameter values (``params``, canonical JSON), minus a0, as NumPy by the one adapter; built once
+    per worker process (generated code does not pickle)."""
+    import json
 
-    return numpy_callable(f, a0)
+    from ..nonlinearity import numpy_callable  # lazy: a worker that runs only theory never compiles f
+    from ..nonlinearity.parametric import expression_at
+
+    values = json.loads(params)
+    return numpy_callable(expression_at(f, values) if values else f, a0)
 
 
 def monte_carlo_task(payload: dict) -> dict:
@@ -87,7 +76,8 @@ def monte_carlo_task(payload: dict) -> dict:
 
     rng = np.random.default_rng(np.random.SeedSequence(int(payload["key"], 16)))
     options = {} if payload["method"] is None else {"method": payload["method"]}
-    attention, linear = simulate_once(_nonlinearity(payload["f"], payload["a0"]), n=payload["n"], c=payload["c"],
+    f = _nonlinearity(payload["f"], canonical(payload.get("params", {})), payload["a0"])
+    attention, linear = simulate_once(f, n=payload["n"], c=payload["c"],
                                       gamma=payload["gamma"], d=payload["d"], rng=rng,
                                       **model_geometry(payload["geometry"]), **options)
     return {"attention": finite_list(attention), "linear": finite_list(linear)}
@@ -95,22 +85,24 @@ def monte_carlo_task(payload: dict) -> dict:
 
 def theory_payload(spec: SweepSpec, point: dict) -> dict:
     """What :func:`theory_task` needs of the setting of ``point``."""
-    a1, nu, _ = spec.hermite[point["f"]]
+    a1, nu, _ = spec.hermite[hermite_key(point)]
     return {"a1": a1, "nu": nu, "c": point["c"], "d": point["d"], "geometry": point["geometry"],
             "gamma": list(spec.gamma)}
 
 
 def monte_carlo_payload(spec: SweepSpec, point: dict) -> dict:
     """What :func:`monte_carlo_task` needs of ``point``."""
-    return {"f": point["f"], "a0": spec.hermite[point["f"]][2], "n": point["n"], "c": point["c"], "d": point["d"],
+    return {"f": point["f"], "params": point.get("params", {}), "a0": spec.hermite[hermite_key(point)][2],
+            "n": point["n"], "c": point["c"], "d": point["d"],
             "geometry": point["geometry"], "gamma": list(spec.gamma), "method": spec.method,
             "key": point_key(point)}
 
 
 def make_record(spec: SweepSpec, point: dict, theory: dict, mc: dict) -> dict:
     """The result file's line of one point (the fields are listed in :mod:`symrmt.sweep`)."""
-    return {"spec_hash": spec.hash, "key": point_key(point), "f": point["f"], "center": point["center"],
-            "a0": spec.hermite[point["f"]][2],
+    return {"spec_hash": spec.hash, "key": point_key(point), "f": point["f"],
+            **({"params": point["params"]} if point.get("params") else {}), "center": point["center"],
+            "a0": spec.hermite[hermite_key(point)][2],
             "c": point["c"], "d": point["d"], "geometry": point["geometry"], "n": point["n"],
             "p": int(round(point["c"] * point["n"])), "seed": point["seed"], "method": spec.method,
             "gamma": list(spec.gamma), "theory": theory, "mc": mc}

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ParameterError
-from ..validate import real_array
+from ..validate import indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
 
@@ -89,8 +89,7 @@ class MatrixFit:
 
     def fit(self, rank: int) -> RankFit:
         """The fit of rank ``rank``."""
-        if not 0 <= rank < len(self.fits):
-            raise ParameterError(f"rank = {rank}: the fits go from 0 to {len(self.fits) - 1} (rank_max).")
+        rank = within("rank", integer("rank", rank, 0), 0, len(self.fits) - 1, "(the ranks fitted, 0..rank_max)")
         return self.fits[rank]
 
     def spikes(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,26 +229,25 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     weights = source if isinstance(source, AttentionWeights) else read_weights(source, layers, num_heads)
     chosen = _layers(weights, layers)
     head_list = _heads(heads, weights.num_heads)
-    if isinstance(rank_max, bool) or not isinstance(rank_max, (int, np.integer)) or not 0 <= rank_max < weights.p:
-        raise ParameterError(f"rank_max = {rank_max!r}: must be an integer in 0..{weights.p - 1} (p - 1).")
+    rank_max = within("rank_max", integer("rank_max", rank_max, 0), 0, weights.p - 1, "(p - 1)")
     return WeightsAnalysis(weights.source, weights.layout, weights.p, weights.num_heads,
-                           tuple(_layer_fit(weights, layer, head_list, int(rank_max)) for layer in chosen))
+                           tuple(_layer_fit(weights, layer, head_list, rank_max) for layer in chosen))
 
 
 def _layers(weights: AttentionWeights, layers: Sequence[int] | None) -> list:
     if layers is None:
         return list(weights.layers)
     present = {layer.layer: layer for layer in weights.layers}
-    missing = [i for i in layers if i not in present]
+    missing = [i for i in indices("layers", layers) if i not in present]
     if missing:
         raise ParameterError(f"layers {missing} were not read; the weights hold layers {sorted(present)}.")
-    return [present[i] for i in layers]
+    return [present[i] for i in indices("layers", layers)]
 
 
 def _heads(heads: Sequence[int] | None, count: int) -> list[int]:
     if heads is None:
         return list(range(count))
-    chosen = [int(h) for h in heads]
+    chosen = indices("heads", heads)
     if any(not 0 <= h < count for h in chosen) or len(set(chosen)) != len(chosen):
         raise ParameterError(f"heads = {list(heads)}: give distinct head indices in 0..{count - 1}.")
     return chosen
@@ -275,3 +273,4 @@ def _matrix_fit(matrix: CompressedMatrix, layer: int, head: int | None, rank_max
     fits = tuple(RankFit(r, float(result.shift[r]), float(result.residual[r] / norm), float(result.lower[r] / norm))
                  for r in range(rank_max + 1))
     return MatrixFit(layer, head, sigma, fits, antisymmetric, matrix)
+

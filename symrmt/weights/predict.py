@@ -58,11 +58,11 @@ def scaled_hermite(f: str | Any | Callable, scales: Any, center: bool = False) -
     from ..validate import real_array
 
     scales = real_array("s", scales)
-    if callable(f) and not isinstance(f, str) and not hasattr(f, "free_symbols"):
+    import sympy as sp
+
+    if callable(f) and not isinstance(f, (str, sp.Basic)):
         data = [hermite(lambda x, s=float(s): f(s * x), center=center) for s in scales.ravel()]
     else:
-        import sympy as sp
-
         from ..nonlinearity import parse_nonlinearity
         from ..nonlinearity.constants import X
 

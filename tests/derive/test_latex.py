@@ -86,12 +86,12 @@ def test_every_printed_vector_and_woodbury_object_is_defined():
 def test_a_parameter_named_like_a_vector_renames_the_vector():
     from symrmt import latex
 
-    text = latex("tanh(s*x)", parameters=["s"])
+    text = latex("tanh(s*x)")
     equations, where = _equations_and_where(text)
     assert r"u^{(1)} = (y, z_{\mu}, q)" in equations and r"z_{\mu} = Z^\top \mu" in where
     assert r"s = Z^\top" not in text and r"f(x) = \tanh{\left(s x \right)}" in where
     assert r"a_{1}(s) = \mathbb{E}[\xi f(\xi)]" in where and r"\nu(s) = \mathbb{E}[f(\xi)^2]" in where
-    both = latex("tanh(k*x) + y*x**3", parameters=["k", "y"])
+    both = latex("tanh(k*x) + y*x**3")
     assert r"u^{(2)} = (\boldsymbol{y}, z_{\mu}, z_{K})" not in both          # s is free: only k and y move
     assert r"u^{(2)} = (\boldsymbol{y}, s, z_{K})" in both and r"z_{K} = Z^\top w_K" in both
 
@@ -99,7 +99,7 @@ def test_a_parameter_named_like_a_vector_renames_the_vector():
 def test_a_parameter_named_like_a_scalar_gets_a_tilde():
     from symrmt import latex
 
-    equations, where = _equations_and_where(latex("erf(d*x)", parameters=["d"]))
+    equations, where = _equations_and_where(latex("erf(d*x)"))
     assert r"\tilde{d}" in equations and r"+ d +" in equations        # the user's d and the diagonal d
     assert r"f(x) = \operatorname{erf}{\left(\tilde{d} x \right)}" in where
     assert r"d = K_{ii}" in where

@@ -27,8 +27,8 @@ from symrmt.cli import main
 #: a parameter with a system's name (tilde), exact and numeric closed forms, b = 0, rank 3 (split lists).
 CASES = [
     dict(kind="attention"),
-    dict(kind="attention", f="tanh(s*x)", parameters=["s"]),
-    dict(kind="attention", f="erf(d*x)", parameters=["d"], rank=2),
+    dict(kind="attention", f="tanh(s*x)"),
+    dict(kind="attention", f="erf(d*x)", rank=2),
     dict(kind="attention", f="x*exp(-x**2/2)", numeric=True, digits=4),
     dict(kind="attention", f="x"),
     dict(kind="attention", rank=3),

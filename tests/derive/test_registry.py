@@ -30,6 +30,6 @@ def test_substitution_is_exact_when_the_hermite_data_are():
 
 def test_parameters_without_a_closed_form_stay_functions_of_them():
     s = sp.Symbol("s", real=True)
-    substitution = substitution_of(hermite("tanh(s*x)", parameters=["s"]))
+    substitution = substitution_of(hermite("tanh(s*x)"))
     assert substitution[S.a1] == sp.Function("a_1")(s)
     assert substitution[S.b] == sp.sqrt(sp.Function("nu")(s) - sp.Function("a_1")(s) ** 2)

@@ -28,3 +28,18 @@ def test_no_file_points_outside_the_repository():
         text = path.read_text(errors="ignore")
         for bad in names:
             assert bad not in text, f"{name} mentions {bad}"
+
+
+def test_readme_lists_every_function_of_the_parser():
+    """The README's function list is the parser's whitelist, as function_list_markdown() writes it."""
+    from symrmt.nonlinearity import FUNCTIONS
+    from symrmt.nonlinearity.parse import function_list_markdown
+
+    text = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    block = re.search(r"<!-- functions: generated [^>]*-->\n(.*?)\n<!-- end of functions -->", text, re.S)
+    assert block, "README.md lost the markers of its generated function list"
+    expected = function_list_markdown()
+    assert " ".join(block[1].split()) == expected, (
+        "README.md's function list is stale; put this between the markers (wrapping is free):\n" + expected)
+    listed = set(re.findall(r"`(\w+)`", block[1]))
+    assert listed == set(FUNCTIONS), sorted(set(FUNCTIONS) ^ listed)

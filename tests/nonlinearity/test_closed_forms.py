@@ -92,3 +92,31 @@ def test_hermite_form_polynomials_exactly(c):
         assert math.isclose(value, float(ck * sp.sqrt(sp.factorial(k))), abs_tol=1e-13)
     assert h.exact["nu"] == sum(ck**2 * sp.factorial(k) for k, ck in enumerate(c, start=1))
     assert h.exact["a0"] == 0 and h.source["nu"] == "exact"
+
+
+#: f whose every Hermite integrand is a sum of c x^m exp(q x^2 + k x): all four data exact, no SymPy integral.
+EXPONENTIAL = ["exp(x)", "sin(x)", "cos(2*x)", "x**2*sin(3*x)", "cosh(x)*exp(x**2/8)", "sinh(x/2) - x",
+               "exp(-x**2)*x**3"]
+
+
+@pytest.mark.parametrize("f", EXPONENTIAL)
+def test_gaussian_integrals_of_exponentials_are_exact(f):
+    """Each closed form against QUADPACK of the formula's own NumPy function (not the module's quadrature)."""
+    from symrmt.nonlinearity import numpy_callable
+
+    h = hermite(f, timeout=0.1)              # no SymPy integral is needed: a tiny budget must suffice
+    assert set(h.source.values()) == {"exact"}, h.source
+    g = numpy_callable(f)
+    hermite_k = {"a0": lambda t: 1.0, "a1": lambda t: t, "a2": lambda t: (t * t - 1) / math.sqrt(2)}
+    for key, he in hermite_k.items():
+        assert close(getattr(h, key), gauss_expect(lambda t: float(g(t)) * he(t)), math.sqrt(h.nu)), key
+    assert close(h.nu, gauss_expect(lambda t: float(g(t)) ** 2), h.nu)
+
+
+def test_exp_has_a1_exactly_e_to_the_half():
+    assert hermite("exp(x)").exact["a1"] == sp.exp(sp.Rational(1, 2))
+    assert hermite("exp(x)", center=True).exact["nu"] == sp.exp(2) - sp.E
+    # E[xi^2 e^(q xi^2)] = (1 - 2q)^(-3/2): f^2 overflows float64 at |x| = 40, the closed form does not
+    h = hermite("x*exp(0.23*x**2)")
+    assert h.exact["a1"] == sp.Rational(54, 100) ** sp.Rational(-3, 2)
+    assert h.exact["nu"] == sp.Rational(8, 100) ** sp.Rational(-3, 2)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ...convergence import DEFAULT_SEEDS
-from ..arguments import add_common, add_f, add_geometry, argument_type, check_c, geometry, geometry_kwargs
+from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
+                         geometry_kwargs, parameter_values, single_point)
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ..values import parse_sizes
@@ -17,6 +18,7 @@ def add_converge(sub) -> None:
     add_f(p)
     add_common(p)
     add_geometry(p)
+    add_params(p)
     p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
                    help="at least three sizes (default 256,512,1024,2048,4096)")
     p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
@@ -37,10 +39,11 @@ def cmd_converge(args: argparse.Namespace) -> dict:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     check_c(args.c)
     shape = geometry(args)
-    f = hermite(args.f, center=args.center)
+    point = single_point(parameter_values(args))
+    f = hermite(args.f, center=args.center, params=point or None)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
                       method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape))
-    out = result.as_dict()
+    out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
         _print_convergence(result)
     if args.plot:

@@ -1,42 +1,97 @@
-"""``symrmt hermite``: the Hermite coefficients of f, exact when possible."""
+"""``symrmt hermite``: the Hermite coefficients of any f, exact when possible; at parameter values or over grids."""
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from ...errors import SymrmtInputError
-from ..arguments import add_f
+from ..arguments import add_f, add_params, parameter_axes, parameter_values, single_point
 
 __all__ = ["add_hermite", "cmd_hermite"]
 
+_KEYS = ("a0", "a1", "a2", "nu")
+
 
 def add_hermite(sub) -> None:
-    p = sub.add_parser("hermite", help="Hermite coefficients a_0, a_1, a_2, nu of f (exact when possible)")
+    p = sub.add_parser("hermite", help="Hermite coefficients a_0, a_1, a_2, nu of any f (exact when possible)")
     add_f(p)
-    p.add_argument("--k", type=int, default=None, help="also a_k for this k")
+    add_params(p, grids=True)
+    p.add_argument("--k", type=int, default=None, help="also a_k for this k (0..30)")
     p.add_argument("--json", action="store_true")
 
 
 def _hermite_json(h) -> dict:
-    return {"f": str(h.f), "a0": h.a0, "a1": h.a1, "a2": h.a2, "nu": h.nu,
-            "exact": h.latex(), "source": dict(h.source), "centered_by": h.centered_by}
+    return {"f": str(h.f), **{k: h.values[k] for k in _KEYS}, "exact": h.latex(), "source": dict(h.source),
+            "centered_by": h.centered_by}
 
 
 def cmd_hermite(args: argparse.Namespace) -> dict:
-    import sympy
-
     from ... import hermite
 
+    params = parameter_values(args, optional=True)
     h = hermite(args.f, center=args.center)
-    out = _hermite_json(h)
+    point = single_point(params)
+    if h.parameters and not params:
+        return _symbolic(args, h)
+    if point is None:
+        return _grid(args, h, params)
+    h = h.at(**point)
+    out = {**_hermite_json(h), **({"params": point} if point else {})}
     if args.k is not None:
-        if args.k < 0:
-            raise SymrmtInputError(f"--k {args.k}: the order must be >= 0.")
-        value, exact = h.coefficient(args.k)
-        out[f"a{args.k}"] = value
-        out["exact"][f"a{args.k}"] = None if exact is None else sympy.latex(exact)
+        _add_coefficient(h, args.k, out)
     if not args.json:
-        print(f"f = {out['f']}" + (f"   (centered: subtracted a_0 = {h.centered_by:.12g})" if h.centered_by else ""))
+        at = f"{args.f} at {_point_text(point)}: " if point else ""
+        centered = f"   (centered: subtracted a_0 = {h.centered_by:.12g})" if h.centered_by else ""
+        print(f"f = {at}{out['f']}{centered}")
         for key in [k for k in out if k.startswith("a") or k == "nu"]:
             exact = out["exact"].get(key)
             print(f"  {key:>3} = {out[key]: .15g}" + (f"   = {exact}" if exact else "   (numeric)"))
     return out
+
+
+def _add_coefficient(h, k: int, out: dict) -> None:
+    import sympy
+
+    if not 0 <= k <= 30:
+        raise SymrmtInputError(f"--k {k}: the order must be in 0..30.")
+    value, exact = h.coefficient(k)
+    out[f"a{k}"] = value
+    out["exact"][f"a{k}"] = None if exact is None else sympy.latex(exact)
+
+
+def _symbolic(args: argparse.Namespace, h) -> dict:
+    """An f with parameters and no values: its closed forms in them (numbers need --param)."""
+    names = [s.name for s in h.parameters]
+    if args.k is not None:
+        raise SymrmtInputError(f"--k {args.k}: a_k of f = {args.f} needs a value of each parameter "
+                               f"(--param {names[0]}=VALUE).")
+    out = {"f": str(h.f), "parameters": names, "exact": h.latex(), "source": dict(h.source)}
+    if not args.json:
+        print(f"f = {h.f} with the parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
+              f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM)")
+        for key in _KEYS:
+            exact = out["exact"][key]
+            print(f"  {key:>3} = {exact}" if exact else f"  {key:>3}   (numeric: give --param)")
+    return out
+
+
+def _grid(args: argparse.Namespace, h, params: dict) -> dict:
+    """The data over the grids of the parameters, one axis per parameter in the order given."""
+    if args.k is not None:
+        raise SymrmtInputError(f"--k {args.k}: a_k is computed at one point; give one value per parameter.")
+    axes = parameter_axes(params)
+    values = h.numeric(**axes)
+    out = {"f": str(h.f), "parameters": list(params), "params": {k: v.tolist() for k, v in params.items()},
+           **{k: values[k].tolist() for k in _KEYS}, "exact": h.latex(), "source": dict(h.source)}
+    if not args.json:
+        print(f"f = {h.f} on the grid of {', '.join(params)} (one row per point)")
+        print(" ".join(f"{name:>12}" for name in [*params, *_KEYS]))
+        grids = np.broadcast_arrays(*axes.values(), *values.values())
+        for row in zip(*(g.ravel() for g in grids)):
+            print(" ".join(f"{v:12.6g}" for v in row))
+    return out
+
+
+def _point_text(point: dict[str, float]) -> str:
+    return ", ".join(f"{k} = {v:g}" for k, v in point.items())

@@ -7,7 +7,10 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import add_common, add_f, add_geometry, add_mc, check_c, geometry, geometry_kwargs
+from ..arguments import (add_common, add_f, add_geometry, add_mc, add_params, check_c, geometry, geometry_kwargs,
+                         parameter_values, single_point)
+from ..failures import add_strict, print_failures
+from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from .theory import theory_curves
 
@@ -20,31 +23,39 @@ def add_simulate(sub) -> None:
 
 
 def add_compare(sub) -> None:
-    _add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot")
+    add_strict(_add_monte_carlo(sub, "compare", "theory and Monte Carlo side by side", "also write a plot"))
 
 
-def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> None:
+def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.ArgumentParser:
     """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
     p = sub.add_parser(name, help=help)
     add_f(p)
     add_common(p)
     add_geometry(p)
+    add_params(p)
     add_mc(p)
     p.add_argument("--plot", metavar="FILE.png", help=plot_help + " (.png, .pdf or .svg)")
+    return p
 
 
-def _f(args: argparse.Namespace):
-    """The formula, or its centered SymPy expression with ``--center``."""
+def _hermite(args: argparse.Namespace):
+    """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
+    with (the simulator refuses it if it is not centered)."""
     from ... import hermite
 
-    return hermite(args.f, center=args.center).f if args.center else args.f
+    return hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
+
+
+def _params_json(args: argparse.Namespace) -> dict:
+    """``{"params": {NAME: value}}`` when ``--param`` is given (one value each), else nothing."""
+    return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
 
 
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
     check_c(args.c)
-    return simulate(_f(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
+    return simulate(_hermite(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
                     method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry))
 
 
@@ -52,7 +63,7 @@ def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[fl
     """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
     from ... import simulate_spectrum
 
-    return simulate_spectrum(_f(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
+    return simulate_spectrum(_hermite(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
                              seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry)).tolist()
 
 
@@ -65,7 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
     shape = geometry(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
-    out = result.as_dict()
+    out = {**result.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["eigenvalues"], out["matrix"] = eigenvalues, args.matrix
     if args.plot:
@@ -88,10 +99,10 @@ def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> N
 
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
-    from ... import hermite, spectral_density
+    from ... import spectral_density
     from ...plotting import plot_spectrum
 
-    h = hermite(args.f, center=args.center)
+    h = _hermite(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
@@ -106,16 +117,17 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
-    h, attention, linear = theory_curves(args, shape)
+    h, attention, linear, failed = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
     mc = _simulate(args, shape)
     out = {"gamma": args.gamma.tolist(),
-           "theory": {"attention": attention.tolist(), "linear": linear.tolist()},
-           "simulation": mc.as_dict()}
+           "theory": {"attention": attention.tolist(), "linear": linear.tolist(), "failed": failed},
+           "simulation": mc.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
-        _print_comparison(h, args.c, attention, linear, mc)
+        _print_comparison(h, args.c, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan), mc)
+        print_failures(failed)
     if args.plot:
         from sympy import latex
 
@@ -133,5 +145,5 @@ def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc
     print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
     print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
     for i, g in enumerate(mc.gamma):
-        print(f"{g:9.4g} | {attention[i]:11.5f} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
-              f"{linear[i]:10.5f} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
+        print(f"{g:9.4g} | {cell(attention[i], 11)} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
+              f"{cell(linear[i], 10)} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")

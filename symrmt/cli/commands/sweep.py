@@ -74,7 +74,8 @@ def _print_summary(rows: list[dict]) -> None:
           f"{'attn theory':>11} {'attn MC':>18} | {'lin theory':>10} {'lin MC':>18}")
     for r in rows:
         g = geometries.index(json.dumps(r["geometry"], sort_keys=True))
-        print(f"{r['f']:>10} {r['c']:6.3g} {r['d']:6.3g} {'g' + str(g):>4} {r['n']:6d} {r['gamma']:9.4g} "
+        f = r["f"] + "".join(f", {k}={v:g}" for k, v in r["params"].items())
+        print(f"{f:>10} {r['c']:6.3g} {r['d']:6.3g} {'g' + str(g):>4} {r['n']:6d} {r['gamma']:9.4g} "
               f"{r['seeds']:5d} | {cell(r['attention_theory'], 11)} {cell(r['attention_mean'], 8)} ± "
               f"{cell(r['attention_se'], 7)} | {cell(r['linear_theory'], 10)} {cell(r['linear_mean'], 8)} ± "
               f"{cell(r['linear_se'], 7)}")

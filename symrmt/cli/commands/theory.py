@@ -2,24 +2,23 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry
+from ...theory import MAX_DIGITS, MAX_RANK
+from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
+                         parameter_axes, parameter_values, single_point)
+from ..failures import add_strict, failed_points, print_failures, settle
+from ..output import cell
 from ..paths import check_output_file
-from ..values import MAX_GRID_POINTS, formula_parameters, parse_grid
+from ..values import parse_grid
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "MAX_RANK", "MAX_DIGITS"]
-
-#: The largest ``latex --rank``: the printed system grows like r^2 (rank 64: about 1 MB of LaTeX, 3 s to build);
-#: beyond it the text is too long to read and to build.
-MAX_RANK = 64
-#: The most significant digits of ``latex --digits``: a float64 holds 17.
-MAX_DIGITS = 17
 
 
 def add_theory(sub) -> None:
@@ -27,12 +26,14 @@ def add_theory(sub) -> None:
     add_f(p)
     add_common(p)
     add_geometry(p)
-    add_params(p)
+    add_params(p, grids=True)
+    add_strict(p)
 
 
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
+    add_params(p)
     p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density", "kernel_ridge"),
                    default="attention")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
@@ -54,66 +55,75 @@ def add_spectrum(sub) -> None:
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
     add_geometry(p)
+    add_params(p, grids=True)
+    add_strict(p)
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
 def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
-    """``(h, E_attn, E_lin)`` of ``args``: the Hermite data and both curves over ``args.gamma``.
+    """``(h, E_attn, E_lin, failed)`` of ``args``: the Hermite data, both curves over ``args.gamma``, failed points.
 
-    With ``--param`` the attention error has one axis per parameter, in the order given, and γ last.
+    With one value per ``--param``, ``h`` is the data at that point; with grids, ``h`` keeps its
+    parameters and the attention error has one axis per parameter, in the order given, and γ last.
+    The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
+    points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
+    has decided the status (an error if all failed or with ``--strict``).
     """
-    from ... import attention_error, hermite, linear_error
+    from ... import hermite, solve_attention, solve_linear
 
     check_c(args.c)
-    params = _parameter_grid(getattr(args, "param", []) or [], len(args.gamma))
-    named = formula_parameters(args.f)
-    if set(named) != set(params):
-        missing, extra = sorted(set(named) - set(params)), sorted(set(params) - set(named))
-        raise SymrmtInputError(
-            (f"f = {args.f} has the parameters {missing}: give their values with --param {missing[0]}=LO:HI:NUM. "
-             if missing else "") + (f"--param {', '.join(extra)}: not a name in f." if extra else ""))
-    h = hermite(args.f, center=args.center, parameters=list(params) or None)
-    gamma = args.gamma
-    if params:                               # one axis per parameter, gamma last
-        axes = len(params)
-        params = {k: v.reshape((-1,) + (1,) * (axes - i)) for i, (k, v) in enumerate(params.items())}
-    attention = attention_error(h, args.c, gamma, geometry, args.diag, gram=args.gram, params=params or None)
-    linear = linear_error(args.c, gamma, geometry, gram=args.gram)
-    return h, attention, linear
-
-
-def _parameter_grid(given: list[tuple[str, object]], gammas: int) -> dict:
-    """The ``--param`` values by name: each name once, and at most MAX_GRID_POINTS values in the whole output."""
-    params: dict = {}
-    for name, values in given:
-        if name in params:
-            raise SymrmtInputError(f"--param {name} is given twice; give each parameter once, with all its values "
-                                   f"(e.g. --param {name}=0.5:2:20 or {name}=0.5,1,2).")
-        params[name] = values
-    size = math.prod(len(v) for v in params.values()) * gammas
-    if size > MAX_GRID_POINTS:
-        raise SymrmtInputError(f"--param and --gamma ask for {size} values (the product of their sizes); "
-                               f"at most {MAX_GRID_POINTS}: use coarser grids.")
-    return params
+    params = parameter_values(args, len(args.gamma))
+    h = hermite(args.f, center=args.center)
+    point = single_point(params)
+    if point is not None:
+        h = h.at(**point)
+    grids = parameter_axes(params, trailing=1) if point is None else None
+    attention = solve_attention(h, args.c, args.gamma, geometry, args.diag, gram=args.gram, params=grids,
+                                partial=True)
+    linear = solve_linear(args.c, args.gamma, geometry, gram=args.gram, partial=True)
+    axes = [*((k, v) for k, v in params.items() if point is None), ("gamma", args.gamma)]
+    failed = (failed_points(attention.failures, axes, "attention")
+              + failed_points(linear.failures, [("gamma", args.gamma)], "linear"))
+    settle(failed, attention.error.size + linear.error.size, args.strict)
+    return h, attention.error, linear.error, failed
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
-    h, attention, linear = theory_curves(args, geometry(args))
-    if args.param:
-        out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in args.param},
-               "attention": attention.tolist(), "linear": linear.tolist()}
-        if not args.json:
-            print(f"f = {h.f} in {', '.join(k for k, _ in args.param)}; c = {args.c}; attention error, "
-                  "one row per parameter point (gamma across):")
-            print("\n".join(" ".join(f"{v:9.5f}" for v in row) for row in attention.reshape(-1, attention.shape[-1])))
-        return out
+    h, attention, linear, failed = theory_curves(args, geometry(args))
+    params = dict(args.param)
+    if h.parameters:
+        return _theory_grid(args, h, params, attention, linear, failed)
+    point = {k: float(v[0]) for k, v in params.items()}
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
-           "a1": h.a1, "nu": h.nu}
+           "a1": h.a1, "nu": h.nu, **({"params": point} if point else {}), "failed": failed}
     if not args.json:
-        print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
+        at = "".join(f", {k} = {v:g}" for k, v in point.items())
+        print(f"f = {args.f}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
-        for g, a, l in zip(args.gamma, attention, linear):
-            print(f"{g:10.4g} {a:10.5f} {l:10.5f}")
+        for g, a, l in zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)):
+            print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
+        print_failures(failed)
+    return out
+
+
+def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, failed: list) -> dict:
+    """One axis per parameter, gamma last; the table has one row per (parameter point, gamma), with headers."""
+    data = h.numeric(**parameter_axes(params))
+    out = {"gamma": args.gamma.tolist(), "params": {k: v.tolist() for k, v in params.items()},
+           "attention": attention.tolist(), "linear": linear.tolist(),
+           "a1": data["a1"].tolist(), "nu": data["nu"].tolist(), "failed": failed}
+    if not args.json:
+        print(f"f = {h.f} on the grid of {', '.join(params)}; c = {args.c} (E_lin does not depend on f)")
+        names = [*params, "a_1", "nu"]
+        print(" ".join(f"{n:>10}" for n in [*names, "gamma", "E_attn", "E_lin"]))
+        columns = np.broadcast_arrays(*parameter_axes(params).values(), data["a1"], data["nu"])
+        cells = np.ma.filled(attention, np.nan).reshape(-1, len(args.gamma))
+        lines = np.ma.filled(linear, np.nan)
+        for i, row in enumerate(zip(*(c.ravel() for c in columns))):
+            head = " ".join(f"{v:10.4g}" for v in row)
+            for j, g in enumerate(args.gamma):
+                print(f"{head} {g:10.4g} {cell(cells[i, j], 10)} {cell(lines[j], 10)}")
+        print_failures(failed)
     return out
 
 
@@ -132,10 +142,11 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if args.f is not None and args.kind == "linear":
         note = "linear regression does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
+    params = parameter_values(args, optional=True) if args.f is not None and args.kind != "linear" else {}
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
-                 parameters=formula_parameters(args.f) or None, numeric=args.numeric,
+                 params=single_point(params) if params else None, numeric=args.numeric,
                  document=args.document is not None)
-    out = {"kind": args.kind, "f": args.f, "latex": text}
+    out = {"kind": args.kind, "f": args.f, "latex": text, **({"params": single_point(params)} if params else {})}
     if args.document is not None:
         Path(args.document).write_text(text, encoding="utf-8")
         out["document"] = args.document
@@ -154,14 +165,50 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
     from ... import hermite, spectral_density
 
     check_c(args.c)
+    params = parameter_values(args, len(args.x))
     h = hermite(args.f, center=args.center)
+    point = single_point(params)
+    if point is None:
+        return _spectrum_grid(args, h, params)
+    h = h.at(**point)
     result = spectral_density(h, args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
-                              geometry=geometry(args), gram=args.gram)
-    out = result.as_dict()
+                              geometry=geometry(args), gram=args.gram, partial=True)
+    failed = failed_points(result.failures, [("x", result.x)])
+    settle(failed, result.x.size, args.strict)
+    out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
-        print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} matrix, "
-              f"eta = {args.eta}; atom at 0: {out['atom']:.6g}")
+        at = "".join(f", {k} = {v:g}" for k, v in point.items())
+        print(f"f = {args.f}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}; density of the {args.matrix} "
+              f"matrix, eta = {args.eta}; atom at 0: {out['atom']:.6g}")
         print(f"{'x':>10} {'density':>12}")
-        for x, rho in zip(result.x, result.density):
-            print(f"{x:10.4g} {rho:12.6g}")
+        for x, rho in zip(result.x, np.ma.filled(result.density, np.nan)):
+            print(f"{x:10.4g} " + (f"{rho:12.6g}" if np.isfinite(rho) else f"{'-':>12}"))
+        print_failures(failed)
+    return out
+
+
+def _spectrum_grid(args: argparse.Namespace, h, params: dict) -> dict:
+    """One density per point of the parameter grids (one axis per parameter, x last), from the numeric data."""
+    from ... import spectral_density
+
+    axes = parameter_axes(params)
+    data = h.numeric(**axes)
+    h.require_centered(data, axes)
+    shape, shown = data["a1"].shape, geometry(args)
+    curves = [spectral_density((a1, nu), args.c, args.x, eta=args.eta, matrix=args.matrix, d=args.diag,
+                               geometry=shown, gram=args.gram)
+              for a1, nu in zip(data["a1"].ravel(), data["nu"].ravel())]
+    density = np.array([c.density for c in curves]).reshape(*shape, len(args.x))
+    atom = np.array([c.atom for c in curves]).reshape(shape)
+    out = {"x": args.x.tolist(), "params": {k: v.tolist() for k, v in params.items()}, "density": density.tolist(),
+           "atom": atom.tolist(), "eta": args.eta, "matrix": args.matrix}
+    if not args.json:
+        print(f"f = {h.f} on the grid of {', '.join(params)}; c = {args.c}; density of the {args.matrix} matrix, "
+              f"eta = {args.eta}")
+        print(" ".join(f"{n:>10}" for n in [*params, "atom", "x", "density"]))
+        columns = np.broadcast_arrays(*axes.values(), atom)
+        for i, row in enumerate(zip(*(c.ravel() for c in columns))):
+            head = " ".join(f"{v:10.4g}" for v in row)
+            for x, rho in zip(args.x, curves[i].density):
+                print(f"{head} {x:10.4g} {rho:10.6g}")
     return out

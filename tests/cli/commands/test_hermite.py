@@ -20,9 +20,18 @@ def test_hermite_extra_order_and_centering(capsys):
     assert abs(out["a1"] - 0.5) < 1e-14 and "a3" in out and out["centered_by"] > 0.39
 
 
-def test_uncentered_f_is_refused_with_a_hint(capsys):
-    status, _, err = run(capsys, "hermite", "--f", "relu(x)")
-    assert status == 2 and "--center" in err
+def test_any_f_has_its_a0_and_the_theory_refuses_it_uncentered_with_a_hint(capsys):
+    out = run_json(capsys, "hermite", "--f", "relu(x)")
+    assert abs(out["a0"] - 1 / math.sqrt(2 * math.pi)) < 1e-15 and out["exact"]["a0"] and out["centered_by"] == 0
+    for command in (["theory", "--gamma", "0.1"], ["simulate", "--gamma", "0.1", "--n", "16"],
+                    ["spectrum", "--x", "1"]):
+        assert_refused(capsys, [command[0], "--f", "relu(x)", "--c", "1", *command[1:]], "--center")
+
+
+def test_exact_forms_of_exponentials(capsys):
+    out = run_json(capsys, "hermite", "--f", "exp(x)")
+    assert out["source"] == {k: "exact" for k in ("a0", "a1", "a2", "nu")}
+    assert out["exact"]["a1"] == r"e^{\frac{1}{2}}" and abs(out["a1"] - math.exp(0.5)) < 1e-15
 
 
 def test_leading_minus_formula(capsys):

@@ -48,8 +48,10 @@ def test_cli_refusals_exit_2(capsys):
     base = ["simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--seeds", "2"]
     assert main(base + ["--n", "1000000000"]) == 2
     assert "GiB" in capsys.readouterr().err
-    assert main(["simulate", "--f", "tanh(x)", "--c", "1e12", "--gamma", "0.1", "--n", "64"]) == 2
+    assert main(["simulate", "--f", "tanh(x)", "--c", "1e6", "--gamma", "0.1", "--n", "1000"]) == 2
     assert "GiB" in capsys.readouterr().err
+    assert main(["simulate", "--f", "tanh(x)", "--c", "1e12", "--gamma", "0.1", "--n", "64"]) == 2
+    assert "must be in [1e-06, 1e+06]" in capsys.readouterr().err       # the range of the theory, refused first
     # w_K orthogonal to w_Q: w_K w_Q^T is not symmetric (w_Q = 0 alone would be: B = 0).
     assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1", "--wq-norm", "1"]) == 2
     assert "symmetric attention matrix K" in capsys.readouterr().err

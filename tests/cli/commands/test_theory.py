@@ -36,7 +36,7 @@ def test_latex_general_and_with_f(capsys):
 
 def test_spectrum_json_contract(capsys):
     out = run_json(capsys, "spectrum", "--f", "tanh(x)", "--c", "0.5", "--x=0.5:2:4")
-    assert set(out) == {"x", "density", "eta", "matrix", "atom"}
+    assert set(out) == {"x", "density", "eta", "matrix", "atom", "failed"} and out["failed"] == []
     assert out["matrix"] == "gram" and out["eta"] == 0.0 and out["atom"] == 0.5
     assert np.allclose(out["density"], spectral_density("tanh(x)", 0.5, out["x"]).density)
     kernel = run_json(capsys, "spectrum", "--f", "tanh(x)", "--c", "2", "--x", "0,0.5", "--eta", "0.1", "--matrix", "kernel")
