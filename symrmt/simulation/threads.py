@@ -194,9 +194,11 @@ def measure(size: int = CALIBRATION_SIZE, threads: int | None = None) -> dict[tu
     :data:`STRATEGIES`, and of one ``"gemm"`` on one (``"serial"``) and on all (``"threaded"``) threads.
 
     ``threads`` is the :math:`T` of the ``"threaded"`` strategy (default: :func:`available_threads`).
-    A threaded kernel can be ten or more times slower on a busy machine, so ``"threaded"`` is
-    timed at ``size`` only when a probe at :data:`PROBE_SIZE` finds it no slower than one
-    thread; otherwise it is left out (never chosen).
+    A threaded reduction can be ten or more times slower on a busy machine, so its
+    ``"threaded"`` strategy is timed at ``size`` only when a probe at :data:`PROBE_SIZE` finds
+    it no slower than one thread; otherwise it is left out (never chosen). The GEMM is always
+    timed on both: a probe that small would always find its threads slower (their start-up
+    dominates), and one GEMM of ``size`` costs little even when its threads stall.
     """
     threads = available_threads() if threads is None else threads
     strategies = _strategies(threads)
@@ -205,7 +207,7 @@ def measure(size: int = CALIBRATION_SIZE, threads: int | None = None) -> dict[tu
     for kernel, fn in _kernels(size).items():
         for name in ("serial",) if kernel == "gemm" else ("pair", "serial"):
             seconds[kernel, name] = _time(fn, kernel, strategies[name])
-        if threads > 1 and (_time(probe[kernel], kernel, strategies["threaded"])
+        if threads > 1 and (kernel == "gemm" or _time(probe[kernel], kernel, strategies["threaded"])
                             <= _time(probe[kernel], kernel, strategies["serial"])):
             seconds[kernel, "threaded"] = _time(fn, kernel, strategies["threaded"])
     return seconds
