@@ -71,3 +71,31 @@ def test_bounds_and_repeated_parameters_are_one_line_and_exit_2(capsys, argv, ne
 def test_the_largest_rank_and_digits_are_accepted(capsys):
     assert run_json(capsys, "latex", "--f", "erf(x)", "--digits", "17")["latex"]
     assert run_json(capsys, "latex", "--rank", "3", "--digits", "1")["rank"] == 3
+
+
+def test_theory_softmax(capsys):
+    from symrmt.softmax import softmax_error, softmax_hermite
+
+    out = run_json(capsys, "theory", "--attention", "softmax", "--temperature", "0.5", "--c", "1",
+                   "--gamma", "0.01,1", "--mu-norm", "1.5")
+    assert np.allclose(out["attention"], softmax_error(1.0, [0.01, 1.0], temperature=0.5,
+                                                       geometry=symrmt_geometry(mu_norm=1.5)), rtol=1e-12)
+    assert (out["a1"], out["nu"]) == tuple(float(v) for v in softmax_hermite(0.5)) and out["temperature"] == 0.5
+    assert run_json(capsys, "theory", "--attention", "softmax", "--c", "1", "--gamma", "0.1")["temperature"] == 1.0
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--attention", "softmax", "--f", "tanh(x)"], "leave out --f"),
+    (["--attention", "softmax", "--diag", "0.5"], "leave out --diag"),
+    (["--attention", "softmax", "--temperature", "0"], "temperature"),
+    (["--f", "tanh(x)", "--temperature", "2"], "softmax only"),
+    ([], "--f is required"),
+])
+def test_theory_softmax_refusals(capsys, argv, needle):
+    assert_refused(capsys, ["theory", "--c", "1", "--gamma", "0.1", *argv], needle)
+
+
+def symrmt_geometry(**kwargs):
+    from symrmt import Geometry
+
+    return Geometry(**kwargs)
