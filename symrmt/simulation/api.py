@@ -22,7 +22,7 @@ from ..nonlinearity.adapter import label_of, numpy_callable
 from ..progress import progress_bar
 from ..softmax import ATTENTIONS, check_temperature, softmax_scale
 from ..stats import mean_se
-from . import linalg, routes
+from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
 from .routes import METHODS, Plan
@@ -248,14 +248,19 @@ def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = Fal
 
 def _one_draw(model: Model, plan: Plan, grid: np.ndarray,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
-    """:func:`simulate_once` after validation; also returns the routes used."""
-    y, X, vectors = draw(model, rng)
-    S, C = scores(X, vectors, plan.keeps_gram, model.weights)
-    K = attention_matrix(S, model)
-    del S
-    instance = routes.Instance(y, X, K, C)
-    del X, K, C  # the instance owns them now and releases them route by route
-    attention, linear, used = routes.errors(plan, instance, grid)
+    """:func:`simulate_once` after validation; also returns the routes used.
+
+    The level-3 products run on the BLAS threads that :mod:`~symrmt.simulation.threads` measured
+    fastest at this size; the reductions inside set their own.
+    """
+    with threads.blas_threads(threads.policy(max(model.n, model.p)).products):
+        y, X, vectors = draw(model, rng)
+        S, C = scores(X, vectors, plan.keeps_gram, model.weights)
+        K = attention_matrix(S, model)
+        del S
+        instance = routes.Instance(y, X, K, C)
+        del X, K, C  # the instance owns them now and releases them route by route
+        attention, linear, used = routes.errors(plan, instance, grid)
     return (routes.unit_interval(attention, "attention", grid), routes.unit_interval(linear, "linear", grid), used)
 
 
