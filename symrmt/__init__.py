@@ -28,6 +28,7 @@ _EXPORTS = {
     "spectral_density": "density", "SpectralDensity": "density",
     "latex": "theory",
     "kernel_ridge_error": "theory", "simulate_kernel_ridge": "simulation",
+    "softmax_error": "softmax",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

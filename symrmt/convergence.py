@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -139,7 +139,7 @@ class Convergence:
     seed : int
         The root seed (:func:`size_seed`).
     f : str
-        The nonlinearity, as simulated.
+        The nonlinearity, as simulated (softmax attention: ``"softmax, tau = T (theory: f)"``).
     """
 
     gamma: np.ndarray
@@ -202,14 +202,16 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS) -> np.ndarray:
 
 def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns: Sequence[int] | None = None,
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
-             progress: bool = True, params: Mapping[str, float] | None = None) -> Convergence:
+             progress: bool = True, params: Mapping[str, float] | None = None, attention: str = "entrywise",
+             temperature: float | None = None) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
     ----------
-    f : str, sympy.Expr, callable or HermiteCoefficients
+    f : str, sympy.Expr, callable, HermiteCoefficients or None
         The nonlinearity, centered (:math:`a_0 = 0`); pass ``hermite(f, center=True)`` to center
-        one. The theory uses its Hermite data and the simulation the same function.
+        one. The theory uses its Hermite data and the simulation the same function. ``None`` with
+        ``attention="softmax"``.
     c : float
         :math:`p/n`.
     gamma : float or array_like
@@ -232,6 +234,9 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         Progress bars on stderr (a terminal only, after 2 s).
     params : dict, optional
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
+    attention, temperature
+        ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1;
+        :func:`symrmt.simulate`) against :func:`symrmt.softmax.softmax_error`; f must be ``None``.
 
     Returns
     -------
@@ -250,11 +255,11 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     >>> res.seeds.tolist(), len(res.attention.limit), sorted(res.as_dict())
     ([48, 12, 3], 2, ['attention', 'gamma', 'gap', 'linear', 'ns'])
     """
-    from . import attention_error, linear_error, simulate
+    from . import linear_error, simulate
 
-    h, simulated = _nonlinearity(f, params)
+    attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature)
     ns, counts = _ladder(ns, seeds)
-    theory_attention = np.atleast_1d(attention_error(h, c, gamma, geometry, d, gram=gram)).astype(np.float64)
+    theory_attention = np.atleast_1d(attention_theory(c, gamma, geometry, d, gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
     grid = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
     if grid.ndim != 1 or theory_attention.shape != grid.shape:
@@ -263,7 +268,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     for n, count in progress_bar(list(zip(ns[::-1], counts[::-1])), desc="converge", unit="size", enabled=progress):
         start = time.perf_counter()
         runs[n] = simulate(simulated, int(n), c, grid, geometry, d, seeds=int(count), seed=size_seed(seed, n),
-                           gram=gram, method=method, progress=progress)
+                           gram=gram, method=method, progress=progress, **kind)
         seconds[n] = time.perf_counter() - start
     simulations = tuple(runs[n] for n in ns)
     per_seed = {"attention": [r.attention_per_seed for r in simulations],
@@ -274,19 +279,38 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
             for index, name in enumerate(QUANTITIES)}
     return Convergence(gamma=_frozen(grid), ns=_frozen(ns, np.int64), seeds=_frozen(counts, np.int64), **fits,
                        simulations=simulations, seconds=_frozen([seconds[n] for n in ns]),
-                       c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=str(h.f))
+                       c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label)
 
 
-def _nonlinearity(f, params: Mapping[str, float] | None):
-    """``(Hermite data for the theory, the function to simulate)``: the same, centered f for both, at the
-    values ``params`` of its parameters (converge simulates one f)."""
+def _nonlinearity(f, params: Mapping[str, float] | None, attention: str,
+                  temperature: float | None) -> tuple[Callable, Any, dict, str]:
+    """``(the theory of E_attn as a function of (c, gamma, geometry, d, gram), the f to simulate, simulate's
+    attention keywords, the label)``.
+
+    Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
+    one f). Softmax: :func:`symrmt.softmax.softmax_error` and f = None.
+    """
+    from . import attention_error, validate
     from .nonlinearity import HermiteCoefficients, hermite
     from .nonlinearity.parametric import named_values
+    from .softmax import ATTENTIONS, check_temperature, softmax_error, softmax_formula
 
+    if validate.choice("attention", attention, ATTENTIONS) == "softmax":
+        if f is not None or params is not None:
+            raise ParameterError(f"f = {f!r}, params = {params!r}: softmax attention fixes f; pass f=None and no params.")
+        tau = check_temperature(1.0 if temperature is None else temperature)
+
+        def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
+            return softmax_error(c, gamma, temperature=tau, geometry=geometry, gram=gram)
+
+        return (theory, None, {"attention": "softmax", "temperature": tau},
+                f"softmax, tau = {tau:g} (theory: {softmax_formula(tau)})")
+    if temperature is not None:
+        raise ParameterError("temperature applies to attention='softmax' only.")
     h = f if isinstance(f, HermiteCoefficients) else hermite(f)
     if h.parameters or params is not None:
         h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
-    return h, h.f
+    return (lambda c, gamma, geometry, d, gram: attention_error(h, c, gamma, geometry, d, gram=gram)), h.f, {}, str(h.f)
 
 
 def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:

@@ -168,6 +168,9 @@ def simulation_html(result: Any, digits: int = 4) -> str:
     if weights:
         geometry = (f"{geometry or 'no signal'}; weights: {weights['form']} {weights['p']} x {weights['p']}, "
                     f"||M||_F = {weights['frobenius_norm']:.4g}")
+    softmax = getattr(result, "softmax", None)
+    if softmax:
+        geometry = f"{geometry or 'no signal'}; softmax attention, temperature {softmax['temperature']:g}"
     caption = (f"Monte Carlo: n = {result.n}, p = {result.p}, c = {result.c:g}, d = {result.d:g}, "
                f"{result.seeds} seeds (root seed {result.seed}); geometry: {geometry or 'none'}")
     return _table(caption, header, rows)
@@ -190,7 +193,8 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
 
     - :class:`~symrmt.SimulationResult`: ``gamma, attention_mean, attention_se, linear_mean, linear_se``,
       then ``n, p, c, d, seeds, seed``, the geometry and, with ``weights=``, ``weights_form``,
-      ``weights_p``, ``weights_frobenius_norm`` (``weights_rank``, ``weights_shift``) (constant columns,
+      ``weights_p``, ``weights_frobenius_norm`` (``weights_rank``, ``weights_shift``) and, for softmax
+      attention, ``softmax_temperature``, ``softmax_mask_diagonal``, ``softmax_scale`` (constant columns,
       so each row is self-contained).
     - :class:`~symrmt.theory.RidgeSolution`: ``[gamma,] E, Phi,`` the unknowns (``t_11, t_12, t_22`` for
       attention), ``residual``.
@@ -202,7 +206,8 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
             G = np.asarray(result.gram)
             geometry = {f"gram_{i}{j}": float(G[i, j]) for i in range(len(G)) for j in range(i, len(G))}
         weights = {f"weights_{k}": v for k, v in (getattr(result, "weights", None) or {}).items()}
-        geometry = {**geometry, **weights}
+        softmax = {f"softmax_{k}": v for k, v in (getattr(result, "softmax", None) or {}).items()}
+        geometry = {**geometry, **weights, **softmax}
         header = ["gamma", "attention_mean", "attention_se", "linear_mean", "linear_se",
                   "n", "p", "c", "d", "seeds", "seed", *geometry]
         constant = [result.n, result.p, result.c, result.d, result.seeds, result.seed, *geometry.values()]

@@ -15,12 +15,13 @@ import numpy as np
 
 from ..errors import SymrmtInputError
 from ..geometry import Geometry
+from ..softmax import ATTENTIONS
 from ..validate import MAX_GRID_POINTS
 from .values import parse_gamma, parse_gram, parse_param, parse_param_value
 
-__all__ = ["GEOMETRY_FLAGS", "add_f", "add_geometry", "add_params", "add_common", "add_mc",
-           "geometry", "geometry_kwargs", "check_c", "check_finite_numbers", "parameter_values", "single_point",
-           "parameter_axes"]
+__all__ = ["GEOMETRY_FLAGS", "add_f", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
+           "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
+           "parameter_values", "single_point", "parameter_axes"]
 
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
@@ -36,12 +37,46 @@ def argument_type(parse: Callable) -> Callable:
     return wrapped
 
 
-def add_f(p: argparse.ArgumentParser, required: bool = True) -> None:
+def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = None) -> None:
+    """``--f EXPR`` and ``--center``; ``help`` replaces the first part of ``--f``'s help (what f is for)."""
     p.add_argument("--f", required=required, metavar="EXPR",
-                   help="nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x; other names are "
-                        "parameters of f, given with --param (tanh(s*x) --param s=2); "
+                   help=(help or "nonlinearity in x, e.g. tanh(x), 'relu(x)' with --center, x**3-3*x") + "; other "
+                        "names are parameters of f, given with --param (tanh(s*x) --param s=2); "
                         "a formula starting with '-' must be written --f=-tanh(x)")
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
+
+
+def add_attention(p: argparse.ArgumentParser) -> None:
+    """``--attention`` and ``--temperature``; with them ``--f`` is optional (:func:`check_attention` decides)."""
+    p.add_argument("--attention", choices=ATTENTIONS, default="entrywise",
+                   help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each row of "
+                        "exp(S/T) normalized (self-token masked), times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
+    p.add_argument("--temperature", type=float, default=None, metavar="T",
+                   help="softmax temperature T > 0 (default 1)")
+
+
+def check_attention(args: argparse.Namespace) -> None:
+    """Entrywise attention needs ``--f``; softmax fixes f, so ``--f``, ``--center``, ``--param`` and a nonzero
+    ``--diag`` are refused with it, and ``--temperature`` belongs to softmax only."""
+    if args.attention == "entrywise":
+        if args.f is None:
+            raise SymrmtInputError("--f is required (e.g. --f 'tanh(x)'), or --attention softmax, which fixes f.")
+        if args.temperature is not None:
+            raise SymrmtInputError("--temperature applies to --attention softmax only.")
+        return
+    given = [flag for flag, on in (("--f", args.f is not None), ("--center", getattr(args, "center", False)),
+                                   ("--param", bool(getattr(args, "param", None))),
+                                   ("--diag", getattr(args, "diag", 0.0) != 0.0)) if on]
+    if given:
+        raise SymrmtInputError(f"--attention softmax fixes f = exp(x/T) and masks the diagonal: leave out "
+                               f"{', '.join(given)}.")
+
+
+def attention_kwargs(args: argparse.Namespace) -> dict:
+    """``attention=`` and ``temperature=`` for the library with ``--attention softmax``, else nothing."""
+    if args.attention == "entrywise":
+        return {}
+    return {"attention": "softmax", "temperature": 1.0 if args.temperature is None else args.temperature}
 
 
 def add_geometry(p: argparse.ArgumentParser) -> None:

@@ -10,6 +10,10 @@ a check against the theory.
 The gallery scripts ``derivations/NAME.py`` and the command ``symrmt figure NAME`` both
 call :func:`run`, so the figure code is installed with the package.
 
+The figures built around one nonlinearity (:data:`TAKE_F`: alignment, phase_diagram, rank; tanh
+by default) take another, with parameters: ``run("rank", f="tanh(s*x)", params={"s": 2.0})``. Their
+claims are made for tanh, so such a figure is titled with its f and asserts none.
+
 ``quick=True`` uses small n, few seeds and coarse grids (seconds; used by the smoke
 tests); ``quick=False`` is the publication version (minutes to an hour on two cores).
 
@@ -22,13 +26,15 @@ import argparse
 import importlib
 import pathlib
 import sys
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from ._common import TAKE_F, figure_f
 from ._core import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
 from ._draw import IMAGE_FORMATS, draw
 
 __all__ = ["FIGURES", "Curve", "Figure", "FigureUnavailable", "Panel", "build", "run", "main",
-           "describe", "DEFAULT_OUT", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv", "finite_size_note"]
+           "describe", "DEFAULT_OUT", "TAKE_F", "figure_f", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv",
+           "finite_size_note"]
 
 #: name -> one-line description; the module ``symrmt.figures.<name>`` defines ``build(quick)``.
 FIGURES: dict[str, str] = {
@@ -43,6 +49,8 @@ FIGURES: dict[str, str] = {
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
     "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
+    "softmax": "softmax attention against the entrywise theory of exp(x/tau) - e^(1/(2 tau^2)) over gamma/a_1^2 and c, "
+               "tau = 0.5, 1, 2, with and without signal and aligned weights, and tau = 0.5 extrapolated to n = infinity",
 }
 
 #: Where figures go unless ``out`` says otherwise: this folder in the current working directory.
@@ -62,25 +70,40 @@ def _checked(name: str) -> str:
     return name
 
 
-def build(name: str, quick: bool = False, **sizes) -> Figure:
+def build(name: str, quick: bool = False, *, f: str | None = None, params: Mapping[str, float] | None = None,
+          center: bool = False, **sizes) -> Figure:
     """Compute figure ``name`` (theory and Monte Carlo) without drawing it.
 
-    ``sizes`` overrides the mode's Monte Carlo sizes, e.g. ``n=1024, seeds=4`` for a run between
-    quick and full.
+    ``f`` (a formula) with ``params`` (one value for each of its parameters) and ``center`` replaces
+    the nonlinearity of a figure of :data:`TAKE_F`; the others refuse it. ``sizes`` overrides the
+    mode's Monte Carlo sizes, e.g. ``n=1024, seeds=4`` for a run between quick and full.
     """
     module = importlib.import_module(f".{_checked(name)}", __name__)
-    figure = module.build(quick=quick, **sizes)
+    figure = module.build(quick=quick, **_f_override(name, f, params, center), **sizes)
     note = finite_size_note(figure)
     if note:
         figure.caption = f"{figure.caption} {note}"
     return figure
 
 
-def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, fmt: str = "png",
-        **sizes) -> dict:
+def _f_override(name: str, f: str | None, params: Mapping[str, float] | None, center: bool) -> dict:
+    """``{"f": FigureF}`` for a figure of :data:`TAKE_F` given an f; nothing without one."""
+    if f is None and params is None and not center:
+        return {}
+    if name not in TAKE_F:
+        from ..errors import SymrmtInputError
+
+        raise SymrmtInputError(f"figure {name!r} draws a fixed set of f and takes no f; the figures that take one "
+                               f"are {', '.join(TAKE_F)}.")
+    return {"f": figure_f(f, params, center)}
+
+
+def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, fmt: str = "png", *,
+        f: str | None = None, params: Mapping[str, float] | None = None, center: bool = False, **sizes) -> dict:
     """Build figure ``name`` and write ``NAME.<fmt>`` and ``NAME.csv`` into ``out`` (default :data:`DEFAULT_OUT`).
 
-    ``fmt`` is one of :data:`IMAGE_FORMATS` (``"png"``, ``"pdf"``, ``"svg"``).
+    ``fmt`` is one of :data:`IMAGE_FORMATS` (``"png"``, ``"pdf"``, ``"svg"``); ``f``, ``params``,
+    ``center`` and ``sizes`` are those of :func:`build`.
 
     Returns
     -------
@@ -92,7 +115,7 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
 
         raise SymrmtInputError(f"format {fmt!r}: use one of {', '.join(IMAGE_FORMATS)}.")
     _checked(name)
-    figure = build(name, quick=quick, **sizes)
+    figure = build(name, quick=quick, f=f, params=params, center=center, **sizes)
     folder = pathlib.Path(DEFAULT_OUT if out is None else out)
     folder.mkdir(parents=True, exist_ok=True)
     image = draw(figure, folder / f"{name}.{fmt}")

@@ -26,13 +26,15 @@ LADDERS = {True: dict(ns=[128, 256, 512], top_seeds=3), False: dict(ns=[512, 102
 _DENSE = 60      # points of a drawn fit curve
 
 
-def run_ladder(f, c: float, gamma: float, *, geometry=None, gram=None, quick: bool, seed: int = 0):
-    """:func:`symrmt.converge` at one gamma on the ladder of the mode (:data:`LADDERS`)."""
+def run_ladder(f, c: float, gamma: float, *, geometry=None, gram=None, quick: bool, seed: int = 0,
+               sizes: dict | None = None, **attention):
+    """:func:`symrmt.converge` at one gamma on the ladder of the mode (:data:`LADDERS`, or ``sizes`` with ``ns``
+    and ``top_seeds``); ``attention``: softmax's keywords (``attention="softmax", temperature=tau``, f None)."""
     from .. import converge
 
-    sizes = LADDERS[bool(quick)]
+    sizes = sizes or LADDERS[bool(quick)]
     return converge(f, c, [gamma], geometry=geometry, gram=gram, ns=sizes["ns"], seeds=sizes["top_seeds"],
-                    seed=seed, progress=False)
+                    seed=seed, progress=False, **attention)
 
 
 def _fit(result, quantity: str):

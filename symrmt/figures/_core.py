@@ -28,7 +28,7 @@ from ..progress import progress_bar
 from ..stats import mean_se, t_quantile
 
 __all__ = ["Curve", "Panel", "Figure", "FigureUnavailable", "write_csv", "csv_rows", "progress", "LEVEL",
-           "FIXED_COLUMNS", "STAT_COLUMNS", "paired_difference", "finite_size_note", "INTERVAL_TEXT",
+           "FIXED_COLUMNS", "STAT_COLUMNS", "cell", "paired_difference", "finite_size_note", "INTERVAL_TEXT",
            "relative_text"]
 
 #: Error bars are two-sided Student-t intervals of this level over seeds.
@@ -44,7 +44,7 @@ FIXED_COLUMNS = ("figure", "panel", "series", "source", "quantity")
 STAT_COLUMNS = ("value", "se", "ci95_low", "ci95_high")
 
 #: Preferred order of the parameter columns (others follow alphabetically).
-PARAMETER_ORDER = ("f", "a1", "nu", "d", "c", "gamma", "theta", "mu_norm", "w_norm", "cos_mu_w",
+PARAMETER_ORDER = ("f", "params", "a1", "nu", "d", "c", "gamma", "theta", "mu_norm", "w_norm", "cos_mu_w",
                    "angle_deg", "rank", "n", "p", "seeds", "seed", "x", "eta", "matrix", "theory")
 
 
@@ -242,7 +242,8 @@ def _columns(figure: Figure) -> list[str]:
     return [*FIXED_COLUMNS, *ordered, *STAT_COLUMNS]
 
 
-def _cell(value: Any) -> str:
+def cell(value: Any) -> str:
+    """A CSV cell: text as is, a whole number without decimals, any other number as its shortest exact repr."""
     if isinstance(value, str):
         return value
     number = float(value)
@@ -263,9 +264,9 @@ def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
             stats.update(ci95_low=curve.bounds()[0].ravel(), ci95_high=curve.bounds()[1].ravel())
         for i, value in enumerate(values):
             row = {"figure": figure.name, "panel": panel.key, "series": curve.series, "source": curve.source,
-                   "quantity": curve.quantity, "value": _cell(value)}
-            row.update({k: _cell(v[i]) for k, v in stats.items()})
-            row.update({k: _cell(v[i]) for k, v in params.items()})
+                   "quantity": curve.quantity, "value": cell(value)}
+            row.update({k: cell(v[i]) for k, v in stats.items()})
+            row.update({k: cell(v[i]) for k, v in params.items()})
             rows.append([row.get(column, "") for column in header])
     return header, rows
 

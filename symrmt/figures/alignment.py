@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import LINEAR_STYLE, mc_curve, mc_gap, mc_over_gamma, n_label, nonlinearity, theory_curve
+from ._common import LINEAR_STYLE, FigureF, figure_f, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
 from ._convergence import convergence_panel, ladder_sentence, run_ladder
 from ._core import INTERVAL_TEXT, Figure, Panel, progress
 from .claims import claim
@@ -55,16 +55,17 @@ def _gram(w: float, angle_deg: np.ndarray) -> dict:
                 omega_KK=w * w, omega_QQ=w * w, omega_KQ=w * w)
 
 
-def _base(h, c: float) -> dict:
-    return {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": c, "theta": MU_NORM**2}
+def _base(f: FigureF, c: float) -> dict:
+    return {**f.tags(), "d": 0.0, "c": c, "theta": MU_NORM**2}
 
 
-def _angle_panel(key: str, c: float, h, s: dict) -> Panel:
+def _angle_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
     from .. import attention_error, linear_error
 
+    h = f.h
     angles = np.linspace(0.0, 90.0, s["points"])
     mc_angles = np.array(s["angles_mc"])
-    base = {**_base(h, c), "gamma": GAMMA}
+    base = {**_base(f, c), "gamma": GAMMA}
     mc_tag = {"n": s["n"], "seeds": s["seeds"], "angle_deg": mc_angles, "cos_mu_w": np.cos(np.radians(mc_angles))}
     curves = []
     for w in W_NORMS:
@@ -90,15 +91,16 @@ def _angle_panel(key: str, c: float, h, s: dict) -> Panel:
                  r"interpolation error $E(\gamma)$", dodge=0.01)
 
 
-def _gap_panel(key: str, h, s: dict) -> Panel:
+def _gap_panel(key: str, f: FigureF, s: dict) -> Panel:
     from .. import attention_error, linear_error
 
+    h = f.h
     angles = np.linspace(0.0, 90.0, s["points"])
     mc_angles = np.array(s["angles_mc"])
     w = max(W_NORMS)
     curves = []
     for c, color in zip(GAP_CS, GAP_COLORS):
-        base = {**_base(h, c), "gamma": GAMMA, "w_norm": w}
+        base = {**_base(f, c), "gamma": GAMMA, "w_norm": w}
         series = rf"$c = {c:g}$"
         gap = attention_error(h, c, GAMMA, gram=_gram(w, angles)) - linear_error(c, GAMMA, gram=_gram(w, angles))
         curves.append(theory_curve(series, "E_attn - E_lin", "angle_deg",
@@ -117,14 +119,15 @@ def _gap_panel(key: str, h, s: dict) -> Panel:
                  dodge=0.006, extra=[{"x": [0, 90], "y": [0, 0], "color": "k", "ls": "-"}])
 
 
-def _gamma_panel(key: str, c: float, h, s: dict) -> Panel:
+def _gamma_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
     from .. import attention_error, linear_error
 
+    h = f.h
     gamma = np.logspace(-3, 2, s["points"] + 9)
     w = max(W_NORMS)
     curves = []
     for angle, color, name in ((0.0, "C3", "aligned"), (90.0, "C0", "orthogonal")):
-        base = {**_base(h, c), "w_norm": w, "angle_deg": angle, "cos_mu_w": float(np.cos(np.radians(angle)))}
+        base = {**_base(f, c), "w_norm": w, "angle_deg": angle, "cos_mu_w": float(np.cos(np.radians(angle)))}
         series = rf"attention, {name} ($\|w\| = {w:g}$)"
         curves.append(theory_curve(series, "E_attn", "gamma", {**base, "gamma": gamma},
                                    attention_error(h, c, gamma, _geometry(w, angle)), {"color": color}))
@@ -143,11 +146,11 @@ def _gamma_panel(key: str, c: float, h, s: dict) -> Panel:
                  r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03)
 
 
-def _ladder(key: str, h, s: dict, quick: bool):
+def _ladder(key: str, f: FigureF, s: dict, quick: bool):
     """Panel (d) and its caption sentence: the aligned gap at c = LADDER_C over a ladder of sizes."""
     w = max(W_NORMS)
-    result = run_ladder(h.f, LADDER_C, GAMMA, geometry=_geometry(w, 0.0), quick=quick)
-    tag = {**_base(h, LADDER_C), "w_norm": w, "angle_deg": 0.0, "cos_mu_w": 1.0}
+    result = run_ladder(f.h.f, LADDER_C, GAMMA, geometry=_geometry(w, 0.0), quick=quick)
+    tag = {**_base(f, LADDER_C), "w_norm": w, "angle_deg": 0.0, "cos_mu_w": 1.0}
     panel = convergence_panel(key, rf"({key}) finite n: the aligned gap at $c = {LADDER_C:g}$, $\|w\| = {w:g}$",
                               [(result, rf"$c = {LADDER_C:g}$, aligned", tag, GAP_COLORS[0])], "gap",
                               "E_attn - E_lin", r"$E_\mathrm{attn} - E_\mathrm{lin}$ (paired)", s["n"])
@@ -155,13 +158,14 @@ def _ladder(key: str, h, s: dict, quick: bool):
     return panel, ladder_sentence(result, "gap", "gap", s["n"], key)
 
 
-def build(quick: bool = False, **overrides) -> Figure:
+def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
+    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures._common.figure_f`)."""
     s = {**_sizes(quick), **overrides}
-    h = nonlinearity("tanh").hermite()
-    ladder, sentence = _ladder("d", h, s, quick)
-    panels = [_angle_panel("a", C_FIXED, h, s), _gap_panel("b", h, s), _gamma_panel("c", C_FIXED, h, s), ladder]
+    f = f or figure_f()
+    ladder, sentence = _ladder("d", f, s, quick)
+    panels = [_angle_panel("a", C_FIXED, f, s), _gap_panel("b", f, s), _gamma_panel("c", C_FIXED, f, s), ladder]
     text = claim("alignment")
-    caption = (f"{text.sentence} f = tanh, d = 0, |mu| = {MU_NORM:g}, W_K^T W_Q = I + w w^T with w at the given "
-               f"angle to mu. Lines: deterministic equivalents; markers: Monte Carlo, n = {s['n']}, p = round(c n), "
-               f"{s['seeds']} seeds, {INTERVAL_TEXT}; the gap (b, d) is paired over seeds. {sentence}")
-    return Figure("alignment", text.title, caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
+    caption = (f"{f.sentence(text)} f = {f.text}, d = 0, |mu| = {MU_NORM:g}, W_K^T W_Q = I + w w^T with w at "
+               f"the given angle to mu. Lines: deterministic equivalents; markers: Monte Carlo, n = {s['n']}, "
+               f"p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}; the gap (b, d) is paired over seeds. {sentence}")
+    return Figure("alignment", f.title(text), caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)

@@ -93,8 +93,9 @@ RANDOM_INPUTS = Claim(
 def _check_alignment() -> None:
     from .. import attention_error, linear_error
     from . import alignment
+    from ._common import figure_f
 
-    h = alignment.nonlinearity("tanh").hermite()
+    h = figure_f().h
     angles = np.array([0.0, 90.0])
     shrink = []
     for c in alignment.GAP_CS:
@@ -130,8 +131,9 @@ ALIGNMENT = Claim(
 
 def _check_phase_diagram() -> None:
     from . import phase_diagram
+    from ._common import figure_f
 
-    h = phase_diagram.nonlinearity("tanh").hermite()
+    h = figure_f().h
     theta = np.linspace(0.0, 4.0, 17)[:, None]
     loses = phase_diagram._difference(h, np.geomspace(0.21, 3.0, 12)[None, :], theta, 1.0)
     _require(np.all(loses > 0), f"attention wins somewhere at c >= 0.21 (min {loses.min():.3g})")
@@ -193,8 +195,9 @@ LINEAR_COMPONENT = Claim(
 def _check_rank() -> None:
     from .. import attention_error
     from . import rank
+    from ._common import figure_f
 
-    h = rank.nonlinearity("tanh").hermite()
+    h = figure_f().h
     gamma = np.geomspace(1e-3, 1e2, 26)
     ranks = (1, 2, 3, 4)
     spread = np.array([attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "spread")) for r in ranks])

@@ -23,7 +23,7 @@ import inspect
 
 import numpy as np
 
-from ._common import LINEAR_STYLE, mc_curve, n_label, nonlinearity, theory_curve
+from ._common import LINEAR_STYLE, FigureF, figure_f, mc_curve, n_label, theory_curve
 from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 from .claims import claim
 
@@ -67,10 +67,11 @@ def _sizes(quick: bool) -> dict:
     return dict(n=2048, seeds=8, ranks=[1, 2, 3, 4], gammas_mc=list(np.logspace(-2, 1, 7)), points=120)
 
 
-def _placement(h, placement: str, style: str, s: dict, simulate, attention_error, gamma):
+def _placement(f: FigureF, placement: str, style: str, s: dict, simulate, attention_error, gamma):
     """Curves of one placement: against gamma (panel a; every rank for "spread", rank 1 otherwise) and the
     per-rank points at GAMMA (panel b)."""
-    base = {"f": "tanh", "a1": h.a1, "nu": h.nu, "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
+    h = f.h
+    base = {**f.tags(), "d": 0.0, "c": C_FIXED, "theta": MU_NORM**2, "w_norm": STRENGTH}
     by_gamma, rank_mean, rank_se = [], [], []
     for r in progress(s["ranks"], f"rank ({placement})"):
         G = gram_matrix(r, placement)
@@ -103,16 +104,17 @@ def _placement(h, placement: str, style: str, s: dict, simulate, attention_error
     return by_gamma, by_rank
 
 
-def build(quick: bool = False, **overrides) -> Figure:
+def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
+    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures._common.figure_f`)."""
     from .. import Geometry, linear_error
 
     attention_error, simulate = _engine()
     s = {**_sizes(quick), **overrides}
-    h = nonlinearity("tanh").hermite()
+    f = f or figure_f()
     gamma = np.logspace(-3, 2, s["points"])
     by_gamma, by_rank = [], []
     for placement, style in (("spread", "-"), ("half aligned", "--")):
-        curves_gamma, curves_rank = _placement(h, placement, style, s, simulate, attention_error, gamma)
+        curves_gamma, curves_rank = _placement(f, placement, style, s, simulate, attention_error, gamma)
         by_gamma += curves_gamma
         by_rank += curves_rank
     lin = {"f": "linear regression", "c": C_FIXED, "theta": MU_NORM**2}
@@ -127,9 +129,9 @@ def build(quick: bool = False, **overrides) -> Figure:
               xlim=(min(ranks) - 0.5, max(ranks) + 0.5)),
     ]
     text = claim("rank")
-    caption = (f"{text.sentence} f = tanh, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = "
+    caption = (f"{f.sentence(text)} f = {f.text}, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = "
                f"{STRENGTH**2:g} split equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal "
                "overlap with every direction; half aligned: half of mu along the first direction, half outside the "
                "span. Lines and bars: theory; markers: Monte Carlo, "
                f"n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}.")
-    return Figure("rank", text.title, caption, panels, mc_label=n_label(s["n"], s["seeds"]))
+    return Figure("rank", f.title(text), caption, panels, mc_label=n_label(s["n"], s["seeds"]))

@@ -80,12 +80,14 @@ Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :m
 :mod:`~symrmt.simulation.linalg` (the routes' kernels and their cost model),
 :mod:`~symrmt.simulation.routes` (which route serves each curve),
 :mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
-:mod:`~symrmt.simulation.api` (the public functions, re-exported here) and
-:mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone).
+:mod:`~symrmt.simulation.api` (the public functions, re-exported here),
+:mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone) and
+:mod:`~symrmt.simulation.heads` (several heads, summed or concatenated).
 """
 from __future__ import annotations
 
 from .api import SimulationResult, simulate, simulate_once, simulate_spectrum
+from .heads import HeadsResult, simulate_heads
 from .kernel_ridge import KernelRidgeResult, simulate_kernel_ridge
 from .memory import memory_estimate
 from .model import FiniteSizeWarning
@@ -93,4 +95,5 @@ from .routes import METHODS
 from .weights import WeightMatrix, align_signal
 
 __all__ = ["SimulationResult", "FiniteSizeWarning", "simulate", "simulate_once", "simulate_spectrum",
-           "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge", "WeightMatrix", "align_signal"]
+           "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge", "HeadsResult", "simulate_heads",
+           "WeightMatrix", "align_signal"]

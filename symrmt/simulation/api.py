@@ -20,8 +20,9 @@ from ..errors import ParameterError
 from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable
 from ..progress import progress_bar
+from ..softmax import ATTENTIONS, check_temperature, softmax_scale
 from ..stats import mean_se
-from . import linalg, routes
+from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
 from .routes import METHODS, Plan
@@ -68,6 +69,9 @@ class SimulationResult:
         With ``weights=``: :meth:`WeightMatrix.summary <symrmt.simulation.weights.WeightMatrix.summary>`
         (``form``, ``p``, ``frobenius_norm``, and ``rank``, ``shift`` when factored); ``gram`` then
         holds :math:`\mu` alone. ``None`` for the Gram path.
+    softmax : dict or None
+        With ``attention="softmax"``: ``temperature``, ``mask_diagonal`` and ``scale``
+        (:math:`\sigma_\tau`, :func:`symrmt.softmax.softmax_scale`); ``None`` for entrywise attention.
 
     The arrays are read-only.
     """
@@ -90,6 +94,7 @@ class SimulationResult:
     method: str = "exact"
     routes: dict = field(default_factory=dict)
     weights: dict | None = None
+    softmax: dict | None = None
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
@@ -109,7 +114,7 @@ class SimulationResult:
         Keys: ``gamma``; ``attention`` and ``linear``, each with ``mean``, ``se``
         and ``per_seed``; ``n``, ``p``, ``c``, ``d``, ``seeds``, ``seed``,
         ``geometry`` (as :meth:`Geometry.as_dict`, or ``null`` for r > 1),
-        ``gram`` (a nested list), ``method``, ``routes`` and ``weights`` (or ``null``).
+        ``gram`` (a nested list), ``method``, ``routes``, ``weights`` and ``softmax`` (or ``null``).
         """
         return {
             "gamma": self.gamma.tolist(),
@@ -123,6 +128,7 @@ class SimulationResult:
             "gram": None if self.gram is None else self.gram.tolist(),
             "method": self.method, "routes": {k: dict(v) for k, v in self.routes.items()},
             "weights": None if self.weights is None else dict(self.weights),
+            "softmax": None if self.softmax is None else dict(self.softmax),
         }
 
 
@@ -193,9 +199,46 @@ def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 
+def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask_diagonal: Any) -> Model:
+    """The model with its kind of attention: entrywise (f given, no softmax keywords) or softmax (f None, d = 0)."""
+    attention = validate.choice("attention", attention, ATTENTIONS)
+    if attention == "entrywise":
+        if f is None:
+            raise ParameterError("f = None: entrywise attention needs a nonlinearity (e.g. 'tanh(x)'); "
+                                 "for softmax attention pass attention='softmax'.")
+        if temperature is not None or mask_diagonal is not True:
+            raise ParameterError("temperature and mask_diagonal apply to attention='softmax' only; leave them out "
+                                 "for entrywise attention (its diagonal is d).")
+        return model
+    if f is not None:
+        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), each row normalized); "
+                             "pass f=None.")
+    if model.d != 0.0:
+        raise ParameterError(f"d = {model.d!r}: softmax attention masks the diagonal (K_ii = 0); leave d = 0, "
+                             "or pass mask_diagonal=False to keep the self-token in the softmax.")
+    if not isinstance(mask_diagonal, (bool, np.bool_)):
+        raise ParameterError(f"mask_diagonal = {mask_diagonal!r}: must be True or False.")
+    tau = check_temperature(1.0 if temperature is None else temperature)
+    return dataclasses.replace(model, attention="softmax", temperature=tau, mask_diagonal=bool(mask_diagonal),
+                               label=f"softmax(tau={tau:g})")
+
+
+def _softmax_summary(model: Model) -> dict | None:
+    """:attr:`SimulationResult.softmax` of ``model``."""
+    if model.attention != "softmax":
+        return None
+    return {"temperature": model.temperature, "mask_diagonal": model.mask_diagonal,
+            "scale": softmax_scale(model.n, model.p, model.temperature)}
+
+
 def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = False) -> Model:
     """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas); with
-    ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`."""
+    ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`;
+    softmax attention: as is (it fixes f)."""
+    if model.attention == "softmax":
+        if params is not None:
+            raise ParameterError(f"params = {params!r}: softmax attention fixes f (no parameters); leave params out.")
+        return model
     if check_centered:
         from ..nonlinearity.centering import centered_for_simulation    # NumPy and SciPy only for callables
 
@@ -205,14 +248,19 @@ def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = Fal
 
 def _one_draw(model: Model, plan: Plan, grid: np.ndarray,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
-    """:func:`simulate_once` after validation; also returns the routes used."""
-    y, X, vectors = draw(model, rng)
-    S, C = scores(X, vectors, plan.keeps_gram, model.weights)
-    K = attention_matrix(S, model)
-    del S
-    instance = routes.Instance(y, X, K, C)
-    del X, K, C  # the instance owns them now and releases them route by route
-    attention, linear, used = routes.errors(plan, instance, grid)
+    """:func:`simulate_once` after validation; also returns the routes used.
+
+    The level-3 products run on the BLAS threads that :mod:`~symrmt.simulation.threads` measured
+    fastest at this size; the reductions inside set their own.
+    """
+    with threads.blas_threads(threads.policy(max(model.n, model.p)).products):
+        y, X, vectors = draw(model, rng)
+        S, C = scores(X, vectors, plan.keeps_gram, model.weights)
+        K = attention_matrix(S, model)
+        del S
+        instance = routes.Instance(y, X, K, C)
+        del X, K, C  # the instance owns them now and releases them route by route
+        attention, linear, used = routes.errors(plan, instance, grid)
     return (routes.unit_interval(attention, "attention", grid), routes.unit_interval(linear, "linear", grid), used)
 
 
@@ -233,15 +281,19 @@ def simulate_once(
     gram: Any = None,
     method: str = "auto",
     weights: Any = None,
+    attention: str = "entrywise",
+    temperature: float | None = None,
+    mask_diagonal: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""One draw of the model: :math:`(E_{\rm attn}(\gamma), E_{\rm lin}(\gamma))` on the whole grid.
 
     Parameters
     ----------
-    f : callable, str or sympy.Expr
+    f : callable, str, sympy.Expr or None
         The nonlinearity: a vectorized NumPy function (``np.tanh``), a formula such as
         ``"tanh(x)"`` or a SymPy expression in ``x``, drawn with as it is (the building
-        block of :func:`simulate` and of sweeps, whose callers check that f is centered).
+        block of :func:`simulate` and of sweeps, whose callers check that f is centered);
+        ``None`` for softmax attention.
     n, c : int, float
         Tokens and ratio; :math:`p = \operatorname{round}(c n)`.
     gamma : float or array_like
@@ -262,6 +314,8 @@ def simulate_once(
         agree to about 1e-8 relative.
     weights : array_like or tuple, optional
         Any :math:`W_K^\top W_Q`, as in :func:`simulate`.
+    attention, temperature, mask_diagonal
+        Entrywise or softmax attention, as in :func:`simulate`.
 
     Returns
     -------
@@ -276,6 +330,7 @@ def simulate_once(
     ((2,), True)
     """
     model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal)
     grid = _gamma_grid(gamma)
     plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
     if not isinstance(rng, np.random.Generator):
@@ -302,13 +357,17 @@ def simulate(
     progress: bool = True,
     weights: Any = None,
     params: Mapping[str, float] | None = None,
+    attention: str = "entrywise",
+    temperature: float | None = None,
+    mask_diagonal: bool = True,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
     The model is docs/theory.md, section 1, with rank-r weights (section 5):
     :math:`X = Z + \mu y^\top`,
     :math:`S = X^\top (I + \sum_k w_K^{(k)} w_Q^{(k)\top}) X/\sqrt p`,
-    :math:`K_{ij} = f(S_{ij})/\sqrt p` (:math:`i \ne j`), :math:`K_{ii} = d`, and
+    :math:`K_{ij} = f(S_{ij})/\sqrt p` (:math:`i \ne j`), :math:`K_{ii} = d` (or the rescaled
+    softmax :math:`K'` with ``attention="softmax"``), and
 
     .. math::
 
@@ -325,7 +384,7 @@ def simulate(
         :func:`symrmt.nonlinearity.parse_nonlinearity` (e.g. ``"tanh(x)"``; names other than
         x are parameters, given in ``params``), a SymPy expression in a symbol named ``x``,
         the result of :func:`~symrmt.nonlinearity.hermite` (its f is used), or a vectorized
-        NumPy function.
+        NumPy function.; ``None`` with ``attention="softmax"``, which fixes it.
     n : int
         Number of tokens, :math:`n \ge 2`.
     c : float
@@ -373,6 +432,18 @@ def simulate(
         :func:`~symrmt.simulation.weights.align_signal`).
     params : dict, optional
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
+    attention : {"entrywise", "softmax"}
+        ``"softmax"``: :math:`K' = \sigma_\tau K^{\rm sm}` with
+        :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne i} e^{S_{ik}/\tau}` (:math:`i \ne j`,
+        :math:`K^{\rm sm}_{ii} = 0`): each row normalized over the other tokens, and
+        :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.softmax`). f must be ``None``
+        and d 0. A ridge :math:`\lambda` on the plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`.
+    temperature : float, optional
+        Softmax only: :math:`\tau` (default 1), at least :data:`symrmt.softmax.MIN_TEMPERATURE`.
+    mask_diagonal : bool
+        Softmax only: ``False`` keeps the self-token :math:`S_{ii} \approx \sqrt p` in each softmax,
+        which then puts almost all the weight on it (:math:`K' \to \sigma_\tau I`, the features
+        become :math:`\sigma_\tau X`: degenerate, for demonstration).
 
     Returns
     -------
@@ -404,8 +475,11 @@ def simulate(
     >>> gram = np.diag([1.0, 0.5, 0.25, 0.5, 0.25])   # rank 2: (mu, w_K1, w_K2, w_Q1, w_Q2)
     >>> simulate(np.tanh, n=64, c=1.0, gamma=0.1, gram=gram, seeds=2).gram.shape
     (5, 5)
+    >>> simulate(None, n=64, c=1.0, gamma=0.1, seeds=2, attention="softmax", temperature=2.0).softmax["temperature"]
+    2.0
     """
     model, c = _model(n, c, geometry, gram, d, random_frame, weights)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal)
     grid = _gamma_grid(gamma)
     seeds, seed = _seeds(seeds, seed, 2)
     method = validate.choice("method", method, METHODS)
@@ -421,7 +495,7 @@ def simulate(
         *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
         n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
         gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
-        weights=None if model.weights is None else model.weights.summary(),
+        weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
     )
 
 
@@ -440,6 +514,9 @@ def simulate_spectrum(
     progress: bool = True,
     weights: Any = None,
     params: Mapping[str, float] | None = None,
+    attention: str = "entrywise",
+    temperature: float | None = None,
+    mask_diagonal: bool = True,
 ) -> np.ndarray:
     r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
 
@@ -456,8 +533,9 @@ def simulate_spectrum(
 
     Parameters
     ----------
-    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params
-        As in :func:`simulate` (f must be centered).
+    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params, attention, temperature, mask_diagonal
+        As in :func:`simulate` (f must be centered; softmax attention: ``matrix="gram"`` only, its :math:`K'` is
+        not symmetric).
     matrix : {"gram", "kernel"}
         Which matrix.
     seeds : int
@@ -484,7 +562,11 @@ def simulate_spectrum(
     """
     matrix = validate.choice("matrix", matrix, SPECTRA, "('gram': K^T X^T X K/n, 'kernel': K.)")
     model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal)
     seeds, seed = _seeds(seeds, seed, 1)
+    if matrix == "kernel" and model.attention == "softmax":
+        raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each row, so its "
+                             "K' is not symmetric. Use matrix='gram'.")
     if matrix == "kernel":
         check_symmetric_kernel(model.gram)
         if model.weights is not None and not model.weights.is_symmetric():

@@ -39,17 +39,18 @@ caller then takes a more careful route) when that a-priori figure exceeds
 ``GRAM_RTOL`` at the smallest :math:`\gamma`; it is pessimistic by factors of
 1e4 to 1e9 in practice (docs/performance.md), so the routes agree to about 1e-9.
 
-NumPy and SciPy only; the memory-bound kernels run on one BLAS thread (:func:`serial_blas`).
+NumPy and SciPy only; the memory-bound kernels run on one BLAS thread unless the caller passes
+``threads`` (:mod:`symrmt.simulation.threads` measures which is faster).
 """
 from __future__ import annotations
 
 import contextlib
-import functools
-import threading
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 from scipy.linalg import blas, lapack
+
+from .threads import blas_threads
 
 __all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "CHECK_EVERY", "serial_blas", "symmetric_product",
            "gram_matrix", "cogram_matrix", "rounding_bound", "exact_errors", "errors_gram", "errors_svd",
@@ -70,45 +71,15 @@ CHECK_EVERY = 8
 _EPS = float(np.finfo(np.float64).eps)
 
 
-@functools.lru_cache(maxsize=1)
-def _controller():
-    """threadpoolctl's view of the loaded BLAS, built once (it scans the loaded libraries)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - a declared dependency
-        return None
-    return ThreadpoolController()
+def serial_blas() -> contextlib.AbstractContextManager[None]:
+    """BLAS limited to one thread (:func:`~symrmt.simulation.threads.blas_threads` with 1).
 
-
-_serial = {"depth": 0, "limiter": None}
-_serial_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def serial_blas() -> Iterator[None]:
-    """BLAS limited to one thread, for the memory-bound kernels of this module.
-
-    Matrix-vector products and the level-2 half of ``sytrd`` gain little from a
-    second thread, but an OpenBLAS thread that waits for a core held by another
-    process slows them by up to 10x (docs/performance.md). Level-3 products (the
-    Gram matrices, the features) are left multi-threaded by the callers.
-
-    The limit is process-wide; nested or concurrent uses (two Lanczos runs in two
-    threads) share it, and the original limit comes back when the last one exits.
+    Matrix-vector products and the level-2 half of ``sytrd`` gain little from a second
+    thread, and an OpenBLAS thread that waits for a core held by another process slows
+    them by up to 10x (docs/performance.md); one thread is the default of the reductions
+    here, and :mod:`symrmt.simulation.threads` decides per machine for large ones.
     """
-    controller = _controller()
-    with _serial_lock:
-        if _serial["depth"] == 0 and controller is not None:
-            _serial["limiter"] = controller.limit(limits=1, user_api="blas")
-        _serial["depth"] += 1
-    try:
-        yield
-    finally:
-        with _serial_lock:
-            _serial["depth"] -= 1
-            if _serial["depth"] == 0 and _serial["limiter"] is not None:
-                _serial["limiter"].restore_original_limits()
-                _serial["limiter"] = None
+    return blas_threads(1)
 
 
 def rounding_bound(size: int, lam_max: float, gamma_min: float) -> float:
@@ -217,7 +188,7 @@ def errors_gram(F: np.ndarray, y: np.ndarray, gamma: np.ndarray) -> tuple[np.nda
 # ---------------------------------------------------------------------------
 
 def tridiagonal_errors(gram: np.ndarray, v: np.ndarray, gamma: np.ndarray, n: int,
-                       y_norm2: float | None = None) -> np.ndarray | None:
+                       y_norm2: float | None = None, threads: int = 1) -> np.ndarray | None:
     r""":math:`E(\gamma)` by tridiagonalizing the m-by-m ``gram`` from ``v``; ``gram`` is overwritten.
 
     Two sides of the same problem (``F`` is m-by-n):
@@ -231,10 +202,11 @@ def tridiagonal_errors(gram: np.ndarray, v: np.ndarray, gamma: np.ndarray, n: in
       :math:`G` is then handled exactly. The subtraction loses a factor
       :math:`\|y\|^2/(nE)` of relative accuracy, which enters the rounding bound.
 
-    ``gram`` must be exactly symmetric (as ``F.T @ F`` is). Returns ``None`` when the
-    rounding bound exceeds ``GRAM_RTOL``.
+    ``gram`` must be exactly symmetric (as ``F.T @ F`` is). ``threads``: BLAS threads of the
+    reduction (:mod:`~symrmt.simulation.threads`). Returns ``None`` when the rounding bound
+    exceeds ``GRAM_RTOL``.
     """
-    with serial_blas():
+    with blas_threads(threads):
         diag, off = _tridiagonalize(gram, v)
         u1, unorm2 = _first_column_solves(diag, off, gamma)
     lam_max = _gershgorin_max(diag, off)
@@ -316,7 +288,7 @@ def _banded_solve(diag: np.ndarray, off: np.ndarray, rhs: np.ndarray) -> np.ndar
 
 def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
                    max_steps: int, cost_budget: Callable[[int], bool] | None = None,
-                   rtol: float = LANCZOS_RTOL) -> tuple[np.ndarray | None, int]:
+                   rtol: float = LANCZOS_RTOL, threads: int = 1) -> tuple[np.ndarray | None, int]:
     r""":math:`E(\gamma)` by Lanczos quadrature on the PSD operator ``matvec`` (:math:`v \mapsto Gv`), from ``y``.
 
     After k steps, with :math:`T_k` the Lanczos tridiagonal and :math:`\beta_k` the
@@ -343,9 +315,10 @@ def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, ga
     Returns ``(errors, steps)``; ``errors`` is ``None`` when the bracket did not close
     within ``max_steps``, when ``cost_budget(predicted_steps)`` is false for the
     number of steps extrapolated from the bracket's geometric decay, or when the
-    rounding bound exceeds ``GRAM_RTOL``.
+    rounding bound exceeds ``GRAM_RTOL``. ``threads``: BLAS threads of the matrix-vector
+    products (:mod:`~symrmt.simulation.threads`).
     """
-    with serial_blas():
+    with blas_threads(threads):
         return _lanczos(matvec, y, gamma, max_steps, cost_budget, rtol)
 
 

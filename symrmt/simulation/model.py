@@ -7,9 +7,11 @@ r"""One draw of the finite model: :math:`y`, :math:`X`, the vectors, the scores 
     K_{ij} = f(S_{ij}) / \sqrt p \ (i \ne j), \qquad K_{ii} = d,
 
 drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame); with ``weights=`` the
-bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Memory: the scores are built in
-place in :math:`X^\top X` (or by blocks of rows for a dense :math:`M`) and f is applied to them
-by blocks of :data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
+bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Softmax attention replaces the last
+step by :math:`K' = \sigma_\tau K^{\rm sm}`, each row normalized over the other tokens
+(:mod:`symrmt.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
+of rows for a dense :math:`M`) and f, or the softmax, is applied to them by blocks of
+:data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
 """
 from __future__ import annotations
 
@@ -21,10 +23,12 @@ import numpy as np
 
 from ..errors import NonlinearityError
 from ..geometry import Geometry, realize
+from ..softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
 from .weights import WeightMatrix
 
-__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "attention_matrix", "warn_large_norms"]
+__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "attention_matrix", "entrywise_matrix",
+           "softmax_matrix", "warn_large_norms"]
 
 #: Rows of an n-by-n array processed per block (bounds the temporaries of f and of the low-rank term).
 BLOCK_ROWS = 256
@@ -41,6 +45,8 @@ class Model:
     ``f`` is the nonlinearity as a checked NumPy function and ``label`` its name for
     messages; both are ``None``/empty until the sizes have been accepted. ``weights`` is a
     general :math:`M` (then ``gram`` holds :math:`\mu` alone), or ``None`` for the Gram path.
+    ``attention`` is ``"entrywise"`` (f) or ``"softmax"`` (``temperature``; ``mask_diagonal=False``
+    keeps the self-token in each softmax, the degenerate option; f is then unused).
     """
 
     n: int
@@ -52,6 +58,9 @@ class Model:
     f: Callable[[np.ndarray], np.ndarray] | None = None
     label: str = ""
     weights: WeightMatrix | None = None
+    attention: str = "entrywise"
+    temperature: float = 1.0
+    mask_diagonal: bool = True
 
 
 def warn_large_norms(gram: np.ndarray, p: int) -> None:
@@ -150,6 +159,13 @@ def _dense_scores(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 
 def attention_matrix(S: np.ndarray, model: Model) -> np.ndarray:
+    """The attention matrix of ``model`` from its scores, in place in ``S``: entrywise or softmax."""
+    if model.attention == "softmax":
+        return softmax_matrix(S, model)
+    return entrywise_matrix(S, model)
+
+
+def entrywise_matrix(S: np.ndarray, model: Model) -> np.ndarray:
     r""":math:`K_{ij} = f(S_{ij})/\sqrt p` off the diagonal, :math:`K_{ii} = d`, computed in place in ``S``.
 
     f never sees :math:`S_{ii} \approx \sqrt p` (the diagonal is zeroed first and
@@ -172,4 +188,31 @@ def attention_matrix(S: np.ndarray, model: Model) -> np.ndarray:
         )
     S /= np.sqrt(model.p)
     np.fill_diagonal(S, model.d)
+    return S
+
+
+def softmax_matrix(S: np.ndarray, model: Model) -> np.ndarray:
+    r""":math:`K' = \sigma_\tau K^{\rm sm}`, each row a softmax over the other tokens, computed in place in ``S``.
+
+    .. math::
+
+        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_i)/\tau}}{\sum_{k \ne i} e^{(S_{ik} - m_i)/\tau}},
+        \qquad m_i = \max_{k \ne i} S_{ik}, \qquad
+        \sigma_\tau = \frac{(n-1)\, e^{1/(2\tau^2)}}{\sqrt p},
+
+    :math:`K'_{ii} = 0` (masked: :math:`S_{ii} \approx \sqrt p` is excluded from the maximum and the
+    sum; with ``mask_diagonal=False`` it is included and dominates, :math:`K' \to \sigma_\tau I`).
+    Subtracting the row maximum keeps every exponent :math:`\le 0` (no overflow; the largest
+    term of each sum is 1, so no division by an underflowed 0). One pass over row blocks; the only
+    temporaries are a block's maxima and sums.
+    """
+    if model.mask_diagonal:
+        np.fill_diagonal(S, -np.inf)
+    scale = softmax_scale(S.shape[0], model.p, model.temperature)
+    for start in range(0, S.shape[0], BLOCK_ROWS):
+        block = S[start:start + BLOCK_ROWS]
+        block -= block.max(axis=1, keepdims=True)
+        block /= model.temperature
+        np.exp(block, out=block)
+        block *= scale / block.sum(axis=1, keepdims=True)
     return S

@@ -20,14 +20,13 @@ the memory check and the draws.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
 from ..errors import ConvergenceError
-from . import linalg
+from . import linalg, threads
 
 __all__ = ["METHODS", "LANCZOS_MAX_STEPS", "Plan", "Instance", "keeps_gram", "concurrent", "errors",
            "unit_interval"]
@@ -152,20 +151,23 @@ def errors(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.ndarray
         return attention, linalg.exact_errors(instance.X, instance.y, grid), ("exact", "exact")
     linear = attention = None
     if plan.method != "tridiagonal":
-        # Two single-threaded, memory-bound Lanczos runs, one per core; both only read the arrays.
-        with linalg.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(_lanczos, plan, instance, grid, False)
-            attention = _lanczos(plan, instance, grid, attention=True)
-            linear = pending.result()
+        # Two memory-bound Lanczos runs that only read the arrays: concurrently, one BLAS thread each,
+        # or one after the other, whichever the machine runs faster (symrmt.simulation.threads).
+        strategy = threads.policy(plan.n).lanczos
+        attention, linear = threads.run_pair(lambda: _lanczos(plan, instance, grid, True, strategy.threads),
+                                             lambda: _lanczos(plan, instance, grid, False, strategy.threads),
+                                             strategy)
     routes = ["lanczos", "lanczos"]
     if linear is None or attention is None:
-        done = _tridiagonal(instance, grid, linear is None, attention is None, concurrent(plan.n, plan.p))
+        strategy = threads.policy(min(plan.n, plan.p)).reductions
+        done = _tridiagonal(instance, grid, linear is None, attention is None,
+                            strategy if concurrent(plan.n, plan.p) else replace(strategy, concurrent=False))
         linear, routes[1] = done.get("linear", (linear, routes[1]))
         attention, routes[0] = done.get("attention", (attention, routes[0]))
     return attention, linear, (routes[0], routes[1])
 
 
-def _lanczos(plan: Plan, instance: Instance, grid: np.ndarray, attention: bool) -> np.ndarray | None:
+def _lanczos(plan: Plan, instance: Instance, grid: np.ndarray, attention: bool, blas: int) -> np.ndarray | None:
     """Lanczos quadrature within the plan's budget, or None (then the tridiagonal route)."""
     n, p = plan.n, plan.p
     steps = plan.attention_steps if attention else plan.linear_steps
@@ -175,7 +177,7 @@ def _lanczos(plan: Plan, instance: Instance, grid: np.ndarray, attention: bool) 
             return None  # the tridiagonal route is expected to be cheaper
         within_budget = _cheaper_than_tridiagonal(n, p, attention, plan.keeps_gram)
     operator = instance.attention_operator() if attention else instance.linear_operator()
-    errors, _ = linalg.lanczos_errors(operator, instance.y, grid, steps, within_budget)
+    errors, _ = linalg.lanczos_errors(operator, instance.y, grid, steps, within_budget, threads=blas)
     return errors
 
 
@@ -186,33 +188,35 @@ def _cheaper_than_tridiagonal(n: int, p: int, attention: bool, keeps_gram: bool)
 
 
 def _tridiagonal(instance: Instance, grid: np.ndarray, linear: bool, attention: bool,
-                 concurrently: bool) -> dict[str, tuple[np.ndarray, str]]:
-    """The tridiagonal route for the curves asked for; both reductions in two threads if ``concurrently``.
+                 strategy: threads.Strategy) -> dict[str, tuple[np.ndarray, str]]:
+    """The tridiagonal route for the curves asked for, the two reductions run as ``strategy`` says.
 
-    The Gram products before the reductions stay multi-threaded (level 3); the two
-    ``sytrd`` (memory-bound, one BLAS thread each) then share the two cores. That
-    keeps C alive while the features are formed (four n-by-n arrays), so it is only
-    done when they are small (:func:`concurrent`).
+    The Gram products before the reductions keep the BLAS's threads (level 3). Concurrent
+    reductions keep C alive while the features are formed (four n-by-n arrays), so they
+    are only asked for when those are small (:func:`concurrent`); one after the other,
+    C is released before the features are formed.
     """
     out = {}
-    if linear and attention and concurrently:
+    blas = strategy.threads
+    if linear and attention and strategy.concurrent:
         linear_args, attention_args = instance.linear_problem(), instance.attention_problem()
-        with linalg.serial_blas(), ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(linalg.tridiagonal_errors, *linear_args[:2], grid, *linear_args[2:])
-            del linear_args
-            out["attention"] = instance.finish(
-                linalg.tridiagonal_errors(*attention_args[:2], grid, *attention_args[2:]), grid, True)
-            out["linear"] = instance.finish(pending.result(), grid, False)
+        done = threads.run_pair(
+            lambda: linalg.tridiagonal_errors(*attention_args[:2], grid, *attention_args[2:], threads=blas),
+            lambda: linalg.tridiagonal_errors(*linear_args[:2], grid, *linear_args[2:], threads=blas), strategy)
+        out["attention"] = instance.finish(done[0], grid, True)
+        out["linear"] = instance.finish(done[1], grid, False)
         return out
     if linear:
         args = instance.linear_problem()
-        out["linear"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, False)
+        out["linear"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:], threads=blas),
+                                        grid, False)
         del args
     if attention:
         instance.C = None
         args = instance.attention_problem()
         instance.X = None
-        out["attention"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:]), grid, True)
+        out["attention"] = instance.finish(linalg.tridiagonal_errors(*args[:2], grid, *args[2:], threads=blas),
+                                           grid, True)
     return out
 
 

@@ -153,6 +153,25 @@ def test_alignment_rows_against_the_api(written):
     assert _number(r, "value") == pytest.approx(float(np.mean(mc.attention_per_seed - mc.linear_per_seed)), rel=1e-6)
 
 
+def test_softmax_rows_against_the_api(written):
+    """Theory rows: a_1, nu from the tau column in closed form, E from attention_error with those data (not through
+    softmax_error's rescaled solve: equal to the solver's 1e-6); a Monte Carlo row re-simulated."""
+    _, rows = written("softmax")
+    for panel in "ad":
+        for r in _pick(rows, panel=panel, source="theory", quantity="E_attn"):
+            tau = _number(r, "tau")
+            a1, nu = math.exp(0.5 / tau**2) / tau, math.exp(2 / tau**2) - math.exp(1 / tau**2)
+            assert (_number(r, "a1"), _number(r, "nu")) == (pytest.approx(a1, rel=1e-12), pytest.approx(nu, rel=1e-12))
+            geometry = _aligned(_number(r, "theta"), _number(r, "w_norm"), _number(r, "cos_mu_w"))
+            theory = symrmt.attention_error((a1, nu), _number(r, "c"), _number(r, "gamma"), geometry)
+            assert _number(r, "value") == pytest.approx(float(theory), rel=1e-5)
+    r = _pick(rows, panel="b", source="monte_carlo")[1]
+    geometry = _aligned(_number(r, "theta"), _number(r, "w_norm"), _number(r, "cos_mu_w"))
+    mc = symrmt.simulate(None, n=int(r["n"]), c=_number(r, "c"), gamma=[_number(r, "gamma")], geometry=geometry,
+                         seeds=int(r["seeds"]), attention="softmax", temperature=_number(r, "tau"), progress=False)
+    assert _number(r, "value") == pytest.approx(float(mc.attention_mean[0]), rel=1e-6)
+
+
 def test_phase_diagram_rows_against_the_api(written):
     _, rows = written("phase_diagram")
     for r in _pick(rows, panel="b", source="theory"):

@@ -90,3 +90,31 @@ def zero_second_pair(gram3):
     keep = [0, 1, 3]
     gram5[np.ix_(keep, keep)] = gram3
     return gram5
+
+
+def reference_softmax(X, tau, columns=False, mask=True):
+    r"""K' of softmax attention from the tokens X, the slow way (docs/theory.md, section 15).
+
+    Scores :math:`S = X^\top X/\sqrt p` (no weights; use :func:`reference_softmax_scores` for others),
+    then for each row i a softmax over the tokens j != i, times :math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`.
+    ``columns`` normalizes the columns instead (the other orientation, to show that the tests can
+    tell them apart).
+    """
+    p = X.shape[0]
+    return reference_softmax_scores(X.T @ X / math.sqrt(p), p, tau, columns, mask)
+
+
+def reference_softmax_scores(S, p, tau, columns=False, mask=True):
+    """The same from the scores S, with math.fsum over each row (or column) and the maximum subtracted."""
+    n = S.shape[0]
+    S = S.T if columns else S
+    scale = (n - 1) * math.exp(0.5 / tau**2) / math.sqrt(p)
+    K = np.zeros((n, n))
+    for i in range(n):
+        others = [j for j in range(n) if j != i or not mask]
+        top = max(S[i, j] for j in others)
+        weights = {j: math.exp((S[i, j] - top) / tau) for j in others}
+        total = math.fsum(weights.values())
+        for j in others:
+            K[i, j] = scale * weights[j] / total
+    return K.T if columns else K

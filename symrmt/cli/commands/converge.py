@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ...convergence import DEFAULT_SEEDS
-from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
-                         geometry_kwargs, parameter_values, single_point)
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
+                         check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ..values import parse_sizes
@@ -15,7 +15,8 @@ __all__ = ["add_converge", "cmd_converge"]
 
 def add_converge(sub) -> None:
     p = sub.add_parser("converge", help="Monte Carlo at n = 256..4096 extrapolated to n = infinity, against the theory")
-    add_f(p)
+    add_f(p, required=False)
+    add_attention(p)
     add_common(p)
     add_geometry(p)
     add_params(p)
@@ -38,11 +39,13 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     check_c(args.c)
+    check_attention(args)
     shape = geometry(args)
-    point = single_point(parameter_values(args))
-    f = hermite(args.f, center=args.center, params=point or None)
+    point = {} if args.attention == "softmax" else single_point(parameter_values(args))
+    f = None if args.attention == "softmax" else hermite(args.f, center=args.center, params=point or None)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
-                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape))
+                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape),
+                      **attention_kwargs(args))
     out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
         _print_convergence(result)

@@ -4,14 +4,16 @@ from __future__ import annotations
 import argparse
 
 from ...errors import SymrmtInputError
+from ..arguments import add_f, add_params, parameter_values, single_point
 from ..paths import check_output_folder
 
 __all__ = ["add_figure", "cmd_figure"]
 
 
 def add_figure(sub) -> None:
-    """``symrmt figure NAME [--quick] [--out DIR] [--format F]`` and ``symrmt figure --list``."""
-    from ...figures import DEFAULT_OUT, IMAGE_FORMATS
+    """``symrmt figure NAME [--quick] [--out DIR] [--format F] [--f EXPR [--center] [--param NAME=VALUE ...]]``
+    and ``symrmt figure --list``."""
+    from ...figures import DEFAULT_OUT, IMAGE_FORMATS, TAKE_F
 
     p = sub.add_parser("figure", help="draw one of the paper's results (image + CSV of the plotted numbers)",
                        description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with 95%% t "
@@ -25,6 +27,9 @@ def add_figure(sub) -> None:
     p.add_argument("--format", default="png", choices=IMAGE_FORMATS, help="image format (default png)")
     p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
     p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
+    add_f(p, required=False, help=f"the nonlinearity of {', '.join(TAKE_F)} instead of tanh (the title then names "
+                                  "f and states no claim; the other figures draw a fixed set of f)")
+    add_params(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true")
 
@@ -39,16 +44,28 @@ def cmd_figure(args: argparse.Namespace) -> dict:
                 print(f"{name:<{width}}  {text}")
         return {"figures": dict(FIGURES)}
     check_output_folder(str(DEFAULT_OUT if args.out is None else args.out), "--out")
+    override = _f_override(args)
     try:
         sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
         from ...figures import _core
 
         _core.QUIET = bool(args.quiet)
-        written = run(args.name, quick=args.quick, out=args.out, fmt=args.format, **sizes)
+        written = run(args.name, quick=args.quick, out=args.out, fmt=args.format, **override, **sizes)
     except FigureUnavailable as exc:
         raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None
     out = {"figure": args.name, "quick": bool(args.quick), "format": written["format"], "image": str(written["image"]),
-           "csv": str(written["csv"])}
+           "csv": str(written["csv"]), **override}
     if not args.json:
         print(f"{out['image']}\n{out['csv']}")
     return out
+
+
+def _f_override(args: argparse.Namespace) -> dict:
+    """``f``, ``params`` (one value each, exactly the names in f) and ``center`` of ``run``, when ``--f`` is given."""
+    if args.f is None:
+        if args.param or args.center:
+            flag = "--param" if args.param else "--center"
+            raise SymrmtInputError(f"{flag} applies to --f: give the figure's f as well, e.g. --f 'tanh(s*x)' "
+                                   "--param s=2.")
+        return {}
+    return {"f": args.f, "params": single_point(parameter_values(args)), "center": bool(args.center)}

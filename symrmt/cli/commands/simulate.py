@@ -7,12 +7,12 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ..arguments import (add_common, add_f, add_geometry, add_mc, add_params, check_c, geometry, geometry_kwargs,
-                         parameter_values, single_point)
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_mc, add_params, attention_kwargs,
+                         check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ..failures import add_strict, print_failures
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
-from .theory import theory_curves
+from .theory import SoftmaxData, describe, theory_curves
 
 __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
 
@@ -29,7 +29,8 @@ def add_compare(sub) -> None:
 def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.ArgumentParser:
     """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
     p = sub.add_parser(name, help=help)
-    add_f(p)
+    add_f(p, required=False)
+    add_attention(p)
     add_common(p)
     add_geometry(p)
     add_params(p)
@@ -40,9 +41,12 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.Argu
 
 def _hermite(args: argparse.Namespace):
     """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
-    with (the simulator refuses it if it is not centered)."""
+    with (the simulator refuses it if it is not centered); None for softmax attention, which fixes f."""
     from ... import hermite
 
+    check_attention(args)
+    if args.attention == "softmax":
+        return None
     return hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
 
 
@@ -56,7 +60,8 @@ def _simulate(args: argparse.Namespace, geometry: Geometry | None):
 
     check_c(args.c)
     return simulate(_hermite(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
-                    method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry))
+                    method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry),
+                    **attention_kwargs(args))
 
 
 def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[float]:
@@ -64,7 +69,8 @@ def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[fl
     from ... import simulate_spectrum
 
     return simulate_spectrum(_hermite(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
-                             seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry)).tolist()
+                             seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry),
+                             **attention_kwargs(args)).tolist()
 
 
 def cmd_simulate(args: argparse.Namespace) -> dict:
@@ -97,18 +103,38 @@ def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> N
               f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
 
 
+def _theory_f(args: argparse.Namespace):
+    """What the theory takes as f: the Hermite data of ``--f``, or the softmax's ``(a_1, nu)``."""
+    if args.attention == "softmax":
+        return SoftmaxData.of(attention_kwargs(args)["temperature"]).pair()
+    return _hermite(args)
+
+
+def _label(args: argparse.Namespace) -> str:
+    if args.attention == "softmax":
+        return f"softmax, T = {attention_kwargs(args)['temperature']:g}"
+    return f"f = {_hermite(args).f}"
+
+
+def _f_tex(h, latex) -> str:
+    """f in LaTeX for the plot's title; softmax: its centered exponential and the temperature."""
+    if isinstance(h, SoftmaxData):
+        return rf"e^{{x/\tau}} - e^{{1/(2\tau^2)}}$ (softmax attention), $\tau = {h.temperature:g}"
+    return latex(h.f)
+
+
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
     from ... import spectral_density
     from ...plotting import plot_spectrum
 
-    h = _hermite(args)
+    h = _theory_f(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
     x = np.linspace(start, hi, 300)
     density = spectral_density(h, args.c, x, matrix=args.matrix, d=args.diag, geometry=geometry, gram=args.gram)
-    title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: f = {h.f}, c = {args.c}, d = {args.diag}; "
+    title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: {_label(args)}, c = {args.c}, d = {args.diag}; "
              f"n = {args.n}, {args.seeds} seeds; mass at 0: {density.atom:.3g}")
     return plot_spectrum(eigenvalues, x, density.density, args.plot, title, (lo, hi))
 
@@ -134,15 +160,16 @@ def cmd_compare(args: argparse.Namespace) -> dict:
         from ...plotting import comparison_panel, comparison_title, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
-        panel = comparison_panel("", h, args.c, grid, shape, args.diag, mc, gram=args.gram)
-        out["plot"] = plot_panels([panel], args.plot, title=comparison_title(latex(h.f), mc))
+        theory_f = h.pair() if isinstance(h, SoftmaxData) else h
+        panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram)
+        out["plot"] = plot_panels([panel], args.plot, title=comparison_title(_f_tex(h, latex), mc))
         if not args.json:
             print(f"plot written to {args.plot}")
     return out
 
 
 def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc) -> None:
-    print(f"f = {h.f}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
+    print(f"{describe(h)}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
     print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
     for i, g in enumerate(mc.gamma):
         print(f"{g:9.4g} | {cell(attention[i], 11)} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "

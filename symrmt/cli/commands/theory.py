@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +12,8 @@ from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ...forms import FORMS
 from ...theory import MAX_DIGITS, MAX_RANK
-from ..arguments import (add_common, add_f, add_geometry, add_params, argument_type, check_c, geometry,
-                         parameter_axes, parameter_values, single_point)
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
+                         check_attention, check_c, geometry, parameter_axes, parameter_values, single_point)
 from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
 from ..paths import check_output_file
@@ -22,12 +23,13 @@ _FORM_HELP = ("form of the derived system: algebraic (closed-form averages, no q
               "(the reference), or auto (algebraic, quadrature where it does not hold; the default)")
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
-           "MAX_RANK", "MAX_DIGITS"]
+           "SoftmaxData", "describe", "MAX_RANK", "MAX_DIGITS"]
 
 
 def add_theory(sub) -> None:
     p = sub.add_parser("theory", help="deterministic equivalents of E_attn and E_lin")
-    add_f(p)
+    add_f(p, required=False)
+    add_attention(p)
     add_common(p)
     add_geometry(p)
     add_params(p, grids=True)
@@ -69,6 +71,35 @@ def add_spectrum(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
+@dataclass(frozen=True)
+class SoftmaxData:
+    """What the commands print of softmax attention: its centered f as a formula, and that f's Hermite data."""
+
+    f: str
+    a1: float
+    nu: float
+    temperature: float
+    parameters: tuple = ()
+
+    @classmethod
+    def of(cls, temperature: float) -> SoftmaxData:
+        from ...softmax import softmax_formula, softmax_hermite
+
+        a1, nu = softmax_hermite(temperature)
+        return cls(softmax_formula(temperature), float(a1), float(nu), float(temperature))
+
+    def pair(self) -> tuple[float, float]:
+        """``(a_1, nu)``, the Hermite data as the theory takes them."""
+        return self.a1, self.nu
+
+
+def describe(h) -> str:
+    """``f = ...``, or for softmax attention its temperature and the f of its theory."""
+    if isinstance(h, SoftmaxData):
+        return f"softmax attention, T = {h.temperature:g} (theory: f = {h.f})"
+    return f"f = {h.f}"
+
+
 def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     """``(h, E_attn, E_lin, failed)`` of ``args``: the Hermite data, both curves over ``args.gamma``, failed points.
 
@@ -76,11 +107,15 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     parameters and the attention error has one axis per parameter, in the order given, and γ last.
     The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
     points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
-    has decided the status (an error if all failed or with ``--strict``).
+    has decided the status (an error if all failed or with ``--strict``). With ``--attention softmax``,
+    ``h`` is a :class:`SoftmaxData` and its curve is :func:`symrmt.softmax.softmax_error` (all or nothing).
     """
     from ... import hermite, solve_attention, solve_linear
 
     check_c(args.c)
+    check_attention(args)
+    if args.attention == "softmax":
+        return _softmax_curves(args, geometry)
     params = parameter_values(args, len(args.gamma))
     h = hermite(args.f, center=args.center)
     point = single_point(params)
@@ -98,6 +133,20 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     return h, attention.error, linear.error, failed
 
 
+def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
+    """:func:`theory_curves` for softmax attention: its theory, and linear regression's with its failed points."""
+    from ... import solve_linear
+    from ...softmax import softmax_error
+
+    h = SoftmaxData.of(attention_kwargs(args)["temperature"])
+    attention = np.ma.masked_array(softmax_error(args.c, args.gamma, temperature=h.temperature, geometry=geometry,
+                                                 gram=args.gram))
+    linear = solve_linear(args.c, args.gamma, geometry, gram=args.gram, partial=True)
+    failed = failed_points(linear.failures, [("gamma", args.gamma)], "linear")
+    settle(failed, attention.size + linear.error.size, args.strict)
+    return h, attention, linear.error, failed
+
+
 def cmd_theory(args: argparse.Namespace) -> dict:
     h, attention, linear, failed = theory_curves(args, geometry(args))
     params = dict(args.param)
@@ -106,9 +155,12 @@ def cmd_theory(args: argparse.Namespace) -> dict:
     point = {k: float(v[0]) for k, v in params.items()}
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
            "a1": h.a1, "nu": h.nu, **({"params": point} if point else {}), "failed": failed}
+    if isinstance(h, SoftmaxData):
+        out.update(f=h.f, temperature=h.temperature)
     if not args.json:
         at = "".join(f", {k} = {v:g}" for k, v in point.items())
-        print(f"f = {args.f}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
+        shown = describe(h) if isinstance(h, SoftmaxData) else f"f = {args.f}"
+        print(f"{shown}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
         for g, a, l in zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)):
             print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")

@@ -42,3 +42,14 @@ def test_converge_refuses_before_computing(capsys, tmp_path):
     assert_refused(capsys, [*SMALL[:-3], "--seeds", "1", "--quiet"], "seeds")
     assert_refused(capsys, [*SMALL, "--c", "-1"], "c = p/n")
     assert_refused(capsys, [*SMALL, "--f", "relu(x)"], "center")
+
+
+def test_converge_softmax(capsys):
+    """--attention softmax: the ladder of softmax simulations against softmax_error; --f is refused with it."""
+    from symrmt.softmax import softmax_error
+
+    argv = ("converge", "--attention", "softmax", "--temperature", "2", "--c", "1", "--gamma", "0.1,1",
+            "--ns", "32,64,128", "--seeds", "2", "--quiet")
+    out = run_json(capsys, *argv)
+    assert out["attention"]["theory"] == softmax_error(1.0, [0.1, 1.0], temperature=2.0).tolist()
+    assert_refused(capsys, [*argv, "--f", "tanh(x)"], "leave out --f")

@@ -5,9 +5,10 @@ import json
 
 import numpy as np
 
+from symrmt import Geometry
 from symrmt.cli import main
 
-from ..runner import run, run_json
+from ..runner import assert_refused, run, run_json
 
 
 def test_simulate_json_contract(capsys):
@@ -55,3 +56,29 @@ def test_cli_refusals_exit_2(capsys):
     # w_K orthogonal to w_Q: w_K w_Q^T is not symmetric (w_Q = 0 alone would be: B = 0).
     assert main(base + ["--n", "30", "--spectrum", "--matrix", "kernel", "--wk-norm", "1", "--wq-norm", "1"]) == 2
     assert "symmetric attention matrix K" in capsys.readouterr().err
+
+
+def test_simulate_and_compare_softmax(capsys, tmp_path):
+    """--attention softmax: the library's simulate(None, attention='softmax') on the same seeds, the theory
+    beside it, a plot; --f, --center and --diag are refused with it."""
+    from symrmt import simulate
+    from symrmt.softmax import softmax_error
+
+    # tau = 1.5: at c = 1 and tau <= 0.8 (nu/a_1^2 >= 3.7) the solver refuses parts of the plot's grid as "too
+    # small for the quadrature" although it solves each point alone (a solver limitation, reported).
+    argv = ["--attention", "softmax", "--temperature", "1.5", "--c", "1", "--gamma", "0.1,1", "--n", "48",
+            "--seeds", "2", "--quiet", "--mu-norm", "1"]
+    out = run_json(capsys, "simulate", *argv)
+    library = simulate(None, 48, 1.0, [0.1, 1.0], Geometry(mu_norm=1.0), seeds=2, attention="softmax",
+                       temperature=1.5, progress=False)
+    assert out["attention"]["mean"] == library.attention_mean.tolist() and out["softmax"]["temperature"] == 1.5
+    plot = tmp_path / "softmax.png"
+    status, text, err = run(capsys, "compare", *argv, "--plot", str(plot))
+    assert status == 0, err
+    assert "softmax attention, T = 1.5" in text and plot.stat().st_size > 1000
+    assert f"{softmax_error(1.0, 0.1, temperature=1.5, geometry=Geometry(mu_norm=1.0)):11.5f}" in text
+    spectrum = run_json(capsys, "simulate", *argv, "--spectrum")
+    assert len(spectrum["eigenvalues"]) == 96
+    for extra, needle in ((["--f", "tanh(x)"], "leave out --f"), (["--center"], "leave out --center"),
+                          (["--diag", "1"], "leave out --diag"), (["--spectrum", "--matrix", "kernel"], "not symmetric")):
+        assert_refused(capsys, ["simulate", *argv, *extra], needle)

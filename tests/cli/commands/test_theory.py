@@ -86,3 +86,31 @@ def test_form_on_theory_spectrum_and_latex(capsys):
     assert r"\mathfrak{m}" in printed["latex"] and r"\zeta_{2}" in printed["latex"]
     assert r"\mathbb{E}_\lambda\left[" in run_json(capsys, "latex")["latex"]          # the default: quadrature
     assert main(["theory", *base[1:], "--form", "fast"]) == 2
+
+
+def test_theory_softmax(capsys):
+    from symrmt.softmax import softmax_error, softmax_hermite
+
+    out = run_json(capsys, "theory", "--attention", "softmax", "--temperature", "0.5", "--c", "1",
+                   "--gamma", "0.01,1", "--mu-norm", "1.5")
+    assert np.allclose(out["attention"], softmax_error(1.0, [0.01, 1.0], temperature=0.5,
+                                                       geometry=symrmt_geometry(mu_norm=1.5)), rtol=1e-12)
+    assert (out["a1"], out["nu"]) == tuple(float(v) for v in softmax_hermite(0.5)) and out["temperature"] == 0.5
+    assert run_json(capsys, "theory", "--attention", "softmax", "--c", "1", "--gamma", "0.1")["temperature"] == 1.0
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--attention", "softmax", "--f", "tanh(x)"], "leave out --f"),
+    (["--attention", "softmax", "--diag", "0.5"], "leave out --diag"),
+    (["--attention", "softmax", "--temperature", "0"], "temperature"),
+    (["--f", "tanh(x)", "--temperature", "2"], "softmax only"),
+    ([], "--f is required"),
+])
+def test_theory_softmax_refusals(capsys, argv, needle):
+    assert_refused(capsys, ["theory", "--c", "1", "--gamma", "0.1", *argv], needle)
+
+
+def symrmt_geometry(**kwargs):
+    from symrmt import Geometry
+
+    return Geometry(**kwargs)

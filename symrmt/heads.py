@@ -1,0 +1,76 @@
+r"""Several attention heads, summed: the deterministic equivalent through the rank-r engine.
+
+H heads share the tokens, f and the identity part of their weights,
+:math:`W^{(h)} = I_p + B_h` with :math:`B_h = \sum_{k \in h} w_K^{(k)} w_Q^{(k)\top}` of rank r. Their
+scores share the noise part :math:`S^0 = Z^\top Z/\sqrt p` and differ only by the low-rank
+:math:`\Delta_h/\sqrt p` (docs/theory.md, section 3), so to the first order of section 3
+
+.. math::
+
+    \sum_h K_h \asymp H\,\big(K_N + \tfrac{a_1}{p}\,\bar\Delta\big), \qquad
+    \bar\Delta = \frac1H \sum_h \Delta_h ,
+
+which is H times the attention matrix of one head with the averaged weights
+:math:`I_p + \frac1H \sum_h B_h` (rank :math:`Hr`): the noise parts do not average out, they are
+the same matrix, and the heads add only their low-rank parts. Since :math:`K \mapsto HK` maps
+:math:`E(\gamma)` to :math:`E(\gamma/H^2)`,
+
+.. math::
+
+    E^{\rm sum}_H(\gamma) = E_{\rm one\ head}\big(\gamma/H^2;\ \mu,\ w^{(k)}/\sqrt H\big),
+
+the averaged weights being the vectors :math:`w_K^{(k)}/\sqrt H`, :math:`w_Q^{(k)}/\sqrt H` of all the
+heads (docs/theory.md, section 16). The concatenated heads (a probe on :math:`[XK_1; \dots; XK_H]`)
+add :math:`\sum_h (L_h - \bar L)^\top C (L_h - \bar L)` to this Gram matrix, a low-rank term the
+engine does not derive; :func:`symrmt.simulation.heads.simulate_heads` simulates both.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import validate
+from .errors import ParameterError
+
+__all__ = ["averaged_gram", "summed_heads_error"]
+
+
+def averaged_gram(gram: Any, heads: int) -> np.ndarray:
+    r"""The Gram matrix of :math:`(\mu, w_K^{(1..R)}/\sqrt H, w_Q^{(1..R)}/\sqrt H)`: one head with the averaged weights.
+
+    >>> averaged_gram(np.diag([1.0, 2.0, 2.0, 2.0, 2.0]), 2).diagonal().tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    gram = np.array(gram, dtype=np.float64)
+    heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
+    if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.shape[0] % 2 == 0:
+        raise ParameterError(f"gram has shape {gram.shape}: give the (1 + 2R) x (1 + 2R) Gram matrix of "
+                             "(mu, w_K^(1..R), w_Q^(1..R)).")
+    rank = (gram.shape[0] - 1) // 2
+    if rank % heads:
+        raise ParameterError(f"heads = {heads}: the Gram matrix has {rank} weight pairs, not a multiple of {heads}.")
+    gram[1:, 1:] /= heads                       # w.w' / H
+    gram[0, 1:] /= np.sqrt(heads)               # mu.w / sqrt(H)
+    gram[1:, 0] /= np.sqrt(heads)
+    return gram
+
+
+def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: float = 0.0) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` for H heads summed, :math:`K = \sum_h K_h`.
+
+    :func:`symrmt.attention_error` of one head with the averaged weights (:func:`averaged_gram`) at
+    :math:`\gamma/H^2` (module docstring); ``f``, ``c``, ``gamma`` and ``d`` as there (d is each head's
+    diagonal).
+
+    Examples
+    --------
+    >>> gram = np.diag([1.0, 1.0, 0.5, 1.0, 0.5])
+    >>> e = summed_heads_error("tanh(x)", 1.0, [0.1, 1.0], gram, heads=2)
+    >>> bool(np.all((0 < e) & (e < 1)))
+    True
+    """
+    from .theory import attention_error
+
+    averaged = averaged_gram(gram, heads)
+    return attention_error(f, c, np.asarray(gamma, dtype=float) / heads**2, None, d, averaged)

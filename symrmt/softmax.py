@@ -1,0 +1,149 @@
+r"""Softmax attention as the entrywise model: the convention, its scale and its deterministic equivalent.
+
+The scores are those of the entrywise model, :math:`S = X^\top W_{KQ} X/\sqrt p`, with
+:math:`S_{ij} = x_i^\top x_j/\sqrt p + (w_K^\top x_i)(w_Q^\top x_j)/\sqrt p` for rank-one weights.
+Softmax attention normalizes each row :math:`i` over the other tokens :math:`k \ne i` (the
+self-token masked), at temperature :math:`\tau`:
+
+.. math::
+
+    K^{\rm sm}_{ij} = \frac{e^{S_{ij}/\tau}}{\sum_{k \ne i} e^{S_{ik}/\tau}} \ (i \ne j), \qquad
+    K^{\rm sm}_{ii} = 0, \qquad \sum_{j} K^{\rm sm}_{ij} = 1,
+
+the row-stochastic matrix :math:`\operatorname{softmax}(QK^\top)` of attention with token
+:math:`i`'s query along :math:`w_K` and token :math:`j`'s key along :math:`w_Q` (swap the two to
+read the weights the other way round). The other orientation, each column normalized, has the
+same deterministic equivalent (docs/theory.md, section 15, with its finite-n difference). The probe runs on :math:`XK'` with
+
+.. math::
+
+    K' = \sigma_\tau K^{\rm sm}, \qquad \sigma_\tau = \frac{(n - 1)\, e^{1/(2\tau^2)}}{\sqrt p}
+    \quad (:func:`softmax_scale`),
+
+because each normalizer concentrates at :math:`(n-1)\,\mathbb E e^{\xi/\tau} = (n-1) e^{1/(2\tau^2)}`:
+then :math:`K'_{ij} \approx f(S_{ij})/\sqrt p` with :math:`f(x) = e^{x/\tau}`, the entrywise model.
+Its deterministic equivalent is that of the centered
+:math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}` (docs/theory.md, section 15), whose Hermite data are
+exact (:func:`softmax_hermite`):
+
+.. math::
+
+    a_1 = \mathbb E[\xi e^{\xi/\tau}] = \frac{e^{1/(2\tau^2)}}{\tau}, \qquad
+    \nu = \operatorname{Var} e^{\xi/\tau} = e^{2/\tau^2} - e^{1/\tau^2} .
+
+A ridge :math:`\lambda` on the plain softmax features :math:`XK^{\rm sm}` is the ridge
+:math:`\gamma = \sigma_\tau^2 \lambda` here: :math:`E^{\rm sm}(\lambda) = E(\sigma_\tau^2 \lambda)`.
+
+NumPy only (the theory is imported when :func:`softmax_error` is called).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import validate
+from .errors import ConvergenceError, ParameterError
+
+__all__ = ["ATTENTIONS", "MIN_TEMPERATURE", "check_temperature", "softmax_scale", "softmax_hermite",
+           "softmax_formula", "softmax_error"]
+
+#: The ``attention`` values of the simulator, the theory's CLI and :func:`symrmt.converge`.
+ATTENTIONS = ("entrywise", "softmax")
+
+#: The smallest temperature accepted: below it :math:`\nu = e^{2/\tau^2}` overflows float64 (2/τ² > 700).
+MIN_TEMPERATURE = 0.054
+
+
+def check_temperature(temperature: Any, array: bool = False) -> Any:
+    r"""``temperature`` as a float (an array with ``array``), finite and at least :data:`MIN_TEMPERATURE`."""
+    hint = "The softmax temperature tau divides the scores: exp(S/tau)."
+    value = validate.positive_array("temperature", temperature, hint) if array else \
+        validate.positive_scalar("temperature", temperature, hint)
+    if np.any(np.asarray(value) < MIN_TEMPERATURE):
+        raise ParameterError(
+            f"temperature = {temperature!r}: must be >= {MIN_TEMPERATURE} (below it e^(2/tau^2), the variance of "
+            "exp(xi/tau), overflows float64; the entrywise equivalent fails long before: docs/theory.md, section 15).")
+    return value
+
+
+def softmax_scale(n: int, p: int, temperature: float) -> float:
+    r""":math:`\sigma_\tau = (n - 1)\, e^{1/(2\tau^2)}/\sqrt p`, the factor from :math:`K^{\rm sm}` to :math:`K'`.
+
+    >>> round(softmax_scale(2048, 2048, 1.0), 4)       # (n - 1) e^(1/2) / sqrt(p)
+    74.5762
+    """
+    return (n - 1) * math.exp(0.5 / temperature**2) / math.sqrt(p)
+
+
+def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(a_1, nu)`` of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, exactly (arrays broadcast).
+
+    :math:`a_1 = e^{1/(2\tau^2)}/\tau` (Stein: :math:`\mathbb E f'(\xi)`) and
+    :math:`\nu = e^{2/\tau^2} - e^{1/\tau^2}` (:math:`\mathbb E e^{t\xi} = e^{t^2/2}`).
+
+    >>> a1, nu = softmax_hermite(1.0)
+    >>> bool(np.isclose(a1, np.exp(0.5))), bool(np.isclose(nu, np.e**2 - np.e))
+    (True, True)
+    """
+    tau = check_temperature(temperature, array=True)
+    return np.exp(0.5 / tau**2) / tau, np.exp(2.0 / tau**2) - np.exp(1.0 / tau**2)
+
+
+def softmax_formula(temperature: float) -> str:
+    """The centered f of the softmax at ``temperature``, as a formula in x (for labels and ``symrmt.hermite``).
+
+    >>> softmax_formula(0.5)
+    'exp(x/0.5) - exp(1/(2*0.5**2))'
+    """
+    tau = repr(float(check_temperature(temperature)))
+    return f"exp(x/{tau}) - exp(1/(2*{tau}**2))"
+
+
+def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any = None,
+                  gram: Any = None) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_{\rm attn}(\gamma)` for softmax attention at temperature :math:`\tau`.
+
+    The entrywise system (:func:`symrmt.attention_error`, :math:`d = 0`) with the exact Hermite data
+    of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, solved as :math:`f/a_1` at :math:`\gamma/a_1^2` (the same
+    error; ``(1, nu/a_1^2)`` stays of order one where :math:`a_1` is large); the convention (:math:`K' = \sigma_\tau K^{\rm sm}`,
+    normalized over the keys of each query) is this module's. Parameters broadcast.
+
+    Parameters
+    ----------
+    c, gamma : array_like
+        :math:`p/n > 0` and the ridge :math:`\gamma > 0` on :math:`XK'` (a ridge :math:`\lambda` on the
+        plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`).
+    temperature : array_like
+        :math:`\tau \ge` :data:`MIN_TEMPERATURE`. The equivalent holds where the normalizers concentrate
+        (docs/theory.md, section 15: :math:`\tau \gtrsim 0.5` at n in the thousands).
+    geometry, gram
+        The signal and the weights, as in :func:`symrmt.attention_error`.
+
+    Examples
+    --------
+    >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)
+    array([0.0805, 0.1791, 0.3889])
+    """
+    from .theory import attention_error
+
+    # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
+    # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
+    a1, nu = softmax_hermite(temperature)
+    share, ridge = nu / a1**2, np.asarray(gamma, dtype=float) / a1**2
+    try:
+        return attention_error((np.ones_like(a1), share), c, ridge, geometry, 0.0, gram)
+    except ConvergenceError:
+        # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
+        # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
+        # each point still checked by the solver.
+        return _pointwise(attention_error, share, c, ridge, geometry, gram)
+
+
+def _pointwise(attention_error, share, c, ridge, geometry, gram) -> np.ndarray:
+    """:func:`symrmt.attention_error` of ``(1, share)`` one broadcast point at a time."""
+    share, c, ridge = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge)
+    out = np.array([attention_error((1.0, float(b)), float(x), float(g), geometry, 0.0, gram)
+                    for b, x, g in zip(share.flat, c.flat, ridge.flat)], dtype=float)
+    return out.reshape(share.shape)
