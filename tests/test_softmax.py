@@ -33,7 +33,7 @@ def test_hermite_data_as_sympy_derives_them():
     """The package's own derivation of the formula (SymPy, exact) gives the same closed forms."""
     import sympy as sp
 
-    h = symrmt.hermite("exp(x/tau) - exp(1/(2*tau**2))", parameters=["tau"])
+    h = symrmt.hermite("exp(x/tau) - exp(1/(2*tau**2))")        # tau: a parameter by its name
     tau = h.parameters[0]
     assert sp.simplify(h.exact["a0"]) == 0
     assert sp.simplify(h.exact["a1"] - sp.exp(1 / (2 * tau**2)) / tau) == 0
