@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError
-from .forms import check_form, solve_in_form
+from .forms import DEFAULT_FORM, check_form, solve_in_form
 from .geometry import Geometry, check_symmetric_kernel, resolve_gram
 from .solve import PointFailure
 from .theory import _hermite_arrays, masked
@@ -63,7 +63,7 @@ class SpectralDensity:
         Where and why.
     """
 
-    def __init__(self, x, density, eta, matrix, stieltjes, base, form: str = "auto", failed=None,
+    def __init__(self, x, density, eta, matrix, stieltjes, base, form: str = DEFAULT_FORM, failed=None,
                  failures: tuple[PointFailure, ...] = ()) -> None:
         self.x, self.density, self.eta, self.matrix, self.stieltjes = x, density, eta, matrix, stieltjes
         self._base, self._form = base, form
@@ -100,7 +100,7 @@ def cauchy_smoothed(eigenvalues: np.ndarray, x: np.ndarray, eta: float) -> np.nd
 def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram", d: float = 0.0,
                      geometry: Geometry | None = None, gram: Any = None,
                      params: Mapping[str, float] | None = None, partial: bool = False,
-                     form: str = "auto") -> SpectralDensity:
+                     form: str = DEFAULT_FORM) -> SpectralDensity:
     r"""Predicted eigenvalue density of :math:`K^\top X^\top X K/n` (``"gram"``) or of :math:`K` (``"kernel"``).
 
     Parameters

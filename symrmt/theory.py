@@ -23,9 +23,9 @@ omega_QQ, omega_KQ``.
 
 The symbolic build happens once per process and rank on first use (a few seconds);
 a new nonlinearity only costs its Hermite coefficients, since the systems are derived
-for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"auto"`` (the default: the
-algebraic form of the system, with no quadrature, where it holds), ``"algebraic"`` or
-``"quadrature"`` (the reference); see :mod:`symrmt.forms`.
+for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"quadrature"`` (the default, the
+reference), ``"algebraic"`` or ``"auto"`` (the algebraic form of the system, with no quadrature,
+where it holds; several times faster); see :mod:`symrmt.forms` and its :data:`~symrmt.forms.DEFAULT_FORM`.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from typing import Any, Mapping, Union
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SymrmtInputError
-from .forms import check_form, solve_in_form
+from .forms import DEFAULT_FORM, check_form, solve_in_form
 from .geometry import Geometry, gram_rank, resolve_gram
 from .solve import PointFailure, SolveResult
 from .validate import (C_RANGE, MAX_DIAGONAL, MAX_GAMMA, RANGE_HINT, choice, integer, positive_array,
@@ -203,7 +203,7 @@ def masked(values: np.ndarray, failed: np.ndarray) -> np.ma.MaskedArray:
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                     gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                    partial: bool = False, form: str = "auto") -> RidgeSolution:
+                    partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
     r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
 
     Parameters
@@ -266,7 +266,7 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
-                 partial: bool = False, form: str = "auto") -> RidgeSolution:
+                 partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
     r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
 
     Parameters, ``partial`` and ``form`` as in :func:`solve_attention`.
@@ -281,7 +281,7 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                     gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                    partial: bool = False, form: str = "auto") -> np.ndarray:
+                    partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
@@ -306,7 +306,7 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
 
 
 def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
-                 partial: bool = False, form: str = "auto") -> np.ndarray:
+                 partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
 
     ``partial`` as in :func:`attention_error`.
@@ -321,7 +321,7 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 
 def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                        gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                       partial: bool = False, form: str = "auto") -> RidgeSolution:
+                       partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
     r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
 
     :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
@@ -335,7 +335,7 @@ def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
 
 def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                        gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                       partial: bool = False, form: str = "auto") -> np.ndarray:
+                       partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
 
     In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
@@ -391,7 +391,7 @@ class RidgelessLimit:
 
 def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
                     tolerance: float = 1e-5, gram: Any = None,
-                    params: Mapping[str, float] | None = None, form: str = "auto") -> RidgelessLimit:
+                    params: Mapping[str, float] | None = None, form: str = DEFAULT_FORM) -> RidgelessLimit:
     r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)` and the rate at which it is approached.
 
     :math:`E(\gamma) = \gamma^2 \int \mathrm d\mu_y(\lambda)/(\lambda + \gamma)^2`, with
@@ -541,7 +541,7 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         Return a complete, compilable LaTeX document instead of fragments.
     form : {"quadrature", "algebraic", "auto"}
         The form printed: with its spectral averages :math:`\mathbb E_\lambda[\cdot]` (the default), or in
-        closed form (``"algebraic"``, also ``"auto"``: the form the solver uses by default); for an f with
+        closed form (``"algebraic"``, also ``"auto"``: the form ``form="auto"`` solves); for an f with
         :math:`a_1 = 0`, the algebraic form derived with :math:`a_1 = 0`.
 
     Examples

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ...forms import FORMS
+from ...forms import DEFAULT_FORM, FORMS
 from ...theory import MAX_DIGITS, MAX_RANK
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, parameter_axes, parameter_values, single_point)
@@ -20,7 +20,7 @@ from ..paths import check_output_file
 from ..values import parse_grid
 
 _FORM_HELP = ("form of the derived system: algebraic (closed-form averages, no quadrature), quadrature "
-              "(the reference), or auto (algebraic, quadrature where it does not hold; the default)")
+              "(the reference; the default), or auto (algebraic, quadrature where it does not hold; faster)")
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "SoftmaxData", "describe", "MAX_RANK", "MAX_DIGITS"]
@@ -34,7 +34,7 @@ def add_theory(sub) -> None:
     add_geometry(p)
     add_params(p, grids=True)
     add_strict(p)
-    p.add_argument("--form", choices=FORMS, default="auto", help=_FORM_HELP)
+    p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
 
 
 def add_latex(sub) -> None:
@@ -50,7 +50,7 @@ def add_latex(sub) -> None:
                    help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
     p.add_argument("--document", metavar="FILE.tex", default=None,
                    help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
-    p.add_argument("--form", choices=FORMS, default="quadrature",
+    p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM,
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
     p.add_argument("--json", action="store_true")
@@ -67,7 +67,7 @@ def add_spectrum(sub) -> None:
     add_geometry(p)
     add_params(p, grids=True)
     add_strict(p)
-    p.add_argument("--form", choices=FORMS, default="auto", help=_FORM_HELP)
+    p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
