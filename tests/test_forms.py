@@ -122,7 +122,7 @@ def test_auto_solves_only_the_failed_point_by_quadrature(monkeypatch):
                                    failures=(PointFailure((5,), {}, "planted"),))
 
     monkeypatch.setattr(forms, "solve", solve_failing_one)
-    auto = attention_error(TANH, 1.0, gamma)
+    auto = attention_error(TANH, 1.0, gamma, form="auto")
     assert [size for algebraic, size in calls if not algebraic] == [1]           # one point by quadrature
     with pytest.raises(ConvergenceError, match="planted"):
         attention_error(TANH, 1.0, gamma, form="algebraic")

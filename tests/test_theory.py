@@ -236,13 +236,13 @@ def test_ridgeless_limit_says_when_it_cannot_be_measured_and_tiny_gamma_is_refus
         ridgeless_error(TANH, 0.999)           # the gap (1 - sqrt c)^2 ~ 2.5e-7 is at the bottom of the ladder
     with pytest.raises(ConvergenceError, match="three or more gamma"):
         ridgeless_error(TANH, 1.0, d=100.0, form="quadrature")    # the quadrature needs gamma above ~1e-6 d^2
-    # The algebraic form (the default) has no nodes to run out of: the hard edge's sqrt(gamma) at c = 1.
-    assert ridgeless_error(TANH, 1.0, d=100.0).exponent == pytest.approx(0.5, abs=1e-3)
+    # The algebraic form has no nodes to run out of: the hard edge's sqrt(gamma) at c = 1.
+    assert ridgeless_error(TANH, 1.0, d=100.0, form="auto").exponent == pytest.approx(0.5, abs=1e-3)
     with pytest.raises(ConvergenceError, match="too small for the quadrature"):
         attention_error(TANH, 1.0, 1e-10, form="quadrature")   # would need ~7e5 nodes at c = 1 (MAX_NODES = 34992)
     with pytest.raises(ConvergenceError, match="stalled"):
         attention_error(TANH, 1.0, 1e-12, form="quadrature")   # round-off-level steps: the continuation stops
-    # The algebraic form (the default) has no nodes to run out of: E keeps decreasing towards 0 at c = 1.
-    small = attention_error(TANH, 1.0, [1e-12, 1e-10, 1e-8])
+    # The algebraic form has no nodes to run out of: E keeps decreasing towards 0 at c = 1.
+    small = attention_error(TANH, 1.0, [1e-12, 1e-10, 1e-8], form="auto")
     assert np.all(np.diff(small) > 0) and 0 < small[0] < 1e-4
     # How promptly (was 170 s of round-off-level steps): benchmarks/bench_solver.py refusal.
