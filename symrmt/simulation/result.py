@@ -1,0 +1,109 @@
+r"""The result of :func:`~symrmt.simulation.simulate`: the errors over seeds, the settings, JSON, CSV and HTML."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..geometry import Geometry
+
+__all__ = ["SimulationResult"]
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    r"""Monte Carlo interpolation errors over ``seeds`` independent draws.
+
+    Attributes
+    ----------
+    gamma : numpy.ndarray
+        Ridge parameters, shape ``(G,)``, in the order given.
+    attention_mean, attention_se : numpy.ndarray
+        Mean of :math:`E_{\rm attn}(\gamma)` over seeds and its standard error
+        ``std(ddof=1) / sqrt(seeds)``, shape ``(G,)``.
+    linear_mean, linear_se : numpy.ndarray
+        The same for the linear baseline :math:`E_{\rm lin}(\gamma)`.
+    attention_per_seed, linear_per_seed : numpy.ndarray
+        The individual draws, shape ``(seeds, G)``.
+    n, p : int
+        Number of tokens and dimension, :math:`p = \operatorname{round}(c n)`.
+    c, d : float
+        Requested ratio and the diagonal of :math:`K`.
+    seeds, seed : int
+        Number of draws and the root seed of their ``SeedSequence``.
+    geometry : Geometry or None
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` when the weights have rank one
+        (given directly, or read from a 3-by-3 Gram matrix); ``None`` for r > 1.
+    gram : numpy.ndarray
+        The Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape ``(1+2r, 1+2r)``.
+    method : str
+        The ``method`` asked for.
+    routes : dict
+        For ``"attention"`` and ``"linear"``: how many seeds each route of
+        :mod:`~symrmt.simulation.linalg` served (``"lanczos"``, ``"tridiagonal"``, ``"exact"``).
+    weights : dict or None
+        With ``weights=``: :meth:`WeightMatrix.summary <symrmt.simulation.weights.WeightMatrix.summary>`
+        (``form``, ``p``, ``frobenius_norm``, and ``rank``, ``shift`` when factored); ``gram`` then
+        holds :math:`\mu` alone. ``None`` for the Gram path.
+    softmax : dict or None
+        With ``attention="softmax"``: ``temperature``, ``mask_diagonal`` and ``scale``
+        (:math:`\sigma_\tau`, :func:`symrmt.softmax.softmax_scale`); ``None`` for entrywise attention.
+
+    The arrays are read-only.
+    """
+
+    gamma: np.ndarray
+    attention_mean: np.ndarray
+    attention_se: np.ndarray
+    linear_mean: np.ndarray
+    linear_se: np.ndarray
+    attention_per_seed: np.ndarray
+    linear_per_seed: np.ndarray
+    n: int
+    p: int
+    c: float
+    d: float
+    seeds: int
+    seed: int
+    geometry: Geometry | None
+    gram: np.ndarray | None = None
+    method: str = "exact"
+    routes: dict = field(default_factory=dict)
+    weights: dict | None = None
+    softmax: dict | None = None
+
+    def _repr_html_(self) -> str:
+        """Jupyter: a small table, gamma and both errors as mean ± standard error."""
+        from ..display import simulation_html
+
+        return simulation_html(self)
+
+    def to_csv(self, path=None) -> str:
+        """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
+        from ..display import to_csv
+
+        return to_csv(self, path)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (plain lists and numbers).
+
+        Keys: ``gamma``; ``attention`` and ``linear``, each with ``mean``, ``se``
+        and ``per_seed``; ``n``, ``p``, ``c``, ``d``, ``seeds``, ``seed``,
+        ``geometry`` (as :meth:`Geometry.as_dict`, or ``null`` for r > 1),
+        ``gram`` (a nested list), ``method``, ``routes``, ``weights`` and ``softmax`` (or ``null``).
+        """
+        return {
+            "gamma": self.gamma.tolist(),
+            "attention": {"mean": self.attention_mean.tolist(), "se": self.attention_se.tolist(),
+                          "per_seed": self.attention_per_seed.tolist()},
+            "linear": {"mean": self.linear_mean.tolist(), "se": self.linear_se.tolist(),
+                       "per_seed": self.linear_per_seed.tolist()},
+            "n": self.n, "p": self.p, "c": self.c, "d": self.d,
+            "seeds": self.seeds, "seed": self.seed,
+            "geometry": None if self.geometry is None else self.geometry.as_dict(),
+            "gram": None if self.gram is None else self.gram.tolist(),
+            "method": self.method, "routes": {k: dict(v) for k, v in self.routes.items()},
+            "weights": None if self.weights is None else dict(self.weights),
+            "softmax": None if self.softmax is None else dict(self.softmax),
+        }
