@@ -30,6 +30,7 @@ from . import linalg
 from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory
 from .model import Model, _low_rank_scores, attention_matrix, draw, warn_large_norms
+from .result import CurveResult
 from .routes import Plan, unit_interval
 
 __all__ = ["COMBINATIONS", "HeadsResult", "simulate_heads", "heads_once"]
@@ -39,24 +40,13 @@ COMBINATIONS = ("sum", "concat")
 
 
 @dataclass(frozen=True, eq=False)
-class HeadsResult:
+class HeadsResult(CurveResult):
     r"""Monte Carlo of :math:`E_\mathrm{attn}(\gamma)` of H heads over ``seeds`` draws (arrays read-only).
 
-    ``mean`` and ``se`` have shape ``(G,)``, ``per_seed`` ``(seeds, G)``; ``heads`` and ``combine``
-    say how the heads were combined, the rest is as in :class:`~symrmt.simulation.SimulationResult`.
+    The fields of :class:`~symrmt.simulation.result.CurveResult`, and ``heads`` and ``combine``,
+    which say how the heads were combined.
     """
 
-    gamma: np.ndarray
-    mean: np.ndarray
-    se: np.ndarray
-    per_seed: np.ndarray
-    n: int
-    p: int
-    c: float
-    d: float
-    seeds: int
-    seed: int
-    gram: np.ndarray
     heads: int
     combine: str
 

@@ -27,30 +27,15 @@ from . import linalg
 from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
+from .result import CurveResult
 from .routes import Plan, unit_interval
 
 __all__ = ["KernelRidgeResult", "simulate_kernel_ridge", "kernel_ridge_once"]
 
 
 @dataclass(frozen=True, eq=False)
-class KernelRidgeResult:
-    r"""Monte Carlo of :math:`E_\mathrm{kernel}(\gamma)` over ``seeds`` draws (arrays read-only).
-
-    ``mean`` and ``se`` (``std(ddof=1)/sqrt(seeds)``) have shape ``(G,)``, ``per_seed``
-    ``(seeds, G)``; the settings are those of :class:`~symrmt.simulation.SimulationResult`.
-    """
-
-    gamma: np.ndarray
-    mean: np.ndarray
-    se: np.ndarray
-    per_seed: np.ndarray
-    n: int
-    p: int
-    c: float
-    d: float
-    seeds: int
-    seed: int
-    gram: np.ndarray
+class KernelRidgeResult(CurveResult):
+    r"""Monte Carlo of :math:`E_\mathrm{kernel}(\gamma)` over ``seeds`` draws (the fields of :class:`CurveResult`)."""
 
 
 def kernel_ridge_once(model: Model, grid: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..geometry import Geometry
 
-__all__ = ["SimulationResult"]
+__all__ = ["SimulationResult", "CurveResult"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,3 +107,25 @@ class SimulationResult:
             "weights": None if self.weights is None else dict(self.weights),
             "softmax": None if self.softmax is None else dict(self.softmax),
         }
+
+
+@dataclass(frozen=True, eq=False)
+class CurveResult:
+    r"""One Monte Carlo error curve over ``seeds`` draws (arrays read-only): the fields the second
+    model's and the heads' results share.
+
+    ``mean`` and ``se`` (``std(ddof=1)/sqrt(seeds)``) have shape ``(G,)``, ``per_seed``
+    ``(seeds, G)``; the settings are those of :class:`SimulationResult`.
+    """
+
+    gamma: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    per_seed: np.ndarray
+    n: int
+    p: int
+    c: float
+    d: float
+    seeds: int
+    seed: int
+    gram: np.ndarray
