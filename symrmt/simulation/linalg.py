@@ -50,11 +50,13 @@ from typing import Callable
 import numpy as np
 from scipy.linalg import blas, lapack
 
+from . import two_stage
 from .threads import blas_threads
 
-__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "CHECK_EVERY", "serial_blas", "symmetric_product",
-           "gram_matrix", "cogram_matrix", "rounding_bound", "exact_errors", "errors_gram", "errors_svd",
-           "tridiagonal_errors", "lanczos_errors", "tridiagonal_cost", "lanczos_cost", "prior_steps", "step_budget"]
+__all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "TWO_STAGE_FROM", "CHECK_EVERY", "serial_blas",
+           "symmetric_product", "gram_matrix", "cogram_matrix", "rounding_bound", "exact_errors", "errors_gram",
+           "errors_svd", "tridiagonal_errors", "lanczos_errors", "lanczos_pair_errors", "rows_product",
+           "tridiagonal_cost", "lanczos_cost", "prior_steps", "step_budget"]
 
 #: Largest a-priori relative rounding estimate (on E) accepted from a Gram-matrix route.
 GRAM_RTOL = 1e-5
@@ -64,6 +66,14 @@ LANCZOS_RTOL = 1e-8
 
 #: Largest Gram matrix formed by one SYRK call (see :func:`symmetric_product`).
 SYRK_COLUMNS = 8192
+
+#: Gram matrices from this size on are reduced by LAPACK's two-stage ``dsytrd_2stage`` when it is loaded
+#: (:mod:`~symrmt.simulation.two_stage`); below it ``dsytrd`` is as fast or faster.
+TWO_STAGE_FROM = 1024
+
+#: Elements (2 MB) of a block of rows in :func:`rows_product`: it stays in a core's L2 cache while
+#: it serves each column.
+_PRODUCT_BLOCK = 2**18
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
 CHECK_EVERY = 8
@@ -238,6 +248,10 @@ def _tridiagonalize(gram: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.nda
         s *= 2.0
         s -= (w @ s) * w
         blas.dsyr2(-1.0, w, s, a=a, lower=1, overwrite_a=1)
+    if a.shape[0] >= TWO_STAGE_FROM:
+        reduced = two_stage.tridiagonalize(a)   # half the time of dsytrd (no level-2 half); None if not loaded
+        if reduced is not None:
+            return reduced
     lwork = int(lapack.dsytrd_lwork(a.shape[0], lower=1)[0])  # the default lwork is unblocked (2-3x slower)
     _, diag, off, _, info = lapack.dsytrd(a, lower=1, lwork=lwork, overwrite_a=1)
     if info != 0:  # pragma: no cover - LAPACK argument error
@@ -319,12 +333,69 @@ def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, ga
     products (:mod:`~symrmt.simulation.threads`).
     """
     with blas_threads(threads):
-        return _lanczos(matvec, y, gamma, max_steps, cost_budget, rtol)
+        return _drive(_lanczos_run(y, gamma, max_steps, cost_budget, rtol), matvec)
 
 
-def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
-             max_steps: int, cost_budget: Callable[[int], bool] | None,
-             rtol: float) -> tuple[np.ndarray | None, int]:
+def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callable[[np.ndarray], np.ndarray],
+                        out_of: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: np.ndarray,
+                        max_steps: tuple[int, int],
+                        cost_budgets: tuple[Callable[[int], bool] | None, Callable[[int], bool] | None] = (None, None),
+                        rtol: float = LANCZOS_RTOL, threads: int = 1) -> tuple[tuple[np.ndarray | None, int], ...]:
+    r""":func:`lanczos_errors` of :math:`G_1 = B\,A\,D` and :math:`G_2 = A` from the same ``y``, sharing the passes over A.
+
+    ``shared`` applies :math:`A` to the columns of an n-by-2 (or n-by-1) array, ``into`` is
+    :math:`D` and ``out_of`` :math:`B` (for the attention Gram :math:`K^	op C K` and the linear
+    :math:`C`: :math:`D = K`, :math:`A = C`, :math:`B = K^	op`). While both runs go on, each
+    step applies A once to the two vectors :math:`D q^{(1)}_k` and :math:`q^{(2)}_k`
+    (:func:`rows_product` streams A once for both), so the second run costs no pass over
+    memory of its own. The two runs are the same as :func:`lanczos_errors` would make them,
+    step for step (only the order of floating-point operations in A's products changes).
+    Returns ``((errors_1, steps_1), (errors_2, steps_2))``.
+    """
+    runs = [_lanczos_run(y, gamma, steps, budget, rtol) for steps, budget in zip(max_steps, cost_budgets)]
+    done: list[tuple[np.ndarray | None, int] | None] = [None, None]
+    with blas_threads(threads):
+        vectors = [next(run) for run in runs]
+        while done[0] is None and done[1] is None:
+            product = shared(np.column_stack([into(vectors[0]), vectors[1]]))
+            for i, w in enumerate((out_of(product[:, 0]), product[:, 1])):
+                try:
+                    vectors[i] = runs[i].send(w)
+                except StopIteration as stop:
+                    done[i] = stop.value
+        if done[0] is None:
+            done[0] = _drive(runs[0], lambda v: out_of(shared(into(v)[:, None])[:, 0]), vectors[0])
+        if done[1] is None:
+            done[1] = _drive(runs[1], lambda v: shared(v[:, None])[:, 0], vectors[1])
+    return done[0], done[1]
+
+
+def rows_product(A: np.ndarray, V: np.ndarray) -> np.ndarray:
+    r""":math:`A V` for a few columns V, by blocks of rows of A that fit in a core's cache.
+
+    One pass over A serves every column: for two columns this streams A once where two
+    matrix-vector products stream it twice (numpy's GEMM on an n-by-2 right side does not).
+    """
+    rows = max(8, _PRODUCT_BLOCK // max(A.shape[1], 1))
+    out = np.empty((A.shape[0], V.shape[1]))
+    for start in range(0, A.shape[0], rows):
+        np.matmul(A[start:start + rows], V, out=out[start:start + rows])
+    return out
+
+
+def _drive(run, matvec: Callable[[np.ndarray], np.ndarray], first: np.ndarray | None = None):
+    """Run the Lanczos generator ``run`` to its end, answering each vector it yields with ``matvec``."""
+    try:
+        vector = next(run) if first is None else first
+        while True:
+            vector = run.send(matvec(vector))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _lanczos_run(y: np.ndarray, gamma: np.ndarray, max_steps: int, cost_budget: Callable[[int], bool] | None,
+                 rtol: float):
+    """Lanczos as a generator: yields each basis vector q and is sent back G q; returns ``(errors, steps)``."""
     n = y.size
     y_norm2 = float(y @ y)
     basis = _Basis(n, max_steps + 1)
@@ -336,7 +407,8 @@ def _lanczos(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, gamma: n
     lam_max = 0.0   # Gershgorin bound of T_k, running: >= every Ritz value
     for k in range(1, max_steps + 1):
         previous = beta[-1] if beta else 0.0
-        a, b = _lanczos_step(matvec, basis, previous)
+        product = yield basis.active[-1]
+        a, b = _lanczos_step(product, basis, previous)
         alpha.append(a)
         beta.append(b)
         lam_max = max(lam_max, a + b + previous)
@@ -379,11 +451,10 @@ class _Basis:
         return self.rows[: self.size]
 
 
-def _lanczos_step(matvec: Callable[[np.ndarray], np.ndarray], basis: _Basis,
-                  beta_prev: float) -> tuple[float, float]:
-    """One step: ``alpha_k``, ``beta_k``; appends the next basis vector (unless beta_k = 0)."""
+def _lanczos_step(product: np.ndarray, basis: _Basis, beta_prev: float) -> tuple[float, float]:
+    """One step from ``product`` = G q_k: ``alpha_k``, ``beta_k``; appends the next basis vector (unless beta_k = 0)."""
     q = basis.active[-1]
-    w = np.asarray(matvec(q), dtype=np.float64)
+    w = np.array(product, dtype=np.float64)   # a copy: the caller's array may be a view of a shared block
     if basis.size > 1:
         w -= beta_prev * basis.active[-2]
     a = float(q @ w)

@@ -113,6 +113,13 @@ class Instance:
             return lambda v: K.T @ (C @ (K @ v))
         return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
 
+    def linear_block_operator(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The linear Gram applied to the few columns of an n-by-k array, one pass over its arrays for all."""
+        C, X, n = self.C, self.X, self.n
+        if C is not None:
+            return lambda V: linalg.rows_product(C, V)
+        return lambda V: linalg.rows_product(X.T, linalg.rows_product(X, V)) / n
+
     def linear_problem(self) -> tuple:
         r"""Arguments of :func:`~symrmt.simulation.linalg.tridiagonal_errors` for the linear baseline (takes ``C``).
 
@@ -151,12 +158,7 @@ def errors(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.ndarray
         return attention, linalg.exact_errors(instance.X, instance.y, grid), ("exact", "exact")
     linear = attention = None
     if plan.method != "tridiagonal":
-        # Two memory-bound Lanczos runs that only read the arrays: concurrently, one BLAS thread each,
-        # or one after the other, whichever the machine runs faster (symrmt.simulation.threads).
-        strategy = threads.policy(plan.n).lanczos
-        attention, linear = threads.run_pair(lambda: _lanczos(plan, instance, grid, True, strategy.threads),
-                                             lambda: _lanczos(plan, instance, grid, False, strategy.threads),
-                                             strategy)
+        attention, linear = _lanczos_pair(plan, instance, grid)
     routes = ["lanczos", "lanczos"]
     if linear is None or attention is None:
         strategy = threads.policy(min(plan.n, plan.p)).reductions
@@ -167,18 +169,41 @@ def errors(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.ndarray
     return attention, linear, (routes[0], routes[1])
 
 
-def _lanczos(plan: Plan, instance: Instance, grid: np.ndarray, attention: bool, blas: int) -> np.ndarray | None:
-    """Lanczos quadrature within the plan's budget, or None (then the tridiagonal route)."""
+def _lanczos_pair(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Lanczos quadrature within the plan's budgets for the curves that try it, or None (then the tridiagonal route).
+
+    When both curves try it, the two runs share their passes over C (or X): the linear Gram
+    is the inner factor of the attention's :math:`K^\top C K`
+    (:func:`~symrmt.simulation.linalg.lanczos_pair_errors`), so the linear run streams no memory
+    of its own. The products run on the BLAS threads that :mod:`~symrmt.simulation.threads`
+    measured fastest for memory-bound products (one, or all when it found them faster).
+    """
+    tries = [_lanczos_budget(plan, grid, attention) for attention in (True, False)]
+    blas = threads.policy(plan.n).lanczos.threads
+    y = instance.y
+    if tries[0] is not None and tries[1] is not None:
+        K = instance.K
+        (attention, _), (linear, _) = linalg.lanczos_pair_errors(
+            lambda v: K @ v, instance.linear_block_operator(), lambda w: K.T @ w, y, grid,
+            (tries[0][0], tries[1][0]), (tries[0][1], tries[1][1]), threads=blas)
+        return attention, linear
+    if tries[0] is not None:
+        return linalg.lanczos_errors(instance.attention_operator(), y, grid, *tries[0], threads=blas)[0], None
+    if tries[1] is not None:
+        return None, linalg.lanczos_errors(instance.linear_operator(), y, grid, *tries[1], threads=blas)[0]
+    return None, None
+
+
+def _lanczos_budget(plan: Plan, grid: np.ndarray, attention: bool) -> tuple[int, Callable[[float], bool] | None] | None:
+    """``(most steps, cost check)`` of a curve's Lanczos run, or None when the plan expects the tridiagonal route
+    to be cheaper (``method="auto"``; ``method="lanczos"`` has only the step cap)."""
     n, p = plan.n, plan.p
     steps = plan.attention_steps if attention else plan.linear_steps
-    within_budget = None   # method="lanczos": only the step cap
-    if plan.method == "auto":
-        if steps < max(2 * linalg.CHECK_EVERY, linalg.prior_steps(n, p, float(grid.min()), attention)):
-            return None  # the tridiagonal route is expected to be cheaper
-        within_budget = _cheaper_than_tridiagonal(n, p, attention, plan.keeps_gram)
-    operator = instance.attention_operator() if attention else instance.linear_operator()
-    errors, _ = linalg.lanczos_errors(operator, instance.y, grid, steps, within_budget, threads=blas)
-    return errors
+    if plan.method != "auto":
+        return steps, None
+    if steps < max(2 * linalg.CHECK_EVERY, linalg.prior_steps(n, p, float(grid.min()), attention)):
+        return None
+    return steps, _cheaper_than_tridiagonal(n, p, attention, plan.keeps_gram)
 
 
 def _cheaper_than_tridiagonal(n: int, p: int, attention: bool, keeps_gram: bool) -> Callable[[float], bool]:

@@ -47,6 +47,8 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import lapack
 
+from . import two_stage
+
 __all__ = ["CALIBRATION_SIZE", "PROBE_SIZE", "MEASURED_FROM", "STRATEGIES", "Strategy", "ThreadPolicy",
            "blas_threads", "available_threads", "measure", "policy", "run_pair"]
 
@@ -167,7 +169,8 @@ def _wall(fn: Callable[[], object], repeat: int = 2) -> float:
 
 
 def _kernels(size: int) -> dict[str, Callable[[], object]]:
-    """One ``sytrd`` (blocked, as the tridiagonal route runs it) and :data:`_PRODUCTS` matrix-vector products."""
+    """One tridiagonal reduction (``dsytrd_2stage``, or blocked ``dsytrd``, as the tridiagonal route runs it
+    on large matrices) and :data:`_PRODUCTS` matrix-vector products."""
     rng = np.random.default_rng(0)
     Z = rng.standard_normal((size, size))
     gram = Z.T @ Z / size
@@ -175,7 +178,9 @@ def _kernels(size: int) -> dict[str, Callable[[], object]]:
     v = rng.standard_normal(size)
 
     def reduction():
-        lapack.dsytrd(gram, lower=1, lwork=lwork)   # works on a copy: gram is reused
+        # the large draws' reduction (two-stage where loaded); each works on a copy: gram is reused
+        if two_stage.tridiagonalize(np.asfortranarray(gram.copy())) is None:
+            lapack.dsytrd(gram, lower=1, lwork=lwork)
 
     def products():
         w = v
