@@ -17,7 +17,9 @@ import numpy as np
 from scipy.linalg import lapack
 from timing import best_of
 
-from symrmt.simulation.threads import blas_threads
+from symrmt.simulation import two_stage
+from symrmt.simulation.linalg import rows_product
+from symrmt.simulation.threads import Strategy, available_threads, blas_threads, run_pair
 
 
 def kernels(n: int) -> dict:
@@ -27,13 +29,18 @@ def kernels(n: int) -> dict:
     MX = X + np.outer(rng.standard_normal(n), rng.standard_normal(n) @ X) / n
     C = X.T @ X / n
     v = rng.standard_normal(n)
+    V = rng.standard_normal((n, 2))
     lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
     return {
         "score GEMM X^T (M X)": lambda: X.T @ MX,
         "X^T X (numpy's SYRK)": lambda: X.T @ X,
         "draw Z = standard_normal((p, n))": lambda: np.random.default_rng(1).standard_normal((n, n)),
         "sytrd, optimal lwork (one reduction)": lambda: lapack.dsytrd(C, lower=1, lwork=lwork),
+        "two-stage sytrd (the route's, n >= 1024)": lambda: two_stage.tridiagonalize(np.asfortranarray(C.copy())),
         "100 matrix-vector products C @ v": lambda: [C @ v for _ in range(100)],
+        "100 paired products C @ [u, v]": lambda: [rows_product(C, V, available_threads()) for _ in range(100)],
+        "reductions of a draw (2 two-stage, pair)": lambda: run_pair(*(lambda: two_stage.tridiagonalize(
+            np.asfortranarray(C.copy())),) * 2, Strategy("pair", True, 1)),
     }
 
 

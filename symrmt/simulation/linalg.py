@@ -45,6 +45,8 @@ NumPy and SciPy only; the memory-bound kernels run on one BLAS thread unless the
 from __future__ import annotations
 
 import contextlib
+import functools
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
@@ -370,17 +372,35 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
     return done[0], done[1]
 
 
-def rows_product(A: np.ndarray, V: np.ndarray) -> np.ndarray:
+def rows_product(A: np.ndarray, V: np.ndarray, workers: int = 1) -> np.ndarray:
     r""":math:`A V` for a few columns V, by blocks of rows of A that fit in a core's cache.
 
     One pass over A serves every column: for two columns this streams A once where two
     matrix-vector products stream it twice (numpy's GEMM on an n-by-2 right side does not).
+    The blocks are too small for the BLAS to thread, so ``workers`` Python threads take
+    a contiguous share of them each (numpy releases the GIL in ``matmul``).
     """
     rows = max(8, _PRODUCT_BLOCK // max(A.shape[1], 1))
     out = np.empty((A.shape[0], V.shape[1]))
-    for start in range(0, A.shape[0], rows):
-        np.matmul(A[start:start + rows], V, out=out[start:start + rows])
+
+    def share(first: int, last: int) -> None:
+        for start in range(first, last, rows):
+            stop = min(start + rows, last)
+            np.matmul(A[start:stop], V, out=out[start:stop])
+
+    if workers <= 1 or A.shape[0] < 2 * rows * workers:
+        share(0, A.shape[0])
+        return out
+    bounds = np.linspace(0, A.shape[0], workers + 1).astype(int)
+    for pending in [_pool(workers).submit(share, a, b) for a, b in zip(bounds[:-1], bounds[1:])]:
+        pending.result()
     return out
+
+
+@functools.lru_cache(maxsize=2)
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool kept for the process: :func:`rows_product` runs once per Lanczos step."""
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="symrmt-rows")
 
 
 def _drive(run, matvec: Callable[[np.ndarray], np.ndarray], first: np.ndarray | None = None):
@@ -532,10 +552,12 @@ def _finish(diag: np.ndarray, off: np.ndarray, b: float | None, gamma: np.ndarra
 # In flop-equivalents of a GEMM (2 m k n for an m-by-k times k-by-n product). Ratios measured on the
 # development machine, see docs/performance.md; only their order of magnitude matters for the choice,
 # never for the result (every route is exact).
-_PASS = 14.0            # one matrix element streamed by a (single-threaded) matrix-vector product
+_PASS = 28.0            # one matrix element streamed by a matrix-vector product (22-32 on two threads and
+                        # 43-77 on one at n = 2048-4096, where n-by-n arrays no longer fit in cache)
 _SYRK = 1.4             # X^T X, per m*m*k (numpy uses SYRK, about 0.7 of a GEMM)
-_SYTRD = 3.0            # blocked sytrd, per m^3 (about 1.5 GEMMs of size m)
-_STEP_OVERHEAD = 3e6    # Python overhead of one Lanczos step
+_SYTRD = 6.0            # blocked dsytrd, per m^3 (as _PASS / 4.7, the ratio measured below n = 1024)
+_SYTRD_TWO_STAGE = 3.5  # dsytrd_2stage, per m^3: a pair of them on one BLAS thread each, 3.4 at 2048, 3.6 at 4096
+_STEP_OVERHEAD = 6e6    # Python overhead of one Lanczos step
 # Lanczos steps to close the bracket, about _STEPS * sqrt(kappa) with kappa the condition
 # number of the Marchenko-Pastur bulk shifted by gamma_min (times _STEPS_ATTENTION for
 # the attention Gram); measured with tanh at c = 1 (docs/performance.md).
@@ -557,9 +579,10 @@ def _streamed(n: int, p: int, attention: bool, keeps_gram: bool) -> float:
 def tridiagonal_cost(n: int, p: int, attention: bool) -> float:
     """Flop-equivalents of the tridiagonal route (features XK and their Gram for the attention)."""
     m = min(n, p)
+    reduction = (_SYTRD_TWO_STAGE if m >= TWO_STAGE_FROM and two_stage.available() else _SYTRD) * m**3
     if attention:
-        return 2.0 * p * n * n + _SYRK * m * m * max(n, p) + _SYTRD * m**3
-    return (0.0 if p >= n else _SYRK * p * p * n) + _SYTRD * m**3
+        return 2.0 * p * n * n + _SYRK * m * m * max(n, p) + reduction
+    return (0.0 if p >= n else _SYRK * p * p * n) + reduction
 
 
 def lanczos_cost(steps: float, n: int, p: int, attention: bool, keeps_gram: bool) -> float:

@@ -131,17 +131,24 @@ def _low_rank_scores(X: np.ndarray, shift: float, keys: np.ndarray, queries: np.
     p, n = X.shape
     gram = symmetric_product(X)
     U, V = X.T @ keys.T, X.T @ queries.T
-    S = gram.copy() if keep_gram else gram
-    if shift != 1.0:
-        S *= shift
-    if U.shape[1]:
-        for start in range(0, n, BLOCK_ROWS):
-            S[start:start + BLOCK_ROWS] += U[start:start + BLOCK_ROWS] @ V.T
-    S /= np.sqrt(p)
-    if not keep_gram:
-        return S, None
-    gram /= n
-    return S, gram
+    S = np.empty_like(gram) if keep_gram else gram
+    # One pass over the n-by-n arrays, block by block while a block is in cache: S and C from X^T X.
+    for start in range(0, n, BLOCK_ROWS):
+        rows = slice(start, start + BLOCK_ROWS)
+        block = np.multiply(gram[rows], shift, out=S[rows]) if shift != 1.0 else _copy_into(S[rows], gram[rows])
+        if U.shape[1]:
+            block += U[rows] @ V.T
+        block /= np.sqrt(p)
+        if keep_gram:
+            gram[rows] /= n
+    return S, (gram if keep_gram else None)
+
+
+def _copy_into(out: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """``block`` copied into ``out`` (nothing to do when they are the same array); returns ``out``."""
+    if out is not block:
+        np.copyto(out, block)
+    return out
 
 
 def _dense_scores(X: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -173,20 +180,21 @@ def entrywise_matrix(S: np.ndarray, model: Model) -> np.ndarray:
     of rows, so no second n-by-n array is made.
     """
     np.fill_diagonal(S, 0.0)
-    low, high = float(S.min()), float(S.max())
-    finite = True
-    for start in range(0, S.shape[0], BLOCK_ROWS):
+    low, high, finite = np.inf, -np.inf, True
+    scale = 1.0 / np.sqrt(model.p)
+    for start in range(0, S.shape[0], BLOCK_ROWS):   # one pass: each block is read once from memory
         block = S[start:start + BLOCK_ROWS]
+        low, high = min(low, float(block.min())), max(high, float(block.max()))
         with np.errstate(all="ignore"):  # overflow / nan are judged below, with a better message
             block[...] = model.f(block)
         finite = finite and bool(np.all(np.isfinite(block)))
+        block *= scale
     if not finite:
         raise NonlinearityError(
             f"f = {model.label}: returned inf or nan on the attention scores (off-diagonal scores lie in "
             f"[{low:.3g}, {high:.3g}]). Use a bounded or slowly growing f (e.g. tanh instead of exp), "
             "a smaller n, or smaller norms of mu, w_K, w_Q."
         )
-    S /= np.sqrt(model.p)
     np.fill_diagonal(S, model.d)
     return S
 

@@ -113,12 +113,13 @@ class Instance:
             return lambda v: K.T @ (C @ (K @ v))
         return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
 
-    def linear_block_operator(self) -> Callable[[np.ndarray], np.ndarray]:
-        """The linear Gram applied to the few columns of an n-by-k array, one pass over its arrays for all."""
+    def linear_block_operator(self, workers: int = 1) -> Callable[[np.ndarray], np.ndarray]:
+        """The linear Gram applied to the few columns of an n-by-k array, one pass over its arrays for all
+        (:func:`~symrmt.simulation.linalg.rows_product` on ``workers`` threads)."""
         C, X, n = self.C, self.X, self.n
         if C is not None:
-            return lambda V: linalg.rows_product(C, V)
-        return lambda V: linalg.rows_product(X.T, linalg.rows_product(X, V)) / n
+            return lambda V: linalg.rows_product(C, V, workers)
+        return lambda V: linalg.rows_product(X.T, linalg.rows_product(X, V, workers), workers) / n
 
     def linear_problem(self) -> tuple:
         r"""Arguments of :func:`~symrmt.simulation.linalg.tridiagonal_errors` for the linear baseline (takes ``C``).
@@ -184,7 +185,7 @@ def _lanczos_pair(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.
     if tries[0] is not None and tries[1] is not None:
         K = instance.K
         (attention, _), (linear, _) = linalg.lanczos_pair_errors(
-            lambda v: K @ v, instance.linear_block_operator(), lambda w: K.T @ w, y, grid,
+            lambda v: K @ v, instance.linear_block_operator(blas), lambda w: K.T @ w, y, grid,
             (tries[0][0], tries[1][0]), (tries[0][1], tries[1][1]), threads=blas)
         return attention, linear
     if tries[0] is not None:

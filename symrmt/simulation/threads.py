@@ -6,19 +6,23 @@ A draw of :func:`symrmt.simulation.simulate` spends its time in two kinds of ker
 * level-3 products (the scores, :math:`X^\top X`, the features :math:`XK` and their Gram),
   which scale with BLAS threads on an idle machine (but a GEMM of size 256 took 40 times
   longer on two threads than on one at load 10);
-* two *reductions*, one per Gram matrix: LAPACK's ``sytrd`` (tridiagonal route) or a
-  Lanczos run, whose matrix-vector products are memory-bound. Half of ``sytrd`` is level 2.
+* two *reductions*, one per Gram matrix: LAPACK's ``sytrd`` (tridiagonal route; its
+  two-stage form from n = 1024, :mod:`~symrmt.simulation.two_stage`) or a Lanczos run,
+  whose matrix-vector products are memory-bound. Half of ``sytrd`` is level 2; the second
+  stage of the two-stage form is serial. The two Lanczos runs of a draw are one run of
+  paired steps (:func:`~symrmt.simulation.linalg.lanczos_pair_errors`).
 
 For the reductions a second BLAS thread can help (an idle machine with bandwidth to
 spare), do nothing, or slow them several-fold (an OpenBLAS thread that waits for a core
 held by another process: ``sytrd`` at n = 2048 took 0.73 s with one thread and 4.07 s
 with two on a 2-core machine at load 1.2). Which one happens depends on the machine and
-its load, so it is measured: :func:`measure` times two ``sytrd`` and two batches of
-matrix-vector products of size :data:`CALIBRATION_SIZE` run concurrently with one BLAS
-thread each, one after the other with one thread, and (when a cheap probe does not
-already show them slower) one after the other with all BLAS threads; :func:`policy`
-keeps the faster thread count for the products (a GEMM timed on one and on all threads)
-and, for each kind of reduction, the fastest way to do the *pair*:
+its load, so it is measured: :func:`measure` times two reductions of size
+:data:`CALIBRATION_SIZE` run concurrently with one BLAS thread each, one after the other
+with one thread, and (when a cheap probe does not already show them slower) one after
+the other with all BLAS threads, and a batch of matrix-vector products on one and on all
+threads; :func:`policy` keeps the faster thread count for the level-3 products (a GEMM
+timed on one and on all threads) and for the Lanczos run, and the fastest way to do the
+pair of reductions:
 
 .. math::
 
@@ -130,8 +134,9 @@ class Strategy:
 
 @dataclass(frozen=True)
 class ThreadPolicy:
-    """The chosen :class:`Strategy` for the two ``sytrd`` and for the two Lanczos runs, the BLAS threads of
-    the draw's level-3 products, and the timings behind them.
+    """The chosen :class:`Strategy` for the two tridiagonal reductions and for the Lanczos run (``"serial"``
+    or ``"threaded"``: its two curves are paired step by step), the BLAS threads of the draw's level-3
+    products, and the timings behind them.
 
     ``seconds`` maps ``(kernel, strategy name)`` to the wall time of the *pair* of kernels, and
     ``("gemm", "serial" or "threaded")`` to that of one GEMM on one or all threads (empty when
@@ -195,8 +200,9 @@ def _kernels(size: int) -> dict[str, Callable[[], object]]:
 
 
 def measure(size: int = CALIBRATION_SIZE, threads: int | None = None) -> dict[tuple[str, str], float]:
-    """Wall time of a *pair* of each reduction (``"sytrd"``, ``"products"``) under the strategies of
-    :data:`STRATEGIES`, and of one ``"gemm"`` on one (``"serial"``) and on all (``"threaded"``) threads.
+    """Wall time of a *pair* of reductions (``"sytrd"``) under the strategies of :data:`STRATEGIES`, of a pair
+    of batches of matrix-vector products (``"products"``) and of one ``"gemm"`` on one (``"serial"``)
+    and on all (``"threaded"``) threads.
 
     ``threads`` is the :math:`T` of the ``"threaded"`` strategy (default: :func:`available_threads`).
     A threaded reduction can be ten or more times slower on a busy machine, so its
@@ -210,7 +216,7 @@ def measure(size: int = CALIBRATION_SIZE, threads: int | None = None) -> dict[tu
     probe = _kernels(min(size, PROBE_SIZE))
     seconds = {}
     for kernel, fn in _kernels(size).items():
-        for name in ("serial",) if kernel == "gemm" else ("pair", "serial"):
+        for name in ("pair", "serial") if kernel == "sytrd" else ("serial",):
             seconds[kernel, name] = _time(fn, kernel, strategies[name])
         if threads > 1 and (kernel == "gemm" or _time(probe[kernel], kernel, strategies["threaded"])
                             <= _time(probe[kernel], kernel, strategies["serial"])):
