@@ -13,8 +13,10 @@ relative difference from ``exact`` over all gamma and seeds.
 Beside the ratios it prints why they are what they are: the strategy that
 ``symrmt.simulation.threads`` chose for the two reductions of a draw (with the timings of
 the pair under each strategy; measured once per process, before the timed runs, and its
-cost printed), and the costs of the kernels with one and with two BLAS threads
-(``bench_kernels.py``; ``--no-kernels`` skips them).
+cost printed), whether the tridiagonal route reduces with LAPACK's two-stage
+``dsytrd_2stage``, and the costs of the kernels with one and with two BLAS threads
+(``bench_kernels.py``, which also times the pair of reductions of a draw and the paired
+Lanczos products; ``--no-kernels`` skips them).
 
 Targets (docs/performance.md): n = 2048 with gamma in [1e-3, 1e2]: auto <= 8x;
 n = 4096 with gamma in [1e-2, 1e2]: auto <= 4x.
@@ -34,7 +36,7 @@ import numpy as np
 from bench_kernels import print_costs
 
 from symrmt.geometry import Geometry
-from symrmt.simulation import METHODS, simulate, threads
+from symrmt.simulation import METHODS, simulate, threads, two_stage
 from symrmt.simulation.threads import blas_threads
 
 #: gamma_min of the targets of issue 10, per size (other sizes: 1e-3)
@@ -82,7 +84,8 @@ def print_policy(n: int, p: int) -> None:
     chosen = threads.policy(min(n, p))
     took = time.perf_counter() - start
     pairs = ", ".join(f"{kernel} {name} {seconds:.3f} s" for (kernel, name), seconds in chosen.seconds.items())
-    print(f"  reductions: sytrd pair {chosen.reductions.name}, Lanczos pair {chosen.lanczos.name} "
+    print(f"  reductions: tridiagonal pair {chosen.reductions.name} ({'two-stage' if two_stage.available() else 'dsytrd'}), "
+          f"paired Lanczos run {chosen.lanczos.name} "
           f"({threads.available_threads()} BLAS threads available; "
           + (f"measured at n = {threads.CALIBRATION_SIZE} {f'in {took:.2f} s' if took > 0.01 else 'earlier'}: "
              f"{pairs})" if chosen.seconds else "not measured: below MEASURED_FROM, or SYMRMT_REDUCTIONS)"),

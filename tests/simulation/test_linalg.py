@@ -200,3 +200,74 @@ def test_prior_steps_grow_as_gamma_shrinks_and_at_the_hard_edge():
     assert linalg.prior_steps(1000, 1000, 1e-3, False) > linalg.prior_steps(1000, 1000, 1e-1, False)
     assert linalg.prior_steps(1000, 1000, 1e-3, False) > linalg.prior_steps(1000, 4000, 1e-3, False)
     assert linalg.prior_steps(1000, 1000, 1e-3, True) > linalg.prior_steps(1000, 1000, 1e-3, False)
+
+
+@pytest.mark.parametrize("shape", [(30, 70), (300, 517), (517, 300)])
+def test_symmetric_product_mirrors_the_syrk_triangle(shape):
+    """One SYRK triangle mirrored by blocks (the last one partial): F^T F to rounding, exactly symmetric,
+    C-contiguous (the scores are built from it by blocks of rows)."""
+    F = np.random.default_rng(1).standard_normal(shape)
+    gram = linalg.symmetric_product(F)
+    assert gram.flags.c_contiguous
+    np.testing.assert_array_equal(gram, gram.T)
+    np.testing.assert_allclose(gram, F.T @ F, rtol=1e-13, atol=1e-11)
+    planted = gram.copy()
+    planted[-1, 0] += 1.0                     # the check above would catch one wrong mirrored entry
+    assert not np.array_equal(planted, planted.T)
+
+
+@pytest.mark.skipif(not linalg.two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
+@pytest.mark.parametrize("m", [5, 300, 1100])
+def test_two_stage_reduction_keeps_e1_and_the_spectrum(m):
+    """dsytrd_2stage's T has G's eigenvalues and e_1^T f(T) e_1 = e_1^T f(G) e_1: the route's identity holds."""
+    rng = np.random.default_rng(m)
+    Z = rng.standard_normal((m, m))
+    G = Z.T @ Z / m
+    diag, off = linalg.two_stage.tridiagonalize(np.asfortranarray(G))
+    T = np.diag(diag) + np.diag(off, 1) + np.diag(off, -1)
+    lam, vectors = np.linalg.eigh(G)
+    np.testing.assert_allclose(np.linalg.eigvalsh(T), lam, rtol=0, atol=1e-11 * lam[-1])
+    for g in (1e-3, 1.0):
+        want = np.sum(vectors[0] ** 2 / (lam + g) ** 2)
+        got = np.linalg.solve(T + g * np.eye(m), np.eye(m)[:, 0])
+        np.testing.assert_allclose(got @ got, want, rtol=1e-8)
+
+
+@pytest.mark.skipif(not linalg.two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
+def test_tridiagonal_route_above_two_stage_from_matches_dense(monkeypatch):
+    """With the two-stage reduction (threshold lowered to reach it at a test size) the route still equals exact."""
+    monkeypatch.setattr(linalg, "TWO_STAGE_FROM", 64)
+    F, y = problem(150, 120, seed=3)
+    np.testing.assert_allclose(tridiagonal(F, y, GAMMAS), dense_errors(F, y, GAMMAS), rtol=1e-9)
+    F, y = problem(90, 160, seed=4)      # p < n: the push-through side, 90-by-90
+    np.testing.assert_allclose(tridiagonal(F, y, GAMMAS), exact_errors(F, y, GAMMAS), rtol=1e-9)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rows_product_is_the_product(workers):
+    A = np.random.default_rng(5).standard_normal((1000, 300))
+    V = np.random.default_rng(6).standard_normal((300, 2))
+    np.testing.assert_allclose(linalg.rows_product(A, V, workers), A @ V, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("steps", [(200, 200), (200, 5), (5, 200)])
+def test_paired_lanczos_runs_equal_two_separate_runs(steps):
+    """The attention-like G_1 = B A D and the linear G_2 = A share A's passes; each run is the one
+    lanczos_errors makes alone, step for step, also when one stops first (its step cap)."""
+    rng = np.random.default_rng(7)
+    n = 120
+    F = rng.standard_normal((150, n))
+    C = F.T @ F / n
+    K = rng.standard_normal((n, n)) / np.sqrt(n)
+    y = rng.choice([-1.0, 1.0], n)
+    alone = (linalg.lanczos_errors(lambda v: K.T @ (C @ (K @ v)), y, GAMMAS, steps[0]),
+             linalg.lanczos_errors(lambda v: C @ v, y, GAMMAS, steps[1]))
+    paired = linalg.lanczos_pair_errors(lambda v: K @ v, lambda V: linalg.rows_product(C, V), lambda w: K.T @ w,
+                                        y, GAMMAS, steps)
+    for (got, k_got), (want, k_want) in zip(paired, alone):
+        assert k_got == k_want
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert paired[0][0] is not None or steps[0] == 5   # the planted short cap must be what stops a run
