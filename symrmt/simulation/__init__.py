@@ -78,6 +78,8 @@ same draws.
 Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :math:`K`),
 :mod:`~symrmt.simulation.weights` (general weight matrices: checks, forms, the signal's frame),
 :mod:`~symrmt.simulation.linalg` (the routes' kernels and their cost model),
+:mod:`~symrmt.simulation.two_stage` (LAPACK's two-stage tridiagonal reduction, which SciPy does not wrap),
+:mod:`~symrmt.simulation.threads` (BLAS threads per kernel, measured once per process),
 :mod:`~symrmt.simulation.routes` (which route serves each curve),
 :mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
 :mod:`~symrmt.simulation.api` (the public functions, re-exported here),

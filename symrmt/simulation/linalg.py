@@ -17,7 +17,9 @@ section 1). Only this one quadratic form is wanted, not the eigenvectors of
     One Householder reflector maps :math:`y` to :math:`\|y\| e_1`, then LAPACK's
     ``sytrd`` reduces :math:`G` to a tridiagonal :math:`T`; its reflectors leave
     :math:`e_1` fixed, so :math:`y^\top (G+\gamma)^{-2} y = \|y\|^2 \|(T+\gamma)^{-1} e_1\|^2`:
-    one O(m) tridiagonal solve per :math:`\gamma` (:func:`tridiagonal_errors`).
+    one O(m) tridiagonal solve per :math:`\gamma` (:func:`tridiagonal_errors`). From
+    ``TWO_STAGE_FROM`` on the reduction is the two-stage ``dsytrd_2stage``
+    (:mod:`~symrmt.simulation.two_stage`), about twice as fast on one thread.
     Its cost is that of ``eigvalsh``, not of ``eigh``.
 ``lanczos``
     Lanczos on :math:`G` started from :math:`y` (full reorthogonalization), with
@@ -25,7 +27,8 @@ section 1). Only this one quadratic form is wanted, not the eigenvectors of
     :math:`0 \le \lambda_{\min}(G)` (an upper bound) for :math:`f(\lambda) = (\lambda+\gamma)^{-2}`
     (Golub and Meurant, *Matrices, Moments and Quadrature*, 2010): it stops when
     the bracket is narrower than ``rtol`` at every :math:`\gamma`
-    (:func:`lanczos_errors`). Each step costs a few matrix-vector products.
+    (:func:`lanczos_errors`). Each step costs a few matrix-vector products; the two
+    runs of a draw share their passes over :math:`C` (:func:`lanczos_pair_errors`).
 
 All three agree to far below Monte Carlo noise; the choice between them is made by
 :mod:`symrmt.simulation.routes` (``method="auto"``) with the cost model at the end of
