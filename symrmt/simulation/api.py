@@ -10,7 +10,8 @@ for formulas and expressions), draws (:mod:`~symrmt.simulation.model`) and solve
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -147,15 +148,18 @@ def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = Fal
     return dataclasses.replace(model, f=numpy_callable(f), label=label_of(f))
 
 
-def _one_draw(model: Model, plan: Plan, grid: np.ndarray,
-              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
+def _one_draw(model: Model, plan: Plan, grid: np.ndarray, rng: np.random.Generator,
+              drawn: list | None = None) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
     """:func:`simulate_once` after validation; also returns the routes used.
+
+    ``drawn``: a list holding ``draw(model, rng)`` made ahead (:func:`_drawn_ahead`); it is emptied,
+    so that the routes can release X and K as they go.
 
     The level-3 products run on the BLAS threads that :mod:`~symrmt.simulation.threads` measured
     fastest at this size; the reductions inside set their own.
     """
     with threads.blas_threads(threads.policy(max(model.n, model.p)).products):
-        y, X, vectors = draw(model, rng)
+        y, X, vectors = draw(model, rng) if drawn is None else drawn.pop()
         S, C = scores(X, vectors, plan.keeps_gram, model.weights)
         K = attention_matrix(S, model)
         del S
@@ -388,8 +392,10 @@ def simulate(
     check_memory(plan, seeds, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
     model = _with_f(model, f, params, check_centered=True)
-    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
-    draws = [_one_draw(model, plan, grid, rng) for rng in bar]
+    generators = _generators(seed, seeds)
+    drawn = _drawn_ahead(model, generators) if routes.concurrent(model.n, model.p) else (None,) * seeds
+    bar = progress_bar(zip(generators, drawn), desc="simulate", unit="seed", total=seeds, enabled=progress)
+    draws = [_one_draw(model, plan, grid, rng, box) for rng, box in bar]
     attention = np.array([a for a, _, _ in draws])
     linear = np.array([lin for _, lin, _ in draws])
     return SimulationResult(
@@ -501,6 +507,24 @@ def _spectrum_once(model: Model, rng: np.random.Generator, matrix: str) -> np.nd
     del features
     eigenvalues = eigvalsh(small, overwrite_a=True, check_finite=False)
     return np.sort(np.concatenate([np.zeros(max(n - p, 0)), eigenvalues]))
+
+
+def _drawn_ahead(model: Model, generators: list[np.random.Generator]) -> Iterator[list]:
+    """Each seed's ``draw(model, rng)`` in a one-element list (the caller pops it: nothing else keeps the
+    arrays alive), in order, the next one drawn in a worker thread while the caller works on this one.
+
+    Exact: each seed has its own generator, so what a seed draws does not depend on when. The
+    draw (0.4 of a score GEMM at n = 2048) then overlaps the single-threaded reductions of the
+    seed before. One more X is alive meanwhile, so :func:`simulate` asks for it only where
+    :func:`~symrmt.simulation.routes.concurrent` allows four arrays of the draw's size
+    (:mod:`~symrmt.simulation.memory` counts it there).
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="symrmt-draw") as pool:
+        pending = pool.submit(draw, model, generators[0])
+        for following in [*generators[1:], None]:
+            box = [pending.result()]
+            pending = None if following is None else pool.submit(draw, model, following)
+            yield box
 
 
 def _generators(seed: int, seeds: int) -> list[np.random.Generator]:

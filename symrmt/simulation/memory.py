@@ -38,7 +38,7 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     Examples
     --------
     >>> round(memory_estimate(1024, 1024, seeds=4, gammas=100) / 2**20)
-    108
+    116
     >>> (memory_estimate(1024, 1024, 4, 100, weights="dense") - memory_estimate(1024, 1024, 4, 100)) / 2**20
     10.5
     """
@@ -70,8 +70,8 @@ def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None, weigh
     else:
         keeps = 2 * p >= n   # C may be kept next to the scores (routes.keeps_gram of "auto"; pessimistic)
         peak = max(pn + (2 if keeps else 1) * n2, 2 * pn + n2, pn + n2 + m2)
-        if concurrent(n, p):   # X, C, F and the attention Gram while both reductions run
-            peak = max(peak, 2 * pn + n2 + m2)
+        if concurrent(n, p):   # X, C, F and the attention Gram while both reductions run,
+            peak = max(peak, 2 * pn + n2 + m2) + pn   # and the next seed's X, drawn meanwhile
         if method in ("auto", "lanczos"):   # two Lanczos bases, one per thread
             peak += 2 * 8.0 * n * (min(n, plan.lanczos_steps) + 1)
     if max(n, p) > SYRK_COLUMNS:      # one block of the blocked Gram product

@@ -389,3 +389,26 @@ def test_kernel_spectrum_refuses_asymmetric_weights():
         simulate_spectrum(np.tanh, 50, 1.0, "wigner")
 
 
+
+
+def test_drawing_the_next_seed_ahead_changes_no_number(monkeypatch):
+    """Seeds drawn one ahead in a worker thread (routes.concurrent) give the same numbers bit for bit as
+    seeds drawn in turn: each seed has its own generator."""
+    import threading
+
+    where = []
+    real_draw = api.draw
+
+    def spy(model_, rng):
+        where.append(threading.current_thread() is threading.main_thread())
+        return real_draw(model_, rng)
+
+    monkeypatch.setattr(api, "draw", spy)
+    ahead = simulate(np.tanh, 96, 1.0, GAMMAS, ASYMMETRIC, seeds=3, seed=5)
+    assert where == [False] * 3                 # all three drawn in the worker
+    where.clear()
+    monkeypatch.setattr(api.routes, "concurrent", lambda n, p: False)
+    in_turn = simulate(np.tanh, 96, 1.0, GAMMAS, ASYMMETRIC, seeds=3, seed=5)
+    assert where == [True] * 3
+    np.testing.assert_array_equal(ahead.attention_per_seed, in_turn.attention_per_seed)
+    np.testing.assert_array_equal(ahead.linear_per_seed, in_turn.linear_per_seed)
