@@ -203,9 +203,9 @@ def test_prior_steps_grow_as_gamma_shrinks_and_at_the_hard_edge():
 
 
 @pytest.mark.parametrize("shape", [(30, 70), (300, 517), (517, 300)])
-def test_symmetric_product_mirrors_the_syrk_triangle(shape):
-    """One SYRK triangle mirrored by blocks (the last one partial): F^T F to rounding, exactly symmetric,
-    C-contiguous (the scores are built from it by blocks of rows)."""
+def test_symmetric_product_is_exactly_symmetric(shape):
+    """F^T F to rounding, exactly symmetric (the tridiagonal route needs it), C-contiguous (the scores
+    are built from it by blocks of rows)."""
     F = np.random.default_rng(1).standard_normal(shape)
     gram = linalg.symmetric_product(F)
     assert gram.flags.c_contiguous
