@@ -36,11 +36,11 @@ def kernels(n: int) -> dict:
         "X^T X (numpy's SYRK)": lambda: X.T @ X,
         "draw Z = standard_normal((p, n))": lambda: np.random.default_rng(1).standard_normal((n, n)),
         "sytrd, optimal lwork (one reduction)": lambda: lapack.dsytrd(C, lower=1, lwork=lwork),
-        "two-stage sytrd (the route's, n >= 1024)": lambda: two_stage.tridiagonalize(np.asfortranarray(C.copy())),
+        "two-stage sytrd (the route's, n >= 1024)": lambda: two_stage.tridiagonalize(np.array(C, order="F")),
         "100 matrix-vector products C @ v": lambda: [C @ v for _ in range(100)],
         "100 paired products C @ [u, v]": lambda: [rows_product(C, V, available_threads()) for _ in range(100)],
-        "reductions of a draw (2 two-stage, pair)": lambda: run_pair(*(lambda: two_stage.tridiagonalize(
-            np.asfortranarray(C.copy())),) * 2, Strategy("pair", True, 1)),
+        "reductions of a draw (2 two-stage, pair)": lambda: run_pair(
+            *(lambda: two_stage.tridiagonalize(np.array(C, order="F")),) * 2, Strategy("pair", True, 1)),
     }
 
 

@@ -84,7 +84,8 @@ def print_policy(n: int, p: int) -> None:
     chosen = threads.policy(min(n, p))
     took = time.perf_counter() - start
     pairs = ", ".join(f"{kernel} {name} {seconds:.3f} s" for (kernel, name), seconds in chosen.seconds.items())
-    print(f"  reductions: tridiagonal pair {chosen.reductions.name} ({'two-stage' if two_stage.available() else 'dsytrd'}), "
+    reduction = "two-stage" if two_stage.available() else "dsytrd"
+    print(f"  reductions: tridiagonal pair {chosen.reductions.name} ({reduction}), "
           f"paired Lanczos run {chosen.lanczos.name} "
           f"({threads.available_threads()} BLAS threads available; "
           + (f"measured at n = {threads.CALIBRATION_SIZE} {f'in {took:.2f} s' if took > 0.01 else 'earlier'}: "

@@ -350,7 +350,7 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
                         max_steps: tuple[int, int],
                         cost_budgets: tuple[Callable[[int], bool] | None, Callable[[int], bool] | None] = (None, None),
                         rtol: float = LANCZOS_RTOL, threads: int = 1) -> tuple[tuple[np.ndarray | None, int], ...]:
-    r""":func:`lanczos_errors` of :math:`G_1 = B\,A\,D` and :math:`G_2 = A` from the same ``y``, sharing the passes over A.
+    r""":func:`lanczos_errors` of :math:`G_1 = B\,A\,D` and :math:`G_2 = A` from one ``y``, sharing the passes over A.
 
     ``shared`` applies :math:`A` to the columns of an n-by-2 (or n-by-1) array, ``into`` is
     :math:`D` and ``out_of`` :math:`B` (for the attention Gram :math:`K^	op C K` and the linear

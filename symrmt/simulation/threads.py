@@ -184,7 +184,7 @@ def _kernels(size: int) -> dict[str, Callable[[], object]]:
 
     def reduction():
         # the large draws' reduction (two-stage where loaded); each works on a copy: gram is reused
-        if two_stage.tridiagonalize(np.asfortranarray(gram.copy())) is None:
+        if two_stage.tridiagonalize(np.array(gram, order="F")) is None:
             lapack.dsytrd(gram, lower=1, lwork=lwork)
 
     def products():
