@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -56,7 +58,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 from . import two_stage
-from .threads import blas_threads
+from .threads import MEASURED_FROM, available_threads, blas_threads
 
 __all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "TWO_STAGE_FROM", "CHECK_EVERY", "serial_blas",
            "symmetric_product", "gram_matrix", "cogram_matrix", "rounding_bound", "exact_errors", "errors_gram",
@@ -79,6 +81,10 @@ TWO_STAGE_FROM = 1024
 #: Elements (2 MB) of a block of rows in :func:`rows_product`: it stays in a core's L2 cache while
 #: it serves each column.
 _PRODUCT_BLOCK = 2**18
+
+#: Steps a Lanczos run takes on the faster thread count before it times both counts again
+#: (:func:`_run_steps`; the trials cost at most CHECK_EVERY / this of the run on the slower count).
+_STEPS_BETWEEN_TRIALS = 96
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
 CHECK_EVERY = 8
@@ -339,10 +345,14 @@ def lanczos_errors(matvec: Callable[[np.ndarray], np.ndarray], y: np.ndarray, ga
     within ``max_steps``, when ``cost_budget(predicted_steps)`` is false for the
     number of steps extrapolated from the bracket's geometric decay, or when the
     rounding bound exceeds ``GRAM_RTOL``. ``threads``: BLAS threads of the matrix-vector
-    products (:mod:`~symrmt.simulation.threads`).
+    products (:mod:`~symrmt.simulation.threads`) to start with; from
+    :data:`~symrmt.simulation.threads.MEASURED_FROM` on the run also times its own steps on the
+    other of one and all threads and keeps the faster (:func:`_run_steps`).
     """
+    run = _lanczos_run(y, gamma, max_steps, cost_budget, rtol)
     with blas_threads(threads):
-        return _drive(_lanczos_run(y, gamma, max_steps, cost_budget, rtol), matvec)
+        first = next(run)
+    return _drive(run, matvec, first, _thread_counts(y.size, threads))
 
 
 def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callable[[np.ndarray], np.ndarray],
@@ -363,30 +373,37 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
     """
     runs = [_lanczos_run(y, gamma, steps, budget, rtol) for steps, budget in zip(max_steps, cost_budgets)]
     done: list[tuple[np.ndarray | None, int] | None] = [None, None]
+    counts = _thread_counts(y.size, threads)
     with blas_threads(threads):
         vectors = [next(run) for run in runs]
-        while done[0] is None and done[1] is None:
-            product = shared(np.column_stack([into(vectors[0]), vectors[1]]))
-            for i, w in enumerate((out_of(product[:, 0]), product[:, 1])):
-                try:
-                    vectors[i] = runs[i].send(w)
-                except StopIteration as stop:
-                    done[i] = stop.value
-        if done[0] is None:
-            done[0] = _drive(runs[0], lambda v: out_of(shared(into(v)[:, None])[:, 0]), vectors[0])
-        if done[1] is None:
-            done[1] = _drive(runs[1], lambda v: shared(v[:, None])[:, 0], vectors[1])
+
+    def paired_step() -> bool:
+        product = shared(np.column_stack([into(vectors[0]), vectors[1]]))
+        for i, w in enumerate((out_of(product[:, 0]), product[:, 1])):
+            try:
+                vectors[i] = runs[i].send(w)
+            except StopIteration as stop:
+                done[i] = stop.value
+        return done[0] is None and done[1] is None
+
+    _run_steps(paired_step, counts)
+    if done[0] is None:
+        done[0] = _drive(runs[0], lambda v: out_of(shared(into(v)[:, None])[:, 0]), vectors[0], counts)
+    if done[1] is None:
+        done[1] = _drive(runs[1], lambda v: shared(v[:, None])[:, 0], vectors[1], counts)
     return done[0], done[1]
 
 
-def rows_product(A: np.ndarray, V: np.ndarray, workers: int = 1) -> np.ndarray:
+def rows_product(A: np.ndarray, V: np.ndarray, workers: int | None = None) -> np.ndarray:
     r""":math:`A V` for a few columns V, by blocks of rows of A that fit in a core's cache.
 
     One pass over A serves every column: for two columns this streams A once where two
     matrix-vector products stream it twice (numpy's GEMM on an n-by-2 right side does not).
-    The blocks are too small for the BLAS to thread, so ``workers`` Python threads take
-    a contiguous share of them each (numpy releases the GIL in ``matmul``).
+    The blocks are too small for the BLAS to thread, so ``workers`` Python threads (default:
+    the BLAS threads in force) take a contiguous share of them each (numpy releases the GIL
+    in ``matmul``).
     """
+    workers = available_threads() if workers is None else workers
     rows = max(8, _PRODUCT_BLOCK // max(A.shape[1], 1))
     out = np.empty((A.shape[0], V.shape[1]))
 
@@ -410,14 +427,53 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="symrmt-rows")
 
 
-def _drive(run, matvec: Callable[[np.ndarray], np.ndarray], first: np.ndarray | None = None):
-    """Run the Lanczos generator ``run`` to its end, answering each vector it yields with ``matvec``."""
-    try:
-        vector = next(run) if first is None else first
-        while True:
-            vector = run.send(matvec(vector))
-    except StopIteration as stop:
-        return stop.value
+def _drive(run, matvec: Callable[[np.ndarray], np.ndarray], first: np.ndarray, counts: tuple[int, ...]):
+    """Run the Lanczos generator ``run`` (which yielded ``first``) to its end, answering each vector it
+    yields with ``matvec``, on the BLAS thread counts of :func:`_run_steps`."""
+    state = {"vector": first}
+
+    def step() -> bool:
+        try:
+            state["vector"] = run.send(matvec(state["vector"]))
+            return True
+        except StopIteration as stop:
+            state["result"] = stop.value
+            return False
+
+    _run_steps(step, counts)
+    return state["result"]
+
+
+def _thread_counts(n: int, threads: int) -> tuple[int, ...]:
+    """The BLAS thread counts a Lanczos run of size n tries: ``threads`` first, and from
+    :data:`~symrmt.simulation.threads.MEASURED_FROM` on the other of one and all threads."""
+    other = 1 if threads > 1 else available_threads()
+    return (threads,) if n < MEASURED_FROM or other == threads else (threads, other)
+
+
+def _run_steps(step: Callable[[], bool], counts: tuple[int, ...]) -> None:
+    """Call ``step`` (one Lanczos step; False once the run is over) until the run is over, on the thread count
+    of ``counts`` that the steps themselves time fastest.
+
+    Each count runs :data:`CHECK_EVERY` steps (one bracket check each), then the faster one runs
+    :data:`_STEPS_BETWEEN_TRIALS` steps, and again: the load of a shared machine changes during a
+    run, and a second BLAS thread that waits for a busy core made the products twice as slow at
+    n = 4096 where on an idle machine it made them twice as fast (docs/performance.md). The
+    thread count only reorders floating-point operations.
+    """
+    while True:
+        seconds = {}
+        for count in counts if len(counts) > 1 else ():
+            with blas_threads(count):
+                start = time.perf_counter()
+                for _ in range(CHECK_EVERY):
+                    if not step():
+                        return
+                seconds[count] = time.perf_counter() - start
+        with blas_threads(min(seconds, key=seconds.get) if seconds else counts[0]):
+            for _ in range(_STEPS_BETWEEN_TRIALS if seconds else sys.maxsize):
+                if not step():
+                    return
 
 
 def _lanczos_run(y: np.ndarray, gamma: np.ndarray, max_steps: int, cost_budget: Callable[[int], bool] | None,

@@ -113,9 +113,9 @@ class Instance:
             return lambda v: K.T @ (C @ (K @ v))
         return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
 
-    def linear_block_operator(self, workers: int = 1) -> Callable[[np.ndarray], np.ndarray]:
+    def linear_block_operator(self, workers: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
         """The linear Gram applied to the few columns of an n-by-k array, one pass over its arrays for all
-        (:func:`~symrmt.simulation.linalg.rows_product` on ``workers`` threads)."""
+        (:func:`~symrmt.simulation.linalg.rows_product` on ``workers`` threads, default the BLAS's in force)."""
         C, X, n = self.C, self.X, self.n
         if C is not None:
             return lambda V: linalg.rows_product(C, V, workers)
@@ -176,8 +176,9 @@ def _lanczos_pair(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.
     When both curves try it, the two runs share their passes over C (or X): the linear Gram
     is the inner factor of the attention's :math:`K^\top C K`
     (:func:`~symrmt.simulation.linalg.lanczos_pair_errors`), so the linear run streams no memory
-    of its own. The products run on the BLAS threads that :mod:`~symrmt.simulation.threads`
-    measured fastest for memory-bound products (one, or all when it found them faster).
+    of its own. The products start on the BLAS threads that :mod:`~symrmt.simulation.threads`
+    measured fastest for memory-bound products; the run then times its own steps on one and on
+    all threads and keeps the faster (:func:`~symrmt.simulation.linalg.lanczos_errors`).
     """
     tries = [_lanczos_budget(plan, grid, attention) for attention in (True, False)]
     blas = threads.policy(plan.n).lanczos.threads
@@ -185,7 +186,7 @@ def _lanczos_pair(plan: Plan, instance: Instance, grid: np.ndarray) -> tuple[np.
     if tries[0] is not None and tries[1] is not None:
         K = instance.K
         (attention, _), (linear, _) = linalg.lanczos_pair_errors(
-            lambda v: K @ v, instance.linear_block_operator(blas), lambda w: K.T @ w, y, grid,
+            lambda v: K @ v, instance.linear_block_operator(), lambda w: K.T @ w, y, grid,
             (tries[0][0], tries[1][0]), (tries[0][1], tries[1][1]), threads=blas)
         return attention, linear
     if tries[0] is not None:

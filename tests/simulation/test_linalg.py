@@ -2,6 +2,8 @@
 bracket, the rounding fallbacks, the blocked products and the cost model."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -271,3 +273,25 @@ def test_paired_lanczos_runs_equal_two_separate_runs(steps):
         else:
             np.testing.assert_allclose(got, want, rtol=1e-12)
     assert paired[0][0] is not None or steps[0] == 5   # the planted short cap must be what stops a run
+
+
+@pytest.mark.parametrize("slow", [1, 2])
+def test_lanczos_steps_run_on_the_thread_count_they_time_faster(slow):
+    """_run_steps times CHECK_EVERY steps on each count, then keeps the faster; a planted delay on one
+    count must send most steps to the other."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    if not threadpoolctl.threadpool_info():
+        pytest.skip("no BLAS found by threadpoolctl")
+    seen = []
+
+    def step():
+        count = linalg.available_threads()
+        seen.append(count)
+        if count == slow:
+            time.sleep(0.002)
+        return len(seen) < 300
+
+    linalg._run_steps(step, (1, 2))
+    fast = 3 - slow
+    assert seen.count(fast) > 0.8 * len(seen)
+    assert seen.count(slow) >= 2 * linalg.CHECK_EVERY   # but tried again after the first trial round
