@@ -10,7 +10,8 @@ A draw of :func:`symrmt.simulation.simulate` spends its time in two kinds of ker
   two-stage form from n = 1024, :mod:`~symrmt.simulation.two_stage`) or a Lanczos run,
   whose matrix-vector products are memory-bound. Half of ``sytrd`` is level 2; the second
   stage of the two-stage form is serial. The two Lanczos runs of a draw are one run of
-  paired steps (:func:`~symrmt.simulation.linalg.lanczos_pair_errors`).
+  paired steps (:func:`~symrmt.simulation.linalg.lanczos_pair_errors`), which starts on the
+  thread count chosen here and then times its own steps on both counts.
 
 For the reductions a second BLAS thread can help (an idle machine with bandwidth to
 spare), do nothing, or slow them several-fold (an OpenBLAS thread that waits for a core
