@@ -34,7 +34,8 @@ from .errors import ConvergenceError, ParameterError
 from .solve import SolveResult, solve, validate_parameters
 from .solve.failures import failure_message
 
-__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "QUADRATURE_BY_DEFAULT", "solve_in_form", "check_form"]
+__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "RESIDUAL_CEILING", "QUADRATURE_BY_DEFAULT", "solve_in_form",
+           "check_form"]
 
 #: The kinds that ``"auto"`` solves by quadrature: linear regression (no continuation, the quadrature is cheap)
 #: and kernel ridge (its algebraic form, ``form="algebraic"``, agrees with the quadrature to about 1e-13 where
@@ -53,6 +54,12 @@ DEFAULT_FORM = "quadrature"
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
 #: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
 A1_FLOOR = 1e-3
+#: Under ``"auto"``, a point whose algebraic solution keeps a residual max_u |F_u| above this (after the exact
+#: solver's refinement steps, which take it to round-off, 1e-20 to 1e-13, where the root is well conditioned) is
+#: solved again by quadrature. Measured (benchmarks/agreement.py --auto): the points where the residual stays
+#: higher are those where its evaluation loses digits -- N's complex pair of eigenvalues nearly repeated, zeta_j
+#: up to 1e4 -- and the answer with it (1e-9 to 1e-8 off at 1e-10 to 3e-8); about 1% of random points.
+RESIDUAL_CEILING = 1e-10
 
 
 def check_form(form: str) -> str:
@@ -133,22 +140,23 @@ def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
 
 
 def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool, form: str) -> list:
-    """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails are
-    solved again by quadrature (the reference decides them)."""
+    """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails, and those
+    whose residual stays above :data:`RESIDUAL_CEILING`, are solved again by quadrature (the reference decides them)."""
     from .derive import symbols as S
 
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
     result = solve(compiled, subset, partial=True)
-    if form == "algebraic" or not result.failed.any():
+    refer = result.failed | ~(result.residual <= RESIDUAL_CEILING)      # NaN residual: refer it too
+    if form == "algebraic" or not refer.any():
         return [(where, result)]
     positions = np.flatnonzero(where)
-    failed = np.zeros_like(where)
-    failed[positions[result.failed]] = True
-    again = solve(_compiled(kind, rank, "quadrature"), {k: v[result.failed] for k, v in points.items()}, partial=True)
+    referred = np.zeros_like(where)
+    referred[positions[refer]] = True
+    again = solve(_compiled(kind, rank, "quadrature"), {k: v[refer] for k, v in points.items()}, partial=True)
     kept = np.zeros_like(where)
-    kept[positions[~result.failed]] = True
-    return [(kept, _subset(result, ~result.failed)), (failed, again)]
+    kept[positions[~refer]] = True
+    return [(kept, _subset(result, ~refer)), (referred, again)]
 
 
 def _subset(result: SolveResult, keep: np.ndarray) -> SolveResult:
