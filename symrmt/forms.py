@@ -12,14 +12,17 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     :math:`\lambda` through a rank-one term, as linear regression's does). For
     :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt{a_1^2 + b^2}` a root of :math:`\det M(\lambda)` is
     of order :math:`1/a_1^2` and the general form loses digits: such points fail (``failures``);
-``"auto"``
+``"auto"`` (the default, :data:`DEFAULT_FORM`)
     the general algebraic form, which agrees with the quadrature form to about 1e-9
     (benchmarks/agreement.py); the quadrature form for the kinds :data:`QUADRATURE_BY_DEFAULT` (linear
     regression, kernel ridge) and :math:`a_1 = 0` (the
     rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
-    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for the
-    points the algebraic form's solver fails (each point fails alone; the quadrature solves those again).
+    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, for the
+    points the algebraic form's solver fails (each point fails alone; the quadrature solves those again),
+    and for the points whose algebraic solution is ill-conditioned, as the solution itself says: its
+    residual :math:`\max_u |F_u|` stays above :data:`RESIDUAL_CEILING` after the exact solver's refinement
+    steps (about 1% of random points).
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
@@ -45,12 +48,12 @@ QUADRATURE_BY_DEFAULT = ("linear", "kernel_ridge")
 #: The forms the public functions take.
 FORMS = ("auto", "algebraic", "quadrature")
 
-#: The form of the public functions and the command line when none is asked for: the quadrature form,
-#: the reference. ``"auto"`` is several times faster and agrees with it to 1e-9 at 99.6% of 10^4 random
-#: points, but not at all (tests/data/algebraic_disagreements.json: up to 2e-7 where an eigenvalue of
-#: N = M1^-1 M0 nears 0 at small gamma, so that the atom and the bulk terms cancel in float64); it becomes
-#: the default once auto sends those points to the quadrature form.
-DEFAULT_FORM = "quadrature"
+#: The form of the public functions and the command line when none is asked for: ``"auto"``, several times
+#: faster than the quadrature form (benchmarks/bench_solver.py forms) and as accurate: on 10^4 random points
+#: (benchmarks/agreement.py --auto) it agrees with the quadrature, or where they differ with a 40-digit
+#: solution, to 1e-9 wherever it answers algebraically, except where Phi ~ 1/gamma is 1e5 to 1e6 (c < 1,
+#: gamma < 4e-5), where float64 leaves a few 1e-9 in either form (docs/theory.md, section 17).
+DEFAULT_FORM = "auto"
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
 #: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
 A1_FLOOR = 1e-3
