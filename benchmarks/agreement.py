@@ -16,8 +16,8 @@ differences among the agreeing points.
 
 With ``--auto`` (e.g. ``python benchmarks/agreement.py 10000 2027 --auto``, or per rank and ``--auto --merge``)
 it measures ``form="auto"`` instead, the default form, and writes tests/data/auto_agreement.json: how many
-points auto answers algebraically, how many it refers to the quadrature (by the residual,
-symrmt.forms.RESIDUAL_CEILING), its largest differences from the tightened quadrature where it answers
+points auto answers algebraically, how many it refers to the quadrature (by the estimated error of its
+unknowns, symrmt.forms.NEWTON_ERROR_CEILING), its largest differences from the tightened quadrature where it answers
 algebraically, and every point where it disagrees with the quadrature, with the 40-digit solution there
 (tests/_support/forms.compare_auto).
 """

@@ -20,9 +20,9 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
     linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, for the
     points the algebraic form's solver fails (each point fails alone; the quadrature solves those again),
-    and for the points whose algebraic solution is ill-conditioned, as the solution itself says: its
-    residual :math:`\max_u |F_u|` stays above :data:`RESIDUAL_CEILING` after the exact solver's refinement
-    steps (about 1% of random points).
+    and for the points whose algebraic solution is ill-conditioned, as the solution itself says: one Newton
+    step there, relative to each unknown (:func:`~symrmt.solve.exact.newton_error`), exceeds
+    :data:`NEWTON_ERROR_CEILING` (about 1% of random points).
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
@@ -35,10 +35,11 @@ import numpy as np
 
 from .errors import ConvergenceError, ParameterError
 from .solve import SolveResult, solve, validate_parameters
+from .solve.exact import newton_error
 from .solve.failures import failure_message
 
-__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "RESIDUAL_CEILING", "QUADRATURE_BY_DEFAULT", "solve_in_form",
-           "check_form"]
+__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "NEWTON_ERROR_CEILING", "QUADRATURE_BY_DEFAULT", "solve_in_form",
+           "answered_algebraically", "check_form"]
 
 #: The kinds that ``"auto"`` solves by quadrature: linear regression (no continuation, the quadrature is cheap)
 #: and kernel ridge (its algebraic form, ``form="algebraic"``, agrees with the quadrature to about 1e-13 where
@@ -57,12 +58,15 @@ DEFAULT_FORM = "auto"
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
 #: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
 A1_FLOOR = 1e-3
-#: Under ``"auto"``, a point whose algebraic solution keeps a residual max_u |F_u| above this (after the exact
-#: solver's refinement steps, which take it to round-off, 1e-20 to 1e-13, where the root is well conditioned) is
-#: solved again by quadrature. Measured (benchmarks/agreement.py --auto): the points where the residual stays
-#: higher are those where its evaluation loses digits -- N's complex pair of eigenvalues nearly repeated, zeta_j
-#: up to 1e4 -- and the answer with it (1e-9 to 1e-8 off at 1e-10 to 3e-8); about 1% of random points.
-RESIDUAL_CEILING = 1e-10
+#: Under ``"auto"``, a point whose algebraic unknowns have an estimated relative error above this
+#: (:func:`symrmt.solve.exact.newton_error`: one Newton step at the solution, relative to each unknown) is solved
+#: again by quadrature. Measured on the points of tests/data/algebraic_disagreements.json where the algebraic
+#: form is off: 9e-10 and 1.7e-9 where it is off by 1.1e-9 and 1e-8 (N's complex pair of eigenvalues nearly
+#: repeated, zeta_j up to 4e3: the residual stays at 5e-10 to 2e-8, the round-off of its evaluation), at most
+#: 1.1e-11 at the others (round-off, 1e-17 to 1e-11), whose error is float64's floor in either form; a residual
+#: ceiling would not do: the residual's round-off scales with the equations (1e-6 at d = 100, where the
+#: estimate is 1e-15). About 1% of random points are referred (benchmarks/agreement.py --auto).
+NEWTON_ERROR_CEILING = 1e-10
 
 
 def check_form(form: str) -> str:
@@ -144,28 +148,59 @@ def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
 
 def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool, form: str) -> list:
     """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails, and those
-    whose residual stays above :data:`RESIDUAL_CEILING`, are solved again by quadrature (the reference decides them)."""
+    whose unknowns' estimated error exceeds :data:`NEWTON_ERROR_CEILING`, are solved again by quadrature (the
+    reference decides them, unless it refuses one the algebraic form answered)."""
     from .derive import symbols as S
 
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
     result = solve(compiled, subset, partial=True)
-    refer = result.failed | ~(result.residual <= RESIDUAL_CEILING)      # NaN residual: refer it too
-    if form == "algebraic" or not refer.any():
+    if form == "algebraic":
         return [(where, result)]
+    refer = _referred(compiled, subset, result)
+    if not refer.any():
+        return [(where, result)]
+    again = solve(_compiled(kind, rank, "quadrature"), {k: v[refer] for k, v in points.items()}, partial=True)
+    # Where the quadrature refuses too (gamma below what its nodes resolve), the algebraic answer stands.
+    stands = again.failed & ~result.failed[refer]
+    if stands.any():
+        refer[np.flatnonzero(refer)[stands]] = False
+        again = _subset(again, ~stands)
     positions = np.flatnonzero(where)
     referred = np.zeros_like(where)
     referred[positions[refer]] = True
-    again = solve(_compiled(kind, rank, "quadrature"), {k: v[refer] for k, v in points.items()}, partial=True)
     kept = np.zeros_like(where)
     kept[positions[~refer]] = True
     return [(kept, _subset(result, ~refer)), (referred, again)]
 
 
+def _referred(compiled, points: dict, result: SolveResult) -> np.ndarray:
+    """The points ``"auto"`` solves again by quadrature: the algebraic solution failed (NaN) or is ill-conditioned."""
+    return np.asarray(result.failed) | ~(newton_error(compiled, points, result.unknowns) <= NEWTON_ERROR_CEILING)
+
+
+def answered_algebraically(kind: str, rank: int, params: Mapping) -> np.ndarray:
+    """Where ``form="auto"`` answers with the algebraic form (flat, in the order of the broadcast ``params``)."""
+    params = validate_parameters(_compiled(kind, rank, "algebraic"), params)
+    shape = np.broadcast_shapes(*(v.shape for v in params.values()))
+    flat = {k: np.broadcast_to(v, shape).ravel() for k, v in params.items()}
+    answered = np.zeros(int(np.prod(shape)), bool)
+    if kind in QUADRATURE_BY_DEFAULT:
+        return answered
+    for where, system in _groups(flat, "auto"):
+        if system == "general":
+            kept, _ = _algebraic(kind, rank, where, {k: v[where] for k, v in flat.items()}, False, "auto")[0]
+            answered |= kept
+    return answered
+
+
 def _subset(result: SolveResult, keep: np.ndarray) -> SolveResult:
-    """The flat result at the points ``keep`` (none of them failed)."""
+    """The flat result at the points ``keep``, with their failures."""
+    position = np.cumsum(keep) - 1
+    failures = tuple(dataclasses.replace(f, index=(int(position[f.index[0]]),)) for f in result.failures
+                     if keep[f.index[0]])
     return SolveResult({k: np.asarray(v)[keep] for k, v in result.observables.items()}, result.unknowns[:, keep],
-                       result.residual[keep], result.unknown_keys, result.failed[keep], ())
+                       result.residual[keep], result.unknown_keys, result.failed[keep], failures)
 
 
 def _refused(kind: str, rank: int, points: dict) -> SolveResult:

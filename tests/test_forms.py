@@ -213,16 +213,15 @@ def _by_rank(records: list) -> dict:
 
 
 def _unexplained_by_auto(records: list) -> list:
-    """The records where ``form="auto"`` neither refers the point to the quadrature form (the algebraic solution's
-    residual above RESIDUAL_CEILING, or its solver failing) nor agrees with the 40-digit reference to 1e-9
-    (FLOOR_AGREEMENT where the largest unknown is at least FLOOR_UNKNOWN)."""
-    import symrmt.forms as forms
+    """The records where ``form="auto"`` neither refers the point to the quadrature form (the estimated error of
+    the algebraic unknowns above NEWTON_ERROR_CEILING, or its solver failing) nor agrees with the 40-digit
+    reference to 1e-9 (FLOOR_AGREEMENT where the largest unknown is at least FLOOR_UNKNOWN)."""
+    from symrmt.forms import answered_algebraically
 
     unexplained = []
     for rank, (chosen, points) in _by_rank(records).items():
         auto = solve_in_form("attention", rank, points, "auto", partial=True)
-        algebraic = solve_in_form("attention", rank, points, "algebraic", partial=True)
-        referred = algebraic.failed | ~(algebraic.residual <= forms.RESIDUAL_CEILING)
+        referred = ~answered_algebraically("attention", rank, points)
         largest = np.max(np.abs(auto.unknowns), axis=0)
         for i, record in enumerate(chosen):
             exact = record["reference"]
@@ -247,11 +246,11 @@ def test_auto_refers_the_points_where_the_algebraic_form_is_off():
 
 
 def test_without_its_criterion_auto_would_answer_them_wrongly(monkeypatch):
-    """The power of the test above: with RESIDUAL_CEILING out of the way, auto answers points algebraically
-    that are off by more than 1e-9 (N's complex pair nearly repeated, the residual stuck at 1e-10 to 1e-8)."""
+    """The power of the test above: with NEWTON_ERROR_CEILING out of the way, auto answers points algebraically
+    that are off by more than 1e-9 (N's complex pair nearly repeated, the residual stuck at 5e-10 to 2e-8)."""
     import symrmt.forms as forms
 
-    monkeypatch.setattr(forms, "RESIDUAL_CEILING", np.inf)
+    monkeypatch.setattr(forms, "NEWTON_ERROR_CEILING", np.inf)
     assert len(_unexplained_by_auto(_algebraic_off())) >= 2
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compiled import CompiledSystem
 from .observe import evaluate
-from .path import PathRules, continue_path, newton, newton_step, physical, starting_values
+from .path import PathRules, continue_path, newton, newton_step, physical, solve_each, starting_values
 from .problem import Problem
 from .settings import EXACT_CORRECTIONS, EXACT_MAX_RATIO, EXACT_PATH_TOLERANCE, EXACT_REFINEMENTS
 
-__all__ = ["solve_exact", "EXACT_RULES"]
+__all__ = ["solve_exact", "newton_error", "EXACT_RULES"]
 
 #: Steps of an exact system: Newton may take more (cheap) corrections and need not decrease the residual
 #: monotonically (unknowns of very different sizes, e.g. t ~ 1/v next to bounded ones), the correction
@@ -86,3 +87,23 @@ def _refine(problem: Problem, t, target, index, residual, rate) -> None:
         live, step = live[finite], step[:, finite]
         previous = t[:, live].copy()
         t[:, live] -= step
+
+
+def newton_error(compiled: CompiledSystem, params: dict, unknowns: np.ndarray) -> np.ndarray:
+    r"""The relative error of each point's unknowns, estimated by one Newton step there: :math:`\max_u |\delta_u|/|t_u|`.
+
+    :math:`\delta = J^{-1}F` at the solution ``unknowns`` (U, N) of an exact system at the flat ``params`` (keyed by
+    its parameters). Where the root is well conditioned this is round-off (1e-17 to 1e-11 measured); where it
+    is not, the residual stays at the round-off of its evaluation and :math:`J^{-1}` amplifies it. An unknown
+    smaller than 1e-12 of the largest is measured against that (a zero coordinate has no relative error).
+    """
+    t = np.asarray(unknowns)
+    count, size = t.shape
+    values = [np.broadcast_to(np.asarray(params[k]), (size,)) for k in compiled.parameters]
+    with np.errstate(all="ignore"):
+        parts = [np.broadcast_to(np.asarray(x), (size,)) for x in compiled.residual(list(t), [], values)]
+        residual = np.stack(parts[:count], axis=-1)
+        jacobian = np.stack(parts[count: count + count * count], axis=-1).reshape(size, count, count)
+        step = solve_each(jacobian, residual[..., None])[..., 0].T
+        scale = np.maximum(np.abs(t), 1e-12 * np.max(np.abs(t), axis=0))
+        return np.max(np.abs(step) / scale, axis=0)
