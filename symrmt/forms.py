@@ -22,7 +22,7 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     points the algebraic form's solver fails (each point fails alone; the quadrature solves those again),
     and for the points whose algebraic solution is ill-conditioned, as the solution itself says: one Newton
     step there, relative to each unknown (:func:`~symrmt.solve.exact.newton_error`), exceeds
-    :data:`NEWTON_ERROR_CEILING` (about 1% of random points).
+    :data:`NEWTON_ERROR_CEILING` (about 0.3% of random points), unless the quadrature refuses them too.
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
@@ -60,12 +60,13 @@ DEFAULT_FORM = "auto"
 A1_FLOOR = 1e-3
 #: Under ``"auto"``, a point whose algebraic unknowns have an estimated relative error above this
 #: (:func:`symrmt.solve.exact.newton_error`: one Newton step at the solution, relative to each unknown) is solved
-#: again by quadrature. Measured on the points of tests/data/algebraic_disagreements.json where the algebraic
-#: form is off: 9e-10 and 1.7e-9 where it is off by 1.1e-9 and 1e-8 (N's complex pair of eigenvalues nearly
-#: repeated, zeta_j up to 4e3: the residual stays at 5e-10 to 2e-8, the round-off of its evaluation), at most
-#: 1.1e-11 at the others (round-off, 1e-17 to 1e-11), whose error is float64's floor in either form; a residual
-#: ceiling would not do: the residual's round-off scales with the equations (1e-6 at d = 100, where the
-#: estimate is 1e-15). About 1% of random points are referred (benchmarks/agreement.py --auto).
+#: again by quadrature. Measured at the 38 points of tests/data/algebraic_disagreements.json (seed 2026, before
+#: the exact solver's refinement steps) where the algebraic form was off: 1.7e-9, 9e-10 and 5e-10 at the three
+#: it is still off at by 1e-8, 1.1e-9 and 7e-10 (N's complex pair of eigenvalues nearly repeated, zeta_j up to
+#: 4e3: the residual stays at 1e-10 to 2e-8, the round-off of its evaluation); at most 1.1e-11 at the others,
+#: whose remaining error (Phi ~ 1/gamma ~ 1e5) is float64's floor in either form. A ceiling on the residual
+#: would not do: its round-off scales with the equations (1e-6 at d = 100, c = 1). About 0.3% of random points
+#: are referred (benchmarks/agreement.py --auto).
 NEWTON_ERROR_CEILING = 1e-10
 
 
