@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .path import newton_step, solve_each
+from .batched import solve_each
+from .path import newton_step
 from .problem import Problem, stack
 from .settings import RANGE_SLACK
 

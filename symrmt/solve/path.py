@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError
+from .batched import solve_batched
 from .problem import Problem, stack
-from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_NEWTON, PATH_TOLERANCE,
-                       STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
+from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_GROWTH, PATH_NEWTON,
+                       PATH_TOLERANCE, STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "solve_each", "continue_path", "starting_values", "start_values",
+__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values",
            "physical", "PathRules"]
 
 
@@ -40,35 +41,16 @@ class PathRules:
     max_ratio: float = MAX_RATIO
 
 
-def newton_step(residual, jacobian, dF_dv) -> tuple[np.ndarray, np.ndarray]:
+def newton_step(residual, jacobian, dF_dv, growth: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, each (U, N).
 
-    One batched solve for both right-hand sides (:func:`solve_each`: a singular Jacobian
-    fails its point alone). Floating-point warnings are silenced: the callers test the
-    entries for non-finite values.
+    One batched solve for both right-hand sides (:func:`~.batched.solve_batched`, with its ``growth``:
+    1 is partial pivoting; a singular Jacobian fails its point alone). Floating-point warnings are
+    silenced: the callers test the entries for non-finite values.
     """
     with np.errstate(all="ignore"):
-        solved = solve_each(jacobian, np.stack([residual, dF_dv], axis=-1).transpose(1, 0, 2))
-    return solved[..., 0].T, -solved[..., 1].T
-
-
-def solve_each(matrices: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``np.linalg.solve`` of a stack, where a singular matrix gives NaN for its own point only.
-
-    NumPy refuses the whole stack when one matrix is singular; then the matrices are
-    solved one by one.
-    """
-    try:
-        return np.linalg.solve(matrices, rhs)
-    except np.linalg.LinAlgError:
-        return np.stack([_solve_or_nan(a, b) for a, b in zip(matrices, rhs)])
-
-
-def _solve_or_nan(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.solve(matrix, rhs)
-    except np.linalg.LinAlgError:
-        return np.full(np.shape(rhs), np.nan, dtype=np.result_type(matrix, rhs))
+        solved = solve_batched(jacobian.transpose(1, 2, 0), np.stack([residual, dF_dv], axis=1), growth)
+    return solved[:, 0], -solved[:, 1]
 
 
 def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
@@ -210,7 +192,7 @@ def _corrected_step(problem: Problem, t, rate, v_from, v_to, index, rules: PathR
     for k in range(rules.corrections + 1):
         residual, jacobian, dF_dv = problem.newton_system(new[:, live], v_to[live], index[live])
         size = np.max(np.abs(residual), axis=0)
-        correction, new_rate[:, live] = newton_step(residual, jacobian, dF_dv)
+        correction, new_rate[:, live] = newton_step(residual, jacobian, dF_dv, PATH_GROWTH)
         finite = (np.isfinite(size) & np.all(np.isfinite(correction), axis=0)
                   & np.all(np.isfinite(new_rate[:, live]), axis=0))
         converged = finite & (size <= rules.tolerance * (1 + np.max(np.abs(new[:, live]), axis=0)))
