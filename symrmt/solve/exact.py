@@ -6,19 +6,22 @@ curve, Euler steps between them), Newton polishes every point with the same func
 observables are evaluated once. Points whose polished solution fails the branch conditions are
 continued on their own from the start, as in the quadrature levels.
 
-Newton's stopping rule is relative to :math:`1 + \max_u |t_u|`: where one unknown is large (:math:`t \sim 1/\gamma`
-at small ridge) it stops the others, e.g. the :math:`\zeta_j` of an algebraic form, up to :math:`10^{-5}` from
-their root, and the observables 1e-9 from theirs (benchmarks/agreement.py). An exact system is cheap to
-evaluate: every converged point takes :data:`~.settings.EXACT_REFINEMENTS` further Newton steps, each kept
-only where it lowers the residual, so that the residual ends near round-off whatever the scale of the unknowns.
+Newton's stopping rule is relative to :math:`1 + \max_u |t_u|`: where one unknown is large (of order
+:math:`1/v` at a small continuation variable :math:`v`) it stops the small ones (e.g. the coordinates of an
+algebraic form's transform) up to :math:`10^{-5}` from their root, and the observables 1e-9 from theirs
+(benchmarks/agreement.py). An exact system is cheap to evaluate: every converged point takes
+:data:`~.settings.EXACT_REFINEMENTS` further Newton steps, each kept only where it lowers the residual, so that
+the residual ends near round-off whatever the scale of the unknowns. :func:`newton_error` estimates the error
+left: one more Newton step, relative to each unknown.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .batched import solve_each
 from .compiled import CompiledSystem
 from .observe import evaluate
-from .path import PathRules, continue_path, newton, newton_step, physical, solve_each, starting_values
+from .path import PathRules, continue_path, newton, newton_step, physical, starting_values
 from .problem import Problem
 from .settings import EXACT_CORRECTIONS, EXACT_MAX_RATIO, EXACT_PATH_TOLERANCE, EXACT_REFINEMENTS
 
