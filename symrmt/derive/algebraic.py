@@ -299,8 +299,9 @@ def _characteristic(k: int, nu: sp.Symbol) -> sp.Expr:
 
 
 def _branch(closed: _Closed, law: SpectralLaw, complex_unknowns: bool) -> tuple:
-    r"""Conditions that tell the physical roots of the rank-one equations from the others (real systems).
+    r"""Conditions that tell the physical roots of the transform's equations from the others (real systems).
 
+    Full route (:math:`k = 3`): :func:`_divided_differences`. Rank one:
     :math:`\psi_k(\upsilon) = \mathbb E[\lambda^k/(1 + \upsilon\lambda)] > 0`, and for real :math:`\upsilon \ge 0`,
     :math:`\upsilon\psi_1 = \mathbb E[\upsilon\lambda/(1 + \upsilon\lambda)] < \Pr(\lambda > 0) = 1 - w_0`, while
     the other root of its quadratic is :math:`c/(\upsilon\psi_1)`: near :math:`c = 1` and at large
