@@ -55,18 +55,19 @@ EXPLANATIONS = {
                       "1e-9 and not with the quadrature, whose tolerance bounds the error of its embedded coarse rule "
                       "(and, at the default 1e-6, allows this difference).",
     "rank one": "a_1 = 0: the rank-one algebraic route (Sherman-Morrison) loses digits when a root of det M nears 0 "
-                "(small gamma; up to 3e-6); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides "
-                "with the quadrature.",
+                "(small gamma); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides with the "
+                "quadrature.",
     "both off": "both forms are off from the 40-digit solution by more than 1e-9 (c <= 0.7 and gamma <= 4e-5: Phi ~ "
-                "1/gamma is a Woodbury difference that amplifies the float64 round-off of the unknowns, in either form; "
-                "the algebraic form by up to 2e-7, the quadrature by up to 6e-8).",
-    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form is off by 4e-10 to 1.7e-8 (Phi, "
-                     "relative; E by up to 3e-9). At most of these points (gamma <= 2e-3) an eigenvalue of N lies within "
-                     "1e-2 of 0, where m(-N) adds the atom's term and a bulk term, both of order 1/gamma (cancellation "
-                     "in float64); at some of them (c > 5) the complex pair of eigenvalues of N is also nearly "
-                     "repeated (gap < 1e-2, where the Cayley-Hamilton coordinates are ill-conditioned). At the others, "
-                     "b <= 0.16 and c <= 0.4, the cause is not isolated. form='auto' answers these points "
-                     "algebraically.",
+                "1/gamma, 1e4 to 7e5, is a Woodbury difference that amplifies the float64 round-off of the unknowns, "
+                "in either form; the algebraic form by up to 3.3e-8, the quadrature by up to 6.4e-8). form='auto' "
+                "answers these points algebraically: float64's floor, not a wrong root (largest unknown >= 2.5e5).",
+    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form is off by 7e-11 to 1e-8 (Phi, "
+                     "relative; E by up to 2e-9). At two points (c = 7.8 and 15.7, b <= 0.12) N's complex pair of "
+                     "eigenvalues is nearly repeated (zeta_j up to 4e3) and the residual stays at the round-off of its "
+                     "evaluation: the estimated error of the unknowns (symrmt.solve.exact.newton_error) is 9e-10 and "
+                     "1.7e-9, above NEWTON_ERROR_CEILING, and form='auto' solves them by quadrature. The others have "
+                     "c < 0.4, gamma <= 1.4e-5 and Phi ~ 1/gamma >= 4e4: the float64 floor of 'both off', where the "
+                     "quadrature happened to be closer; form='auto' answers them algebraically (off by at most 6e-9).",
 }
 
 

@@ -182,8 +182,9 @@ def test_every_listed_point_of_the_comparison_is_explained():
             exact = record["reference"]
             assert agree(record["algebraic"]["Phi"], exact["Phi"], AGREEMENT)
             assert agree(record["algebraic"]["E"], exact["E"], AGREEMENT, True)
-    # What form="auto" answers algebraically stays within the measured bounds (Phi relative to the 40-digit solution).
-    bounds = {"algebraic off": 2e-8, "both off": 2e-7, "quadrature off": AGREEMENT}
+    # The algebraic form stays within the measured bounds (Phi relative to the 40-digit solution: up to 1e-8 where
+    # it is off alone, 3.3e-8 where both are; form="auto" refers the former or holds FLOOR_AGREEMENT, see below).
+    bounds = {"algebraic off": 2e-8, "both off": 5e-8, "quadrature off": AGREEMENT}
     for record in data["points"]:
         if record["category"] in bounds:
             phi, exact = record["algebraic"]["Phi"], record["reference"]["Phi"]
