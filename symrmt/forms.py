@@ -166,6 +166,8 @@ def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool
     stands = again.failed & ~result.failed[refer]
     if stands.any():
         refer[np.flatnonzero(refer)[stands]] = False
+        if not refer.any():
+            return [(where, result)]
         again = _subset(again, ~stands)
     positions = np.flatnonzero(where)
     referred = np.zeros_like(where)
