@@ -50,10 +50,10 @@ QUADRATURE_BY_DEFAULT = ("linear", "kernel_ridge")
 FORMS = ("auto", "algebraic", "quadrature")
 
 #: The form of the public functions and the command line when none is asked for: ``"auto"``, several times
-#: faster than the quadrature form (benchmarks/bench_solver.py forms) and as accurate: on 10^4 random points
-#: (benchmarks/agreement.py --auto) it agrees with the quadrature, or where they differ with a 40-digit
-#: solution, to 1e-9 wherever it answers algebraically, except where Phi ~ 1/gamma is 1e5 to 1e6 (c < 1,
-#: gamma < 4e-5), where float64 leaves a few 1e-9 in either form (docs/theory.md, section 17).
+#: faster than the quadrature form (benchmarks/bench_solver.py forms) and as accurate: on 10^4 fresh random points
+#: (benchmarks/agreement.py --auto, seed 2027) it agrees with the quadrature, or where they differ with a
+#: 40-digit solution, to 1e-9 except at 7, where Phi ~ 1/gamma is 1e4 to 3e5 (c <= 0.6, gamma <= 1e-5) and
+#: float64 leaves up to 1.4e-8 in either form (docs/theory.md, section 17).
 DEFAULT_FORM = "auto"
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
 #: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
