@@ -290,3 +290,42 @@ def test_a_rerun_lists_no_point_the_file_does_not():
     known = {json.dumps(record["point"], sort_keys=True) for record in data["points"] if record["rank"] == 1}
     for record in listed:
         assert json.dumps(record["point"], sort_keys=True) in known, record
+
+
+#: Two of 10^4 fresh rank-2 points (benchmarks/agreement.py --auto, seed 2027) where the continuation of the
+#: algebraic form ended on the other root of the transform's equation at a complex pair of eigenvalues of N near
+#: the bulk, and Phi by the 40-digit solution there.
+OTHER_ROOT = [
+    ({"c": 1.0057570149743826, "gamma": 0.010681304532475955, "a_1": 0.18768762382026227, "b": 0.12511768736341894,
+      "d": -0.42027936662745846, "theta": 0.06474004021809657, "alpha_K_1": -0.01541387812719297,
+      "alpha_K_2": 0.03048604189550823, "alpha_Q_1": 0.0697716413223372, "alpha_Q_2": -0.1288699153599158,
+      "omega_KK_11": 0.17085852373568677, "omega_KK_12": 0.034159741693352036, "omega_KK_22": 0.06330246263818604,
+      "omega_QQ_11": 0.11091419838282925, "omega_QQ_12": -0.033177623737795744, "omega_QQ_22": 1.5765705779196475,
+      "omega_KQ_11": -0.06277473838264391, "omega_KQ_12": -0.07226020614155401, "omega_KQ_21": 0.0038368578884252803,
+      "omega_KQ_22": -0.10445401049262049}, 23.593880860625806),
+    ({"c": 0.3545721596817601, "gamma": 0.00011126372847358772, "a_1": -0.10874526156261921, "b": 0.029266112699973368,
+      "d": 0.7613136951402365, "theta": 1.1474093201904725, "alpha_K_1": -0.6542887518450218,
+      "alpha_K_2": -0.22860295439241268, "alpha_Q_1": -0.8087606107816853, "alpha_Q_2": -0.05488074999133899,
+      "omega_KK_11": 1.3398058597238132, "omega_KK_12": 0.24393380103106027, "omega_KK_22": 0.12006935765787703,
+      "omega_QQ_11": 0.633465636903051, "omega_QQ_12": 0.19292709102660643, "omega_QQ_22": 0.7357120633275454,
+      "omega_KQ_11": 0.5439927591214547, "omega_KQ_12": 0.5206424313473782, "omega_KQ_21": 0.11258770661332261,
+      "omega_KQ_22": -0.04556654357550749}, 2788.968720001878),
+]
+
+
+def test_the_branch_condition_keeps_the_transform_on_its_physical_root(monkeypatch):
+    """With Q < 0 (symrmt.derive.algebraic._divided_differences) the algebraic form agrees with the 40-digit
+    solution at both points; with the condition planted away it ends on the other root, off by 4% and 77%."""
+    import symrmt.derive.algebraic as algebraic
+    from symrmt.codegen import compile_system
+
+    records = [{"rank": 2, "point": point, "reference": {"Phi": phi}} for point, phi in OTHER_ROOT]
+    (_, points), = _by_rank(records).values()
+    exact = np.array([phi for _, phi in OTHER_ROOT])
+
+    def phi() -> np.ndarray:
+        system = compile_system(algebraic.algebraic_form(attention_system(2)))
+        return np.asarray(solve(system, points, partial=True)[PHI])
+    assert agree(phi(), exact, AGREEMENT).all()
+    monkeypatch.setattr(algebraic, "_divided_differences", lambda k: ())
+    assert np.all(np.abs(phi() / exact - 1) > 0.01)
