@@ -13,6 +13,13 @@ compared with the quadrature form at a tightened tolerance (1e-10, else 1e-9: Ph
 category that explains it; where both answer and disagree, an independent 40-digit solution
 (tests/_support/mp_reference.py) says which one is right. Prints the summary and the largest
 differences among the agreeing points.
+
+With ``--auto`` (e.g. ``python benchmarks/agreement.py 10000 2027 --auto``, or per rank and ``--auto --merge``)
+it measures ``form="auto"`` instead, the default form, and writes tests/data/auto_agreement.json: how many
+points auto answers algebraically, how many it refers to the quadrature (by the estimated error of its
+unknowns, symrmt.forms.NEWTON_ERROR_CEILING), its largest differences from the tightened quadrature where it answers
+algebraically, and every point where it disagrees with the quadrature, with the 40-digit solution there
+(tests/_support/forms.compare_auto).
 """
 from __future__ import annotations
 
@@ -26,10 +33,12 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "tests"))
 
-from _support.forms import AGREEMENT, DEFAULT_AGREEMENT, agree, compare, random_points  # noqa: E402
+from _support.forms import AGREEMENT, DEFAULT_AGREEMENT, agree, compare, compare_auto, random_points  # noqa: E402
 from _support.mp_reference import reference as mp_reference  # noqa: E402
 
 OUT = pathlib.Path(__file__).parents[1] / "tests" / "data" / "algebraic_disagreements.json"
+#: The data file of ``--auto``.
+AUTO_OUT = OUT.with_name("auto_agreement.json")
 #: Points compared at a time (each chunk is saved to the part file when done).
 CHUNK = 50
 
@@ -46,18 +55,19 @@ EXPLANATIONS = {
                       "1e-9 and not with the quadrature, whose tolerance bounds the error of its embedded coarse rule "
                       "(and, at the default 1e-6, allows this difference).",
     "rank one": "a_1 = 0: the rank-one algebraic route (Sherman-Morrison) loses digits when a root of det M nears 0 "
-                "(small gamma; up to 3e-6); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides "
-                "with the quadrature.",
+                "(small gamma); form='auto' solves a_1 = 0 by quadrature. The 40-digit solution sides with the "
+                "quadrature.",
     "both off": "both forms are off from the 40-digit solution by more than 1e-9 (c <= 0.7 and gamma <= 4e-5: Phi ~ "
-                "1/gamma is a Woodbury difference that amplifies the float64 round-off of the unknowns, in either form; "
-                "the algebraic form by up to 2e-7, the quadrature by up to 6e-8).",
-    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form is off by 4e-10 to 1.7e-8 (Phi, "
-                     "relative; E by up to 3e-9). At most of these points (gamma <= 2e-3) an eigenvalue of N lies within "
-                     "1e-2 of 0, where m(-N) adds the atom's term and a bulk term, both of order 1/gamma (cancellation "
-                     "in float64); at some of them (c > 5) the complex pair of eigenvalues of N is also nearly "
-                     "repeated (gap < 1e-2, where the Cayley-Hamilton coordinates are ill-conditioned). At the others, "
-                     "b <= 0.16 and c <= 0.4, the cause is not isolated. form='auto' answers these points "
-                     "algebraically.",
+                "1/gamma, 1e4 to 7e5, is a Woodbury difference that amplifies the float64 round-off of the unknowns, "
+                "in either form; the algebraic form by up to 3.3e-8, the quadrature by up to 6.4e-8). form='auto' "
+                "answers these points algebraically: float64's floor, not a wrong root (largest unknown >= 2.5e5).",
+    "algebraic off": "the 40-digit solution sides with the quadrature: the algebraic form is off by 7e-11 to 1e-8 (Phi, "
+                     "relative; E by up to 2e-9). At two points (c = 7.8 and 15.7, b <= 0.12) N's complex pair of "
+                     "eigenvalues is nearly repeated (zeta_j up to 4e3) and the residual stays at the round-off of its "
+                     "evaluation: the estimated error of the unknowns (symrmt.solve.exact.newton_error) is 9e-10 and "
+                     "1.7e-9, above NEWTON_ERROR_CEILING, and form='auto' solves them by quadrature. The others have "
+                     "c < 0.4, gamma <= 1.4e-5 and Phi ~ 1/gamma >= 4e4: the float64 floor of 'both off', where the "
+                     "quadrature happened to be closer; form='auto' answers them algebraically (off by at most 6e-9).",
 }
 
 
@@ -88,7 +98,7 @@ def _adjudicate(record: dict) -> str:
     return "algebraic off" if ok["quadrature"] else "both off"
 
 
-def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK) -> None:
+def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK, auto: bool = False) -> None:
     """Compare the ``size`` random points of ``rank`` (seeded by seed and rank) chunk by chunk.
 
     Each chunk's listed points and statistics are appended to the part file as soon as they are known,
@@ -96,14 +106,17 @@ def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK) -> None:
     draw, a uniform random subset of it).
     """
     sample = random_points(np.random.default_rng([seed, rank]), size, rank)
-    part_file = OUT.with_suffix(f".rank{rank}.json")
+    part_file = (AUTO_OUT if auto else OUT).with_suffix(f".rank{rank}.json")
     part = {"drawn": size, "seed": seed, "rank": rank, "chunks": []}
     start = time.perf_counter()
     for first in range(0, size, chunk):
         points = {k: v[first: first + chunk] for k, v in sample.items()}
-        listed, differences = compare(rank, points)
-        for record in listed:
-            record["category"] = _adjudicate(record)
+        if auto:
+            listed, differences = compare_auto(rank, points)
+        else:
+            listed, differences = compare(rank, points)
+            for record in listed:
+                record["category"] = _adjudicate(record)
         part["chunks"].append({"points": len(next(iter(points.values()))), "listed": listed, **differences})
         part_file.write_text(json.dumps(part))
         done = sum(c["points"] for c in part["chunks"])
@@ -112,11 +125,10 @@ def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK) -> None:
 
 
 def _statistics(chunks: list) -> dict:
-    """One rank's statistics from its chunks'."""
+    """One rank's statistics from its chunks': counts add up, largest differences are the largest."""
+    keys = [key for key in chunks[0] if key not in ("listed", "points")]
     return {"points": sum(c["points"] for c in chunks), "listed": sum(len(c["listed"]) for c in chunks),
-            "both answer": sum(c["both answer"] for c in chunks),
-            **{key: max(c[key] for c in chunks) for key in ("max relative difference of Phi",
-                                                             "max absolute difference of E")}}
+            **{key: (max if key.startswith("max") else sum)(c[key] for c in chunks) for key in keys}}
 
 
 def _write(records: list, statistics: dict) -> None:
@@ -128,21 +140,28 @@ def _write(records: list, statistics: dict) -> None:
     print(json.dumps(statistics, indent=1))
 
 
-def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3), chunk: int = CHUNK) -> None:
+def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3), chunk: int = CHUNK,
+         auto: bool = False) -> None:
     sizes = dict(zip((1, 2, 3), np.diff(np.linspace(0, points, 4).astype(int))))
     for rank in ranks:
-        _rank(rank, int(sizes[rank]), seed, chunk)
+        _rank(rank, int(sizes[rank]), seed, chunk, auto)
 
 
-def merge() -> None:
+def merge(auto: bool = False) -> None:
     """The data file from the three parts (then removed): the points compared, of the points drawn."""
-    parts = [json.loads(OUT.with_suffix(f".rank{rank}.json").read_text()) for rank in (1, 2, 3)]
+    out = AUTO_OUT if auto else OUT
+    parts = [json.loads(out.with_suffix(f".rank{rank}.json").read_text()) for rank in (1, 2, 3)]
     by_rank = {part["rank"]: {"drawn": part["drawn"], **_statistics(part["chunks"])} for part in parts}
     statistics = {"points": sum(r["points"] for r in by_rank.values()),
                   "drawn": sum(r["drawn"] for r in by_rank.values()), "seed": parts[0]["seed"], "by rank": by_rank}
-    _write([record for part in parts for chunk in part["chunks"] for record in chunk["listed"]], statistics)
+    records = [record for part in parts for chunk in part["chunks"] for record in chunk["listed"]]
+    if auto:
+        out.write_text(json.dumps({"statistics": statistics, "points": records}, indent=1))
+        print(json.dumps(statistics, indent=1))
+    else:
+        _write(records, statistics)
     for rank in (1, 2, 3):
-        OUT.with_suffix(f".rank{rank}.json").unlink()
+        out.with_suffix(f".rank{rank}.json").unlink()
 
 
 if __name__ == "__main__":
@@ -152,10 +171,11 @@ if __name__ == "__main__":
     parser.add_argument("--rank", type=int, choices=(1, 2, 3), help="only this rank (its part of the data file)")
     parser.add_argument("--merge", action="store_true", help="write the data file from the three parts")
     parser.add_argument("--chunk", type=int, default=CHUNK, help="points compared (and saved) at a time")
+    parser.add_argument("--auto", action="store_true", help="measure form='auto' (writes tests/data/auto_agreement.json)")
     options = parser.parse_args()
     if options.merge:
-        merge()
+        merge(options.auto)
     else:
-        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3), options.chunk)
+        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3), options.chunk, options.auto)
         if not options.rank:
-            merge()
+            merge(options.auto)

@@ -18,7 +18,8 @@ Prints, each next to a baseline measured in the same run:
 7. how fast hopeless inputs are refused (the tests assert only that they are): gamma = 1e-12
    at c = 1 stalls the continuation at round-off (was 170 s before the MIN_RATIO rule) and
    gamma = 1e-10 outgrows the quadrature, against the solvable gamma = 1e-4 there;
-8. the algebraic form against the quadrature form, in the same run (``forms``): the 200-point
+8. ``form="auto"`` (the default) and ``form="algebraic"`` against the quadrature form, in the same run
+   (``forms``): the 200-point
    curve (target < 10 ms), a random cloud at rank 1 (target >= 1e5 points/s), a 400-point
    density at eta = 0 (target < 0.2 s) and the first build for a new f in a fresh process
    (target < 10 s), each line with the machine's load (``uptime``).
@@ -203,40 +204,47 @@ def _cloud_points(rng, points: int) -> dict:
                           omega_QQ=gram[:, 2, 2], omega_KQ=gram[:, 1, 2]))
 
 
+#: The forms ``forms`` measures: the default one, the algebraic one everywhere, and the reference.
+FORMS = ("auto", "algebraic", "quadrature")
+
+
+def _per_form(values: dict, unit: str, scale: float = 1.0, digits: int = 1) -> str:
+    """``auto X unit, algebraic Y unit, quadrature Z unit`` with each value times ``scale``."""
+    return ", ".join(f"{form} {scale * values[form]:.{digits}f} {unit}" for form in FORMS)
+
+
 def forms(points: int = 10_000) -> None:
-    """The algebraic form (``form="algebraic"``) against the quadrature form, in the same run."""
+    """``form="auto"`` (the default) and ``form="algebraic"`` against the quadrature form, in the same run."""
     from symrmt.density import spectral_density
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
     times, cpu = {}, {}
-    for form in ("algebraic", "quadrature"):
+    for form in FORMS:
         attention_error(TANH, 1.0, gamma, geometry, form=form)                  # first build (not timed)
         times[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form))
         cpu[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form), clock=time.process_time)
-    print(f"200-point curve: algebraic {1e3 * times['algebraic']:6.1f} ms, quadrature {1e3 * times['quadrature']:6.1f} "
-          f"ms ({times['quadrature'] / times['algebraic']:4.1f}x; target < 10 ms; {_load()}); CPU time: algebraic "
-          f"{1e3 * cpu['algebraic']:6.1f} ms, quadrature {1e3 * cpu['quadrature']:6.1f} ms")
+    print(f"200-point curve: {_per_form(times, 'ms', 1e3)} ({times['quadrature'] / times['auto']:4.1f}x for auto; "
+          f"target < 10 ms; {_load()}); CPU time: {_per_form(cpu, 'ms', 1e3)}")
     cloud = _cloud_points(np.random.default_rng(0), points)
-    for form in ("algebraic", "quadrature"):
+    for form in FORMS:
         solve_attention(TANH, cloud["c"][:10], cloud["gamma"][:10], d=cloud["d"][:10],
                         gram={k: v[:10] for k, v in cloud["gram"].items()}, form=form)
         times[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
                                                       form=form), repeat=2)
         cpu[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
                                                     form=form), repeat=2, clock=time.process_time)
-    print(f"rank-1 cloud of {points}: algebraic {points / times['algebraic']:8.0f} points/s, quadrature "
-          f"{points / times['quadrature']:7.0f} points/s ({times['quadrature'] / times['algebraic']:4.1f}x; "
-          f"target >= 1e5; {_load()}); per CPU second (all threads): algebraic {points / cpu['algebraic']:8.0f}, "
-          f"quadrature {points / cpu['quadrature']:7.0f}")
+    rates = {form: points / times[form] for form in FORMS}
+    print(f"rank-1 cloud of {points}: {_per_form(rates, 'points/s', digits=0)} ({times['quadrature'] / times['auto']:4.1f}x "
+          f"for auto; target >= 1e5; {_load()}); per CPU second (all threads): "
+          f"{_per_form({form: points / cpu[form] for form in FORMS}, '', digits=0)}")
     for matrix, x in (("gram", np.linspace(0.01, 6, 400)), ("kernel", np.linspace(-1.5, 2.5, 400))):
-        for form in ("algebraic", "quadrature"):
+        for form in FORMS:
             spectral_density(TANH, 2.0, x[:5], matrix=matrix, form=form)            # build (not timed)
             times[form] = best_of(lambda: spectral_density(TANH, 2.0, x, matrix=matrix, form=form), repeat=2)
-        print(f"400-point {matrix} density at eta = 0: algebraic {times['algebraic']:6.3f} s, quadrature "
-              f"{times['quadrature']:6.3f} s ({times['quadrature'] / times['algebraic']:5.1f}x; target < 0.2 s; "
-              f"{_load()})")
-    for form in ("algebraic", "quadrature"):
+        print(f"400-point {matrix} density at eta = 0: {_per_form(times, 's', digits=3)} "
+              f"({times['quadrature'] / times['auto']:5.1f}x for auto; target < 0.2 s; {_load()})")
+    for form in FORMS:
         with tempfile.TemporaryDirectory() as cache:            # each form with an empty disk cache: a new f
             env = dict(os.environ, SYMRMT_CACHE_DIR=cache)
             code = BUILD.replace("attention_error(h, 1.0, 0.1)", f"attention_error(h, 1.0, 0.1, form={form!r})")
@@ -244,9 +252,8 @@ def forms(points: int = 10_000) -> None:
             subprocess.run([sys.executable, "-c", code.format(f="tanh(2*x)/2 + sin(x)/3")], check=True,
                            capture_output=True, env=env)
             times[form], cpu[form] = time.perf_counter() - start, _children_cpu() - children
-    print(f"first build for a new f, fresh process: algebraic {times['algebraic']:5.2f} s, quadrature "
-          f"{times['quadrature']:5.2f} s (target < 10 s; {_load()}); CPU time: algebraic {cpu['algebraic']:5.2f} s, "
-          f"quadrature {cpu['quadrature']:5.2f} s")
+    print(f"first build for a new f, fresh process: {_per_form(times, 's', digits=2)} (target < 10 s; {_load()}); "
+          f"CPU time: {_per_form(cpu, 's', digits=2)}")
 
 
 def _children_cpu() -> float:

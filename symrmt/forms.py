@@ -12,14 +12,17 @@ several times faster). :func:`solve_in_form` solves a system of a given kind in 
     :math:`\lambda` through a rank-one term, as linear regression's does). For
     :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt{a_1^2 + b^2}` a root of :math:`\det M(\lambda)` is
     of order :math:`1/a_1^2` and the general form loses digits: such points fail (``failures``);
-``"auto"``
+``"auto"`` (the default, :data:`DEFAULT_FORM`)
     the general algebraic form, which agrees with the quadrature form to about 1e-9
     (benchmarks/agreement.py); the quadrature form for the kinds :data:`QUADRATURE_BY_DEFAULT` (linear
     regression, kernel ridge) and :math:`a_1 = 0` (the
     rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
-    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, and for the
-    points the algebraic form's solver fails (each point fails alone; the quadrature solves those again).
+    linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, for the
+    points the algebraic form's solver fails (each point fails alone; the quadrature solves those again),
+    and for the points whose algebraic solution is ill-conditioned, as the solution itself says: one Newton
+    step there, relative to each unknown (:func:`~symrmt.solve.exact.newton_error`), exceeds
+    :data:`NEWTON_ERROR_CEILING` (about 0.3% of random points), unless the quadrature refuses them too.
 
 The result carries the quadrature form's unknowns (:math:`t_{ij}`), whichever form solved a point.
 """
@@ -32,9 +35,11 @@ import numpy as np
 
 from .errors import ConvergenceError, ParameterError
 from .solve import SolveResult, solve, validate_parameters
+from .solve.exact import newton_error
 from .solve.failures import failure_message
 
-__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "QUADRATURE_BY_DEFAULT", "solve_in_form", "check_form"]
+__all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "NEWTON_ERROR_CEILING", "QUADRATURE_BY_DEFAULT", "solve_in_form",
+           "answered_algebraically", "check_form"]
 
 #: The kinds that ``"auto"`` solves by quadrature: linear regression (no continuation, the quadrature is cheap)
 #: and kernel ridge (its algebraic form, ``form="algebraic"``, agrees with the quadrature to about 1e-13 where
@@ -44,15 +49,25 @@ QUADRATURE_BY_DEFAULT = ("linear", "kernel_ridge")
 #: The forms the public functions take.
 FORMS = ("auto", "algebraic", "quadrature")
 
-#: The form of the public functions and the command line when none is asked for: the quadrature form,
-#: the reference. ``"auto"`` is several times faster and agrees with it to 1e-9 at 99.6% of 10^4 random
-#: points, but not at all (tests/data/algebraic_disagreements.json: up to 2e-7 where an eigenvalue of
-#: N = M1^-1 M0 nears 0 at small gamma, so that the atom and the bulk terms cancel in float64); it becomes
-#: the default once auto sends those points to the quadrature form.
-DEFAULT_FORM = "quadrature"
+#: The form of the public functions and the command line when none is asked for: ``"auto"``, several times
+#: faster than the quadrature form (benchmarks/bench_solver.py forms) and as accurate: on 10^4 fresh random points
+#: (benchmarks/agreement.py --auto, seed 2027) it agrees with the quadrature, or where they differ with a
+#: 40-digit solution, to 1e-9 except at 7, where Phi ~ 1/gamma is 1e4 to 3e5 (c <= 0.6, gamma <= 1e-5) and
+#: float64 leaves up to 1.4e-8 in either form (docs/theory.md, section 17).
+DEFAULT_FORM = "auto"
 #: Below this |a_1| / sqrt(a_1^2 + b^2), and above 0, the general algebraic form loses digits (measured:
 #: agreement with quadrature 1e-11 at 1e-4, failures at 1e-6; benchmarks/agreement.py).
 A1_FLOOR = 1e-3
+#: Under ``"auto"``, a point whose algebraic unknowns have an estimated relative error above this
+#: (:func:`symrmt.solve.exact.newton_error`: one Newton step at the solution, relative to each unknown) is solved
+#: again by quadrature. Measured at the 38 points of tests/data/algebraic_disagreements.json (seed 2026, before
+#: the exact solver's refinement steps) where the algebraic form was off: 1.7e-9, 9e-10 and 5e-10 at the three
+#: it is still off at by 1e-8, 1.1e-9 and 7e-10 (N's complex pair of eigenvalues nearly repeated, zeta_j up to
+#: 4e3: the residual stays at 1e-10 to 2e-8, the round-off of its evaluation); at most 1.1e-11 at the others,
+#: whose remaining error (Phi ~ 1/gamma ~ 1e5) is float64's floor in either form. A ceiling on the residual
+#: would not do: its round-off scales with the equations (1e-6 at d = 100, c = 1). About 0.3% of random points
+#: are referred (benchmarks/agreement.py --auto).
+NEWTON_ERROR_CEILING = 1e-10
 
 
 def check_form(form: str) -> str:
@@ -133,28 +148,62 @@ def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
 
 
 def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool, form: str) -> list:
-    """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails are
-    solved again by quadrature (the reference decides them)."""
+    """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails, and those
+    whose unknowns' estimated error exceeds :data:`NEWTON_ERROR_CEILING`, are solved again by quadrature (the
+    reference decides them, unless it refuses one the algebraic form answered)."""
     from .derive import symbols as S
 
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
     result = solve(compiled, subset, partial=True)
-    if form == "algebraic" or not result.failed.any():
+    if form == "algebraic":
         return [(where, result)]
+    refer = _referred(compiled, subset, result)
+    if not refer.any():
+        return [(where, result)]
+    again = solve(_compiled(kind, rank, "quadrature"), {k: v[refer] for k, v in points.items()}, partial=True)
+    # Where the quadrature refuses too (gamma below what its nodes resolve), the algebraic answer stands.
+    stands = again.failed & ~result.failed[refer]
+    if stands.any():
+        refer[np.flatnonzero(refer)[stands]] = False
+        if not refer.any():
+            return [(where, result)]
+        again = _subset(again, ~stands)
     positions = np.flatnonzero(where)
-    failed = np.zeros_like(where)
-    failed[positions[result.failed]] = True
-    again = solve(_compiled(kind, rank, "quadrature"), {k: v[result.failed] for k, v in points.items()}, partial=True)
+    referred = np.zeros_like(where)
+    referred[positions[refer]] = True
     kept = np.zeros_like(where)
-    kept[positions[~result.failed]] = True
-    return [(kept, _subset(result, ~result.failed)), (failed, again)]
+    kept[positions[~refer]] = True
+    return [(kept, _subset(result, ~refer)), (referred, again)]
+
+
+def _referred(compiled, points: dict, result: SolveResult) -> np.ndarray:
+    """The points ``"auto"`` solves again by quadrature: the algebraic solution failed (NaN) or is ill-conditioned."""
+    return np.asarray(result.failed) | ~(newton_error(compiled, points, result.unknowns) <= NEWTON_ERROR_CEILING)
+
+
+def answered_algebraically(kind: str, rank: int, params: Mapping) -> np.ndarray:
+    """Where ``form="auto"`` answers with the algebraic form (flat, in the order of the broadcast ``params``)."""
+    params = validate_parameters(_compiled(kind, rank, "algebraic"), params)
+    shape = np.broadcast_shapes(*(v.shape for v in params.values()))
+    flat = {k: np.broadcast_to(v, shape).ravel() for k, v in params.items()}
+    answered = np.zeros(int(np.prod(shape)), bool)
+    if kind in QUADRATURE_BY_DEFAULT:
+        return answered
+    for where, system in _groups(flat, "auto"):
+        if system == "general":
+            kept, _ = _algebraic(kind, rank, where, {k: v[where] for k, v in flat.items()}, False, "auto")[0]
+            answered |= kept
+    return answered
 
 
 def _subset(result: SolveResult, keep: np.ndarray) -> SolveResult:
-    """The flat result at the points ``keep`` (none of them failed)."""
+    """The flat result at the points ``keep``, with their failures."""
+    position = np.cumsum(keep) - 1
+    failures = tuple(dataclasses.replace(f, index=(int(position[f.index[0]]),)) for f in result.failures
+                     if keep[f.index[0]])
     return SolveResult({k: np.asarray(v)[keep] for k, v in result.observables.items()}, result.unknowns[:, keep],
-                       result.residual[keep], result.unknown_keys, result.failed[keep], ())
+                       result.residual[keep], result.unknown_keys, result.failed[keep], failures)
 
 
 def _refused(kind: str, rank: int, points: dict) -> SolveResult:

@@ -23,9 +23,10 @@ omega_QQ, omega_KQ``.
 
 The symbolic build happens once per process and rank on first use (a few seconds);
 a new nonlinearity only costs its Hermite coefficients, since the systems are derived
-for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"quadrature"`` (the default, the
-reference), ``"algebraic"`` or ``"auto"`` (the algebraic form of the system, with no quadrature,
-where it holds; several times faster); see :mod:`symrmt.forms` and its :data:`~symrmt.forms.DEFAULT_FORM`.
+for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"auto"`` (the default: the algebraic form of the
+system, with no quadrature, where it holds, several times faster; the quadrature form elsewhere),
+``"algebraic"`` or ``"quadrature"`` (the reference); see :mod:`symrmt.forms` and its
+:data:`~symrmt.forms.DEFAULT_FORM`.
 """
 from __future__ import annotations
 

@@ -96,10 +96,12 @@ def add_params(p: argparse.ArgumentParser, grids: bool = False) -> None:
                        metavar="NAME=VALUE|NAME=LO:HI:NUM|NAME=v1,v2,...",
                        help="the value of a symbolic parameter of f, or a grid of them (repeatable, one per "
                             "parameter; each grid is one axis of the output), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
+        p.set_defaults(param_grids=True)
     else:
         p.add_argument("--param", type=argument_type(parse_param_value), action="append", default=[],
                        metavar="NAME=VALUE", help="the value of a symbolic parameter of f (repeatable, one per "
                                                   "parameter), e.g. --f 'tanh(s*x)' --param s=1.5")
+        p.set_defaults(param_grids=False)
 
 
 def parameter_values(args: argparse.Namespace, other_points: int = 1, optional: bool = False) -> dict[str, np.ndarray]:
@@ -114,8 +116,11 @@ def parameter_values(args: argparse.Namespace, other_points: int = 1, optional: 
     params: dict[str, np.ndarray] = {}
     for name, values in given:
         if name in params:
-            raise SymrmtInputError(f"--param {name} is given twice; give each parameter once, with all its values "
-                                   f"(e.g. --param {name}=0.5:2:20 or {name}=0.5,1,2).")
+            raise SymrmtInputError(
+                f"--param {name} is given twice; give each parameter once, with all its values (e.g. --param "
+                f"{name}=0.5:2:20 or {name}=0.5,1,2)." if getattr(args, "param_grids", False) else
+                f"--param {name} is given twice; this command takes one value per parameter (e.g. --param {name}=1.5); "
+                "for several values use symrmt theory, spectrum or hermite, which take grids.")
         params[name] = values
     named = formula_parameters(args.f)
     missing, extra = [n for n in named if n not in params], [n for n in params if n not in named]

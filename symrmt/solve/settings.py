@@ -54,3 +54,7 @@ EXACT_MAX_RATIO = 10.0
 #: ... and the residual (relative to 1 + max |t|) at which a step of their path has converged: looser
 #: saves one evaluation in eight, but strands the path near a branch point of the transform.
 EXACT_PATH_TOLERANCE = 1e-6
+#: Newton steps an exact system takes past the stopping rule at its targets (symrmt.solve.exact): Newton's
+#: tolerance is relative to the largest unknown, so the small ones may still be far from round-off; two steps
+#: take the residual of the measured algebraic forms from up to 1e-5 to round-off (benchmarks/agreement.py).
+EXACT_REFINEMENTS = 2

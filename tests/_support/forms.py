@@ -145,3 +145,55 @@ def compare(rank: int, points: dict) -> tuple[list[dict], dict]:
             "agrees": bool(ok), "agrees_with_default": bool(default_ok),
         })
     return records, statistics
+
+
+def compare_auto(rank: int, points: dict) -> tuple[list[dict], dict]:
+    """``form="auto"`` against the tightened quadrature (the default where that refuses), and where they disagree
+    against the 40-digit solution: every point where auto is off from the reference, and the statistics (how
+    many points auto answers algebraically, its largest differences there)."""
+    from _support.mp_reference import reference as mp_reference
+    from symrmt.derive import attention_system
+    from symrmt.derive import symbols as S
+    from symrmt.derive.attention import ERROR, PHI
+    from symrmt.forms import A1_FLOOR, answered_algebraically
+
+    auto = solve_in_form("attention", rank, points, "auto", partial=True)
+    algebraic = solve_in_form("attention", rank, points, "algebraic", partial=True)
+    general = np.abs(points[S.a1]) >= A1_FLOOR * np.hypot(points[S.a1], points[S.b])
+    algebraically = answered_algebraically("attention", rank, points)
+    phi_q, error_q, refused = _quadrature(rank, points, TIGHT[0], relative=False)
+    tolerance = np.full(len(phi_q), AGREEMENT)
+    if refused:
+        phi_q[refused], error_q[refused], _ = _quadrature(rank, {k: v[refused] for k, v in points.items()}, 1e-6,
+                                                          relative=False)
+        tolerance[refused] = DEFAULT_AGREEMENT
+    phi_a, error_a = np.asarray(auto[PHI]), np.asarray(auto[ERROR])
+    ok = agree(phi_a, phi_q, tolerance) & agree(error_a, error_q, tolerance, True)
+    records = []
+    for i in np.flatnonzero(~ok & np.isfinite(phi_q) & np.isfinite(phi_a)):
+        point = {k: float(v[i]) for k, v in points.items()}
+        start = dict(zip(attention_system(rank).unknowns, np.real(auto.unknowns[:, i])))
+        phi, error = mp_reference(attention_system(rank), point, start)
+        right = bool(agree(phi_a[i], phi, AGREEMENT) and agree(error_a[i], error, AGREEMENT, True))
+        records.append({"rank": rank, "point": {str(k): v for k, v in point.items()},
+                        "auto": {"Phi": float(phi_a[i]), "E": float(error_a[i])}, "reference": {"Phi": phi, "E": error},
+                        "quadrature": {"Phi": float(phi_q[i]), "E": float(error_q[i])},
+                        "algebraically": bool(algebraically[i]), "auto agrees with the reference": right,
+                        "residual": float(algebraic.residual[i])})
+    exact = np.isfinite(phi_q) & np.isfinite(phi_a) & ok & algebraically & (tolerance == AGREEMENT)
+    statistics = {"points": len(phi_a), "answered algebraically": int(algebraically.sum()),
+                  "referred by the error estimate": int((general & ~algebraic.failed & ~algebraically).sum()),
+                  "algebraic failures": int((general & algebraic.failed).sum()), "not general": int((~general).sum()),
+                  "auto failures": int(auto.failed.sum()),
+                  "max relative difference of Phi (algebraically, agreeing with the tightened quadrature)":
+                      float(np.max(np.abs(phi_a / phi_q - 1)[exact], initial=0)),
+                  "max absolute difference of E (algebraically, agreeing with the tightened quadrature)":
+                      float(np.max(np.abs(error_a - error_q)[exact], initial=0)),
+                  "auto off the reference": sum(not r["auto agrees with the reference"] for r in records),
+                  "auto off the reference, algebraically": sum(not r["auto agrees with the reference"]
+                                                               and r["algebraically"] for r in records),
+                  "max relative difference of Phi from the reference (listed, algebraically)":
+                      max((abs(r["auto"]["Phi"] / r["reference"]["Phi"] - 1) for r in records if r["algebraically"]),
+                          default=0.0)}
+    return records, statistics
+

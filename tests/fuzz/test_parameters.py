@@ -232,6 +232,14 @@ def test_grids_are_refused_where_one_value_is_taken(command, capsys):
     assert "one value per parameter" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["theory", "simulate", "compare", "latex", "converge"])
+def test_a_repeated_param_is_answered_in_the_command_s_own_syntax(command, capsys):
+    # A grid suggested where one value is taken would send the user into the next refusal.
+    assert main([command, "--f", "erf(s*x)", "--param", "s=1", "--param", "s=2", *POINT[command]]) == 2
+    err = capsys.readouterr().err
+    assert ("LO:HI:NUM" in err or "0.5:2:20" in err) == (command == "theory"), err
+
+
 @given(text=st.text(max_size=30))
 def test_any_param_text_is_exit_0_or_2(text):
     status = main(["hermite", "--f", "erf(s*x)", f"--param={text}", "--json"])

@@ -67,3 +67,17 @@ def test_a_solution_off_the_branch_is_refused():
     wrong = FixedPointSystem(**fields, continuation=Continuation(v, v, {t: -2 * v}))
     with pytest.raises(ConvergenceError, match="physical branch"):
         solve(compile_system(wrong), {v: np.array([1.0, 3.0])})
+
+
+def test_newton_error_estimates_the_relative_error_of_the_unknowns():
+    from symrmt.solve.exact import newton_error
+
+    system = compile_system(_quadratic())
+    values = np.geomspace(1e-3, 1e3, 7)
+    exact = (np.sqrt(values**2 + 4) - values) / 2
+    solved = solve(system, {v: values}).unknowns
+    assert np.all(newton_error(system, {v: values}, solved) < 1e-14)
+    # A planted relative error of 1e-6 is seen as such (to first order), and a NaN point is not below any ceiling.
+    off = exact * (1 + 1e-6)
+    assert np.allclose(newton_error(system, {v: values}, off[None, :]), 1e-6, rtol=1e-3)
+    assert np.isnan(newton_error(system, {v: values[:1]}, np.array([[np.nan]])))[0]

@@ -19,8 +19,8 @@ from ..output import cell
 from ..paths import check_output_file
 from ..values import parse_grid
 
-_FORM_HELP = ("form of the derived system: algebraic (closed-form averages, no quadrature), quadrature "
-              "(the reference; the default), or auto (algebraic, quadrature where it does not hold; faster)")
+_FORM_HELP = ("form of the derived system: auto (the default: algebraic, quadrature where it does not hold; "
+              "faster), algebraic (closed-form averages, no quadrature) or quadrature (the reference)")
 
 __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex", "cmd_spectrum", "theory_curves",
            "SoftmaxData", "describe", "MAX_RANK", "MAX_DIGITS"]
@@ -50,7 +50,7 @@ def add_latex(sub) -> None:
                    help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
     p.add_argument("--document", metavar="FILE.tex", default=None,
                    help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
-    p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM,
+    p.add_argument("--form", choices=FORMS, default="quadrature",
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
     p.add_argument("--json", action="store_true")
