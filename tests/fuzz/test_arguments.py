@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import symrmt
@@ -135,10 +135,18 @@ ARGUMENTS = [(function, argument) for function, (_, arguments) in FUNCTIONS.item
              if function not in ("ridgeless_error", "simulate_spectrum")]      # the slowest when the value is valid
 
 
+def _large_number(value) -> bool:
+    """Whether ``value`` is a real number above 64 (the sizes the fuzz test does not simulate)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and value > 64
+
+
 @settings(max_examples=60)
 @given(target=st.sampled_from(ARGUMENTS), value=OBJECTS)
 def test_any_object_is_a_value_of_its_kind_or_refused_by_name(target, value):
     function, argument = target
+    # A valid but large count is a real simulation (n = 29215 passes the memory check of a 24 GiB machine and
+    # runs for hours): its acceptance is what the table of bad values above checks at small sizes.
+    assume(not (function == "simulate" and argument in ("n", "seeds") and _large_number(value)))
     call, _ = FUNCTIONS[function]
     try:
         call(**{argument: value})
