@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batched import solve_each
 from .compiled import CompiledSystem
 from .observe import evaluate
 from .path import PathRules, continue_path, newton, newton_step, physical, starting_values
@@ -101,12 +100,10 @@ def newton_error(compiled: CompiledSystem, params: dict, unknowns: np.ndarray) -
     smaller than 1e-12 of the largest is measured against that (a zero coordinate has no relative error).
     """
     t = np.asarray(unknowns)
-    count, size = t.shape
-    values = [np.broadcast_to(np.asarray(params[k]), (size,)) for k in compiled.parameters]
+    problem, _ = Problem.from_arrays(compiled, {k: np.broadcast_to(params[k], t.shape[1:]) for k in compiled.parameters},
+                                     nodes=1)
+    index = np.arange(problem.size)
     with np.errstate(all="ignore"):
-        parts = [np.broadcast_to(np.asarray(x), (size,)) for x in compiled.residual(list(t), [], values)]
-        residual = np.stack(parts[:count], axis=-1)
-        jacobian = np.stack(parts[count: count + count * count], axis=-1).reshape(size, count, count)
-        step = solve_each(jacobian, residual[..., None])[..., 0].T
+        step, _ = newton_step(*problem.newton_system(t, problem.flat[problem.variable], index))
         scale = np.maximum(np.abs(t), 1e-12 * np.max(np.abs(t), axis=0))
         return np.max(np.abs(step) / scale, axis=0)
