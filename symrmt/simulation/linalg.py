@@ -363,8 +363,8 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
     r""":func:`lanczos_errors` of :math:`G_1 = B\,A\,D` and :math:`G_2 = A` from one ``y``, sharing the passes over A.
 
     ``shared`` applies :math:`A` to the columns of an n-by-2 (or n-by-1) array, ``into`` is
-    :math:`D` and ``out_of`` :math:`B` (for the attention Gram :math:`K^	op C K` and the linear
-    :math:`C`: :math:`D = K`, :math:`A = C`, :math:`B = K^	op`). While both runs go on, each
+    :math:`D` and ``out_of`` :math:`B` (for the attention Gram :math:`K^\top C K` and the linear
+    :math:`C`: :math:`D = K`, :math:`A = C`, :math:`B = K^\top`). While both runs go on, each
     step applies A once to the two vectors :math:`D q^{(1)}_k` and :math:`q^{(2)}_k`
     (:func:`rows_product` streams A once for both), so the second run costs no pass over
     memory of its own. The two runs are the same as :func:`lanczos_errors` would make them,
