@@ -22,7 +22,8 @@ Prints, each next to a baseline measured in the same run:
    (``forms``): the 200-point
    curve (target < 10 ms), a random cloud at rank 1 (target >= 1e5 points/s), a 400-point
    density at eta = 0 (target < 0.2 s) and the first build for a new f in a fresh process
-   (target < 10 s), each line with the machine's load (``uptime``).
+   (target < 10 s), each line with the machine's load (``uptime``); the curve and the cloud as NumPy code
+   and with the Numba kernels compiled (``symrmt.jit``, when Numba is installed).
 
 Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density refusal forms]`` for a subset.
 """
@@ -214,30 +215,47 @@ def _per_form(values: dict, unit: str, scale: float = 1.0, digits: int = 1) -> s
 
 
 def forms(points: int = 10_000) -> None:
-    """``form="auto"`` (the default) and ``form="algebraic"`` against the quadrature form, in the same run."""
+    """``form="auto"`` (the default) and ``form="algebraic"`` against the quadrature form, in the same run.
+
+    The curve and the cloud are timed twice: as NumPy code (``SYMRMT_JIT=never``: what a single call in a fresh
+    process runs) and with the kernels compiled (``symrmt.jit``: what the default rule switches to once the
+    NumPy code has cost a second in the process; here compiled before the timing, with its cost printed).
+    """
+    from symrmt import jit
     from symrmt.density import spectral_density
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)
-    times, cpu = {}, {}
-    for form in FORMS:
-        attention_error(TANH, 1.0, gamma, geometry, form=form)                  # first build (not timed)
-        times[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form))
-        cpu[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form), clock=time.process_time)
-    print(f"200-point curve: {_per_form(times, 'ms', 1e3)} ({times['quadrature'] / times['auto']:4.1f}x for auto; "
-          f"target < 10 ms; {_load()}); CPU time: {_per_form(cpu, 'ms', 1e3)}")
     cloud = _cloud_points(np.random.default_rng(0), points)
-    for form in FORMS:
-        solve_attention(TANH, cloud["c"][:10], cloud["gamma"][:10], d=cloud["d"][:10],
-                        gram={k: v[:10] for k, v in cloud["gram"].items()}, form=form)
-        times[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
-                                                      form=form), repeat=2)
-        cpu[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"], gram=cloud["gram"],
-                                                    form=form), repeat=2, clock=time.process_time)
-    rates = {form: points / times[form] for form in FORMS}
-    print(f"rank-1 cloud of {points}: {_per_form(rates, 'points/s', digits=0)} ({times['quadrature'] / times['auto']:4.1f}x "
-          f"for auto; target >= 1e5; {_load()}); per CPU second (all threads): "
-          f"{_per_form({form: points / cpu[form] for form in FORMS}, '', digits=0)}")
+    if not jit.installed():
+        print("Numba is not installed (pip install 'symrmt[fast]'): NumPy code only")
+    for rule in ("never", "always") if jit.installed() else ("never",):
+        with jit.mode(rule):
+            times, cpu = {}, {}
+            start = time.perf_counter()
+            for form in FORMS:
+                attention_error(TANH, 1.0, gamma, geometry, form=form)          # first build (not timed)
+            label = "NumPy code" if rule == "never" else \
+                f"kernels compiled, in {time.perf_counter() - start:.2f} s with the first curve"
+            for form in FORMS:
+                times[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form))
+                cpu[form] = best_of(lambda: attention_error(TANH, 1.0, gamma, geometry, form=form),
+                                    clock=time.process_time)
+            print(f"[{label}] 200-point curve: {_per_form(times, 'ms', 1e3)} ({times['quadrature'] / times['auto']:4.1f}x"
+                  f" for auto; target < 10 ms; {_load()}); CPU time: {_per_form(cpu, 'ms', 1e3)}")
+            for form in FORMS:
+                solve_attention(TANH, cloud["c"][:10], cloud["gamma"][:10], d=cloud["d"][:10],
+                                gram={k: v[:10] for k, v in cloud["gram"].items()}, form=form)
+                times[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"],
+                                                              gram=cloud["gram"], form=form), repeat=3)
+                cpu[form] = best_of(lambda: solve_attention(TANH, cloud["c"], cloud["gamma"], d=cloud["d"],
+                                                            gram=cloud["gram"], form=form), repeat=2,
+                                    clock=time.process_time)
+            rates = {form: points / times[form] for form in FORMS}
+            print(f"[{label}] rank-1 cloud of {points}: {_per_form(rates, 'points/s', digits=0)} "
+                  f"({times['quadrature'] / times['auto']:4.1f}x for auto; target >= 1e5; {_load()}); per CPU "
+                  f"second (all threads): {_per_form({form: points / cpu[form] for form in FORMS}, '', digits=0)}")
+    times = {}
     for matrix, x in (("gram", np.linspace(0.01, 6, 400)), ("kernel", np.linspace(-1.5, 2.5, 400))):
         for form in FORMS:
             spectral_density(TANH, 2.0, x[:5], matrix=matrix, form=form)            # build (not timed)

@@ -26,6 +26,7 @@ from sympy.printing.numpy import SciPyPrinter
 from ..derive.fixed_point import FixedPointSystem
 from ..solve.compiled import CompiledObservable, CompiledSystem
 from .calculus import ObservableCalculus, SymbolicFunction, SystemCalculus, system_calculus
+from .numba_backend import PointwiseKernel, pointwise_kernel
 
 __all__ = ["numpy_function", "compile_system", "compile_calculus", "MODULES"]
 
@@ -87,13 +88,27 @@ def _generate(function: SymbolicFunction | None) -> Callable | None:
     return numpy_function(outputs, function.arguments, name=function.name)
 
 
-def _observable(calculus: ObservableCalculus) -> CompiledObservable:
-    return CompiledObservable(calculus.symbol, calculus.kind, calculus.size, calculus.real,
-                              _generate(calculus.value), _generate(calculus.rate))
+def _kernel(function: SymbolicFunction | None, generated: Callable | None) -> PointwiseKernel | None:
+    """The kernel compiled point by point from the ``generated`` NumPy function of ``function`` (or None)."""
+    return None if function is None else pointwise_kernel(generated, len(function.outputs))
+
+
+def _observable(calculus: ObservableCalculus, kernels: bool) -> CompiledObservable:
+    value, rate = _generate(calculus.value), _generate(calculus.rate)
+    return CompiledObservable(calculus.symbol, calculus.kind, calculus.size, calculus.real, value, rate,
+                              _kernel(calculus.value, value) if kernels else None,
+                              _kernel(calculus.rate, rate) if kernels else None)
 
 
 def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
-    """Generate every function of a :class:`~.calculus.SystemCalculus` and assemble the compiled system."""
+    """Generate every function of a :class:`~.calculus.SystemCalculus` and assemble the compiled system.
+
+    An exact real system (no spectral law) also gets kernels for its residuals and observables, the same
+    statements compiled point by point (:mod:`.numba_backend`, when Numba is installed; compiled only once they
+    pay for themselves, :mod:`symrmt.jit`).
+    """
+    kernels = calculus.law is None and not calculus.complex
+    residual = _generate(calculus.residual)
     return CompiledSystem(
         name=calculus.name,
         parameters=calculus.parameters,
@@ -108,14 +123,15 @@ def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
         averages_count=calculus.averages_count,
         fixed_point_averages_count=calculus.fixed_point_averages_count,
         fixed_point_function=_generate(calculus.fixed_point),
-        residual_function=_generate(calculus.residual),
+        residual_function=residual,
         averages_function=_generate(calculus.averages),
-        observables=tuple(_observable(o) for o in calculus.observables),
+        observables=tuple(_observable(o, kernels) for o in calculus.observables),
         start_function=_generate(calculus.start),
         initial_function=_generate(calculus.initial),
         branch=calculus.branch,
         branch_function=_generate(calculus.branch_sides),
         admissible={o: (_generate(bounds), accuracy) for o, (bounds, accuracy) in calculus.admissible.items()},
+        residual_native=_kernel(calculus.residual, residual) if kernels else None,
     )
 
 

@@ -13,7 +13,11 @@ elimination with partial pivoting; the other points (about a quarter on the rand
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
+
+from .. import jit
 
 __all__ = ["solve_each", "solve_batched", "VECTORIZED_FROM"]
 
@@ -55,6 +59,26 @@ def solve_batched(matrices: np.ndarray, rhs: np.ndarray, growth: float = 1.0) ->
     u, n = matrices.shape[0], matrices.shape[-1]
     if n < VECTORIZED_FROM:
         return solve_each(matrices.transpose(2, 0, 1), rhs.transpose(2, 0, 1)).transpose(1, 2, 0)
+    native = _ELIMINATION.native()
+    if native is not None and matrices.dtype == float and rhs.dtype == float:
+        x = np.empty(rhs.shape)
+        exchange = np.zeros(n, bool)
+        native(np.ascontiguousarray(matrices), np.ascontiguousarray(rhs), float(growth), x, exchange)
+    else:
+        start = time.perf_counter()
+        x, exchange = _eliminate(matrices, rhs, growth)
+        _ELIMINATION.spend(time.perf_counter() - start)
+    redo = np.flatnonzero(exchange)
+    if redo.size:
+        x[..., redo] = solve_each(matrices[..., redo].transpose(2, 0, 1),
+                                  rhs[..., redo].transpose(2, 0, 1)).transpose(1, 2, 0)
+    return x
+
+
+def _eliminate(matrices: np.ndarray, rhs: np.ndarray, growth: float) -> tuple[np.ndarray, np.ndarray]:
+    """The elimination of :func:`solve_batched` without row exchanges, one NumPy call per step over all points:
+    ``(x, exchange)``, ``exchange`` True where a multiplier exceeds ``growth`` (x is then to be redone)."""
+    u, n = matrices.shape[0], matrices.shape[-1]
     a = np.array(matrices)                      # copies: eliminated in place
     b = np.array(rhs)
     exchange = np.zeros(n, bool)
@@ -69,8 +93,52 @@ def solve_batched(matrices: np.ndarray, rhs: np.ndarray, growth: float = 1.0) ->
         for k in range(u - 1, -1, -1):
             right = b[k] - np.einsum("j...,jk...->k...", a[k, k + 1:], x[k + 1:]) if k < u - 1 else b[k]
             x[k] = right / a[k, k]
-    redo = np.flatnonzero(exchange)
-    if redo.size:
-        x[..., redo] = solve_each(matrices[..., redo].transpose(2, 0, 1),
-                                  rhs[..., redo].transpose(2, 0, 1)).transpose(1, 2, 0)
-    return x
+    return x, exchange
+
+
+def _eliminate_points(matrices, rhs, growth, x, exchange):  # pragma: no cover - compiled by Numba
+    """:func:`_eliminate` as loops over the points, operation for operation (the same roundings): the Numba
+    machine code. The point loop is innermost, over contiguous memory, as in the NumPy code, but without temporaries."""
+    u, k_count, n = rhs.shape[0], rhs.shape[1], rhs.shape[2]
+    a = matrices.copy()
+    b = rhs.copy()
+    m = np.empty(n)
+    for k in range(u - 1):
+        for r in range(k + 1, u):
+            for i in range(n):
+                m[i] = a[r, k, i] / a[k, k, i]
+                if not abs(m[i]) <= growth:            # NaN (a zero pivot) included, as in _eliminate
+                    exchange[i] = True
+            for c in range(k + 1, u):
+                for i in range(n):
+                    a[r, c, i] -= m[i] * a[k, c, i]
+            for c in range(k_count):
+                for i in range(n):
+                    b[r, c, i] -= m[i] * b[k, c, i]
+    for i in range(n):
+        last = a[u - 1, u - 1, i]
+        if not np.isfinite(last) or last == 0.0:
+            exchange[i] = True
+    total = np.empty(n)
+    for k in range(u - 1, -1, -1):
+        for c in range(k_count):
+            if k < u - 1:
+                for i in range(n):
+                    total[i] = a[k, k + 1, i] * x[k + 1, c, i]
+                for j in range(k + 2, u):
+                    for i in range(n):
+                        total[i] += a[k, j, i] * x[j, c, i]
+                for i in range(n):
+                    x[k, c, i] = (b[k, c, i] - total[i]) / a[k, k, i]
+            else:
+                for i in range(n):
+                    x[k, c, i] = b[k, c, i] / a[k, k, i]
+
+
+def _build_elimination():
+    return jit.njit(_eliminate_points, "void(float64[:, :, ::1], float64[:, :, ::1], float64, float64[:, :, ::1], "
+                                       "boolean[::1])")
+
+
+#: The elimination compiled point by point (Numba), once it has paid for itself (:mod:`symrmt.jit`).
+_ELIMINATION = jit.Budget(_build_elimination)

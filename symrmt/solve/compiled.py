@@ -44,6 +44,8 @@ class CompiledObservable:
     ``kind = "expression"``: one array. ``rate`` takes ``(*taus, *dtaus, *t, *dt, *earlier, *params)``.
     ``earlier`` holds the value and rate of each observable before this one. ``real`` says whether the
     values are real (always, unless the system's unknowns are complex and that could not be proved).
+    ``value_native`` and ``rate_native``: the same functions as machine code, as
+    :attr:`CompiledSystem.residual_native` (exact real systems), or None.
     """
 
     key: Hashable
@@ -52,6 +54,8 @@ class CompiledObservable:
     real: bool
     value: Callable
     rate: Callable | None
+    value_native: Callable | None = None
+    rate_native: Callable | None = None
 
     @property
     def name(self) -> str:
@@ -87,6 +91,12 @@ class CompiledSystem:
         ``branch_sides(t, params)`` returns as ``[lhs_1, rhs_1, lhs_2, ...]``.
     admissible : dict
         Observable key -> ``(bounds(*params) -> [lower, upper], accuracy)``.
+    residual_native : callable or None
+        For an exact system (no law), the residual function as machine code, one loop over the points
+        (:mod:`symrmt.codegen.numba_backend`): ``residual_native([*t, *params], N)``
+        returns what :meth:`residual` returns, as one ``(outputs, N)`` array, or None while it is not
+        compiled (then ``residual_native.spend(seconds)`` records the time of the NumPy function). None
+        when there is none.
     """
 
     name: str
@@ -110,6 +120,7 @@ class CompiledSystem:
     branch: tuple[str, ...]
     branch_function: Callable | None
     admissible: Mapping
+    residual_native: Callable | None = None
     variable_index: int = field(init=False)
 
     def __post_init__(self) -> None:

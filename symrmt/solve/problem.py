@@ -5,6 +5,8 @@ opaque here); messages print them with ``str``.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .compiled import CompiledSystem
@@ -116,7 +118,7 @@ class Problem:
         u, n = len(compiled.unknowns), len(index)
         p = compiled.fixed_point_averages_count
         if not p:                       # no averages (an algebraic form): the residuals' own partials
-            parts = stack(compiled.residual(list(t), [], self.params(index, value, column=False)), n, self.dtype)
+            parts = self._exact_parts(t, value, index)
             return parts[:u], parts[u: u + u * u].reshape(u, u, n).transpose(2, 0, 1), parts[u + u * u:]
         params = self.params(index, value)
         lam, weights = self.rule(index, coarse)
@@ -132,3 +134,24 @@ class Problem:
         jacobian = d_t + np.einsum("upn,pvn->uvn", d_tau, dtau_dt.reshape(p, u, n))
         d_v = d_v + np.einsum("upn,pn->un", d_tau, dtau_dv)
         return residual, jacobian.transpose(2, 0, 1), d_v
+
+    def _exact_parts(self, t, value, index) -> np.ndarray:
+        """The residual function of an exact system at the points ``index``, as one (outputs, N) array.
+
+        By its machine-code version once :mod:`symrmt.jit` has compiled it (the same arithmetic), else by the
+        NumPy function, whose time is recorded towards compiling it.
+        """
+        compiled, n = self.compiled, len(index)
+        native = compiled.residual_native
+        rows = np.take(self.table, index, axis=1)
+        if value is not None:
+            rows[compiled.variable_index] = value
+        if native is not None:
+            parts = native([*t, *rows], n)
+            if parts is not None:
+                return parts
+            start = time.perf_counter()
+        parts = stack(compiled.residual(list(t), [], list(rows)), n, self.dtype)
+        if native is not None:
+            native.spend(time.perf_counter() - start)
+        return parts

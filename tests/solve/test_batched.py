@@ -71,3 +71,44 @@ def test_lapack_is_called_only_for_the_points_that_need_it(monkeypatch):
     a[:, :, 3] = a[::-1, :, 3]                          # ... except at point 3
     solve_batched(a, b)
     assert calls == [1]
+
+
+def _elimination_kernel():
+    from symrmt import jit
+
+    with jit.mode("always"):
+        return batched._ELIMINATION.native()                  # compiled once per process
+
+
+@pytest.mark.parametrize("size", [1, 3, 6, 9])
+@pytest.mark.parametrize("growth", [1.0, 10.0])
+def test_the_compiled_elimination_is_the_numpy_one_bit_for_bit(size, growth):
+    """symrmt.jit's kernel of the elimination: the same operations in the same order, so the same bits, and the
+    same points sent to LAPACK (a zero pivot, a NaN, an exchange), at any count of points."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(size)
+    for points in (1, 7, POINTS):
+        a, b = _stack(rng, points, size)
+        a[..., 0] = 0.0                              # singular
+        if points > 2:
+            a[0, 0, 1] = np.nan
+            a[0, 0, 2] = 1e-12                       # tiny pivot: an exchange
+        x, exchange = batched._eliminate(a, b, growth)
+        kernel = _elimination_kernel()
+        x_kernel, exchange_kernel = np.empty_like(b), np.zeros(points, bool)
+        with np.errstate(all="ignore"):
+            kernel(np.ascontiguousarray(a), np.ascontiguousarray(b), growth, x_kernel, exchange_kernel)
+        assert np.array_equal(exchange, exchange_kernel)
+        assert np.array_equal(x[..., ~exchange], x_kernel[..., ~exchange])
+
+
+def test_solve_batched_with_the_kernel_compiled_is_the_same(monkeypatch):
+    pytest.importorskip("numba")
+    from symrmt import jit
+
+    a, b = _stack(np.random.default_rng(5), POINTS, 6)
+    with jit.mode("never"):
+        plain = solve_batched(a, b, 10.0)
+    with jit.mode("always"):
+        assert batched._ELIMINATION.native() is not None
+        assert np.array_equal(solve_batched(a, b, 10.0), plain)
