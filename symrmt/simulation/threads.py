@@ -22,8 +22,8 @@ its load, so it is measured: :func:`measure` times two reductions of size
 with one thread, and (when a cheap probe does not already show them slower) one after
 the other with all BLAS threads, and a batch of matrix-vector products on one and on all
 threads; :func:`policy` keeps the faster thread count for the level-3 products (a GEMM
-timed on one and on all threads) and for the Lanczos run, and the fastest way to do the
-pair of reductions:
+timed on one and on all threads, at :data:`PRODUCTS_SIZE` for draws of that size and larger) and
+for the Lanczos run, and the fastest way to do the pair of reductions:
 
 .. math::
 
@@ -54,7 +54,7 @@ from scipy.linalg import lapack
 
 from . import two_stage
 
-__all__ = ["CALIBRATION_SIZE", "PROBE_SIZE", "MEASURED_FROM", "STRATEGIES", "Strategy", "ThreadPolicy",
+__all__ = ["CALIBRATION_SIZE", "PROBE_SIZE", "MEASURED_FROM", "PRODUCTS_SIZE", "STRATEGIES", "Strategy", "ThreadPolicy",
            "blas_threads", "available_threads", "measure", "policy", "run_pair"]
 
 #: Size of the kernels timed by :func:`measure` (an n-by-n array of 4.7 MB: beyond the per-core cache,
@@ -67,6 +67,12 @@ PROBE_SIZE = 192
 #: Draws from this size on follow the measured policy (a draw at 512 costs about as much as the
 #: measurement; smaller ones are not worth measuring for).
 MEASURED_FROM = 512
+
+#: Draws from this size on choose the threads of their level-3 products from a GEMM of this size, timed once
+#: per process on one and on all threads (about 0.3 s idle). A GEMM of CALIBRATION_SIZE misjudges them: its
+#: threads' start-up is a large part of it (measured idle: 0.013 s on one thread, 0.014 s on two at 768,
+#: 0.222 s and 0.116 s at 2048), so draws at 2048 ran their products on one thread at half the speed.
+PRODUCTS_SIZE = 1536
 
 #: The ways to run the two reductions of a draw (:class:`Strategy`).
 STRATEGIES = ("pair", "serial", "threaded")
@@ -246,6 +252,21 @@ def _measured_policy() -> ThreadPolicy:
                         _fastest(seconds, "gemm", threads).threads, seconds)
 
 
+@functools.lru_cache(maxsize=1)
+def _large_products() -> tuple[int, dict]:
+    """``(threads, seconds)``: the faster thread count for a GEMM of :data:`PRODUCTS_SIZE`, and the two timings
+    (keyed ``("gemm at PRODUCTS_SIZE", "serial" | "threaded")``)."""
+    threads = available_threads()
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((PRODUCTS_SIZE, PRODUCTS_SIZE))
+    seconds = {("gemm at PRODUCTS_SIZE", name): _time(lambda: Z.T @ Z.T, "gemm", _strategies(threads)[name])
+               for name in ("serial", "threaded")} if threads > 1 else {}
+    if not seconds:
+        return 1, {}
+    fastest = min(seconds, key=seconds.get)[1]
+    return _strategies(threads)[fastest].threads, seconds
+
+
 def policy(size: int) -> ThreadPolicy:
     """The :class:`ThreadPolicy` for reductions of ``size``: measured once per process from :data:`MEASURED_FROM` on.
 
@@ -258,4 +279,8 @@ def policy(size: int) -> ThreadPolicy:
     if size < MEASURED_FROM:
         pair = _strategies(1)["pair"]
         return ThreadPolicy(pair, pair, available_threads())
-    return _measured_policy()
+    measured = _measured_policy()
+    if size < PRODUCTS_SIZE:
+        return measured
+    products, seconds = _large_products()
+    return ThreadPolicy(measured.reductions, measured.lanczos, products, {**measured.seconds, **seconds})

@@ -76,3 +76,17 @@ def test_every_strategy_gives_the_same_errors(monkeypatch, method):
     for name in ("serial", "threaded"):
         np.testing.assert_allclose(runs[name].attention_per_seed, runs["pair"].attention_per_seed, rtol=1e-9)
         np.testing.assert_allclose(runs[name].linear_per_seed, runs["pair"].linear_per_seed, rtol=1e-9)
+
+
+def test_large_draws_choose_their_products_threads_from_a_gemm_of_their_scale(monkeypatch):
+    """A GEMM of CALIBRATION_SIZE is dominated by its threads' start-up; from PRODUCTS_SIZE on the products' threads
+    come from a GEMM of PRODUCTS_SIZE (planted timings: the small GEMM says one thread, the large one two)."""
+    monkeypatch.delenv("SYMRMT_REDUCTIONS", raising=False)
+    pair = threads.Strategy("pair", True, 1)
+    small = threads.ThreadPolicy(pair, pair, 1, {("gemm", "serial"): 0.012, ("gemm", "threaded"): 0.014})
+    monkeypatch.setattr(threads, "_measured_policy", lambda: small)
+    monkeypatch.setattr(threads, "_large_products", lambda: (2, {("gemm at PRODUCTS_SIZE", "serial"): 0.09,
+                                                                ("gemm at PRODUCTS_SIZE", "threaded"): 0.045}))
+    assert threads.policy(threads.PRODUCTS_SIZE - 1).products == 1
+    large = threads.policy(threads.PRODUCTS_SIZE)
+    assert large.products == 2 and large.reductions == pair and ("gemm at PRODUCTS_SIZE", "threaded") in large.seconds
