@@ -39,9 +39,10 @@ expression):
   quadrature with certified Gauss / Gauss--Radau bounds). ``"auto"`` tries Lanczos
   while the cost model of :mod:`~symrmt.simulation.linalg` says it is cheaper than the tridiagonal route, and falls back
   to it otherwise; every route falls back to ``"exact"`` where its rounding
-  estimate is too large. So every method agrees with ``"exact"`` to about 1e-8
-  relative (the Lanczos bracket is 1e-8 wide), by construction or by a certified
-  bound, never as a silent approximation.
+  estimate is too large. So every method agrees with ``"exact"`` to 1e-6 relative
+  (the Lanczos bracket is ``LANCZOS_RTOL`` = 1e-6 wide, its midpoint within 5e-7; the
+  tridiagonal route to rounding), by construction or by a certified bound, never as a
+  silent approximation.
 * :math:`X^\top X` is computed once (a SYRK) and serves both the scores and the
   linear baseline :math:`X^\top X/n`; the scores are built in place and ``f`` is
   applied to them by blocks of rows, so at most three n-by-n (or p-by-n) arrays

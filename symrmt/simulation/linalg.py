@@ -68,8 +68,11 @@ __all__ = ["GRAM_RTOL", "LANCZOS_RTOL", "SYRK_COLUMNS", "TWO_STAGE_FROM", "CHECK
 #: Largest a-priori relative rounding estimate (on E) accepted from a Gram-matrix route.
 GRAM_RTOL = 1e-5
 
-#: Width of the certified Gauss / Gauss-Radau bracket at which Lanczos stops (relative).
-LANCZOS_RTOL = 1e-8
+#: Width of the certified Gauss / Gauss-Radau bracket at which Lanczos stops (relative): the answer, its midpoint,
+#: is then within 5e-7 of the exact value, inside the promise of every fast route (1e-6 relative, the tests of
+#: tests/simulation/test_routes.py) and far inside the Monte Carlo's own standard errors. It was 1e-8, which took
+#: a quarter more steps (192 against 152 at n = 4096, gamma_min = 1e-2; docs/performance.md).
+LANCZOS_RTOL = 1e-6
 
 #: Largest Gram matrix formed by one SYRK call (see :func:`symmetric_product`).
 SYRK_COLUMNS = 8192
@@ -404,6 +407,12 @@ def rows_product(A: np.ndarray, V: np.ndarray, workers: int | None = None) -> np
     in ``matmul``).
     """
     workers = available_threads() if workers is None else workers
+    if workers > 1 and V.shape[1] <= 2:
+        # On more than one BLAS thread, a matrix-vector product per column streams A at the bandwidth of all the
+        # cores; the small products of the blocked pass below do not thread (measured at n = 4096, idle: one
+        # product 3.3 ms on two threads, 8.2 ms on one; the blocked pass for two columns 8.5 ms on either).
+        # Which thread count a Lanczos run uses, its steps decide by their own timing (_run_steps).
+        return np.column_stack([A @ V[:, j] for j in range(V.shape[1])])
     rows = max(8, _PRODUCT_BLOCK // max(A.shape[1], 1))
     out = np.empty((A.shape[0], V.shape[1]))
 
@@ -623,8 +632,9 @@ _SYTRD_TWO_STAGE = 3.5  # dsytrd_2stage, per m^3: a pair of them on one BLAS thr
 _STEP_OVERHEAD = 6e6    # Python overhead of one Lanczos step
 # Lanczos steps to close the bracket, about _STEPS * sqrt(kappa) with kappa the condition
 # number of the Marchenko-Pastur bulk shifted by gamma_min (times _STEPS_ATTENTION for
-# the attention Gram); measured with tanh at c = 1 (docs/performance.md).
-_STEPS = 5.6
+# the attention Gram); measured with tanh at c = 1 (docs/performance.md): 5.6 for a bracket of 1e-8,
+# and 0.79 of that for LANCZOS_RTOL = 1e-6 (152 steps against 192 at n = 4096).
+_STEPS = 4.4
 _STEPS_ATTENTION = 1.35
 
 

@@ -55,13 +55,14 @@ def test_orientation_against_an_explicit_computation():
 
 @pytest.mark.parametrize("method", ["exact", "tridiagonal", "lanczos", "auto"])
 def test_every_route_takes_the_weights(method):
-    """The dense scores feed the same routes: all methods agree with "exact" (their documented 1e-8)."""
+    """The dense scores feed the same routes: all methods agree with "exact" (their promise: 1e-6, the Lanczos
+    bracket's half-width LANCZOS_RTOL / 2 and rounding)."""
     n, p = 40, 60
     M = nonsymmetric(p, seed=1)
     runs = {m: simulate(np.tanh, n, p / n, GAMMAS, Geometry(mu_norm=1.0), weights=M, seeds=2, method=m,
                         progress=False) for m in ("exact", method)}
-    np.testing.assert_allclose(runs[method].attention_per_seed, runs["exact"].attention_per_seed, rtol=1e-7)
-    np.testing.assert_allclose(runs[method].linear_per_seed, runs["exact"].linear_per_seed, rtol=1e-7)
+    np.testing.assert_allclose(runs[method].attention_per_seed, runs["exact"].attention_per_seed, rtol=1e-6)
+    np.testing.assert_allclose(runs[method].linear_per_seed, runs["exact"].linear_per_seed, rtol=1e-6)
 
 
 def test_dense_scores_by_blocks_equal_the_product(monkeypatch):
