@@ -86,8 +86,11 @@ TWO_STAGE_FROM = 1024
 _PRODUCT_BLOCK = 2**18
 
 #: Steps a Lanczos run takes on the faster thread count before it times both counts again
-#: (:func:`_run_steps`; the trials cost at most CHECK_EVERY / this of the run on the slower count).
+#: (:func:`_run_steps`; the trials cost at most _TRIAL_STEPS / this of the run on the slower count).
 _STEPS_BETWEEN_TRIALS = 96
+#: Steps timed on each thread count in a trial: few, because the slower count's steps are lost time (at n = 4096
+#: idle a paired step took about 14 ms on two threads and 26 ms on one), but enough to time (4 steps: 50 ms there).
+_TRIAL_STEPS = 4
 
 #: Lanczos checks its bracket every this many steps (the check is O(steps), a step O(n^2)).
 CHECK_EVERY = 8
@@ -464,7 +467,7 @@ def _run_steps(step: Callable[[], bool], counts: tuple[int, ...]) -> None:
     """Call ``step`` (one Lanczos step; False once the run is over) until the run is over, on the thread count
     of ``counts`` that the steps themselves time fastest.
 
-    Each count runs :data:`CHECK_EVERY` steps (one bracket check each), then the faster one runs
+    Each count runs :data:`_TRIAL_STEPS` steps, then the faster one runs
     :data:`_STEPS_BETWEEN_TRIALS` steps, and again: the load of a shared machine changes during a
     run, and a second BLAS thread that waits for a busy core made the products twice as slow at
     n = 4096 where on an idle machine it made them twice as fast (docs/performance.md). The
@@ -475,7 +478,7 @@ def _run_steps(step: Callable[[], bool], counts: tuple[int, ...]) -> None:
         for count in counts if len(counts) > 1 else ():
             with blas_threads(count):
                 start = time.perf_counter()
-                for _ in range(CHECK_EVERY):
+                for _ in range(_TRIAL_STEPS):
                     if not step():
                         return
                 seconds[count] = time.perf_counter() - start

@@ -277,7 +277,7 @@ def test_paired_lanczos_runs_equal_two_separate_runs(steps):
 
 @pytest.mark.parametrize("slow", [1, 2])
 def test_lanczos_steps_run_on_the_thread_count_they_time_faster(slow):
-    """_run_steps times CHECK_EVERY steps on each count, then keeps the faster; a planted delay on one
+    """_run_steps times _TRIAL_STEPS steps on each count, then keeps the faster; a planted delay on one
     count must send most steps to the other."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     if not threadpoolctl.threadpool_info():
@@ -294,4 +294,4 @@ def test_lanczos_steps_run_on_the_thread_count_they_time_faster(slow):
     linalg._run_steps(step, (1, 2))
     fast = 3 - slow
     assert seen.count(fast) > 0.8 * len(seen)
-    assert seen.count(slow) >= 2 * linalg.CHECK_EVERY   # but tried again after the first trial round
+    assert seen.count(slow) >= 2 * linalg._TRIAL_STEPS   # but tried again after the first trial round
