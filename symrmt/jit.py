@@ -1,16 +1,18 @@
 r"""Optional machine-code kernels (Numba), compiled when they pay for themselves.
 
 The solver evaluates generated NumPy code: one NumPy call per operation, over all points at once.
-On a 200-point curve most calls see a few points, and the per-call overhead (about 0.3 µs per
-operation, some 300 operations per Newton evaluation of an algebraic system) is most of the time.
-A kernel compiled with Numba evaluates the same expressions point by point, about 50 times faster
-there and 20 times faster on 10^4 points (docs/performance.md), but compiling it costs about a
-second per system and process.
+On a 200-point curve most calls see a few points, and the per-call overhead (some 300 operations per
+Newton evaluation of an algebraic system) is most of the time. A kernel compiled with Numba runs the
+same statements point by point (:mod:`symrmt.codegen.numba_backend`, bit for bit the same results):
+on the algebraic form it halves the time of a curve and of a cloud of points
+(``benchmarks/bench_solver.py forms``, docs/performance.md), but compiling the kernels of a system
+costs about 3 s per process.
 
-So a kernel is compiled only once the NumPy code it replaces has cost as much as compiling it
-(:class:`Budget`, the rule of ski rental: the total time is then at most twice the best possible).
+So kernels are compiled only once the NumPy code they replace has cost, in this process, about as much
+as compiling them (:class:`Budget`, the rule of ski rental: the total time is then at most about twice
+the best possible).
 A single call in a fresh process (``symrmt theory``) never compiles; a notebook or a sweep that
-evaluates many grids does so within its first second or two. Numba is optional
+evaluates many grids does so once it has spent 3 s in that code. Numba is optional
 (``pip install "symrmt[fast]"``); without it every function runs as NumPy code. Compiled kernels
 live in memory only: nothing is written to or read from disk.
 
@@ -27,13 +29,15 @@ from typing import Callable, Iterator
 
 from .errors import ParameterError
 
-__all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "Budget", "COMPILE_SECONDS", "MODES"]
+__all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "spent", "Budget", "COMPILE_SECONDS",
+           "MODES"]
 
 #: The rules: compile after the NumPy code has cost COMPILE_SECONDS, at first use, or never.
 MODES = ("auto", "always", "never")
-#: What compiling one kernel costs, measured (Numba 0.68, one thread): about 1 s for the residuals of an
-#: algebraic attention system (48 outputs), 0.3 s for the elimination. The budget before compiling.
-COMPILE_SECONDS = 1.0
+#: The budget before compiling: what compiling the kernels of one system costs, measured (Numba 0.68, idle, the
+#: algebraic attention system of rank 1): residuals 0.83 s, the observables' values 0.70 + 0.22 s and rates 0.72 s,
+#: the elimination of symrmt.solve.batched 0.66 s (once per process); 3.1 s in all.
+COMPILE_SECONDS = 3.0
 
 _forced: list[str] = []
 
@@ -90,15 +94,31 @@ def njit(function: Callable, signature: str) -> Callable:
     return _numba().njit(signature, nogil=True, fastmath=False, error_model="numpy", cache=False)(function)
 
 
+class _Ledger:
+    """Seconds spent in NumPy code that kernels replace, in this process (all kernels together)."""
+
+    seconds = 0.0
+
+
+def spent() -> float:
+    """Seconds this process has spent in NumPy code that a kernel replaces (the budget's measure)."""
+    return _Ledger.seconds
+
+
 class Budget:
-    """When to compile a kernel: after ``seconds`` spent in the code it replaces (:data:`COMPILE_SECONDS`).
+    """When to compile a kernel: once the NumPy code that kernels replace has cost ``seconds`` in this process.
+
+    The ledger is the process's, not the kernel's: a system's residuals, its observables and the elimination are
+    compiled together, at their next use after the process has spent :data:`COMPILE_SECONDS` in any of them (a
+    per-kernel budget left the observables, evaluated once per solve, in NumPy code for minutes). ``seconds``
+    other than None gives this kernel a ledger of its own (the tests).
 
     ``spend(seconds)`` records a call of the NumPy code; ``native()`` returns the compiled kernel, compiling it
     (once, under a lock) when the rule and the budget say so, or None. A thread that finds another one compiling
     goes on with NumPy. A kernel that fails to compile is never tried again (NumPy is always correct).
     """
 
-    def __init__(self, build: Callable[[], Callable], seconds: float = COMPILE_SECONDS) -> None:
+    def __init__(self, build: Callable[[], Callable], seconds: float | None = None) -> None:
         self._build = build
         self._seconds = seconds
         self._spent = 0.0
@@ -110,16 +130,22 @@ class Budget:
 
     @property
     def spent(self) -> float:
-        """Seconds recorded in the NumPy code so far."""
+        """Seconds recorded in this kernel's NumPy code so far."""
         return self._spent
 
     def spend(self, seconds: float) -> None:
         self._spent += seconds
+        _Ledger.seconds += seconds
+
+    def _paid(self) -> bool:
+        if self._seconds is not None:
+            return self._spent >= self._seconds
+        return _Ledger.seconds >= COMPILE_SECONDS
 
     def native(self) -> Callable | None:
         if self._kernel is not None:
             return self._kernel if current_mode() != "never" else None
-        if self._failed or not available() or not (forced() or self._spent >= self._seconds):
+        if self._failed or not available() or not (forced() or self._paid()):
             return None
         if not self._lock.acquire(blocking=False):
             return None

@@ -33,6 +33,20 @@ def test_auto_compiles_only_once_the_numpy_code_has_cost_the_budget(numba_presen
         assert budget.native()() == "compiled" and built == [1]        # once
 
 
+def test_by_default_the_kernels_share_the_process_ledger(numba_present, monkeypatch):
+    """Kernels without a ledger of their own compile once the process has spent COMPILE_SECONDS in any of them."""
+    monkeypatch.setattr(jit._Ledger, "seconds", 0.0)
+    residual, built_residual = _budget(None)
+    observable, built_observable = _budget(None)
+    with jit.mode("auto"):
+        residual.spend(jit.COMPILE_SECONDS - 0.5)
+        assert observable.native() is None and residual.native() is None
+        residual.spend(0.5)
+        assert observable.native() is not None and not built_residual   # each compiles at its own next use
+        assert residual.native() is not None and built_residual == [1] and built_observable == [1]
+    assert jit.spent() == jit.COMPILE_SECONDS
+
+
 def test_always_compiles_at_first_use_and_never_does_not_compile(numba_present):
     budget, built = _budget(1e9)
     with jit.mode("never"):
