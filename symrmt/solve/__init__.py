@@ -182,8 +182,13 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
 
 def _threads() -> int:
     """Threads for large inputs: the CPUs this process may use (``SYMRMT_THREADS`` overrides)."""
-    if os.environ.get("SYMRMT_THREADS"):
-        return max(1, int(os.environ["SYMRMT_THREADS"]))
+    value = os.environ.get("SYMRMT_THREADS", "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise ParameterError(f"SYMRMT_THREADS={value!r} is not a number of threads: set it to a positive "
+                                 "integer (or unset it)") from None
     return usable_cpus()
 
 

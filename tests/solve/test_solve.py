@@ -55,3 +55,13 @@ def test_parameters_and_results_are_keyed_by_the_systems_symbols():
 def test_only_a_compiled_system_is_solved():
     with pytest.raises(TypeError, match="compile_system"):
         solve(linear_system(), {S.c: 1.0, S.gamma: 1.0, S.theta: 0.0})
+
+
+def test_a_malformed_thread_count_is_one_clear_refusal(monkeypatch):
+    from symrmt.solve import _threads
+
+    monkeypatch.setenv("SYMRMT_THREADS", "two")
+    with pytest.raises(ParameterError, match="SYMRMT_THREADS='two'.*positive integer"):
+        _threads()
+    monkeypatch.setenv("SYMRMT_THREADS", " 3 ")
+    assert _threads() == 3
