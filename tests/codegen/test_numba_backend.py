@@ -40,13 +40,15 @@ def _same(function, kernel, rng, n=257):
 
 @pytest.mark.parametrize("kind, rank, without", EXACT)
 def test_every_kernel_of_an_exact_system_is_its_numpy_function_bit_for_bit(kind, rank, without):
+    """The residuals of every exact system; the observables of all but ranks 2 and 3 (their Woodbury forms are the
+    rank-1 statements with more entries, and compiling them took 10 s of the suite)."""
     compiled = compile_system(system_for(kind, rank, "algebraic", without))
     if compiled.complex:                                # only real systems get kernels
         assert compiled.residual_native is None
         return
     rng = np.random.default_rng(rank)
     assert _same(compiled.residual_function, compiled.residual_native, rng)
-    for observable in compiled.observables:
+    for observable in compiled.observables if rank == 1 else ():
         for function, kernel in ((observable.value, observable.value_native), (observable.rate, observable.rate_native)):
             if function is not None:
                 assert _same(function, kernel, rng), observable.key
