@@ -48,10 +48,8 @@ NumPy and SciPy only; the memory-bound kernels run on one BLAS thread unless the
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
@@ -371,9 +369,9 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
     ``shared`` applies :math:`A` to the columns of an n-by-2 (or n-by-1) array, ``into`` is
     :math:`D` and ``out_of`` :math:`B` (for the attention Gram :math:`K^\top C K` and the linear
     :math:`C`: :math:`D = K`, :math:`A = C`, :math:`B = K^\top`). While both runs go on, each
-    step applies A once to the two vectors :math:`D q^{(1)}_k` and :math:`q^{(2)}_k`
-    (:func:`rows_product` streams A once for both), so the second run costs no pass over
-    memory of its own. The two runs are the same as :func:`lanczos_errors` would make them,
+    step applies A to the two vectors :math:`D q^{(1)}_k` and :math:`q^{(2)}_k` together
+    (:func:`rows_product`: one pass over A for both on one thread), so on one thread the second run
+    costs no pass over memory of its own. The two runs are the same as :func:`lanczos_errors` would make them,
     step for step (only the order of floating-point operations in A's products changes).
     Returns ``((errors_1, steps_1), (errors_2, steps_2))``.
     """
@@ -401,42 +399,24 @@ def lanczos_pair_errors(into: Callable[[np.ndarray], np.ndarray], shared: Callab
 
 
 def rows_product(A: np.ndarray, V: np.ndarray, workers: int | None = None) -> np.ndarray:
-    r""":math:`A V` for a few columns V, by blocks of rows of A that fit in a core's cache.
+    r""":math:`A V` for a few columns V: one pass over A on one thread, a matrix-vector product per column on more.
 
-    One pass over A serves every column: for two columns this streams A once where two
-    matrix-vector products stream it twice (numpy's GEMM on an n-by-2 right side does not).
-    The blocks are too small for the BLAS to thread, so ``workers`` Python threads (default:
-    the BLAS threads in force) take a contiguous share of them each (numpy releases the GIL
-    in ``matmul``).
+    On one thread (``workers``, default: the BLAS threads in force) the rows of A are taken by blocks that
+    stay in the core's cache while they serve every column, so two columns stream A once where two
+    matrix-vector products stream it twice (numpy's GEMM on an n-by-2 right side does not). Those small
+    products do not thread, while a matrix-vector product streams A at the bandwidth of all the cores
+    (measured at n = 4096, idle: one product 3.3 ms on two threads, 8.2 ms on one; the blocked pass for two
+    columns 8.5 ms on either), so on more than one thread each column has its own product. Which thread
+    count a Lanczos run uses, its steps decide by their own timing (:func:`_run_steps`).
     """
     workers = available_threads() if workers is None else workers
-    if workers > 1 and V.shape[1] <= 2:
-        # On more than one BLAS thread, a matrix-vector product per column streams A at the bandwidth of all the
-        # cores; the small products of the blocked pass below do not thread (measured at n = 4096, idle: one
-        # product 3.3 ms on two threads, 8.2 ms on one; the blocked pass for two columns 8.5 ms on either).
-        # Which thread count a Lanczos run uses, its steps decide by their own timing (_run_steps).
+    if workers > 1:
         return np.column_stack([A @ V[:, j] for j in range(V.shape[1])])
     rows = max(8, _PRODUCT_BLOCK // max(A.shape[1], 1))
     out = np.empty((A.shape[0], V.shape[1]))
-
-    def share(first: int, last: int) -> None:
-        for start in range(first, last, rows):
-            stop = min(start + rows, last)
-            np.matmul(A[start:stop], V, out=out[start:stop])
-
-    if workers <= 1 or A.shape[0] < 2 * rows * workers:
-        share(0, A.shape[0])
-        return out
-    bounds = np.linspace(0, A.shape[0], workers + 1).astype(int)
-    for pending in [_pool(workers).submit(share, a, b) for a, b in zip(bounds[:-1], bounds[1:])]:
-        pending.result()
+    for start in range(0, A.shape[0], rows):
+        np.matmul(A[start:start + rows], V, out=out[start:start + rows])
     return out
-
-
-@functools.lru_cache(maxsize=2)
-def _pool(workers: int) -> ThreadPoolExecutor:
-    """A thread pool kept for the process: :func:`rows_product` runs once per Lanczos step."""
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="symrmt-rows")
 
 
 def _drive(run, matvec: Callable[[np.ndarray], np.ndarray], first: np.ndarray, counts: tuple[int, ...]):

@@ -114,8 +114,8 @@ class Instance:
         return lambda v: K.T @ (X.T @ (X @ (K @ v))) / n
 
     def linear_block_operator(self, workers: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
-        """The linear Gram applied to the few columns of an n-by-k array, one pass over its arrays for all
-        (:func:`~symrmt.simulation.linalg.rows_product` on ``workers`` threads, default the BLAS's in force)."""
+        """The linear Gram applied to the few columns of an n-by-k array (:func:`~symrmt.simulation.linalg.rows_product`
+        on ``workers`` threads, default the BLAS's in force: one pass over its arrays for all columns on one)."""
         C, X, n = self.C, self.X, self.n
         if C is not None:
             return lambda V: linalg.rows_product(C, V, workers)
