@@ -128,11 +128,6 @@ class Budget:
         self.compile_seconds: float | None = None
         self._lock = threading.Lock()
 
-    @property
-    def spent(self) -> float:
-        """Seconds recorded in this kernel's NumPy code so far."""
-        return self._spent
-
     def spend(self, seconds: float) -> None:
         self._spent += seconds
         _Ledger.seconds += seconds

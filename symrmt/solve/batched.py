@@ -56,7 +56,7 @@ def solve_batched(matrices: np.ndarray, rhs: np.ndarray, growth: float = 1.0) ->
     :math:`(1 + \text{growth})^{U-1}` instead of :math:`2^{U-1}`): for solves that need only a few digits,
     such as the Newton corrections along a continuation path, whose residual is checked anyway.
     """
-    u, n = matrices.shape[0], matrices.shape[-1]
+    n = matrices.shape[-1]
     if n < VECTORIZED_FROM:
         return solve_each(matrices.transpose(2, 0, 1), rhs.transpose(2, 0, 1)).transpose(1, 2, 0)
     native = _ELIMINATION.native()

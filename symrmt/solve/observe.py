@@ -1,13 +1,11 @@
 r"""Observables at the solved unknowns, their quadrature error estimate, and the admissibility check."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .batched import solve_each
 from .path import newton_step
-from .problem import Problem, stack
+from .problem import Problem, evaluated
 from .settings import RANGE_SLACK
 
 __all__ = ["evaluate", "coarse_solution", "admit", "scale"]
@@ -53,14 +51,13 @@ def evaluate(problem: Problem, t, rate, index, coarse: bool = False) -> dict:
     earlier: list = []
     out = {}
     for observable in compiled.observables:
-        args = [*taus, *t, *earlier, *flat]
+        args, rate_args = [*taus, *t, *earlier, *flat], [*taus, *dtaus, *t, *rate, *earlier, *flat]
         if observable.kind == "woodbury":
-            value, derivative = _woodbury(observable, args, [*taus, *dtaus, *t, *rate, *earlier, *flat], n,
-                                          problem.dtype)
+            value, derivative = _woodbury(observable, args, rate_args, n, problem.dtype)
         else:
-            value = _entries(observable.value, observable.value_native, args, n, problem.dtype, single=True)[0]
-            derivative = (_entries(observable.rate, observable.rate_native, [*taus, *dtaus, *t, *rate, *earlier, *flat],
-                                   n, problem.dtype, single=True)[0] if observable.rate is not None else None)
+            value = evaluated(observable.value, observable.value_native, args, n, problem.dtype, single=True)[0]
+            derivative = (None if observable.rate is None else evaluated(
+                observable.rate, observable.rate_native, rate_args, n, problem.dtype, single=True)[0])
         out[observable.key] = (value, derivative)
         earlier += [value, derivative if derivative is not None else np.full(n, np.nan)]
     return out
@@ -74,7 +71,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
     - u\cdot\mathrm dg + u^\top(\mathrm dG\,C + G\,\mathrm dC)h`.
     """
     k = observable.size
-    entries = _entries(observable.value, observable.value_native, args, n, dtype)
+    entries = evaluated(observable.value, observable.value_native, args, n, dtype)
     offset, core, gram, source = _split(entries, k)
     if not k:
         value = offset
@@ -85,7 +82,7 @@ def _woodbury(observable, args, dargs, n: int, dtype):
         value = offset - np.einsum("ni,ni->n", source, v)
     if observable.rate is None:
         return value, None
-    d_offset, d_core, d_gram, d_source = _split(_entries(observable.rate, observable.rate_native, dargs, n, dtype), k)
+    d_offset, d_core, d_gram, d_source = _split(evaluated(observable.rate, observable.rate_native, dargs, n, dtype), k)
     if not k:
         return value, d_offset
     u = solve_each(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]
@@ -93,21 +90,6 @@ def _woodbury(observable, args, dargs, n: int, dtype):
     derivative = (d_offset - np.einsum("ni,ni->n", d_source, v) - np.einsum("ni,nij,nj->n", source, d_core, h)
                   - np.einsum("ni,ni->n", u, d_source) + np.einsum("ni,nij,nj->n", u, d_system, h))
     return value, derivative
-
-
-def _entries(function, native, args, n: int, dtype, single: bool = False) -> np.ndarray:
-    """``function(*args)`` as an (outputs, n) array: by its ``native`` version once that is compiled (the same
-    arithmetic), else by the NumPy function, whose time is recorded towards compiling it (:mod:`symrmt.jit`)."""
-    if native is not None:
-        values = native(args, n)
-        if values is not None:
-            return values
-        start = time.perf_counter()
-    values = function(*args)
-    values = stack([values] if single else values, n, dtype)
-    if native is not None:
-        native.spend(time.perf_counter() - start)
-    return values
 
 
 def _split(entries: np.ndarray, k: int):

@@ -13,7 +13,25 @@ from .compiled import CompiledSystem
 from .marchenko_pastur import RULES
 from .settings import CACHE_ELEMENTS
 
-__all__ = ["Problem", "stack"]
+__all__ = ["Problem", "stack", "evaluated"]
+
+
+def evaluated(function, native, args, size: int, dtype=float, single: bool = False) -> np.ndarray:
+    """``function(*args)`` as a ``(outputs, size)`` array (``single``: a function of one output).
+
+    By its machine-code version ``native`` once :mod:`symrmt.jit` has compiled it (the same arithmetic), else by
+    the NumPy function, whose time is recorded towards compiling it. ``native`` None: the NumPy function only.
+    """
+    if native is not None:
+        values = native(args, size)
+        if values is not None:
+            return values
+        start = time.perf_counter()
+    values = function(*args)
+    values = stack([values] if single else values, size, dtype)
+    if native is not None:
+        native.spend(time.perf_counter() - start)
+    return values
 
 
 def stack(values, size: int, dtype=float) -> np.ndarray:
@@ -136,22 +154,9 @@ class Problem:
         return residual, jacobian.transpose(2, 0, 1), d_v
 
     def _exact_parts(self, t, value, index) -> np.ndarray:
-        """The residual function of an exact system at the points ``index``, as one (outputs, N) array.
-
-        By its machine-code version once :mod:`symrmt.jit` has compiled it (the same arithmetic), else by the
-        NumPy function, whose time is recorded towards compiling it.
-        """
-        compiled, n = self.compiled, len(index)
-        native = compiled.residual_native
+        """The residual function of an exact system at the points ``index``, as one (outputs, N) array."""
+        compiled = self.compiled
         rows = np.take(self.table, index, axis=1)
         if value is not None:
             rows[compiled.variable_index] = value
-        if native is not None:
-            parts = native([*t, *rows], n)
-            if parts is not None:
-                return parts
-            start = time.perf_counter()
-        parts = stack(compiled.residual(list(t), [], list(rows)), n, self.dtype)
-        if native is not None:
-            native.spend(time.perf_counter() - start)
-        return parts
+        return evaluated(compiled.residual_function, compiled.residual_native, [*t, *rows], len(index), self.dtype)
