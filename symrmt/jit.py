@@ -3,16 +3,16 @@ r"""Optional machine-code kernels (Numba), compiled when they pay for themselves
 The solver evaluates generated NumPy code: one NumPy call per operation, over all points at once.
 On a 200-point curve most calls see a few points, and the per-call overhead (some 300 operations per
 Newton evaluation of an algebraic system) is most of the time. A kernel compiled with Numba runs the
-same statements point by point (:mod:`symrmt.codegen.numba_backend`, bit for bit the same results):
-on the algebraic form it halves the time of a curve and of a cloud of points
-(``benchmarks/bench_solver.py forms``, docs/performance.md), but compiling the kernels of a system
-costs about 3 s per process.
+same statements point by point (:mod:`symrmt.codegen.numba_backend`, bit for bit the same results), and the
+step logic of an exact system's solve runs as compiled loops (:mod:`symrmt.solve.native_path`, the same decisions,
+agreeing to round-off): on the algebraic form they make a curve and a cloud of points several times faster
+(``benchmarks/bench_solver.py forms``, docs/performance.md), but compiling them costs about 5.5 s per process for
+the kernels and 8 s per system for the loops.
 
-So kernels are compiled only once the NumPy code they replace has cost, in this process, about as much
-as compiling them (:class:`Budget`, the rule of ski rental: the total time is then at most about twice
-the best possible).
+So each is compiled only once the NumPy code it replaces has cost, in this process, about as much as compiling
+it (:class:`Budget`, the rule of ski rental: the total time is then at most about twice the best possible).
 A single call in a fresh process (``symrmt theory``) never compiles; a notebook or a sweep that
-evaluates many grids does so once it has spent 3 s in that code. Numba is optional
+evaluates many grids does so once it has spent that long in that code. Numba is optional
 (``pip install "symrmt[fast]"``); without it every function runs as NumPy code. Compiled kernels
 live in memory only: nothing is written to or read from disk.
 
@@ -29,15 +29,17 @@ from typing import Callable, Iterator
 
 from .errors import ParameterError
 
-__all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "spent", "Budget", "COMPILE_SECONDS",
+__all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "njit_lazy", "spent", "Budget", "COMPILE_SECONDS",
            "MODES"]
 
 #: The rules: compile after the NumPy code has cost COMPILE_SECONDS, at first use, or never.
 MODES = ("auto", "always", "never")
-#: The budget before compiling: what compiling the kernels of one system costs, measured (Numba 0.68, idle, the
-#: algebraic attention system of rank 1): residuals 0.83 s, the observables' values 0.70 + 0.22 s and rates 0.72 s,
-#: the elimination of symrmt.solve.batched 0.66 s (once per process); 3.1 s in all.
-COMPILE_SECONDS = 3.0
+#: The budget before compiling: what compiling the kernels of one system costs, measured (Numba 0.68, the algebraic
+#: attention system of rank 1, 2026-12-02, load 0.5): residuals 1.20 s, the observables' values 0.92 + 0.16 s and
+#: rate 1.08 s, and once per process the elimination of symrmt.solve.batched 0.76 s and the Woodbury form of
+#: symrmt.solve.native_woodbury 1.33 s; 5.45 s in all (3.1 s on 2026-12-01 without the Woodbury form, the machine
+#: then faster). The compiled step logic has a budget of its own (symrmt.solve.native_path).
+COMPILE_SECONDS = 5.5
 
 _forced: list[str] = []
 
@@ -94,6 +96,14 @@ def njit(function: Callable, signature: str) -> Callable:
     return _numba().njit(signature, nogil=True, fastmath=False, error_model="numpy", cache=False)(function)
 
 
+def njit_lazy(function: Callable, inline: bool = False) -> Callable:
+    """``function`` as a Numba dispatcher compiled at its first call for the types it gets (for loops that take
+    other compiled functions as arguments), with the options of :func:`njit`; ``inline``: compiled into each
+    compiled caller (no call, and no reference counting of the arrays it is passed)."""
+    return _numba().njit(nogil=True, fastmath=False, error_model="numpy", cache=False,
+                         inline="always" if inline else "never")(function)
+
+
 class _Ledger:
     """Seconds spent in NumPy code that kernels replace, in this process (all kernels together)."""
 
@@ -111,7 +121,8 @@ class Budget:
     The ledger is the process's, not the kernel's: a system's residuals, its observables and the elimination are
     compiled together, at their next use after the process has spent :data:`COMPILE_SECONDS` in any of them (a
     per-kernel budget left the observables, evaluated once per solve, in NumPy code for minutes). ``seconds``
-    other than None gives this kernel a ledger of its own (the tests).
+    other than None gives this kernel a ledger of its own, which its NumPy code alone feeds (the compiled step
+    logic of :mod:`symrmt.solve.native_path`, whose compiling costs more than the rest together; the tests).
 
     ``spend(seconds)`` records a call of the NumPy code; ``native()`` returns the compiled kernel, compiling it
     (once, under a lock) when the rule and the budget say so, or None. A thread that finds another one compiling
@@ -130,12 +141,36 @@ class Budget:
 
     def spend(self, seconds: float) -> None:
         self._spent += seconds
-        _Ledger.seconds += seconds
+        if self._seconds is None:                   # a kernel with a ledger of its own does not feed the process's
+            _Ledger.seconds += seconds
+
+    @property
+    def ready(self) -> bool:
+        """Whether the kernel is compiled (and the rule allows it)."""
+        return self._kernel is not None and current_mode() != "never"
 
     def _paid(self) -> bool:
         if self._seconds is not None:
             return self._spent >= self._seconds
         return _Ledger.seconds >= COMPILE_SECONDS
+
+    def compiled(self) -> Callable | None:
+        """The compiled kernel now, whatever the budget (for machine code that calls it), or None without Numba or
+        where it does not compile."""
+        if self._kernel is None and not self._failed and available():
+            with self._lock:
+                self._compile()
+        return self._kernel
+
+    def _compile(self) -> None:
+        if self._kernel is None and not self._failed:
+            start = time.perf_counter()
+            try:
+                self._kernel = self._build()
+            except Exception as error:  # noqa: BLE001 - an unsupported construct: NumPy stays in use
+                self._failed = True
+                self.error = error
+            self.compile_seconds = time.perf_counter() - start
 
     def native(self) -> Callable | None:
         if self._kernel is not None:
@@ -145,14 +180,7 @@ class Budget:
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            if self._kernel is None and not self._failed:
-                start = time.perf_counter()
-                try:
-                    self._kernel = self._build()
-                except Exception as error:  # noqa: BLE001 - an unsupported construct: NumPy stays in use
-                    self._failed = True
-                    self.error = error
-                self.compile_seconds = time.perf_counter() - start
+            self._compile()
         finally:
             self._lock.release()
         return self._kernel

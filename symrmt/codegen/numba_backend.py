@@ -206,6 +206,11 @@ class PointwiseKernel:
     def spend(self, seconds: float) -> None:
         self.budget.spend(seconds)
 
+    def machine_code(self) -> Callable | None:
+        """The compiled ``kernel(X, out)`` itself, compiled now if it is not yet (for compiled code that calls it),
+        or None where it cannot be."""
+        return self.budget.compiled()
+
     def __call__(self, rows, size: int) -> np.ndarray | None:
         kernel = self.budget.native()
         if kernel is None:

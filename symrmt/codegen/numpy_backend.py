@@ -109,6 +109,7 @@ def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
     """
     kernels = calculus.law is None and not calculus.complex
     residual = _generate(calculus.residual)
+    branch = _generate(calculus.branch_sides)
     return CompiledSystem(
         name=calculus.name,
         parameters=calculus.parameters,
@@ -129,9 +130,10 @@ def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
         start_function=_generate(calculus.start),
         initial_function=_generate(calculus.initial),
         branch=calculus.branch,
-        branch_function=_generate(calculus.branch_sides),
+        branch_function=branch,
         admissible={o: (_generate(bounds), accuracy) for o, (bounds, accuracy) in calculus.admissible.items()},
         residual_native=_kernel(calculus.residual, residual) if kernels else None,
+        branch_native=_kernel(calculus.branch_sides, branch) if kernels else None,
     )
 
 

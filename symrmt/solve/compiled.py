@@ -97,6 +97,9 @@ class CompiledSystem:
         returns what :meth:`residual` returns, as one ``(outputs, N)`` array, or None while it is not
         compiled (then ``residual_native.spend(seconds)`` records the time of the NumPy function). None
         when there is none.
+    branch_native : callable or None
+        The branch conditions' function as machine code likewise (exact systems with branch conditions); the
+        compiled path of :mod:`~symrmt.solve.native_path` calls both.
     """
 
     name: str
@@ -121,6 +124,7 @@ class CompiledSystem:
     branch_function: Callable | None
     admissible: Mapping
     residual_native: Callable | None = None
+    branch_native: Callable | None = None
     variable_index: int = field(init=False)
 
     def __post_init__(self) -> None:

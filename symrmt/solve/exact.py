@@ -16,9 +16,12 @@ left: one more Newton step, relative to each unknown.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .compiled import CompiledSystem
+from .native_path import native_path
 from .observe import evaluate
 from .path import PathRules, continue_path, newton, newton_step, physical, starting_values
 from .problem import Problem
@@ -39,6 +42,9 @@ def solve_exact(problem: Problem):
     ``failures`` maps a point that could not be solved to the reason (its values are NaN), as in
     :func:`symrmt.solve.solve`.
     """
+    native = native_path(problem.compiled)
+    numpy_code = native is not None and not native.budget.ready       # its time is what the compiled loops save
+    start = time.perf_counter()
     local = np.arange(problem.size)
     target = problem.flat[problem.variable]
     t = starting_values(problem, {}, EXACT_RULES)     # a failed anchor: NaN, its points continued alone below
@@ -50,6 +56,8 @@ def solve_exact(problem: Problem):
         t[:, retry] = continue_path(problem, retry, failures=path_failures, rules=EXACT_RULES)[0]
         lost = {int(retry[k]): reason for k, reason in path_failures.items()}
         t, ok, residual, rate = _polish(problem, t, target, local)
+    if numpy_code:
+        native.budget.spend(time.perf_counter() - start)
     failures = {int(i): lost.get(int(i)) or (f"Newton did not converge at the target (residual {residual[i]:.3g})"
                                               if not residual[i] <= 1e-9 else
                                               "the solution at the target is not on the physical branch")
@@ -62,8 +70,16 @@ def solve_exact(problem: Problem):
 
 
 def _polish(problem: Problem, t, target, local):
+    """Newton at the targets, the refinements and the branch conditions: ``(t, ok, residual, rate)``, by the compiled
+    path (:mod:`.native_path`) once there is one."""
     if not len(t):
         return t, np.ones(local.size, bool), np.zeros(local.size), t
+    native = native_path(problem.compiled)
+    done = None if native is None else native.polish(np.take(problem.table, local, axis=1),
+                                                     problem.compiled.variable_index, target[local], t,
+                                                     EXACT_REFINEMENTS)
+    if done is not None:
+        return done
     t, ok, residual, rate = newton(problem, t, target, local)
     _refine(problem, t, target, local[ok], residual, rate)
     return t, ok & physical(problem, t, target, local), residual, rate
@@ -103,6 +119,11 @@ def newton_error(compiled: CompiledSystem, params: dict, unknowns: np.ndarray) -
     problem, _ = Problem.from_arrays(compiled, {k: np.broadcast_to(params[k], t.shape[1:]) for k in compiled.parameters},
                                      nodes=1)
     index = np.arange(problem.size)
+    native = native_path(compiled)
+    error = None if native is None else native.newton_error(problem.table, compiled.variable_index,
+                                                             t.reshape(len(t), -1))
+    if error is not None:
+        return error.reshape(t.shape[1:])
     with np.errstate(all="ignore"):
         step, _ = newton_step(*problem.newton_system(t, problem.flat[problem.variable], index))
         scale = np.maximum(np.abs(t), 1e-12 * np.max(np.abs(t), axis=0))

@@ -1,9 +1,12 @@
 r"""Observables at the solved unknowns, their quadrature error estimate, and the admissibility check."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .batched import solve_each
+from .native_woodbury import WOODBURY
 from .path import newton_step
 from .problem import Problem, evaluated
 from .settings import RANGE_SLACK
@@ -72,6 +75,23 @@ def _woodbury(observable, args, dargs, n: int, dtype):
     """
     k = observable.size
     entries = evaluated(observable.value, observable.value_native, args, n, dtype)
+    d_entries = None if observable.rate is None else evaluated(observable.rate, observable.rate_native, dargs, n, dtype)
+    real = bool(k) and entries.dtype == float and (d_entries is None or d_entries.dtype == float)
+    native = WOODBURY.native() if real else None
+    if native is not None:
+        value, derivative = np.empty(n), np.empty(n)
+        native(np.ascontiguousarray(entries), np.ascontiguousarray(entries if d_entries is None else d_entries), k,
+               d_entries is not None, value, derivative)
+        return value, (None if d_entries is None else derivative)
+    start = time.perf_counter()
+    value, derivative = _woodbury_numpy(k, entries, d_entries)
+    if real:
+        WOODBURY.spend(time.perf_counter() - start)
+    return value, derivative
+
+
+def _woodbury_numpy(k: int, entries: np.ndarray, d_entries: np.ndarray | None):
+    """:func:`_woodbury` from the evaluated entries (and their derivatives, or None), by NumPy calls over the points."""
     offset, core, gram, source = _split(entries, k)
     if not k:
         value = offset
@@ -80,9 +100,9 @@ def _woodbury(observable, args, dargs, n: int, dtype):
         h = solve_each(system, source[..., None])[..., 0]
         v = np.einsum("nij,nj->ni", core, h)                                          # C S^{-1} g
         value = offset - np.einsum("ni,ni->n", source, v)
-    if observable.rate is None:
+    if d_entries is None:
         return value, None
-    d_offset, d_core, d_gram, d_source = _split(evaluated(observable.rate, observable.rate_native, dargs, n, dtype), k)
+    d_offset, d_core, d_gram, d_source = _split(d_entries, k)
     if not k:
         return value, d_offset
     u = solve_each(np.swapaxes(system, -1, -2), np.einsum("nji,nj->ni", core, source)[..., None])[..., 0]

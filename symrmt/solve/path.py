@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ConvergenceError
 from .batched import solve_batched
+from .native_path import NEWTON_FAILED, STALLED, native_path
 from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_GROWTH, PATH_NEWTON,
                        PATH_TOLERANCE, STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
@@ -138,6 +139,11 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None, f
         target = np.maximum(target, stop)
     if resume is None:
         t0 = stack(compiled.initial(problem.params(index, start, column=False)), index.size, problem.dtype)
+        native = native_path(compiled) if stop is None else None
+        done = None if native is None else native.path(np.take(problem.table, index, axis=1),
+                                                        compiled.variable_index, start, target, t0, rules)
+        if done is not None:
+            return _native_ends(problem, index, done, failures)
         t, ok, res, rate = newton(problem, t0, start, index)
         where = "at the start of the continuation"
         value = start.copy()
@@ -160,12 +166,25 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None, f
         ratio[stuck] = np.sqrt(ratio[stuck])
         stalled = np.zeros(index.size, bool)
         stalled[stuck[ratio[stuck] < MIN_RATIO]] = True
-        lost |= _give_up(problem, index, stalled, lambda i: (
-            f"the continuation of the {compiled.name} fixed point stalled at {problem.variable}={value[i]:.4g}; "
-            f"try a larger {problem.variable} or report this case"), failures)
+        lost |= _give_up(problem, index, stalled, lambda i: _stalled(problem, value[i]), failures)
         active = active[(value[active] > target[active]) & ~lost[active]]
     t[:, lost] = np.nan
     rate[:, lost] = np.nan
+    return t, rate, value
+
+
+def _stalled(problem: Problem, value: float) -> str:
+    return (f"the continuation of the {problem.compiled.name} fixed point stalled at {problem.variable}={value:.4g}; "
+            f"try a larger {problem.variable} or report this case")
+
+
+def _native_ends(problem: Problem, index, done, failures: dict | None):
+    """``(t, rate, value)`` of :func:`continue_path` from what the compiled path (:mod:`.native_path`) reached,
+    its failed points given up as the NumPy code gives them up."""
+    t, rate, value, status, detail = done
+    _give_up(problem, index, status == NEWTON_FAILED,
+             lambda i: f"Newton failed at the start of the continuation (residual {detail[i]:.3g})", failures)
+    _give_up(problem, index, status == STALLED, lambda i: _stalled(problem, detail[i]), failures)
     return t, rate, value
 
 

@@ -1,0 +1,498 @@
+r"""The path of an exact system as machine code: continuation, Newton and refinement point by point (Numba).
+
+An exact system (no spectral average) costs little per evaluation, so its solve is mostly the step logic of
+:mod:`.path` and :mod:`.exact`: NumPy calls on the few points still active, each holding the GIL between its
+loops. Here the same steps run point by point in one compiled loop, without the GIL, calling the system's
+residual function as machine code (:attr:`~.compiled.CompiledSystem.residual_native`) and its branch
+conditions likewise:
+
+- :func:`path_points` is :func:`~.path.continue_path` from the start (Newton at the start value, then the
+  predictor-corrector steps with their ratio rule);
+- :func:`polish_points` is Newton at the targets, the refinements of :mod:`.exact` and the branch conditions.
+
+Each point takes the decisions the NumPy code takes for it, in the same order and with the same arithmetic.
+The NumPy code solves its Newton systems by the elimination of :mod:`.batched`, and by LAPACK where a row
+exchange is needed or a batch has fewer than :data:`~.batched.VECTORIZED_FROM` points; here every system is
+solved by that elimination, with partial pivoting written out where it needs an exchange. So the two agree
+bit for bit wherever LAPACK was not called, and elsewhere to round-off, which Newton then removes
+(``tests/solve/test_native_path.py``: the unknowns and the observables of random clouds).
+
+Compiled once the process has paid for it (:mod:`symrmt.jit`, as the other machine code), per system: the
+residual and branch functions are arguments, so each system gets its own compiled loop.
+"""
+from __future__ import annotations
+
+import math
+import types
+import weakref
+
+import numpy as np
+
+from .. import jit
+from .compiled import CompiledSystem
+from .settings import (BRANCH_SLACK, MAX_NEWTON, MIN_RATIO, PATH_GROWTH, STEP_CONTROL, STEPS_PER_DECADE,
+                       TOLERANCE)
+
+__all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "REACHED", "NEWTON_FAILED", "STALLED"]
+
+#: The budget of the compiled loops: they are compiled once the NumPy step logic they replace has cost this much
+#: in the process (:class:`symrmt.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
+#: attention system's functions took 7.9 s (Numba 0.68, 2026-12-02, load 0.5), once per system and process.
+LOOPS_COMPILE_SECONDS = 8.0
+#: The branch comparisons, by their code in the compiled loop.
+RELATIONS = (">", ">=", "<", "<=")
+#: What :func:`path_points` reports for a point: it reached its target; Newton failed at the start; the step
+#: ratio fell below MIN_RATIO.
+REACHED, NEWTON_FAILED, STALLED = 0, 1, 2
+
+
+def _nan_max(a, b):
+    """``np.maximum(a, b)``: NaN if either is NaN."""
+    if a != a or b != b:
+        return math.nan
+    return a if a >= b else b
+
+
+def _max_abs(x):
+    """``np.max(np.abs(x))`` of a vector (NaN propagates)."""
+    size = 0.0
+    for k in range(x.size):
+        a = abs(x[k])
+        if a != a or a > size:
+            size = a
+            if a != a:
+                return a
+    return size
+
+
+def _all_finite(x):
+    for k in range(x.size):
+        if not np.isfinite(x[k]):
+            return False
+    return True
+
+
+def _load(row, u, X):
+    """The point's parameters into the arguments ``X`` of the system's functions (below its ``u`` unknowns)."""
+    for k in range(row.size):
+        X[u + k, 0] = row[k]
+
+
+def _evaluate(residual, t, variable, value, X, out, F, J, dF):
+    """The residuals, their Jacobian and their derivative in the variable at ``t`` (one point; ``X`` holds its
+    parameters, :func:`_load`)."""
+    u = t.size
+    for k in range(u):
+        X[k, 0] = t[k]
+    X[u + variable, 0] = value
+    residual(X, out)
+    for k in range(u):
+        F[k] = out[k, 0]
+        dF[k] = out[u + u * u + k, 0]
+        for j in range(u):
+            J[k, j] = out[u + k * u + j, 0]
+
+
+def _solve(J, F, dF, growth, a, b, x, step, rate):
+    r"""Newton step :math:`J^{-1}F` and rate :math:`-J^{-1}\,\mathrm dF/\mathrm dv` of one point.
+
+    :func:`~.batched._eliminate_points` for one point, operation for operation; where a multiplier exceeds
+    ``growth`` (or a pivot is zero), Gaussian elimination with partial pivoting instead (LAPACK's choice of
+    pivots; NaN where the matrix is singular).
+    """
+    u = F.size
+    for r in range(u):
+        b[r, 0] = F[r]
+        b[r, 1] = dF[r]
+        for c in range(u):
+            a[r, c] = J[r, c]
+    exchange = False
+    for k in range(u - 1):
+        for r in range(k + 1, u):
+            m = a[r, k] / a[k, k]
+            if not abs(m) <= growth:
+                exchange = True
+            for c in range(k + 1, u):
+                a[r, c] -= m * a[k, c]
+            for c in range(2):
+                b[r, c] -= m * b[k, c]
+    last = a[u - 1, u - 1]
+    if not np.isfinite(last) or last == 0.0:
+        exchange = True
+    if exchange:
+        _pivoted(J, F, dF, a, b)
+    for k in range(u - 1, -1, -1):
+        for c in range(2):
+            if k < u - 1:
+                total = a[k, k + 1] * x[k + 1, c]
+                for j in range(k + 2, u):
+                    total += a[k, j] * x[j, c]
+                x[k, c] = (b[k, c] - total) / a[k, k]
+            else:
+                x[k, c] = b[k, c] / a[k, k]
+    for k in range(u):
+        step[k] = x[k, 0]
+        rate[k] = -x[k, 1]
+
+
+def _pivoted(J, F, dF, a, b):
+    """Elimination with partial pivoting into ``a``, ``b`` (a zero pivot: the whole system NaN)."""
+    u = F.size
+    for r in range(u):
+        b[r, 0] = F[r]
+        b[r, 1] = dF[r]
+        for c in range(u):
+            a[r, c] = J[r, c]
+    for k in range(u - 1):
+        pivot = k
+        for r in range(k + 1, u):
+            if abs(a[r, k]) > abs(a[pivot, k]):
+                pivot = r
+        if pivot != k:
+            for c in range(u):
+                a[k, c], a[pivot, c] = a[pivot, c], a[k, c]
+            for c in range(2):
+                b[k, c], b[pivot, c] = b[pivot, c], b[k, c]
+        if a[k, k] == 0.0:
+            a[:, :] = math.nan
+            return
+        for r in range(k + 1, u):
+            m = a[r, k] / a[k, k]
+            for c in range(k + 1, u):
+                a[r, c] -= m * a[k, c]
+            for c in range(2):
+                b[r, c] -= m * b[k, c]
+    if a[u - 1, u - 1] == 0.0:
+        a[:, :] = math.nan
+
+
+def _physical(branch, relations, t, variable, value, X, sides):
+    """:func:`~.path.physical` of one point (``X`` holds its parameters, :func:`_load`)."""
+    if branch is None:
+        return True
+    u = t.size
+    for k in range(u):
+        X[k, 0] = t[k]
+    X[u + variable, 0] = value
+    branch(X, sides)
+    scale = 1.0 + _max_abs(t) if u else 1.0
+    for k in range(relations.size):
+        lhs, rhs = sides[2 * k, 0], sides[2 * k + 1, 0]
+        slack = BRANCH_SLACK * _nan_max(_nan_max(abs(lhs), abs(rhs)), scale)
+        relation = relations[k]
+        if relation == 0:
+            ok = lhs > rhs
+        elif relation == 1:
+            ok = lhs >= rhs - slack
+        elif relation == 2:
+            ok = lhs < rhs
+        else:
+            ok = lhs <= rhs + slack
+        if not ok:
+            return False
+    return True
+
+
+class _Work:
+    """Scratch arrays of one point (allocated once per call of the compiled loop)."""
+
+
+def _newton(residual, t, variable, value, tolerance, w):
+    """:func:`~.path.newton` of one point, in place on ``t``; returns ``(converged, size)``, the rate in ``w[9]``."""
+    X, out, F, J, dF, a, b, x, step, rate = w
+    size = math.inf
+    for _ in range(MAX_NEWTON + 1):
+        _evaluate(residual, t, variable, value, X, out, F, J, dF)
+        size = _max_abs(F)
+        _solve(J, F, dF, 1.0, a, b, x, step, rate)
+        if np.isfinite(size) and size <= tolerance * (1.0 + _max_abs(t)):
+            return True, size
+        if not _all_finite(step):
+            return False, size
+        for k in range(t.size):
+            t[k] -= step[k]
+    return False, size
+
+
+def _within_prediction(correction, guess, t, componentwise):
+    """:func:`~.path._within_prediction` of one point (``change = guess - t``)."""
+    u = t.size
+    if componentwise:
+        for k in range(u):
+            allowed = abs(guess[k] - t[k]) + 1e-3 * (1.0 + abs(t[k]))
+            if not abs(correction[k]) <= STEP_CONTROL * allowed:
+                return False
+        return True
+    change = 0.0
+    for k in range(u):
+        c = abs(guess[k] - t[k])
+        if c != c or c > change:
+            change = c
+    allowed = change + 1e-3 * (1.0 + _max_abs(t))
+    return _max_abs(correction) <= STEP_CONTROL * allowed
+
+
+def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable, reciprocal, corrections,
+                    tolerance, monotone, componentwise, new, new_rate, guess, w, X2, sides):
+    """:func:`~.path._corrected_step` of one point: ``new``, ``new_rate`` in place; returns whether accepted."""
+    X, out, F, J, dF, a, b, x, step, step_rate = w
+    u = t.size
+    scale = (v_from / v_to) if reciprocal else 1.0
+    for k in range(u):
+        guess[k] = t[k] + rate[k] * (v_to - v_from) * scale
+        new[k] = guess[k]
+        new_rate[k] = rate[k]
+    previous = math.inf
+    for k in range(corrections + 1):
+        _evaluate(residual, new, variable, v_to, X, out, F, J, dF)
+        size = _max_abs(F)
+        _solve(J, F, dF, PATH_GROWTH, a, b, x, step, step_rate)
+        for j in range(u):
+            new_rate[j] = step_rate[j]
+        finite = np.isfinite(size) and _all_finite(step) and _all_finite(new_rate)
+        converged = finite and size <= tolerance * (1.0 + _max_abs(new))
+        if converged:
+            converged = _physical(branch, relations, new, variable, v_to, X2, sides)
+        if converged:
+            return True
+        keep = finite and size <= (0.5 if monotone else 1e3) * previous
+        if k == 0:
+            keep = keep and _within_prediction(step, guess, t, componentwise)
+        previous = size
+        if not keep:
+            return False
+        for j in range(u):
+            new[j] -= step[j]
+    return False
+
+
+def _work(u, arguments, outputs):
+    return (np.empty((arguments, 1)), np.empty((outputs, 1)), np.empty(u), np.empty((u, u)), np.empty(u),
+            np.empty((u, u)), np.empty((u, 2)), np.empty((u, 2)), np.empty(u), np.empty(u))
+
+
+def path_points(residual, branch, relations, outputs, branch_outputs, table, variable, start, target, t0,
+                reciprocal, corrections, tolerance, monotone, componentwise, max_ratio, t_out, rate_out, value_out,
+                status, detail):
+    """:func:`~.path.continue_path` from the start for every column of ``table`` (P, N): ``t0`` (U, N) at
+    ``start``, down to ``target``. Writes the unknowns, their rate and the value reached; ``status`` is
+    REACHED, NEWTON_FAILED (``detail``: the residual) or STALLED (``detail``: the value where it stalled)."""
+    u, n = t0.shape[0], t0.shape[1]
+    arguments = u + table.shape[0]
+    w = _work(u, arguments, outputs)
+    X2 = np.empty((arguments, 1))
+    sides = np.empty((max(branch_outputs, 1), 1))
+    t = np.empty(u)
+    rate = np.empty(u)
+    new = np.empty(u)
+    new_rate = np.empty(u)
+    guess = np.empty(u)
+    first_ratio = 10.0 ** (1.0 / STEPS_PER_DECADE)
+    for i in range(n):
+        _load(table[:, i], u, w[0])
+        _load(table[:, i], u, X2)
+        for k in range(u):
+            t[k] = t0[k, i]
+        converged, size = _newton(residual, t, variable, start[i], TOLERANCE, w)
+        for k in range(u):
+            rate[k] = w[9][k]
+        value = start[i]
+        status[i] = REACHED
+        if not converged:
+            status[i] = NEWTON_FAILED
+            detail[i] = size
+        ratio = first_ratio
+        while status[i] == REACHED and value > target[i]:
+            v_next = _nan_max(value / ratio, target[i])
+            if _corrected_step(residual, branch, relations, t, rate, value, v_next, variable, reciprocal,
+                               corrections, tolerance, monotone, componentwise, new, new_rate, guess, w, X2, sides):
+                for k in range(u):
+                    t[k] = new[k]
+                    rate[k] = new_rate[k]
+                value = v_next
+                ratio = min(ratio ** 1.5, max_ratio)
+            else:
+                ratio = math.sqrt(ratio)
+                if ratio < MIN_RATIO:
+                    status[i] = STALLED
+                    detail[i] = value
+        for k in range(u):
+            t_out[k, i] = t[k] if status[i] == REACHED else math.nan
+            rate_out[k, i] = rate[k] if status[i] == REACHED else math.nan
+        value_out[i] = value
+
+
+def polish_points(residual, branch, relations, outputs, branch_outputs, table, variable, target, t_io, refinements,
+                  ok, residual_out, rate_out):
+    """Newton at ``target`` from ``t_io`` (in place), the refinements of :func:`~.exact._refine` where it converged,
+    and the branch conditions: :func:`~.exact._polish` for every column of ``table``."""
+    u, n = t_io.shape[0], t_io.shape[1]
+    arguments = u + table.shape[0]
+    w = _work(u, arguments, outputs)
+    X2 = np.empty((arguments, 1))
+    sides = np.empty((max(branch_outputs, 1), 1))
+    t = np.empty(u)
+    previous = np.empty(u)
+    for i in range(n):
+        _load(table[:, i], u, w[0])
+        _load(table[:, i], u, X2)
+        for k in range(u):
+            t[k] = t_io[k, i]
+        converged, size = _newton(residual, t, variable, target[i], TOLERANCE, w)
+        rate = w[9]
+        for k in range(u):
+            rate_out[k, i] = rate[k]
+        if converged:
+            X, out, F, J, dF, a, b, x, step, step_rate = w
+            for count in range(refinements + 1):
+                _evaluate(residual, t, variable, target[i], X, out, F, J, dF)
+                now = _max_abs(F)
+                if count:
+                    if not (np.isfinite(now) and now < size):
+                        for k in range(u):
+                            t[k] = previous[k]
+                        break
+                    size = now
+                _solve(J, F, dF, 1.0, a, b, x, step, step_rate)
+                for k in range(u):
+                    rate_out[k, i] = step_rate[k]
+                if count == refinements or not _all_finite(step):
+                    break
+                for k in range(u):
+                    previous[k] = t[k]
+                    t[k] -= step[k]
+            converged = _physical(branch, relations, t, variable, target[i], X2, sides)
+        ok[i] = converged
+        residual_out[i] = size
+        for k in range(u):
+            t_io[k, i] = t[k]
+
+
+def error_points(residual, outputs, table, variable, t_in, error):
+    """:func:`~.exact.newton_error` for every column of ``table``: one Newton step at ``t_in``, relative to each
+    unknown (an unknown below 1e-12 of the largest measured against that)."""
+    u, n = t_in.shape[0], t_in.shape[1]
+    w = _work(u, u + table.shape[0], outputs)
+    X, out, F, J, dF, a, b, x, step, rate = w
+    t = np.empty(u)
+    for i in range(n):
+        for k in range(u):
+            t[k] = t_in[k, i]
+        _load(table[:, i], u, X)
+        _evaluate(residual, t, variable, table[variable, i], X, out, F, J, dF)
+        _solve(J, F, dF, 1.0, a, b, x, step, rate)
+        floor = 1e-12 * _max_abs(t)
+        worst = 0.0
+        for k in range(u):
+            relative = abs(step[k]) / _nan_max(abs(t[k]), floor)
+            if relative != relative or relative > worst:
+                worst = relative
+                if relative != relative:
+                    break
+        error[i] = worst
+
+
+_HELPERS = (_nan_max, _max_abs, _all_finite, _load, _evaluate, _solve, _pivoted, _physical, _newton, _within_prediction,
+            _corrected_step, _work)
+
+
+class NativePath:
+    """The compiled :func:`path_points` and :func:`polish_points` of one exact system."""
+
+    def __init__(self, compiled: CompiledSystem) -> None:
+        self.compiled = compiled
+        self.relations = np.array([RELATIONS.index(r) for r in compiled.branch], dtype=np.int64)
+        u = len(compiled.unknowns)
+        self.outputs = u + u * u + u
+        self.branch_outputs = 2 * len(compiled.branch)
+        self.budget = jit.Budget(self._build, LOOPS_COMPILE_SECONDS)
+
+    def _build(self):
+        residual = self.compiled.residual_native.machine_code()
+        branch = self.compiled.branch_native.machine_code() if self.compiled.branch else None
+        if residual is None or (self.compiled.branch and branch is None):
+            raise TypeError("the residual or branch function has no machine code")
+        compiled = (residual, branch, *_compiled_loops())
+        self._warm(compiled)
+        return compiled
+
+    def _warm(self, compiled) -> None:
+        """Compile the loops for this system's functions now (a call on no points), so that compiling is the
+        budget's cost and not that of the first solve."""
+        residual, branch, path, polish, errors = compiled
+        u, p = len(self.compiled.unknowns), len(self.compiled.parameters)
+        table, none, columns = np.zeros((p, 0)), np.zeros(0), np.zeros((u, 0))
+        rules = (1, 1.0, True, True, 2.0)
+        path(residual, branch, self.relations, self.outputs, self.branch_outputs, table, 0, none, none, columns,
+             True, *rules, columns.copy(), columns.copy(), none.copy(), np.zeros(0, np.int64), none.copy())
+        polish(residual, branch, self.relations, self.outputs, self.branch_outputs, table, 0, none, columns.copy(), 0,
+               np.zeros(0, bool), none.copy(), columns.copy())
+        errors(residual, self.outputs, table, 0, columns, none.copy())
+
+    def path(self, table, variable: int, start, target, t0, rules):
+        """:func:`path_points` as arrays ``(t, rate, value, status, detail)``, or None while not compiled."""
+        native = self.budget.native()
+        if native is None:
+            return None
+        residual, branch, path, _, _ = native
+        u, n = t0.shape
+        out = (np.empty((u, n)), np.empty((u, n)), np.empty(n), np.empty(n, np.int64), np.zeros(n))
+        path(residual, branch, self.relations, self.outputs, self.branch_outputs, np.ascontiguousarray(table, float),
+             variable, np.ascontiguousarray(start, float), np.ascontiguousarray(target, float),
+             np.ascontiguousarray(t0, float), self.compiled.predictor == "reciprocal", rules.corrections,
+             rules.tolerance, rules.monotone, rules.componentwise, rules.max_ratio, *out)
+        return out
+
+    def polish(self, table, variable: int, target, t, refinements: int):
+        """:func:`polish_points` as ``(t, ok, residual, rate)``, or None while not compiled."""
+        native = self.budget.native()
+        if native is None:
+            return None
+        residual, branch, _, polish, _ = native
+        u, n = t.shape
+        t = np.array(t, dtype=float, order="C")
+        ok, size, rate = np.zeros(n, bool), np.empty(n), np.empty((u, n))
+        polish(residual, branch, self.relations, self.outputs, self.branch_outputs, np.ascontiguousarray(table, float),
+               variable, np.ascontiguousarray(target, float), t, refinements, ok, size, rate)
+        return t, ok, size, rate
+
+
+    def newton_error(self, table, variable: int, t):
+        """:func:`error_points` as an array, or None while not compiled."""
+        native = self.budget.native()
+        if native is None:
+            return None
+        residual, _, _, _, errors = native
+        error = np.empty(t.shape[1])
+        errors(residual, self.outputs, np.ascontiguousarray(table, float), variable, np.ascontiguousarray(t, float),
+               error)
+        return error
+
+
+_LOOPS: list = []
+
+
+def _compiled_loops():
+    """:func:`path_points` and :func:`polish_points` as Numba dispatchers (each compiled for a system's functions at
+    its first call). Every function here is re-bound to a namespace in which the helpers it calls are their Numba
+    versions; the module's own functions stay Python."""
+    if not _LOOPS:
+        namespace = dict(globals())
+        for function in (*_HELPERS, path_points, polish_points, error_points):
+            namespace[function.__name__] = jit.njit_lazy(
+                types.FunctionType(function.__code__, namespace, function.__name__))
+        _LOOPS.extend([namespace["path_points"], namespace["polish_points"], namespace["error_points"]])
+    return _LOOPS
+
+
+_PATHS: "weakref.WeakKeyDictionary[CompiledSystem, NativePath]" = weakref.WeakKeyDictionary()
+
+
+def native_path(compiled: CompiledSystem) -> NativePath | None:
+    """The machine-code path of an exact real system with machine-code residuals (None for any other system)."""
+    if compiled.residual_native is None or (compiled.branch and compiled.branch_native is None):
+        return None
+    path = _PATHS.get(compiled)
+    if path is None:
+        path = _PATHS[compiled] = NativePath(compiled)
+    return path
