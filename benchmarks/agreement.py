@@ -31,6 +31,8 @@ import time
 
 import numpy as np
 
+from symrmt import jit
+
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "tests"))
 
 from _support.forms import AGREEMENT, DEFAULT_AGREEMENT, agree, compare, compare_auto, random_points  # noqa: E402
@@ -172,10 +174,16 @@ if __name__ == "__main__":
     parser.add_argument("--merge", action="store_true", help="write the data file from the three parts")
     parser.add_argument("--chunk", type=int, default=CHUNK, help="points compared (and saved) at a time")
     parser.add_argument("--auto", action="store_true", help="measure form='auto' (writes tests/data/auto_agreement.json)")
+    parser.add_argument("--jit", choices=jit.MODES, default="never",
+                        help="the rule for compiled code (symrmt.jit; default never: the data files in tests/data "
+                             "measure the NumPy code, which the compiled code matches to round-off, "
+                             "tests/solve/test_native_path.py; 'always' measures the compiled code of symrmt[fast])")
     options = parser.parse_args()
-    if options.merge:
-        merge(options.auto)
-    else:
-        main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3), options.chunk, options.auto)
-        if not options.rank:
+    with jit.mode(options.jit):
+        if options.merge:
             merge(options.auto)
+        else:
+            main(options.points, options.seed, (options.rank,) if options.rank else (1, 2, 3), options.chunk,
+                 options.auto)
+            if not options.rank:
+                merge(options.auto)
