@@ -37,7 +37,8 @@ __all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "R
 
 #: The budget of the compiled loops: they are compiled once the NumPy step logic they replace has cost this much
 #: in the process (:class:`symrmt.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
-#: attention system's functions took 7.9 s (Numba 0.68, 2026-12-02, load 0.5), once per system and process.
+#: system of the benchmarks (six unknowns) took 7.9 s (Numba 0.68, 2026-12-02, load 0.5), once per system and
+#: process.
 LOOPS_COMPILE_SECONDS = 8.0
 #: The branch comparisons, by their code in the compiled loop.
 RELATIONS = (">", ">=", "<", "<=")
@@ -101,11 +102,7 @@ def _solve(J, F, dF, growth, a, b, x, step, rate):
     pivots; NaN where the matrix is singular).
     """
     u = F.size
-    for r in range(u):
-        b[r, 0] = F[r]
-        b[r, 1] = dF[r]
-        for c in range(u):
-            a[r, c] = J[r, c]
+    _fill(J, F, dF, a, b)
     exchange = False
     for k in range(u - 1):
         for r in range(k + 1, u):
@@ -120,29 +117,27 @@ def _solve(J, F, dF, growth, a, b, x, step, rate):
     if not np.isfinite(last) or last == 0.0:
         exchange = True
     if exchange:
-        _pivoted(J, F, dF, a, b)
-    for k in range(u - 1, -1, -1):
-        for c in range(2):
-            if k < u - 1:
-                total = a[k, k + 1] * x[k + 1, c]
-                for j in range(k + 2, u):
-                    total += a[k, j] * x[j, c]
-                x[k, c] = (b[k, c] - total) / a[k, k]
-            else:
-                x[k, c] = b[k, c] / a[k, k]
+        _fill(J, F, dF, a, b)
+        pivoted(a, b)
+    back_substitute(a, b, x)
     for k in range(u):
         step[k] = x[k, 0]
         rate[k] = -x[k, 1]
 
 
-def _pivoted(J, F, dF, a, b):
-    """Elimination with partial pivoting into ``a``, ``b`` (a zero pivot: the whole system NaN)."""
-    u = F.size
-    for r in range(u):
+def _fill(J, F, dF, a, b):
+    """The Newton system into the elimination's arrays: ``a = J``, ``b = [F, dF]``."""
+    for r in range(F.size):
         b[r, 0] = F[r]
         b[r, 1] = dF[r]
-        for c in range(u):
+        for c in range(F.size):
             a[r, c] = J[r, c]
+
+
+def pivoted(a, b):
+    """Forward elimination with partial pivoting of ``a x = b`` in place (``b``: k by 2); a zero pivot makes the
+    whole system NaN. Then :func:`back_substitute`."""
+    u = a.shape[0]
     for k in range(u - 1):
         pivot = k
         for r in range(k + 1, u):
@@ -164,6 +159,20 @@ def _pivoted(J, F, dF, a, b):
                 b[r, c] -= m * b[k, c]
     if a[u - 1, u - 1] == 0.0:
         a[:, :] = math.nan
+
+
+def back_substitute(a, b, x):
+    """``x`` from the upper triangle of ``a`` and the two columns of ``b``, in the order of :mod:`.batched`."""
+    u = a.shape[0]
+    for k in range(u - 1, -1, -1):
+        for c in range(2):
+            if k < u - 1:
+                total = a[k, k + 1] * x[k + 1, c]
+                for j in range(k + 2, u):
+                    total += a[k, j] * x[j, c]
+                x[k, c] = (b[k, c] - total) / a[k, k]
+            else:
+                x[k, c] = b[k, c] / a[k, k]
 
 
 def _physical(branch, relations, t, variable, value, X, sides):
@@ -193,13 +202,9 @@ def _physical(branch, relations, t, variable, value, X, sides):
     return True
 
 
-class _Work:
-    """Scratch arrays of one point (allocated once per call of the compiled loop)."""
-
-
 def _newton(residual, t, variable, value, tolerance, w):
     """:func:`~.path.newton` of one point, in place on ``t``; returns ``(converged, size)``, the rate in ``w[9]``."""
-    X, out, F, J, dF, a, b, x, step, rate = w
+    X, out, F, J, dF, a, b, x, step, rate = w[:10]
     size = math.inf
     for _ in range(MAX_NEWTON + 1):
         _evaluate(residual, t, variable, value, X, out, F, J, dF)
@@ -235,7 +240,7 @@ def _within_prediction(correction, guess, t, componentwise):
 def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable, reciprocal, corrections,
                     tolerance, monotone, componentwise, new, new_rate, guess, w, X2, sides):
     """:func:`~.path._corrected_step` of one point: ``new``, ``new_rate`` in place; returns whether accepted."""
-    X, out, F, J, dF, a, b, x, step, step_rate = w
+    X, out, F, J, dF, a, b, x, step, step_rate = w[:10]
     u = t.size
     scale = (v_from / v_to) if reciprocal else 1.0
     for k in range(u):
@@ -266,9 +271,21 @@ def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable
     return False
 
 
-def _work(u, arguments, outputs):
+def _work(u, arguments, outputs, branch_outputs):
+    """The scratch arrays of one point, allocated once per call of a loop: the system's arguments X and outputs,
+    F, J and dF/dv read from them, the elimination's matrix and right-hand sides, its solution, the Newton step,
+    the rate, and the branch function's arguments and outputs."""
     return (np.empty((arguments, 1)), np.empty((outputs, 1)), np.empty(u), np.empty((u, u)), np.empty(u),
-            np.empty((u, u)), np.empty((u, 2)), np.empty((u, 2)), np.empty(u), np.empty(u))
+            np.empty((u, u)), np.empty((u, 2)), np.empty((u, 2)), np.empty(u), np.empty(u),
+            np.empty((arguments, 1)), np.empty((max(branch_outputs, 1), 1)))
+
+
+def _begin(table, i, source, t, w):
+    """Point ``i``: its parameters into the arguments of both functions, its unknowns from ``source`` into ``t``."""
+    _load(table[:, i], t.size, w[0])
+    _load(table[:, i], t.size, w[10])
+    for k in range(t.size):
+        t[k] = source[k, i]
 
 
 def path_points(residual, branch, relations, outputs, branch_outputs, table, variable, start, target, t0,
@@ -278,10 +295,8 @@ def path_points(residual, branch, relations, outputs, branch_outputs, table, var
     ``start``, down to ``target``. Writes the unknowns, their rate and the value reached; ``status`` is
     REACHED, NEWTON_FAILED (``detail``: the residual) or STALLED (``detail``: the value where it stalled)."""
     u, n = t0.shape[0], t0.shape[1]
-    arguments = u + table.shape[0]
-    w = _work(u, arguments, outputs)
-    X2 = np.empty((arguments, 1))
-    sides = np.empty((max(branch_outputs, 1), 1))
+    w = _work(u, u + table.shape[0], outputs, branch_outputs)
+    X2, sides = w[10], w[11]
     t = np.empty(u)
     rate = np.empty(u)
     new = np.empty(u)
@@ -289,10 +304,7 @@ def path_points(residual, branch, relations, outputs, branch_outputs, table, var
     guess = np.empty(u)
     first_ratio = 10.0 ** (1.0 / STEPS_PER_DECADE)
     for i in range(n):
-        _load(table[:, i], u, w[0])
-        _load(table[:, i], u, X2)
-        for k in range(u):
-            t[k] = t0[k, i]
+        _begin(table, i, t0, t, w)
         converged, size = _newton(residual, t, variable, start[i], TOLERANCE, w)
         for k in range(u):
             rate[k] = w[9][k]
@@ -327,23 +339,18 @@ def polish_points(residual, branch, relations, outputs, branch_outputs, table, v
     """Newton at ``target`` from ``t_io`` (in place), the refinements of :func:`~.exact._refine` where it converged,
     and the branch conditions: :func:`~.exact._polish` for every column of ``table``."""
     u, n = t_io.shape[0], t_io.shape[1]
-    arguments = u + table.shape[0]
-    w = _work(u, arguments, outputs)
-    X2 = np.empty((arguments, 1))
-    sides = np.empty((max(branch_outputs, 1), 1))
+    w = _work(u, u + table.shape[0], outputs, branch_outputs)
+    X2, sides = w[10], w[11]
     t = np.empty(u)
     previous = np.empty(u)
     for i in range(n):
-        _load(table[:, i], u, w[0])
-        _load(table[:, i], u, X2)
-        for k in range(u):
-            t[k] = t_io[k, i]
+        _begin(table, i, t_io, t, w)
         converged, size = _newton(residual, t, variable, target[i], TOLERANCE, w)
         rate = w[9]
         for k in range(u):
             rate_out[k, i] = rate[k]
         if converged:
-            X, out, F, J, dF, a, b, x, step, step_rate = w
+            X, out, F, J, dF, a, b, x, step, step_rate = w[:10]
             for count in range(refinements + 1):
                 _evaluate(residual, t, variable, target[i], X, out, F, J, dF)
                 now = _max_abs(F)
@@ -372,13 +379,11 @@ def error_points(residual, outputs, table, variable, t_in, error):
     """:func:`~.exact.newton_error` for every column of ``table``: one Newton step at ``t_in``, relative to each
     unknown (an unknown below 1e-12 of the largest measured against that)."""
     u, n = t_in.shape[0], t_in.shape[1]
-    w = _work(u, u + table.shape[0], outputs)
-    X, out, F, J, dF, a, b, x, step, rate = w
+    w = _work(u, u + table.shape[0], outputs, 0)
+    X, out, F, J, dF, a, b, x, step, rate = w[:10]
     t = np.empty(u)
     for i in range(n):
-        for k in range(u):
-            t[k] = t_in[k, i]
-        _load(table[:, i], u, X)
+        _begin(table, i, t_in, t, w)
         _evaluate(residual, t, variable, table[variable, i], X, out, F, J, dF)
         _solve(J, F, dF, 1.0, a, b, x, step, rate)
         floor = 1e-12 * _max_abs(t)
@@ -392,8 +397,8 @@ def error_points(residual, outputs, table, variable, t_in, error):
         error[i] = worst
 
 
-_HELPERS = (_nan_max, _max_abs, _all_finite, _load, _evaluate, _solve, _pivoted, _physical, _newton, _within_prediction,
-            _corrected_step, _work)
+_HELPERS = (_nan_max, _max_abs, _all_finite, _load, _evaluate, _solve, _fill, pivoted, back_substitute, _begin,
+            _physical, _newton, _within_prediction, _corrected_step, _work)
 
 
 class NativePath:

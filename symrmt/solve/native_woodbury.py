@@ -10,46 +10,29 @@ round-off (``tests/solve/test_native_path.py``).
 """
 from __future__ import annotations
 
-import math
 import types
 
 import numpy as np
 
 from .. import jit
+from .native_path import back_substitute, pivoted
 
 __all__ = ["woodbury_points"]
 
 
-def _solve_small(matrix, rhs, transpose, a, x):
-    """``x = matrix^{-1} rhs`` (or ``matrix^{-T} rhs``) by elimination with partial pivoting; NaN if singular."""
+def _solve_small(matrix, rhs, transpose, a, b, x, out):
+    """``out = matrix^{-1} rhs`` (or ``matrix^{-T} rhs``) by elimination with partial pivoting
+    (:func:`~.native_path.pivoted`, :func:`~.native_path.back_substitute`); NaN if singular."""
     k = rhs.size
     for r in range(k):
-        x[r] = rhs[r]
+        b[r, 0] = rhs[r]
+        b[r, 1] = 0.0
         for c in range(k):
             a[r, c] = matrix[c, r] if transpose else matrix[r, c]
-    for j in range(k):
-        pivot = j
-        for r in range(j + 1, k):
-            if abs(a[r, j]) > abs(a[pivot, j]):
-                pivot = r
-        if pivot != j:
-            for c in range(k):
-                a[j, c], a[pivot, c] = a[pivot, c], a[j, c]
-            x[j], x[pivot] = x[pivot], x[j]
-        if a[j, j] == 0.0:
-            for r in range(k):
-                x[r] = math.nan
-            return
-        for r in range(j + 1, k):
-            m = a[r, j] / a[j, j]
-            for c in range(j + 1, k):
-                a[r, c] -= m * a[j, c]
-            x[r] -= m * x[j]
-    for j in range(k - 1, -1, -1):
-        total = x[j]
-        for c in range(j + 1, k):
-            total -= a[j, c] * x[c]
-        x[j] = total / a[j, j]
+    pivoted(a, b)
+    back_substitute(a, b, x)
+    for r in range(k):
+        out[r] = x[r, 0]
 
 
 def woodbury_points(entries, d_entries, k, with_rate, value, derivative):
@@ -68,6 +51,8 @@ def woodbury_points(entries, d_entries, k, with_rate, value, derivative):
     u = np.empty(k)
     w = np.empty(k)
     a = np.empty((k, k))
+    b = np.empty((k, 2))
+    x = np.empty((k, 2))
     for i in range(n):
         for r in range(k):
             source[r] = entries[1 + 2 * k * k + r, i]
@@ -80,7 +65,7 @@ def woodbury_points(entries, d_entries, k, with_rate, value, derivative):
                 for m in range(k):
                     total += gram[r, m] * core[m, c]
                 system[r, c] = (1.0 if r == c else 0.0) + total
-        _solve_small(system, source, False, a, h)
+        _solve_small(system, source, False, a, b, x, h)
         result = entries[0, i]
         for r in range(k):
             total = 0.0
@@ -96,7 +81,7 @@ def woodbury_points(entries, d_entries, k, with_rate, value, derivative):
             for c in range(k):
                 total += core[c, r] * source[c]
             w[r] = total
-        _solve_small(system, w, True, a, u)
+        _solve_small(system, w, True, a, b, x, u)
         for r in range(k):
             for c in range(k):
                 d_core[r, c] = d_entries[1 + r * k + c, i]
@@ -116,12 +101,16 @@ def woodbury_points(entries, d_entries, k, with_rate, value, derivative):
 
 
 def _build():
-    """:func:`woodbury_points` compiled, in a namespace where the solve it calls is compiled too."""
+    """:func:`woodbury_points` compiled, in a namespace where the solves it calls are compiled too."""
+    matrices, vector = "float64[:, ::1]", "float64[::1]"
     namespace = dict(globals())
+    namespace["pivoted"] = jit.njit(pivoted, f"void({matrices}, {matrices})")
+    namespace["back_substitute"] = jit.njit(back_substitute, f"void({matrices}, {matrices}, {matrices})")
     namespace["_solve_small"] = jit.njit(
-        _solve_small, "void(float64[:, ::1], float64[::1], boolean, float64[:, ::1], float64[::1])")
+        types.FunctionType(_solve_small.__code__, namespace, "_solve_small"),
+        f"void({matrices}, {vector}, boolean, {matrices}, {matrices}, {matrices}, {vector})")
     function = types.FunctionType(woodbury_points.__code__, namespace, "woodbury_points")
-    return jit.njit(function, "void(float64[:, ::1], float64[:, ::1], int64, boolean, float64[::1], float64[::1])")
+    return jit.njit(function, f"void({matrices}, {matrices}, int64, boolean, {vector}, {vector})")
 
 
 #: The compiled :func:`woodbury_points`, once it has paid for itself (:mod:`symrmt.jit`).
