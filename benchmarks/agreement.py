@@ -15,7 +15,8 @@ category that explains it; where both answer and disagree, an independent 40-dig
 differences among the agreeing points.
 
 With ``--auto`` (e.g. ``python benchmarks/agreement.py 10000 2027 --auto``, or per rank and ``--auto --merge``)
-it measures ``form="auto"`` instead, the default form, and writes tests/data/auto_agreement.json: how many
+it measures ``form="auto"`` instead, the default form, and writes tests/data/auto_agreement.json (with
+``--jit always``: the compiled code of ``symrmt[fast]``, tests/data/auto_agreement_compiled.json): how many
 points auto answers algebraically, how many it refers to the quadrature (by the estimated error of its
 unknowns, symrmt.forms.NEWTON_ERROR_CEILING), its largest differences from the tightened quadrature where it answers
 algebraically, and every point where it disagrees with the quadrature, with the 40-digit solution there
@@ -41,6 +42,8 @@ from _support.mp_reference import reference as mp_reference  # noqa: E402
 OUT = pathlib.Path(__file__).parents[1] / "tests" / "data" / "algebraic_disagreements.json"
 #: The data file of ``--auto``.
 AUTO_OUT = OUT.with_name("auto_agreement.json")
+#: The data file of ``--auto --jit always``: the same measure of the compiled code (symrmt[fast]).
+COMPILED_OUT = OUT.with_name("auto_agreement_compiled.json")
 #: Points compared at a time (each chunk is saved to the part file when done).
 CHUNK = 50
 
@@ -108,7 +111,7 @@ def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK, auto: bool = Fals
     draw, a uniform random subset of it).
     """
     sample = random_points(np.random.default_rng([seed, rank]), size, rank)
-    part_file = (AUTO_OUT if auto else OUT).with_suffix(f".rank{rank}.json")
+    part_file = _out(auto).with_suffix(f".rank{rank}.json")
     part = {"drawn": size, "seed": seed, "rank": rank, "chunks": []}
     start = time.perf_counter()
     for first in range(0, size, chunk):
@@ -124,6 +127,13 @@ def _rank(rank: int, size: int, seed: int, chunk: int = CHUNK, auto: bool = Fals
         done = sum(c["points"] for c in part["chunks"])
         print(f"rank {rank}: {done} of {size} points, {sum(len(c['listed']) for c in part['chunks'])} listed "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def _out(auto: bool) -> pathlib.Path:
+    """The data file this run writes: of the algebraic form, of auto, or of auto as compiled code."""
+    if not auto:
+        return OUT
+    return AUTO_OUT if jit.current_mode() == "never" else COMPILED_OUT
 
 
 def _statistics(chunks: list) -> dict:
@@ -151,7 +161,7 @@ def main(points: int = 10_000, seed: int = 2026, ranks: tuple = (1, 2, 3), chunk
 
 def merge(auto: bool = False) -> None:
     """The data file from the three parts (then removed): the points compared, of the points drawn."""
-    out = AUTO_OUT if auto else OUT
+    out = _out(auto)
     parts = [json.loads(out.with_suffix(f".rank{rank}.json").read_text()) for rank in (1, 2, 3)]
     by_rank = {part["rank"]: {"drawn": part["drawn"], **_statistics(part["chunks"])} for part in parts}
     statistics = {"points": sum(r["points"] for r in by_rank.values()),
