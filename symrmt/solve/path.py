@@ -130,7 +130,8 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None, f
     A point whose path cannot be followed (Newton fails at its start, or its step ratio falls
     below MIN_RATIO) raises :class:`ConvergenceError`; with a ``failures`` dict it is recorded
     there instead (position in ``index`` -> reason), its unknowns are NaN and the others go on.
-    Returns ``(t, rate, value)``.
+    Returns ``(t, rate, value)``. An exact system's path from the start runs in the compiled loop of
+    :mod:`.native_path` once it is compiled (the same steps, agreeing to round-off).
     """
     compiled = problem.compiled
     start = start_values(problem, index)
