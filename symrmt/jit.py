@@ -96,12 +96,10 @@ def njit(function: Callable, signature: str) -> Callable:
     return _numba().njit(signature, nogil=True, fastmath=False, error_model="numpy", cache=False)(function)
 
 
-def njit_lazy(function: Callable, inline: bool = False) -> Callable:
+def njit_lazy(function: Callable) -> Callable:
     """``function`` as a Numba dispatcher compiled at its first call for the types it gets (for loops that take
-    other compiled functions as arguments), with the options of :func:`njit`; ``inline``: compiled into each
-    compiled caller (no call, and no reference counting of the arrays it is passed)."""
-    return _numba().njit(nogil=True, fastmath=False, error_model="numpy", cache=False,
-                         inline="always" if inline else "never")(function)
+    other compiled functions as arguments), with the options of :func:`njit`."""
+    return _numba().njit(nogil=True, fastmath=False, error_model="numpy", cache=False)(function)
 
 
 class _Ledger:

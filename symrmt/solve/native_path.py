@@ -80,13 +80,19 @@ def _load(row, u, X):
         X[u + k, 0] = row[k]
 
 
+def _arguments(t, variable, value, X):
+    """The unknowns ``t`` and the variable's ``value`` into the arguments ``X`` (which hold the parameters,
+    :func:`_load`)."""
+    for k in range(t.size):
+        X[k, 0] = t[k]
+    X[t.size + variable, 0] = value
+
+
 def _evaluate(residual, t, variable, value, X, out, F, J, dF):
     """The residuals, their Jacobian and their derivative in the variable at ``t`` (one point; ``X`` holds its
     parameters, :func:`_load`)."""
     u = t.size
-    for k in range(u):
-        X[k, 0] = t[k]
-    X[u + variable, 0] = value
+    _arguments(t, variable, value, X)
     residual(X, out)
     for k in range(u):
         F[k] = out[k, 0]
@@ -180,12 +186,9 @@ def _physical(branch, relations, t, variable, value, X, sides):
     """:func:`~.path.physical` of one point (``X`` holds its parameters, :func:`_load`)."""
     if branch is None:
         return True
-    u = t.size
-    for k in range(u):
-        X[k, 0] = t[k]
-    X[u + variable, 0] = value
+    _arguments(t, variable, value, X)
     branch(X, sides)
-    scale = 1.0 + _max_abs(t) if u else 1.0
+    scale = 1.0 + _max_abs(t) if t.size else 1.0
     for k in range(relations.size):
         lhs, rhs = sides[2 * k, 0], sides[2 * k + 1, 0]
         slack = BRANCH_SLACK * _nan_max(_nan_max(abs(lhs), abs(rhs)), scale)
@@ -231,9 +234,7 @@ def _within_prediction(correction, guess, t, componentwise):
         return True
     change = 0.0
     for k in range(u):
-        c = abs(guess[k] - t[k])
-        if c != c or c > change:
-            change = c
+        change = _nan_max(change, abs(guess[k] - t[k]))
     allowed = change + 1e-3 * (1.0 + _max_abs(t))
     return _max_abs(correction) <= STEP_CONTROL * allowed
 
@@ -390,20 +391,16 @@ def error_points(residual, outputs, table, variable, t_in, error):
         floor = 1e-12 * _max_abs(t)
         worst = 0.0
         for k in range(u):
-            relative = abs(step[k]) / _nan_max(abs(t[k]), floor)
-            if relative != relative or relative > worst:
-                worst = relative
-                if relative != relative:
-                    break
+            worst = _nan_max(worst, abs(step[k]) / _nan_max(abs(t[k]), floor))
         error[i] = worst
 
 
-_HELPERS = (_nan_max, _max_abs, _all_finite, _load, _evaluate, _solve, _fill, pivoted, back_substitute, _begin,
+_HELPERS = (_nan_max, _max_abs, _all_finite, _load, _arguments, _evaluate, _solve, _fill, pivoted, back_substitute, _begin,
             _physical, _newton, _within_prediction, _corrected_step, _work)
 
 
 class NativePath:
-    """The compiled :func:`path_points` and :func:`polish_points` of one exact system."""
+    """The compiled :func:`path_points`, :func:`polish_points` and :func:`error_points` of one exact system."""
 
     def __init__(self, compiled: CompiledSystem) -> None:
         self.compiled = compiled
@@ -462,7 +459,6 @@ class NativePath:
                variable, np.ascontiguousarray(target, float), t, refinements, ok, size, rate)
         return t, ok, size, rate
 
-
     def newton_error(self, table, variable: int, t):
         """:func:`error_points` as an array, or None while not compiled."""
         native = self.budget.native()
@@ -479,8 +475,8 @@ _LOOPS: list = []
 
 
 def _compiled_loops():
-    """:func:`path_points` and :func:`polish_points` as Numba dispatchers (each compiled for a system's functions at
-    its first call). Every function here is re-bound to a namespace in which the helpers it calls are their Numba
+    """:func:`path_points`, :func:`polish_points` and :func:`error_points` as Numba dispatchers (each compiled for a
+    system's functions at its first call). Every function here is re-bound to a namespace in which the helpers it calls are their Numba
     versions; the module's own functions stay Python."""
     if not _LOOPS:
         namespace = dict(globals())

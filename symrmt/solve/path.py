@@ -153,7 +153,7 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None, f
         t, ok, res, rate = newton(problem, t, value, index)
         ok &= physical(problem, t, value, index)
         where = "where the continuation changes rule"
-    lost = _give_up(problem, index, ~ok, lambda i: f"Newton failed {where} (residual {res[i]:.3g})", failures)
+    lost = _give_up(problem, index, ~ok, lambda i: _newton_failed(where, res[i]), failures)
     ratio = np.full(index.size, 10.0 ** (1.0 / STEPS_PER_DECADE))
     active = np.flatnonzero((value > target) & ~lost)
     while active.size:
@@ -174,6 +174,10 @@ def continue_path(problem: Problem, index: np.ndarray, stop=None, resume=None, f
     return t, rate, value
 
 
+def _newton_failed(where: str, residual: float) -> str:
+    return f"Newton failed {where} (residual {residual:.3g})"
+
+
 def _stalled(problem: Problem, value: float) -> str:
     return (f"the continuation of the {problem.compiled.name} fixed point stalled at {problem.variable}={value:.4g}; "
             f"try a larger {problem.variable} or report this case")
@@ -184,7 +188,7 @@ def _native_ends(problem: Problem, index, done, failures: dict | None):
     its failed points given up as the NumPy code gives them up."""
     t, rate, value, status, detail = done
     _give_up(problem, index, status == NEWTON_FAILED,
-             lambda i: f"Newton failed at the start of the continuation (residual {detail[i]:.3g})", failures)
+             lambda i: _newton_failed("at the start of the continuation", detail[i]), failures)
     _give_up(problem, index, status == STALLED, lambda i: _stalled(problem, detail[i]), failures)
     return t, rate, value
 
