@@ -98,7 +98,8 @@ def _eliminate(matrices: np.ndarray, rhs: np.ndarray, growth: float) -> tuple[np
 
 def _eliminate_points(matrices, rhs, growth, x, exchange):  # pragma: no cover - compiled by Numba
     """:func:`_eliminate` as loops over the points, operation for operation (the same roundings): the Numba
-    machine code. The point loop is innermost, over contiguous memory, as in the NumPy code, but without temporaries."""
+    machine code. The point loop is innermost, over contiguous memory, as in the NumPy code, but without temporaries.
+    :func:`symrmt.solve.native_path._solve` is the same elimination for one point: the two change together."""
     u, k_count, n = rhs.shape[0], rhs.shape[1], rhs.shape[2]
     a = matrices.copy()
     b = rhs.copy()
