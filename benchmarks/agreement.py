@@ -18,7 +18,7 @@ With ``--auto`` (e.g. ``python benchmarks/agreement.py 10000 2027 --auto``, or p
 it measures ``form="auto"`` instead, the default form, and writes tests/data/auto_agreement.json (with
 ``--jit always``: the compiled code of ``symrmt[fast]``, tests/data/auto_agreement_compiled.json): how many
 points auto answers algebraically, how many it refers to the quadrature (by the estimated error of its
-unknowns, symrmt.forms.NEWTON_ERROR_CEILING), its largest differences from the tightened quadrature where it answers
+unknowns, symrmt.theory.forms.NEWTON_ERROR_CEILING), its largest differences from the tightened quadrature where it answers
 algebraically, and every point where it disagrees with the quadrature, with the 40-digit solution there
 (tests/_support/forms.compare_auto).
 """
@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from symrmt import jit
+from symrmt.runtime import jit
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "tests"))
 
@@ -185,7 +185,7 @@ if __name__ == "__main__":
     parser.add_argument("--chunk", type=int, default=CHUNK, help="points compared (and saved) at a time")
     parser.add_argument("--auto", action="store_true", help="measure form='auto' (writes tests/data/auto_agreement.json)")
     parser.add_argument("--jit", choices=jit.MODES, default="never",
-                        help="the rule for compiled code (symrmt.jit; default never: the data files in tests/data "
+                        help="the rule for compiled code (symrmt.runtime.jit; default never: the data files in tests/data "
                              "measure the NumPy code, which the compiled code matches to round-off, "
                              "tests/solve/test_native_path.py; 'always' measures the compiled code of symrmt[fast])")
     options = parser.parse_args()

@@ -3,7 +3,7 @@
 Runs ``converge`` on the default ladder n = 256, ..., 4096 (seeds 1536, 384, 96, 24, 6: each size
 should cost about the same) for tanh with aligned weights at c = 1 and 3 values of gamma, and
 prints for each size the seeds, the wall time, the time per seed and its growth per doubling of
-n, the exponent of that growth (the rule of ``symrmt.convergence.ladder_seeds`` assumes 2), the
+n, the exponent of that growth (the rule of ``symrmt.analysis.convergence.ladder_seeds`` assumes 2), the
 total, and the time of the fits. Target (issue 17): a few minutes on 2 cores, not an hour.
 
     python benchmarks/bench_converge.py                   # the default ladder

@@ -23,7 +23,7 @@ Prints, each next to a baseline measured in the same run:
    curve (target < 10 ms), a random cloud at rank 1 (target >= 1e5 points/s), a 400-point
    density at eta = 0 (target < 0.2 s) and the first build for a new f in a fresh process
    (target < 10 s), each line with the machine's load (``uptime``); the curve and the cloud as NumPy code
-   and with the Numba kernels compiled (``symrmt.jit``, when Numba is installed).
+   and with the Numba kernels compiled (``symrmt.runtime.jit``, when Numba is installed).
 
 Run ``python benchmarks/bench_solver.py [curve cloud build rank speedup density refusal forms]`` for a subset.
 """
@@ -160,7 +160,7 @@ def speedup() -> None:
 
 
 def density() -> None:
-    from symrmt.density import spectral_density
+    from symrmt.theory.density import spectral_density
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     reference = best_of(lambda: attention_error(TANH, 1.0, gamma), repeat=3)
@@ -218,11 +218,11 @@ def forms(points: int = 10_000) -> None:
     """``form="auto"`` (the default) and ``form="algebraic"`` against the quadrature form, in the same run.
 
     The curve and the cloud are timed twice: as NumPy code (``SYMRMT_JIT=never``: what a single call in a fresh
-    process runs) and with the kernels compiled (``symrmt.jit``: what the default rule switches to once the
+    process runs) and with the kernels compiled (``symrmt.runtime.jit``: what the default rule switches to once the
     NumPy code has cost a second in the process; here compiled before the timing, with its cost printed).
     """
-    from symrmt import jit
-    from symrmt.density import spectral_density
+    from symrmt.runtime import jit
+    from symrmt.theory.density import spectral_density
 
     gamma = np.geomspace(1e-3, 1e2, 200)
     geometry = Geometry(1.5, 1.0, 1.0, 1.0, 1.0, 1.0)

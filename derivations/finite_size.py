@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from symrmt import Geometry, converge, hermite
-from symrmt.display import rows_to_csv
-from symrmt.finite_size import extrapolate
+from symrmt.presentation.display import rows_to_csv
+from symrmt.analysis.finite_size import extrapolate
 
 GAMMA = 0.1
 ALIGNED = Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)

@@ -2,7 +2,7 @@
 
 For each setting, on the same draws (same seeds): softmax attention K' = D K^exp against the entrywise
 K^exp_ij = e^{S_ij/tau}/sqrt(p) (D = diag((n-1) e^{1/(2 tau^2)} / row sum), and both against the theory
-(symrmt.softmax.softmax_error). Also the row sums themselves: their mean over rows relative to
+(symrmt.theory.softmax.softmax_error). Also the row sums themselves: their mean over rows relative to
 (n-1) e^{1/(2 tau^2)}, and their relative spread against the prediction sqrt((e^{1/tau^2} - 1)/n + 1/(2 tau^4 p))
 (docs/theory.md, section 15). The ridge is given as gamma / a_1^2 (the error depends on gamma only through it).
 
@@ -17,7 +17,7 @@ import numpy as np
 from symrmt import Geometry, simulate
 from symrmt.simulation import api, simulate_once
 from symrmt.simulation import model as finite
-from symrmt.softmax import softmax_error, softmax_hermite
+from symrmt.theory.softmax import softmax_error, softmax_hermite
 
 RIDGES = (0.01, 0.1, 1.0)          # gamma / a_1^2
 

@@ -12,7 +12,7 @@ The public names are re-exported lazily (PEP 562), so that the NumPy layers
 """
 from __future__ import annotations
 
-from .lazy import lazy_exports
+from .runtime.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -23,12 +23,12 @@ _EXPORTS = {
     "Geometry": "geometry",
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
     "SimulationResult": "simulation", "simulate": "simulation", "simulate_spectrum": "simulation",
-    "Convergence": "convergence", "converge": "convergence",
+    "Convergence": "analysis.convergence", "converge": "analysis.convergence",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
-    "spectral_density": "density", "SpectralDensity": "density",
+    "spectral_density": "theory", "SpectralDensity": "theory",
     "latex": "theory",
     "kernel_ridge_error": "theory", "simulate_kernel_ridge": "simulation",
-    "softmax_error": "softmax",
+    "softmax_error": "theory", "summed_heads_error": "theory",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

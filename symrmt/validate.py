@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
+__all__ = ["MIN_TEMPERATURE", "temperature", "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
            "positive_grid", "choice", "within", "indices"]
 
@@ -188,3 +188,19 @@ def indices(name: str, value: Any, hint: str = "") -> list[int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (SequenceType, np.ndarray)):
         raise _refuse(name, value, "must be a list of integers >= 0, e.g. [0, 1]", hint)
     return [integer(name, item, 0, hint) for item in np.ravel(np.asarray(value, dtype=object))]
+
+
+#: The smallest temperature accepted: below it :math:`\nu = e^{2/\tau^2}` overflows float64 (2/τ² > 700).
+MIN_TEMPERATURE = 0.054
+
+
+def temperature(temperature: Any, array: bool = False) -> Any:
+    r"""``temperature`` as a float (an array with ``array``), finite and at least :data:`MIN_TEMPERATURE`."""
+    hint = "The softmax temperature tau divides the scores: exp(S/tau)."
+    value = positive_array("temperature", temperature, hint) if array else \
+        positive_scalar("temperature", temperature, hint)
+    if np.any(np.asarray(value) < MIN_TEMPERATURE):
+        raise ParameterError(
+            f"temperature = {temperature!r}: must be >= {MIN_TEMPERATURE} (below it e^(2/tau^2), the variance of "
+            "exp(xi/tau), overflows float64; the entrywise equivalent fails long before: docs/theory.md, section 15).")
+    return value

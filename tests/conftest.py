@@ -1,5 +1,5 @@
 """Test configuration: one Hypothesis profile; no on-disk Hermite cache (each run recomputes); NumPy code only
-unless a test asks for the Numba kernels (symrmt.jit.mode), so that no test pays for compiling them by chance."""
+unless a test asks for the Numba kernels (symrmt.runtime.jit.mode), so that no test pays for compiling them by chance."""
 import os
 
 os.environ["SYMRMT_CACHE_DIR"] = "off"   # tests/nonlinearity/test_cache.py tests the disk cache with its own folder

@@ -1,4 +1,4 @@
-"""The finite-size fit (symrmt.finite_size) on synthetic ladders, and converge's plumbing on tiny ones.
+"""The finite-size fit (symrmt.analysis.finite_size) on synthetic ladders, and converge's plumbing on tiny ones.
 
 The fit is checked where the answer is known: noise-free power laws are recovered exactly,
 and on ladders with Gaussian noise and a known limit the 95% interval covers the limit about
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from symrmt import ParameterError, attention_error, converge, hermite
-from symrmt.convergence import ladder_seeds, size_seed
-from symrmt.finite_size import extrapolate
+from symrmt.analysis.convergence import ladder_seeds, size_seed
+from symrmt.analysis.finite_size import extrapolate
 
 NS = np.array([256, 512, 1024, 2048, 4096])
 SEEDS = ladder_seeds(NS)                       # 1536, 384, 96, 24, 6: the default ladder

@@ -1,11 +1,11 @@
-"""symrmt.density: eigenvalue densities against an independent free convolution, closed forms, and simulation."""
+"""symrmt.theory.density: eigenvalue densities against an independent free convolution, closed forms, and simulation."""
 import numpy as np
 import pytest
 
 from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
 from _support.marchenko_pastur import mp_expectation
-from symrmt.density import cauchy_smoothed, spectral_density
+from symrmt.theory.density import cauchy_smoothed, spectral_density
 
 TANH = (0.6057055, 0.3942945)
 

@@ -1,4 +1,4 @@
-"""symrmt.forms: the algebraic form agrees with the quadrature form, and each form is used where it holds.
+"""symrmt.theory.forms: the algebraic form agrees with the quadrature form, and each form is used where it holds.
 
 The default suite compares 300 random points (tests/_support/forms.py) with the quadrature at a
 tightened tolerance, to 1e-9; benchmarks/agreement.py runs 10^4 points, also against the quadrature
@@ -18,7 +18,7 @@ from symrmt import attention_error, linear_error, spectral_density
 from symrmt.derive import symbols as S
 from symrmt.derive.attention import ERROR, PHI
 from symrmt.errors import ConvergenceError, ParameterError
-from symrmt.forms import A1_FLOOR, solve_in_form
+from symrmt.theory.forms import A1_FLOOR, solve_in_form
 from symrmt.solve import solve
 
 TANH = (0.6057055, 0.3942945)
@@ -104,7 +104,7 @@ def test_auto_solves_only_the_failed_point_by_quadrature(monkeypatch):
     """A planted failure of the algebraic solver at one gamma of eight: that point alone goes to quadrature."""
     import dataclasses
 
-    import symrmt.forms as forms
+    import symrmt.theory.forms as forms
     from symrmt.solve import PointFailure
 
     gamma = np.geomspace(0.01, 10, 8)
@@ -217,7 +217,7 @@ def _unexplained_by_auto(records: list) -> list:
     """The records where ``form="auto"`` neither refers the point to the quadrature form (the estimated error of
     the algebraic unknowns above NEWTON_ERROR_CEILING, or its solver failing) nor agrees with the 40-digit
     reference to 1e-9 (FLOOR_AGREEMENT where the largest unknown is at least FLOOR_UNKNOWN)."""
-    from symrmt.forms import answered_algebraically
+    from symrmt.theory.forms import answered_algebraically
 
     unexplained = []
     for rank, (chosen, points) in _by_rank(records).items():
@@ -249,7 +249,7 @@ def test_auto_refers_the_points_where_the_algebraic_form_is_off():
 def test_without_its_criterion_auto_would_answer_them_wrongly(monkeypatch):
     """The power of the test above: with NEWTON_ERROR_CEILING out of the way, auto answers points algebraically
     that are off by more than 1e-9 (N's complex pair nearly repeated, the residual stuck at 5e-10 to 2e-8)."""
-    import symrmt.forms as forms
+    import symrmt.theory.forms as forms
 
     monkeypatch.setattr(forms, "NEWTON_ERROR_CEILING", np.inf)
     assert len(_unexplained_by_auto(_algebraic_off())) >= 2

@@ -13,7 +13,7 @@ from scipy import stats
 
 from symrmt import simulate
 from symrmt.errors import ParameterError
-from symrmt.heads import averaged_gram, summed_heads_error
+from symrmt.theory.heads import averaged_gram, summed_heads_error
 from symrmt.simulation.heads import simulate_heads
 
 SEEDS = 4

@@ -1,10 +1,10 @@
-"""symrmt.jit: when a kernel is compiled (ski rental), the rules, and that NumPy stays correct without Numba."""
+"""symrmt.runtime.jit: when a kernel is compiled (ski rental), the rules, and that NumPy stays correct without Numba."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from symrmt import jit
+from symrmt.runtime import jit
 from symrmt.errors import ParameterError
 
 

@@ -1,9 +1,9 @@
-"""symrmt.progress: one progress bar for simulate, sweep and figures."""
+"""symrmt.runtime.progress: one progress bar for simulate, sweep and figures."""
 import sys
 
 import pytest
 
-from symrmt.progress import DELAY, progress_bar
+from symrmt.runtime.progress import DELAY, progress_bar
 
 
 class _Terminal:

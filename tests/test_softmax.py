@@ -7,7 +7,9 @@ import pytest
 import symrmt
 from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
-from symrmt.softmax import MIN_TEMPERATURE, softmax_error, softmax_formula, softmax_hermite, softmax_scale
+from symrmt.simulation.softmax import softmax_scale
+from symrmt.theory.softmax import softmax_error, softmax_formula, softmax_hermite
+from symrmt.validate import MIN_TEMPERATURE
 from symrmt.theory import attention_error
 
 

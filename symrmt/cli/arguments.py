@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import SymrmtInputError
 from ..geometry import Geometry
-from ..softmax import ATTENTIONS
+from ..simulation.softmax import ATTENTIONS
 from ..validate import MAX_GRID_POINTS
 from .values import parse_gamma, parse_gram, parse_param, parse_param_value
 

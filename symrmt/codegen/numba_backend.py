@@ -25,7 +25,7 @@ function's, and the arithmetic is IEEE without fast-math: the two agree bit for 
 -1, 1/2, 2) the kernel computes the same thing. Arithmetic, integer powers, square roots, ``Max``,
 ``Min``, ``Abs`` and ``Piecewise`` (comparisons and logical operators) are compiled; a function with
 anything else (a transcendental function, whose NumPy implementation is not libm's) keeps its NumPy
-function. When a kernel is compiled is :mod:`symrmt.jit`'s decision.
+function. When a kernel is compiled is :mod:`symrmt.runtime.jit`'s decision.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import jit
+from ..runtime import jit
 
 __all__ = ["kernel_source", "PointwiseKernel", "pointwise_kernel"]
 
@@ -185,7 +185,7 @@ class PointwiseKernel:
     """A generated NumPy function compiled point by point: ``kernel(rows, N)`` -> the ``(outputs, N)`` array, or None.
 
     ``rows`` are the function's arguments, each an array of N points (or a scalar). None while
-    :class:`symrmt.jit.Budget` says the NumPy function is still the better buy (the caller then evaluates that
+    :class:`symrmt.runtime.jit.Budget` says the NumPy function is still the better buy (the caller then evaluates that
     and records its time with :meth:`spend`), or when the function has something the kernel does not compute
     bit for bit. The source is written when the kernel is first compiled.
     """

@@ -105,7 +105,7 @@ def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
 
     An exact real system (no spectral law) also gets kernels for its residuals and observables, the same
     statements compiled point by point (:mod:`.numba_backend`, when Numba is installed; compiled only once they
-    pay for themselves, :mod:`symrmt.jit`).
+    pay for themselves, :mod:`symrmt.runtime.jit`).
     """
     kernels = calculus.law is None and not calculus.complex
     residual = _generate(calculus.residual)

@@ -10,7 +10,7 @@ cannot disagree with the picture.
 Statistics. A Monte Carlo point is the mean :math:`\bar E` of ``seeds`` independent draws
 with standard error :math:`\mathrm{se} = \mathrm{sd}/\sqrt{\text{seeds}}`; its error bar is
 the two-sided 95% Student interval :math:`\bar E \pm t_{0.975,\,\text{seeds}-1}\,\mathrm{se}`
-(:func:`symrmt.stats.t_quantile`; with 3 seeds the factor is 4.30, with 8 it is 2.36).
+(:func:`symrmt.analysis.seeds.t_quantile`; with 3 seeds the factor is 4.30, with 8 it is 2.36).
 A difference :math:`E_\mathrm{attn} - E_\mathrm{lin}` is computed seed by seed on the same
 draws and then summarized (:func:`paired_difference`): the pairing removes the noise the two
 errors share.
@@ -24,8 +24,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..progress import progress_bar
-from ..stats import mean_se, t_quantile
+from ..runtime.progress import progress_bar
+from ..analysis.seeds import mean_se, t_quantile
 
 __all__ = ["Curve", "Panel", "Figure", "FigureUnavailable", "write_csv", "csv_rows", "progress", "LEVEL",
            "FIXED_COLUMNS", "STAT_COLUMNS", "cell", "paired_difference", "finite_size_note", "INTERVAL_TEXT",
@@ -296,5 +296,5 @@ QUIET = False
 
 
 def progress(items: Iterable, desc: str, total: int | None = None) -> Iterable:
-    """``items`` with a progress bar (:func:`symrmt.progress.progress_bar`), off under ``--quiet``."""
+    """``items`` with a progress bar (:func:`symrmt.runtime.progress.progress_bar`), off under ``--quiet``."""
     return progress_bar(items, desc=desc, total=total, enabled=not QUIET)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import ConvergenceError
 from ..geometry import Geometry
-from ..stats import mean_se
+from ..analysis.seeds import mean_se
 from ._common import LINEAR_STYLE, mc_curve, n_label, theory_curve
 from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 
@@ -190,7 +190,7 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
 def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str, key: str) -> Panel:
     """E_attn against gamma at the middle c: theory and fitted MC per rank, the real M, and three references:
     an i.i.d. matrix of the same norm (Monte Carlo), the identity (theory) and linear regression (theory)."""
-    from ..theory import attention_error, linear_error
+    from ..theory.ridge import attention_error, linear_error
 
     c = s["cs"][len(s["cs"]) // 2]
     res, p = results[(c, placement)], fit.matrix.p

@@ -2,8 +2,8 @@ r"""Softmax attention against the entrywise theory of :math:`f(x) = e^{x/\tau} -
 
 The Monte Carlo is :func:`symrmt.simulate` with ``attention="softmax"`` (each row of
 :math:`e^{S/\tau}` normalized over the other tokens, self-token masked, times
-:math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`; :mod:`symrmt.softmax`); the lines are
-:func:`symrmt.softmax.softmax_error`. The ridge is drawn in units of :math:`a_1^2 = e^{1/\tau^2}/\tau^2`,
+:math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`; :mod:`symrmt.theory.softmax`); the lines are
+:func:`symrmt.theory.softmax.softmax_error`. The ridge is drawn in units of :math:`a_1^2 = e^{1/\tau^2}/\tau^2`,
 because the error depends on :math:`\gamma` only through :math:`\gamma/a_1^2` (the temperature then moves
 only the nonlinear share :math:`b^2/a_1^2 = \tau^2(e^{1/\tau^2} - 1) - 1`). Panels: over the ridge and
 over :math:`c`, without signal and with a signal and aligned weights, for :math:`\tau \in \{0.5, 1, 2\}`,
@@ -48,7 +48,7 @@ def _geometry(signal: bool):
 
 def _tag(tau: float, signal: bool) -> dict:
     """The CSV's description of one setting: softmax at tau, its Hermite data, the geometry."""
-    from ..softmax import softmax_hermite
+    from ..theory.softmax import softmax_hermite
 
     a1, nu = (float(v) for v in softmax_hermite(tau))
     return {"f": "softmax", "tau": tau, "a1": a1, "nu": nu, "d": 0.0, "theta": MU_NORM**2 if signal else 0.0,
@@ -62,7 +62,7 @@ def _setting_text(signal: bool) -> str:
 
 
 def _ridge_panel(key: str, signal: bool, s: dict) -> Panel:
-    from ..softmax import softmax_error
+    from ..theory.softmax import softmax_error
 
     geometry = _geometry(signal)
     ridges = np.logspace(-2, 1, s["points"])
@@ -89,7 +89,7 @@ def _ridge_panel(key: str, signal: bool, s: dict) -> Panel:
 
 
 def _ratio_panel(key: str, signal: bool, s: dict) -> Panel:
-    from ..softmax import softmax_error
+    from ..theory.softmax import softmax_error
 
     geometry = _geometry(signal)
     cs = np.logspace(np.log10(0.2), np.log10(5.0), s["points"])
@@ -115,7 +115,7 @@ def _ratio_panel(key: str, signal: bool, s: dict) -> Panel:
 
 def _ladder(key: str, s: dict, quick: bool):
     """The coldest temperature with signal and weights at c = 1 over a ladder of sizes, and its caption sentence."""
-    from ..softmax import softmax_hermite
+    from ..theory.softmax import softmax_hermite
 
     gamma = float(softmax_hermite(LADDER_TAU)[0]) ** 2 * RIDGE_FIXED
     result = run_ladder(None, C_FIXED, gamma, geometry=_geometry(True), quick=quick, sizes=s["ladder"],
@@ -136,7 +136,7 @@ def build(quick: bool = False, **overrides) -> Figure:
     caption = ("Softmax attention (each row of exp(S/tau) normalized over the other tokens, self-token masked, "
                "times (n - 1) e^(1/(2 tau^2))/sqrt(p)) follows the entrywise theory of f(x) = exp(x/tau) - "
                "e^(1/(2 tau^2)) (a_1 = e^(1/(2 tau^2))/tau, nu = e^(2/tau^2) - e^(1/tau^2)); the error depends on gamma "
-               "only through gamma/a_1^2. Lines: symrmt.softmax.softmax_error; markers: Monte Carlo of softmax "
+               "only through gamma/a_1^2. Lines: symrmt.theory.softmax.softmax_error; markers: Monte Carlo of softmax "
                f"attention, n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}. The finite-n effect "
                "grows as tau falls (the row sums are sums of log-normals of variance 1/tau^2; docs/theory.md, "
                f"section 15). {sentence}")

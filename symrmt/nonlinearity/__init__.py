@@ -102,7 +102,7 @@ table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 """
 from __future__ import annotations
 
-from ..lazy import lazy_exports
+from ..runtime.lazy import lazy_exports
 
 #: public name -> submodule that defines it. Loaded on first use, so that wrapping a Python
 #: callable (``adapter``) stays NumPy-only for ``symrmt.simulation``.

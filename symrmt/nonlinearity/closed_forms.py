@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 import mpmath
 import sympy as sp
 
-from symrmt.cpus import usable_cpus
+from symrmt.runtime.cpus import usable_cpus
 
 from .budget import _context, _Job, _run_limited
 from .constants import DPS, MAX_EXPONENT, X

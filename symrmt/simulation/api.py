@@ -19,9 +19,9 @@ from .. import validate
 from ..errors import ParameterError
 from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable
-from ..progress import progress_bar
-from ..softmax import ATTENTIONS, check_temperature, softmax_scale
-from ..stats import mean_se
+from ..runtime.progress import progress_bar
+from .softmax import ATTENTIONS, softmax_scale
+from ..analysis.seeds import mean_se
 from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
@@ -120,7 +120,7 @@ def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask
                              "or pass mask_diagonal=False to keep the self-token in the softmax.")
     if not isinstance(mask_diagonal, (bool, np.bool_)):
         raise ParameterError(f"mask_diagonal = {mask_diagonal!r}: must be True or False.")
-    tau = check_temperature(1.0 if temperature is None else temperature)
+    tau = validate.temperature(1.0 if temperature is None else temperature)
     return dataclasses.replace(model, attention="softmax", temperature=tau, mask_diagonal=bool(mask_diagonal),
                                label=f"softmax(tau={tau:g})")
 
@@ -341,10 +341,10 @@ def simulate(
         ``"softmax"``: :math:`K' = \sigma_\tau K^{\rm sm}` with
         :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne i} e^{S_{ik}/\tau}` (:math:`i \ne j`,
         :math:`K^{\rm sm}_{ii} = 0`): each row normalized over the other tokens, and
-        :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.softmax`). f must be ``None``
+        :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.theory.softmax`). f must be ``None``
         and d 0. A ridge :math:`\lambda` on the plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`.
     temperature : float, optional
-        Softmax only: :math:`\tau` (default 1), at least :data:`symrmt.softmax.MIN_TEMPERATURE`.
+        Softmax only: :math:`\tau` (default 1), at least :data:`symrmt.validate.MIN_TEMPERATURE`.
     mask_diagonal : bool
         Softmax only: ``False`` keeps the self-token :math:`S_{ii} \approx \sqrt p` in each softmax,
         which then puts almost all the weight on it (:math:`K' \to \sigma_\tau I`, the features

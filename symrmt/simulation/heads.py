@@ -1,4 +1,4 @@
-r"""Monte Carlo of several attention heads, summed or concatenated (:mod:`symrmt.heads` for the theory).
+r"""Monte Carlo of several attention heads, summed or concatenated (:mod:`symrmt.theory.heads` for the theory).
 
 Head :math:`h = 1..H` has its own rank-r weights, :math:`W^{(h)} = I_p + \sum_{k \in h} w_K^{(k)}
 w_Q^{(k)\top}`, and its own attention matrix :math:`K_h = f(X^\top W^{(h)} X/\sqrt p)/\sqrt p`
@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import validate
 from ..errors import ParameterError
-from ..progress import progress_bar
-from ..stats import mean_se
+from ..runtime.progress import progress_bar
+from ..analysis.seeds import mean_se
 from . import linalg
 from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory

@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..geometry import Geometry
-from ..progress import progress_bar
-from ..stats import mean_se
+from ..runtime.progress import progress_bar
+from ..analysis.seeds import mean_se
 from . import linalg
 from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory

@@ -9,7 +9,7 @@ r"""One draw of the finite model: :math:`y`, :math:`X`, the vectors, the scores 
 drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame); with ``weights=`` the
 bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Softmax attention replaces the last
 step by :math:`K' = \sigma_\tau K^{\rm sm}`, each row normalized over the other tokens
-(:mod:`symrmt.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
+(:mod:`symrmt.theory.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
 of rows for a dense :math:`M`) and f, or the softmax, is applied to them by blocks of
 :data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
 """
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import NonlinearityError
 from ..geometry import Geometry, realize
-from ..softmax import softmax_scale
+from .softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
 from .weights import WeightMatrix
 

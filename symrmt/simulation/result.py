@@ -48,7 +48,7 @@ class SimulationResult:
         holds :math:`\mu` alone. ``None`` for the Gram path.
     softmax : dict or None
         With ``attention="softmax"``: ``temperature``, ``mask_diagonal`` and ``scale``
-        (:math:`\sigma_\tau`, :func:`symrmt.softmax.softmax_scale`); ``None`` for entrywise attention.
+        (:math:`\sigma_\tau`, :func:`symrmt.simulation.softmax.softmax_scale`); ``None`` for entrywise attention.
 
     The arrays are read-only.
     """
@@ -75,13 +75,13 @@ class SimulationResult:
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
-        from ..display import simulation_html
+        from ..presentation.display import simulation_html
 
         return simulation_html(self)
 
     def to_csv(self, path=None) -> str:
         """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
-        from ..display import to_csv
+        from ..presentation.display import to_csv
 
         return to_csv(self, path)
 

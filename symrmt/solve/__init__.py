@@ -34,7 +34,7 @@ from typing import Hashable, Mapping
 
 import numpy as np
 
-from ..cpus import usable_cpus
+from ..runtime.cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
 from ..validate import real_array
 from .compiled import CompiledObservable, CompiledSystem

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .. import jit
+from ..runtime import jit
 
 __all__ = ["solve_each", "solve_batched", "VECTORIZED_FROM"]
 
@@ -141,5 +141,5 @@ def _build_elimination():
                                        "boolean[::1])")
 
 
-#: The elimination compiled point by point (Numba), once it has paid for itself (:mod:`symrmt.jit`).
+#: The elimination compiled point by point (Numba), once it has paid for itself (:mod:`symrmt.runtime.jit`).
 _ELIMINATION = jit.Budget(_build_elimination)

@@ -18,7 +18,7 @@ solved by that elimination, with partial pivoting written out where it needs an 
 round-off, which Newton removes: the unknowns are bit for bit the same at a third of random points and 85% of
 the benchmark's cloud (``tests/solve/test_native_path.py``; Phi and E within 1e-9 off the float64 floor).
 
-Compiled once the process has paid for it (:mod:`symrmt.jit`, as the other machine code), per system: the
+Compiled once the process has paid for it (:mod:`symrmt.runtime.jit`, as the other machine code), per system: the
 residual and branch functions are arguments, so each system gets its own compiled loop.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from .. import jit
+from ..runtime import jit
 from .compiled import CompiledSystem
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MIN_RATIO, PATH_GROWTH, STEP_CONTROL, STEPS_PER_DECADE,
                        TOLERANCE)
@@ -37,7 +37,7 @@ from .settings import (BRANCH_SLACK, MAX_NEWTON, MIN_RATIO, PATH_GROWTH, STEP_CO
 __all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "REACHED", "NEWTON_FAILED", "STALLED"]
 
 #: The budget of the compiled loops: they are compiled once the NumPy step logic they replace has cost this much
-#: in the process (:class:`symrmt.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
+#: in the process (:class:`symrmt.runtime.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
 #: system of the benchmarks (six unknowns) took 7.9 s (Numba 0.68, 2026-12-02, load 0.5), once per system and
 #: process.
 LOOPS_COMPILE_SECONDS = 8.0

@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from .. import jit
+from ..runtime import jit
 from .native_path import back_substitute, pivoted
 
 __all__ = ["woodbury_points"]
@@ -113,5 +113,5 @@ def _build():
     return jit.njit(function, f"void({matrices}, {matrices}, int64, boolean, {vector}, {vector})")
 
 
-#: The compiled :func:`woodbury_points`, once it has paid for itself (:mod:`symrmt.jit`).
+#: The compiled :func:`woodbury_points`, once it has paid for itself (:mod:`symrmt.runtime.jit`).
 WOODBURY = jit.Budget(_build)

@@ -19,7 +19,7 @@ __all__ = ["Problem", "stack", "evaluated"]
 def evaluated(function, native, args, size: int, dtype=float, single: bool = False) -> np.ndarray:
     """``function(*args)`` as a ``(outputs, size)`` array (``single``: a function of one output).
 
-    By its machine-code version ``native`` once :mod:`symrmt.jit` has compiled it (the same arithmetic), else by
+    By its machine-code version ``native`` once :mod:`symrmt.runtime.jit` has compiled it (the same arithmetic), else by
     the NumPy function, whose time is recorded towards compiling it. ``native`` None: the NumPy function only.
     """
     if native is not None:

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from ..cpus import usable_cpus
+from ..runtime.cpus import usable_cpus
 from ..errors import ParameterError, SymrmtInputError
-from ..progress import progress_bar
+from ..runtime.progress import progress_bar
 from .backends import DaskBackend, LocalBackend, single_threaded_workers
 from .spec import SweepSpec, canonical, point_key, setting_key
 from .store import ResultFile

@@ -1,7 +1,7 @@
 r"""``symrmt sweep --summary``: means and standard errors over seeds of a result file, and their CSV.
 
 For :math:`s` seeds of one setting, ``n`` and γ, the Monte Carlo mean and its standard error
-:math:`\mathrm{sd}_{\mathrm{ddof}=1}/\sqrt s` (:func:`symrmt.stats.mean_se`), beside the theory.
+:math:`\mathrm{sd}_{\mathrm{ddof}=1}/\sqrt s` (:func:`symrmt.analysis.seeds.mean_se`), beside the theory.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import SymrmtInputError
-from ..stats import mean_se
+from ..analysis.seeds import mean_se
 from .spec import canonical
 from .store import io_errors, read_records
 from .tasks import finite_list

@@ -41,7 +41,7 @@ def theory_task(payload: dict) -> dict:
     The solver solves each γ on its own, so only the γ it cannot solve become null (with the
     reason in ``error``) and the sweep goes on.
     """
-    from ..theory import solve_attention, solve_linear
+    from ..theory.ridge import solve_attention, solve_linear
 
     geometry = model_geometry(payload["geometry"])
     a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]

@@ -191,7 +191,7 @@ class WeightsAnalysis:
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
         """CSV of :meth:`rows` with a header row; written to ``path`` if given."""
-        from ..display import rows_to_csv
+        from ..presentation.display import rows_to_csv
 
         return rows_to_csv(["layer", "head", "rank", "s", "residual_fraction", "lower_bound"], self.rows(), path)
 

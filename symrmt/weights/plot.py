@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..plotting import _pyplot
+from ..presentation.plotting import _pyplot
 from .fit import low_rank_part
 
 if TYPE_CHECKING:

@@ -100,7 +100,7 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
         :math:`E_{\rm attn}` at the broadcast points, through :math:`f_s` with :math:`s` the scaled
         shift and the Gram matrix of :meth:`MatrixFit.gram`. Check :func:`regime_ratio` before trusting it.
     """
-    from ..theory import attention_error
+    from ..theory.ridge import attention_error
 
     s = float(scale) * fit.fit(rank).s
     if s == 0:

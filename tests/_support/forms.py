@@ -4,7 +4,7 @@ Points span rank 1, 2 and 3, c in [0.05, 20] and gamma in [1e-6, 1e3] (log-unifo
 Hermite data with a_1 of either sign, exactly 0 at a few points and tiny at a few others. The
 reference is the quadrature form with the error E also measured relative to its value (the system's
 own range measures it absolutely), at a tightened tolerance; where the quadrature cannot certify that
-tolerance, at its default. Both forms are solved by ``symrmt.forms.solve_in_form``.
+tolerance, at its default. Both forms are solved by ``symrmt.theory.forms.solve_in_form``.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from symrmt.errors import ConvergenceError
-from symrmt.forms import solve_in_form
+from symrmt.theory.forms import solve_in_form
 from symrmt.solve import solve
 
 #: The tightened quadrature tolerances of the reference (the first it certifies), and the agreement asked
@@ -37,7 +37,7 @@ def random_points(rng: np.random.Generator, size: int, rank: int) -> dict:
     special = rng.uniform(size=size)
     a1[special < 0.03] = 0.0                                    # f with no linear part (He_3, ...)
     tiny = (special >= 0.03) & (special < 0.05)
-    a1[tiny] = 10 ** rng.uniform(-8, -2, tiny.sum())           # below and above symrmt.forms.A1_FLOOR
+    a1[tiny] = 10 ** rng.uniform(-8, -2, tiny.sum())           # below and above symrmt.theory.forms.A1_FLOOR
     d = rng.uniform(0.05, 1.0, size) * rng.choice([-1, 1], size)
     params = {S.c: 10 ** rng.uniform(np.log10(0.05), np.log10(20), size), S.gamma: 10 ** rng.uniform(-6, 3, size),
               S.a1: a1, S.b: rng.uniform(0, 1.5, size), S.d: d}
@@ -155,7 +155,7 @@ def compare_auto(rank: int, points: dict) -> tuple[list[dict], dict]:
     from symrmt.derive import attention_system
     from symrmt.derive import symbols as S
     from symrmt.derive.attention import ERROR, PHI
-    from symrmt.forms import A1_FLOOR, answered_algebraically
+    from symrmt.theory.forms import A1_FLOOR, answered_algebraically
 
     auto = solve_in_form("attention", rank, points, "auto", partial=True)
     algebraic = solve_in_form("attention", rank, points, "algebraic", partial=True)

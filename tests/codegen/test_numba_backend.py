@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symrmt import jit
+from symrmt.runtime import jit
 from symrmt.codegen import compile_system, numpy_function
 from symrmt.codegen.numba_backend import PointwiseKernel, kernel_source, pointwise_kernel
 from symrmt.derive.registry import system_for

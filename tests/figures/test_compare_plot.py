@@ -3,20 +3,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import symrmt.plotting
+import symrmt.presentation.plotting
 from symrmt.cli import main
 
 
 @pytest.fixture
 def captured(monkeypatch):
     calls = []
-    real = symrmt.plotting.plot_panels
+    real = symrmt.presentation.plotting.plot_panels
 
     def spy(panels, path, title=""):
         calls.append((panels, title))
         return real(panels, path, title=title)
 
-    monkeypatch.setattr(symrmt.plotting, "plot_panels", spy)
+    monkeypatch.setattr(symrmt.presentation.plotting, "plot_panels", spy)
     return calls
 
 
@@ -42,6 +42,6 @@ def test_title_of_pure_noise_names_it(captured, tmp_path, capsys):
 
 
 def test_bars_are_95_percent_t_intervals():
-    from symrmt.plotting import _interval
+    from symrmt.presentation.plotting import _interval
 
     assert np.allclose(_interval([0.01, 0.02], 3), stats.t.ppf(0.975, 2) * np.array([0.01, 0.02]))

@@ -11,7 +11,8 @@ from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
 from symrmt.simulation import api, simulate_once, simulate_spectrum
 from symrmt.simulation import model as sim_model
-from symrmt.softmax import MIN_TEMPERATURE, softmax_scale
+from symrmt.simulation.softmax import softmax_scale
+from symrmt.validate import MIN_TEMPERATURE
 
 from .reference import ASYMMETRIC, GAMMAS, reference_draw, reference_errors, reference_softmax_scores
 

@@ -74,7 +74,7 @@ def test_lapack_is_called_only_for_the_points_that_need_it(monkeypatch):
 
 
 def _elimination_kernel():
-    from symrmt import jit
+    from symrmt.runtime import jit
 
     with jit.mode("always"):
         return batched._ELIMINATION.native()                  # compiled once per process
@@ -83,7 +83,7 @@ def _elimination_kernel():
 @pytest.mark.parametrize("size", [1, 3, 6, 9])
 @pytest.mark.parametrize("growth", [1.0, 10.0])
 def test_the_compiled_elimination_is_the_numpy_one_bit_for_bit(size, growth):
-    """symrmt.jit's kernel of the elimination: the same operations in the same order, so the same bits, and the
+    """symrmt.runtime.jit's kernel of the elimination: the same operations in the same order, so the same bits, and the
     same points sent to LAPACK (a zero pivot, a NaN, an exchange), at any count of points."""
     pytest.importorskip("numba")
     rng = np.random.default_rng(size)
@@ -104,7 +104,7 @@ def test_the_compiled_elimination_is_the_numpy_one_bit_for_bit(size, growth):
 
 def test_solve_batched_with_the_kernel_compiled_is_the_same(monkeypatch):
     pytest.importorskip("numba")
-    from symrmt import jit
+    from symrmt.runtime import jit
 
     a, b = _stack(np.random.default_rng(5), POINTS, 6)
     with jit.mode("never"):

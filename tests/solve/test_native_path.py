@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from _support.forms import AGREEMENT, agree, random_points
-from symrmt import jit
+from symrmt.runtime import jit
 from symrmt.derive.attention import ERROR, PHI
 from symrmt.derive import symbols as S
-from symrmt.forms import NEWTON_ERROR_CEILING, _compiled
+from symrmt.theory.forms import NEWTON_ERROR_CEILING, _compiled
 from symrmt.solve import native_path as native
 from symrmt.solve import solve
 from symrmt.solve.exact import newton_error

@@ -2,7 +2,7 @@
 
 For each setting, ``symrmt.converge`` simulates the ladder NS (seeds per size weighted to the
 top rungs, which set the width of the interval) and the limits of E_attn, E_lin and their paired gap are
-extrapolated with a 99% interval (``symrmt.finite_size.extrapolate``: weighted fit, model
+extrapolated with a 99% interval (``symrmt.analysis.finite_size.extrapolate``: weighted fit, model
 and window chosen by the data, bootstrap that redoes every choice). The test passes when
 the theory lies inside every interval. The tolerance is the interval itself, nothing
 hand-set: it comes from the seeds at each size and from how well the ladder determines the
@@ -34,8 +34,8 @@ import numpy as np
 import pytest
 
 from symrmt import Geometry, converge, hermite
-from symrmt.convergence import Convergence
-from symrmt.finite_size import extrapolate
+from symrmt.analysis.convergence import Convergence
+from symrmt.analysis.finite_size import extrapolate
 
 pytestmark = pytest.mark.slow
 

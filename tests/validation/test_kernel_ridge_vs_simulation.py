@@ -30,7 +30,7 @@ import pytest
 from symrmt.geometry import Geometry
 from symrmt.nonlinearity import hermite
 from symrmt.simulation import simulate_kernel_ridge
-from symrmt.stats import t_quantile
+from symrmt.analysis.seeds import t_quantile
 from symrmt.theory import attention_error, kernel_ridge_error
 
 pytestmark = pytest.mark.slow

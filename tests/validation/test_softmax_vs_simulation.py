@@ -24,11 +24,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import symrmt.softmax as softmax_module
+import symrmt.theory.softmax as softmax_module
 from symrmt import Geometry, simulate
 from symrmt.simulation import simulate_once
 from symrmt.simulation import model as finite
-from symrmt.softmax import softmax_error
+from symrmt.simulation.softmax import softmax_scale
+from symrmt.theory.softmax import softmax_error
 
 PAIRED = 0.15
 BIAS = 20.0
@@ -86,7 +87,7 @@ def test_softmax_and_entrywise_exp_agree_on_the_same_draws(tau, geometry):
 
 def test_the_paired_check_catches_a_scale_without_the_temperature(monkeypatch):
     """sigma_tau computed at tau = 1: K' is off by e^{1/(2 tau^2) - 1/2} = 1.68 at tau = 0.7."""
-    monkeypatch.setattr(finite, "softmax_scale", lambda n, p, tau: softmax_module.softmax_scale(n, p, 1.0))
+    monkeypatch.setattr(finite, "softmax_scale", lambda n, p, tau: softmax_scale(n, p, 1.0))
     n = 512
     mean, se = paired_gap(n, 1.5, 0.7, ASYMMETRIC)
     assert np.any(np.abs(mean) > band(se, SEEDS) + PAIRED / math.sqrt(n)), (mean, se)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...convergence import DEFAULT_SEEDS
+from ...analysis.convergence import DEFAULT_SEEDS
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ..output import cell
@@ -50,7 +50,7 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     if not args.json:
         _print_convergence(result)
     if args.plot:
-        from ...plotting import plot_convergence
+        from ...presentation.plotting import plot_convergence
 
         plot_convergence(result, args.plot)
         if not args.json:

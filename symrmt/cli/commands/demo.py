@@ -1,4 +1,4 @@
-"""``symrmt demo``: the whole pipeline on f = tanh in a few seconds (:mod:`symrmt.demo`)."""
+"""``symrmt demo``: the whole pipeline on f = tanh in a few seconds (:mod:`symrmt.presentation.demo`)."""
 from __future__ import annotations
 
 import argparse
@@ -18,7 +18,7 @@ def add_demo(sub) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> dict:
-    from ...demo import run_demo
+    from ...presentation.demo import run_demo
 
     if args.plot:                            # '' draws no plot
         check_output_file(args.plot, "--plot", PLOT_FORMATS)

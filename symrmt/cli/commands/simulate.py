@@ -126,7 +126,7 @@ def _f_tex(h, latex) -> str:
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
     from ... import spectral_density
-    from ...plotting import plot_spectrum
+    from ...presentation.plotting import plot_spectrum
 
     h = _theory_f(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
@@ -157,7 +157,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
         from sympy import latex
 
-        from ...plotting import comparison_panel, comparison_title, plot_panels
+        from ...presentation.plotting import comparison_panel, comparison_title, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
         theory_f = h.pair() if isinstance(h, SoftmaxData) else h

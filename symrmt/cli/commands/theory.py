@@ -10,8 +10,8 @@ import numpy as np
 
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
-from ...forms import DEFAULT_FORM, FORMS
-from ...theory import MAX_DIGITS, MAX_RANK
+from ...theory.forms import DEFAULT_FORM, FORMS
+from ...theory.latex import MAX_DIGITS, MAX_RANK
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, parameter_axes, parameter_values, single_point)
 from ..failures import add_strict, failed_points, print_failures, settle
@@ -83,7 +83,7 @@ class SoftmaxData:
 
     @classmethod
     def of(cls, temperature: float) -> SoftmaxData:
-        from ...softmax import softmax_formula, softmax_hermite
+        from ...theory.softmax import softmax_formula, softmax_hermite
 
         a1, nu = softmax_hermite(temperature)
         return cls(softmax_formula(temperature), float(a1), float(nu), float(temperature))
@@ -108,7 +108,7 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
     points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
     has decided the status (an error if all failed or with ``--strict``). With ``--attention softmax``,
-    ``h`` is a :class:`SoftmaxData` and its curve is :func:`symrmt.softmax.softmax_error` (all or nothing).
+    ``h`` is a :class:`SoftmaxData` and its curve is :func:`symrmt.theory.softmax.softmax_error` (all or nothing).
     """
     from ... import hermite, solve_attention, solve_linear
 
@@ -136,7 +136,7 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
 def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
     """:func:`theory_curves` for softmax attention: its theory, and linear regression's with its failed points."""
     from ... import solve_linear
-    from ...softmax import softmax_error
+    from ...theory.softmax import softmax_error
 
     h = SoftmaxData.of(attention_kwargs(args)["temperature"])
     attention = np.ma.masked_array(softmax_error(args.c, args.gamma, temperature=h.temperature, geometry=geometry,

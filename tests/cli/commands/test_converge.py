@@ -46,7 +46,7 @@ def test_converge_refuses_before_computing(capsys, tmp_path):
 
 def test_converge_softmax(capsys):
     """--attention softmax: the ladder of softmax simulations against softmax_error; --f is refused with it."""
-    from symrmt.softmax import softmax_error
+    from symrmt.theory.softmax import softmax_error
 
     argv = ("converge", "--attention", "softmax", "--temperature", "2", "--c", "1", "--gamma", "0.1,1",
             "--ns", "32,64,128", "--seeds", "2", "--quiet")

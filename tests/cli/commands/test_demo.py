@@ -20,7 +20,7 @@ from scipy import stats
 
 import symrmt
 from symrmt.cli import main
-from symrmt.demo import C, GAMMA_MC, SETTINGS
+from symrmt.presentation.demo import C, GAMMA_MC, SETTINGS
 
 from ..runner import run, run_json
 

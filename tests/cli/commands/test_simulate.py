@@ -62,7 +62,7 @@ def test_simulate_and_compare_softmax(capsys, tmp_path):
     """--attention softmax: the library's simulate(None, attention='softmax') on the same seeds, the theory
     beside it, a plot; --f, --center and --diag are refused with it."""
     from symrmt import simulate
-    from symrmt.softmax import softmax_error
+    from symrmt.theory.softmax import softmax_error
 
     # tau = 1.5: at c = 1 and tau <= 0.8 (nu/a_1^2 >= 3.7) the solver refuses parts of the plot's grid as "too
     # small for the quadrature" although it solves each point alone (a solver limitation, reported).

@@ -89,7 +89,7 @@ def test_form_on_theory_spectrum_and_latex(capsys):
 
 
 def test_theory_softmax(capsys):
-    from symrmt.softmax import softmax_error, softmax_hermite
+    from symrmt.theory.softmax import softmax_error, softmax_hermite
 
     out = run_json(capsys, "theory", "--attention", "softmax", "--temperature", "0.5", "--c", "1",
                    "--gamma", "0.01,1", "--mu-norm", "1.5")

@@ -3,7 +3,7 @@ r"""Finite size, measured: the Monte Carlo on a ladder of sizes, extrapolated to
 The deterministic equivalents of :mod:`symrmt.theory` are limits :math:`n, p \to \infty`
 (:math:`p = cn`); every simulation is at a finite n. :func:`converge` runs
 :func:`symrmt.simulate` at sizes :math:`n_1 < \dots < n_K` (default 256, 512, ..., 4096),
-summarizes each size over its seeds (:func:`symrmt.stats.mean_se`), and fits, for every
+summarizes each size over its seeds (:func:`symrmt.analysis.seeds.mean_se`), and fits, for every
 ridge :math:`\gamma` and for :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and the paired gap
 :math:`E_{\rm attn} - E_{\rm lin}` (per-seed differences on the same draws),
 
@@ -11,7 +11,7 @@ ridge :math:`\gamma` and for :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and the p
 
     E(n) = E_\infty + b\, n^{-\alpha}
 
-by :func:`symrmt.finite_size.extrapolate` (weighted least squares, the exponent chosen or
+by :func:`symrmt.analysis.finite_size.extrapolate` (weighted least squares, the exponent chosen or
 fitted by AIC, a bootstrap interval that refits everything). It reports :math:`E_\infty`
 with its 95% interval, the exponent, the theory, and whether the theory lies inside the
 interval. This module sits above the theory and the simulator and calls only their public
@@ -35,10 +35,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 from .finite_size import Extrapolation, extrapolate
-from .progress import progress_bar
-from .stats import mean_se
+from ..runtime.progress import progress_bar
+from .seeds import mean_se
 
 __all__ = ["Convergence", "LadderFit", "converge", "ladder_seeds", "size_seed", "DEFAULT_NS", "DEFAULT_SEEDS",
            "MAX_SEEDS", "QUANTITIES"]
@@ -70,7 +70,7 @@ class LadderFit:
     mean, se : numpy.ndarray
         Mean over seeds and its standard error, shape ``(K, G)`` (sizes by gamma).
     fits : tuple of Extrapolation
-        The fit of each gamma (:class:`symrmt.finite_size.Extrapolation`).
+        The fit of each gamma (:class:`symrmt.analysis.finite_size.Extrapolation`).
     theory : numpy.ndarray
         The deterministic equivalent, shape ``(G,)`` (for the gap: attention minus linear).
     """
@@ -169,12 +169,12 @@ class Convergence:
     def to_csv(self, path=None) -> str:
         """CSV, one row per quantity and gamma: the limit, its interval, the fit, the theory, then
         ``mean_<n>`` and ``se_<n>`` for every size; written to ``path`` if given."""
-        from .display import convergence_csv
+        from ..presentation.display import convergence_csv
 
         return convergence_csv(self, path)
 
     def _repr_html_(self) -> str:
-        from .display import convergence_html
+        from ..presentation.display import convergence_html
 
         return convergence_html(self)
 
@@ -236,7 +236,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
     attention, temperature
         ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1;
-        :func:`symrmt.simulate`) against :func:`symrmt.softmax.softmax_error`; f must be ``None``.
+        :func:`symrmt.simulate`) against :func:`symrmt.theory.softmax.softmax_error`; f must be ``None``.
 
     Returns
     -------
@@ -255,7 +255,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     >>> res.seeds.tolist(), len(res.attention.limit), sorted(res.as_dict())
     ([48, 12, 3], 2, ['attention', 'gamma', 'gap', 'linear', 'ns'])
     """
-    from . import linear_error, simulate
+    from .. import linear_error, simulate
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature)
     ns, counts = _ladder(ns, seeds)
@@ -288,17 +288,18 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str,
     attention keywords, the label)``.
 
     Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
-    one f). Softmax: :func:`symrmt.softmax.softmax_error` and f = None.
+    one f). Softmax: :func:`symrmt.theory.softmax.softmax_error` and f = None.
     """
-    from . import attention_error, validate
-    from .nonlinearity import HermiteCoefficients, hermite
-    from .nonlinearity.parametric import named_values
-    from .softmax import ATTENTIONS, check_temperature, softmax_error, softmax_formula
+    from .. import attention_error, validate
+    from ..nonlinearity import HermiteCoefficients, hermite
+    from ..nonlinearity.parametric import named_values
+    from ..simulation.softmax import ATTENTIONS
+    from ..theory.softmax import softmax_error, softmax_formula
 
     if validate.choice("attention", attention, ATTENTIONS) == "softmax":
         if f is not None or params is not None:
             raise ParameterError(f"f = {f!r}, params = {params!r}: softmax attention fixes f; pass f=None and no params.")
-        tau = check_temperature(1.0 if temperature is None else temperature)
+        tau = validate.temperature(1.0 if temperature is None else temperature)
 
         def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
             return softmax_error(c, gamma, temperature=tau, geometry=geometry, gram=gram)

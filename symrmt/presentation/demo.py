@@ -11,11 +11,11 @@ import time
 
 import numpy as np
 
-from .geometry import Geometry
-from .nonlinearity import hermite
+from ..geometry import Geometry
+from ..nonlinearity import hermite
 from .plotting import comparison_panel, plot_panels
-from .simulation import simulate
-from .theory import attention_error, linear_error
+from ..simulation import simulate
+from ..theory.ridge import attention_error, linear_error
 
 __all__ = ["run_demo", "SETTINGS"]
 

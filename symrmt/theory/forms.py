@@ -33,10 +33,10 @@ from typing import Mapping
 
 import numpy as np
 
-from .errors import ConvergenceError, ParameterError
-from .solve import SolveResult, solve, validate_parameters
-from .solve.exact import newton_error
-from .solve.failures import failure_message
+from ..errors import ConvergenceError, ParameterError
+from ..solve import SolveResult, solve, validate_parameters
+from ..solve.exact import newton_error
+from ..solve.failures import failure_message
 
 __all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "NEWTON_ERROR_CEILING", "QUADRATURE_BY_DEFAULT", "solve_in_form",
            "answered_algebraically", "check_form"]
@@ -78,8 +78,8 @@ def check_form(form: str) -> str:
 
 
 def _compiled(kind: str, rank: int, form: str, without_linear_part: bool = False):
-    from .codegen import compile_system
-    from .derive.registry import system_for
+    from ..codegen import compile_system
+    from ..derive.registry import system_for
 
     return compile_system(system_for(kind, rank, form, without_linear_part))
 
@@ -118,20 +118,20 @@ def solve_in_form(kind: str, rank: int, params: Mapping, form: str = DEFAULT_FOR
 
 def _physical_unknowns(kind: str, rank: int) -> tuple:
     """The quadrature system's unknowns t_ij: the first unknowns of every form (no compilation needed)."""
-    from .derive.registry import system_for
+    from ..derive.registry import system_for
 
     return system_for(kind, rank).unknowns
 
 
 def _name(kind: str, rank: int) -> str:
-    from .derive.registry import system_for
+    from ..derive.registry import system_for
 
     return system_for(kind, rank).name
 
 
 def _groups(flat: dict, form: str) -> list[tuple[np.ndarray, str]]:
     """The points of each system: ``(mask, "general" | "a1 = 0" | "quadrature" | "refused")``."""
-    from .derive import symbols as S
+    from ..derive import symbols as S
 
     size = next(iter(flat.values())).size
     if S.a1 not in flat:
@@ -151,7 +151,7 @@ def _algebraic(kind: str, rank: int, where: np.ndarray, points: dict, zero: bool
     """``[(mask, result)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails, and those
     whose unknowns' estimated error exceeds :data:`NEWTON_ERROR_CEILING`, are solved again by quadrature (the
     reference decides them, unless it refuses one the algebraic form answered)."""
-    from .derive import symbols as S
+    from ..derive import symbols as S
 
     compiled = _compiled(kind, rank, "algebraic", without_linear_part=zero)
     subset = {k: v for k, v in points.items() if not (zero and k == S.a1)}
@@ -208,8 +208,8 @@ def _subset(result: SolveResult, keep: np.ndarray) -> SolveResult:
 
 def _refused(kind: str, rank: int, points: dict) -> SolveResult:
     """Every point failed: 0 < |a_1| < A1_FLOOR sqrt(a_1^2 + b^2), which the algebraic form does not solve."""
-    from .derive.registry import system_for
-    from .solve import PointFailure
+    from ..derive.registry import system_for
+    from ..solve import PointFailure
 
     size = len(next(iter(points.values())))
     system = system_for(kind, rank)

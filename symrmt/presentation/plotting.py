@@ -23,7 +23,7 @@ def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: flo
 
     The theory lines have gaps where the solver cannot solve a point of the grid (masked arrays).
     """
-    from .theory import attention_error, linear_error
+    from ..theory.ridge import attention_error, linear_error
 
     return {"title": title, "gamma_theory": grid,
             "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram, partial=True),
@@ -59,7 +59,7 @@ def comparison_title(f_tex: str, mc) -> str:
 
 def _interval(se, seeds) -> np.ndarray:
     """Half-width of the 95% Student interval over ``seeds`` (seeds - 1 degrees of freedom)."""
-    from .stats import t_quantile
+    from ..analysis.seeds import t_quantile
 
     return t_quantile(seeds) * np.asarray(se)
 
@@ -139,7 +139,7 @@ def plot_convergence(result, path: str) -> str:
     the extrapolated limit with its 95% interval, and the theory (star). Open markers: sizes the chosen fit
     left out; a bar that reaches 0 on the log axis ends at the bottom of the panel.
     """
-    from .stats import t_quantile
+    from ..analysis.seeds import t_quantile
 
     plt = _pyplot()
     ns, top = np.asarray(result.ns, float), float(result.ns[-1])

@@ -1,4 +1,4 @@
-r"""Softmax attention as the entrywise model: the convention, its scale and its deterministic equivalent.
+r"""Softmax attention's deterministic equivalent: the entrywise system with the exact Hermite data of the exponential.
 
 The scores are those of the entrywise model, :math:`S = X^\top W_{KQ} X/\sqrt p`, with
 :math:`S_{ij} = x_i^\top x_j/\sqrt p + (w_K^\top x_i)(w_Q^\top x_j)/\sqrt p` for rank-one weights.
@@ -38,43 +38,14 @@ NumPy only (the theory is imported when :func:`softmax_error` is called).
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from . import validate
-from .errors import ConvergenceError, ParameterError
+from ..errors import ConvergenceError
+from ..validate import temperature as check_temperature
 
-__all__ = ["ATTENTIONS", "MIN_TEMPERATURE", "check_temperature", "softmax_scale", "softmax_hermite",
-           "softmax_formula", "softmax_error"]
-
-#: The ``attention`` values of the simulator, the theory's CLI and :func:`symrmt.converge`.
-ATTENTIONS = ("entrywise", "softmax")
-
-#: The smallest temperature accepted: below it :math:`\nu = e^{2/\tau^2}` overflows float64 (2/τ² > 700).
-MIN_TEMPERATURE = 0.054
-
-
-def check_temperature(temperature: Any, array: bool = False) -> Any:
-    r"""``temperature`` as a float (an array with ``array``), finite and at least :data:`MIN_TEMPERATURE`."""
-    hint = "The softmax temperature tau divides the scores: exp(S/tau)."
-    value = validate.positive_array("temperature", temperature, hint) if array else \
-        validate.positive_scalar("temperature", temperature, hint)
-    if np.any(np.asarray(value) < MIN_TEMPERATURE):
-        raise ParameterError(
-            f"temperature = {temperature!r}: must be >= {MIN_TEMPERATURE} (below it e^(2/tau^2), the variance of "
-            "exp(xi/tau), overflows float64; the entrywise equivalent fails long before: docs/theory.md, section 15).")
-    return value
-
-
-def softmax_scale(n: int, p: int, temperature: float) -> float:
-    r""":math:`\sigma_\tau = (n - 1)\, e^{1/(2\tau^2)}/\sqrt p`, the factor from :math:`K^{\rm sm}` to :math:`K'`.
-
-    >>> round(softmax_scale(2048, 2048, 1.0), 4)       # (n - 1) e^(1/2) / sqrt(p)
-    74.5762
-    """
-    return (n - 1) * math.exp(0.5 / temperature**2) / math.sqrt(p)
+__all__ = ["softmax_hermite", "softmax_formula", "softmax_error"]
 
 
 def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +87,7 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
         :math:`p/n > 0` and the ridge :math:`\gamma > 0` on :math:`XK'` (a ridge :math:`\lambda` on the
         plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`).
     temperature : array_like
-        :math:`\tau \ge` :data:`MIN_TEMPERATURE`. The equivalent holds where the normalizers concentrate
+        :math:`\tau \ge` :data:`symrmt.validate.MIN_TEMPERATURE`. The equivalent holds where the normalizers concentrate
         (docs/theory.md, section 15: :math:`\tau \gtrsim 0.5` at n in the thousands).
     geometry, gram
         The signal and the weights, as in :func:`symrmt.attention_error`.
@@ -126,7 +97,7 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)
     array([0.0805, 0.1791, 0.3889])
     """
-    from .theory import attention_error
+    from .ridge import attention_error
 
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).

@@ -20,12 +20,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import ConvergenceError, ParameterError
+from ..errors import ConvergenceError, ParameterError
 from .forms import DEFAULT_FORM, check_form, solve_in_form
-from .geometry import Geometry, check_symmetric_kernel, resolve_gram
-from .solve import PointFailure
-from .theory import _hermite_arrays, masked
-from .validate import C_RANGE, MAX_DIAGONAL, RANGE_HINT, choice, positive_scalar, real_array, real_scalar, within
+from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
+from ..solve import PointFailure
+from .binding import _hermite_arrays
+from .ridge import masked
+from ..validate import C_RANGE, MAX_DIAGONAL, RANGE_HINT, choice, positive_scalar, real_array, real_scalar, within
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS", "MAX_ARGUMENT"]
 
@@ -130,7 +131,7 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
         infinite); True returns the others, ``density`` and ``stieltjes`` masked at the failed
         points, with ``failed`` and ``failures``.
     form : {"auto", "algebraic", "quadrature"}
-        Which form of the density system solves it (:mod:`symrmt.forms`).
+        Which form of the density system solves it (:mod:`symrmt.theory.forms`).
 
     Examples
     --------
@@ -140,8 +141,8 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     >>> round(spectral_density("tanh(x)", c=0.5, x=[1.0]).atom, 6)     # rank p < n: mass 1 - c at 0
     0.5
     """
-    from .derive import symbols as S
-    from .derive.density import DENSITY, MATRICES, STIELTJES
+    from ..derive import symbols as S
+    from ..derive.density import DENSITY, MATRICES, STIELTJES
 
     check_form(form)
     matrix = choice("matrix", matrix, MATRICES)
@@ -173,18 +174,10 @@ def _points(x: Any) -> np.ndarray:
     return x
 
 
-def _points(x: Any) -> np.ndarray:
-    """``x`` as a 1-d array of real numbers (a number gives one point)."""
-    x = np.atleast_1d(real_array("x", x))
-    if x.ndim != 1:
-        raise ParameterError(f"x has shape {x.shape}: give a number or a 1-d list of numbers.")
-    return x
-
-
 def _atom(matrix: str, base: dict, form: str) -> float:
     r""":math:`\lim_{\eta \to 0^+} \eta \operatorname{Im} m(i\eta)`, extrapolated from :data:`ATOM_ETAS`."""
-    from .derive import symbols as S
-    from .derive.density import STIELTJES
+    from ..derive import symbols as S
+    from ..derive.density import STIELTJES
 
     etas = np.array(ATOM_ETAS)
     e1, e2, e3 = etas * np.imag(solve_in_form(f"{matrix}_density", 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])

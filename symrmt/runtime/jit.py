@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Callable, Iterator
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "njit_lazy", "spent", "Budget", "COMPILE_SECONDS",
            "MODES"]

@@ -41,7 +41,7 @@ The method, and why:
   :math:`E_\infty` (and of the exponent) is the percentile interval of the replicates.
 
 Checked on synthetic ladders with a known limit (the default design of
-:mod:`symrmt.convergence`: sd per seed :math:`\propto n^{-1/2}`, seeds :math:`\propto n^{-2}`,
+:mod:`symrmt.analysis.convergence`: sd per seed :math:`\propto n^{-1/2}`, seeds :math:`\propto n^{-2}`,
 Gaussian noise; 300 ladders each): the 95% interval covered the limit in 95% to 99% of the
 ladders for :math:`n^{-1}`, :math:`n^{-1/2}`, :math:`n^{-3/4}`, :math:`n^{-3/2}`, no
 correction and the two-term corrections, and in 85% for a crossover
@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["Extrapolation", "extrapolate", "MODELS", "EXPONENT_RANGE", "REPLICATES"]
 

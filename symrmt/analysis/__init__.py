@@ -1,0 +1,12 @@
+"""Monte Carlo post-processing: statistics over seeds, finite-size ladders, and the convergence check.
+
+=========================  ====================================================================
+module                     what it holds
+=========================  ====================================================================
+:mod:`.seeds`              means, standard errors and Student-t quantiles over seeds
+:mod:`.finite_size`        fits of a ladder of sizes, E(n) = E_inf + B n^(-alpha)
+:mod:`.convergence`        :func:`symrmt.converge`: theory against a ladder of Monte Carlo runs
+=========================  ====================================================================
+
+NumPy and SciPy only; the theory is imported by :mod:`.convergence` when it runs.
+"""

@@ -1,0 +1,236 @@
+r"""Deterministic equivalents of the ridge errors: attention, linear regression and kernel ridge.
+
+.. math::
+
+    E_\mathrm{attn}(\gamma) \simeq -\gamma^2 \frac{\mathrm d}{\mathrm d\gamma}\Phi_\mathrm{attn}(\gamma),
+    \qquad E_\mathrm{lin}(\gamma) \simeq -\gamma^2 \frac{\mathrm d}{\mathrm d\gamma}\Phi_\mathrm{lin}(\gamma),
+
+with :math:`\Phi = y^\top Q y / n` given by the derived systems
+:func:`symrmt.derive.attention_system` and :func:`symrmt.derive.linear_system`
+(print them with :func:`latex` or ``symrmt latex``), compiled by
+:func:`symrmt.codegen.compile_system` and solved by :func:`symrmt.solve.solve`, which takes
+the parameters and returns the observables keyed by the systems' own SymPy symbols.
+Every function here is vectorized: parameters broadcast against each other (a
+curve in :math:`\gamma`, a grid in :math:`(c, \gamma)`, a stack of Gram matrices, ...).
+
+The geometry of the signal :math:`\mu` and of rank-:math:`r` weights
+:math:`W_K^\top W_Q = I + \sum_{k\le r} w_K^{(k)} w_Q^{(k)\top}` enters only through the
+Gram matrix of :math:`(\mu, w_K^{(1)}, \dots, w_K^{(r)}, w_Q^{(1)}, \dots, w_Q^{(r)})`
+(size :math:`1 + 2r`, in that order), given as ``gram=G`` with shape
+``(..., 1 + 2r, 1 + 2r)``; for :math:`r = 1` also as a :class:`~symrmt.geometry.Geometry`
+(norms and cosines) or a dict of the six entries ``theta, alpha_K, alpha_Q, omega_KK,
+omega_QQ, omega_KQ``.
+
+The symbolic build happens once per process and rank on first use (a few seconds);
+a new nonlinearity only costs its Hermite coefficients, since the systems are derived
+for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"auto"`` (the default: the algebraic form of the
+system, with no quadrature, where it holds, several times faster; the quadrature form elsewhere),
+``"algebraic"`` or ``"quadrature"`` (the reference); see :mod:`symrmt.theory.forms` and its
+:data:`~symrmt.theory.forms.DEFAULT_FORM`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..geometry import Geometry
+from ..solve import PointFailure, SolveResult
+from .binding import ArrayLike, _ratio, _ridge, gram_parameters, kernel_parameters
+from .forms import DEFAULT_FORM, check_form, solve_in_form
+
+__all__ = ["RidgeSolution", "ridge_solution", "masked", "solve_attention", "attention_error", "solve_linear",
+           "linear_error", "solve_kernel_ridge", "kernel_ridge_error"]
+
+
+@dataclass(frozen=True)
+class RidgeSolution:
+    r"""The solved system at every point: :math:`E`, :math:`\Phi = y^\top Q y/n`, the unknowns and residuals.
+
+    With ``partial=True`` the arrays are :class:`numpy.ma.MaskedArray`, masked where the
+    point could not be solved (``failed``; the data there is NaN, also after ``filled()``),
+    and ``failures`` says why, point by point.
+    """
+
+    error: np.ndarray
+    phi: np.ndarray
+    unknowns: np.ndarray
+    residual: np.ndarray
+    unknown_names: tuple = ()
+    failed: np.ndarray | None = None
+    failures: tuple[PointFailure, ...] = ()
+
+    def as_dict(self) -> dict:
+        """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
+        from ..presentation.display import solve_as_dict
+
+        return solve_as_dict(self, self.unknown_names)
+
+    def to_csv(self, path=None, gamma=None) -> str:
+        """CSV, one row per point (``gamma`` adds it as the first column); written to ``path`` if given."""
+        from ..presentation.display import to_csv
+
+        return to_csv(self, path, gamma)
+
+    def _repr_html_(self) -> str:
+        from ..presentation.display import solve_html
+
+        return solve_html(self, unknowns=self.unknown_names)
+
+
+def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
+    """The :class:`RidgeSolution` of a solved ridge system (:func:`symrmt.derive.attention.ridge_system`).
+
+    With ``partial`` the arrays are masked where ``result.failed``.
+    """
+    from ..derive.attention import ERROR, PHI
+
+    failed = result.failed if result.failed is not None else np.zeros(np.shape(result.residual), bool)
+    arrays = [result[ERROR], result[PHI], result.unknowns, result.residual]
+    if partial:
+        arrays = [masked(a, failed) for a in arrays]
+    return RidgeSolution(*arrays, tuple(str(t) for t in result.unknown_keys), failed, result.failures)
+
+
+def masked(values: np.ndarray, failed: np.ndarray) -> np.ma.MaskedArray:
+    """``values`` masked where ``failed`` (broadcast over leading axes), NaN underneath and as fill value.
+
+    A failed point then cannot pass for a number: it prints as ``--``, reductions skip it, and
+    ``np.asarray`` or ``filled()`` give NaN, never a plausible value.
+    """
+    data = np.array(values, dtype=np.result_type(values, float))
+    mask = np.broadcast_to(failed, data.shape)
+    data[mask] = np.nan
+    return np.ma.MaskedArray(data, mask=mask.copy(), fill_value=np.nan)
+
+
+def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
+    r"""Solve the attention system; returns the error, :math:`\Phi`, the unknowns and the residuals.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
+        The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data (arrays broadcast).
+    c, gamma : array_like
+        :math:`c = p/n` in :data:`~symrmt.validate.C_RANGE` and the ridge
+        :math:`0 < \gamma \le` :data:`~symrmt.validate.MAX_GAMMA`; broadcast together.
+    geometry : Geometry, optional
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none.
+    d : array_like
+        Diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.validate.MAX_DIAGONAL`.
+    gram : array_like or dict, optional
+        Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
+        shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
+        entries ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
+    params : dict, optional
+        Values of f's symbolic parameters (the names in the formula other than x, as in
+        ``"erf(s*x)"``), arrays that broadcast with the rest: ``params={"s": [0.5, 1.0]}``.
+    partial : bool
+        What a point the solver cannot solve does (each point is solved on its own; the usual
+        cause is a :math:`\gamma` too small for the quadrature near :math:`c = 1`). False
+        (default): :class:`~symrmt.errors.ConvergenceError` naming it, with every failed point
+        in its ``failures``. True: the solution of the other points, every array a
+        :class:`numpy.ma.MaskedArray` masked at the failed ones (NaN underneath), with
+        ``failed`` and ``failures`` (index, parameters, reason) saying where and why.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it (:mod:`symrmt.theory.forms`); the numbers agree to about 1e-9.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+    """
+    check_form(form)
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve_in_form("attention", rank, values, form, partial), partial)
+
+
+def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
+    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
+
+    Parameters, ``partial`` and ``form`` as in :func:`solve_attention`.
+    """
+    from ..derive import symbols as S
+
+    check_form(form)
+    _, geometry_params = gram_parameters(geometry, gram)
+    params = {S.c: _ratio(c), S.gamma: _ridge(gamma), S.theta: geometry_params[S.theta]}
+    return ridge_solution(solve_in_form("linear", 1, params, form, partial), partial)
+
+
+def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                    gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                    partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
+
+    Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
+    underneath) where the solver failed: ``solve_attention(..., partial=True).failures`` says why.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.round(attention_error("tanh(x)", c=1.0, gamma=[0.01, 0.1, 1.0]), 3)
+    array([0.167, 0.453, 0.743])
+    >>> G = np.diag([1.0, 0.5, 0.5, 0.5, 0.5])            # rank 2: mu, w_K^(1), w_K^(2), w_Q^(1), w_Q^(2)
+    >>> attention_error("tanh(x)", c=1.0, gamma=0.1, gram=G).shape
+    ()
+    >>> attention_error("erf(s*x)", c=1.0, gamma=0.1, params={"s": [0.5, 1.0, 2.0]}).shape
+    (3,)
+    >>> attention_error("tanh(x)", c=1.0, gamma=[1e-10, 0.1], partial=True, form="quadrature").round(3)
+    masked_array(data=[--, 0.453],
+                 mask=[ True, False],
+           fill_value=nan)
+    """
+    return solve_attention(f, c, gamma, geometry, d, gram, params, partial, form).error
+
+
+def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
+                 partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
+
+    ``partial`` as in :func:`attention_error`.
+
+    Examples
+    --------
+    >>> round(float(linear_error(c=1.0, gamma=1.0)), 6)   # noise only: 1/sqrt(5)
+    0.447214
+    """
+    return solve_linear(c, gamma, geometry, gram, partial, form).error
+
+
+def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
+    r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
+
+    :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
+    :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
+    :func:`solve_attention`, ``partial`` and ``form`` included.
+    """
+    check_form(form)
+    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
+    return ridge_solution(solve_in_form("kernel_ridge", rank, values, form, partial), partial)
+
+
+def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
+                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
+                       partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
+    r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
+
+    In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
+    :func:`symrmt.simulation.simulate_kernel_ridge`). Parameters as in :func:`solve_attention`.
+
+    Examples
+    --------
+    >>> np.round(kernel_ridge_error("tanh(x)", c=1.0, gamma=[0.1, 1.0]), 3)
+    array([0.242, 0.646])
+    """
+    return solve_kernel_ridge(f, c, gamma, geometry, d, gram, params, partial, form).error
+
+
