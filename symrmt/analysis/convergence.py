@@ -203,7 +203,7 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS) -> np.ndarray:
 def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns: Sequence[int] | None = None,
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
              progress: bool = True, params: Mapping[str, float] | None = None, attention: str = "entrywise",
-             temperature: float | None = None) -> Convergence:
+             temperature: float | None = None, normalize: str | None = None) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
@@ -234,9 +234,10 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         Progress bars on stderr (a terminal only, after 2 s).
     params : dict, optional
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
-    attention, temperature
-        ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1;
-        :func:`symrmt.simulate`) against :func:`symrmt.theory.softmax.softmax_error`; f must be ``None``.
+    attention, temperature, normalize
+        ``attention="softmax"`` simulates softmax attention at ``temperature`` (default 1), normalized over
+        the keys (default) or the queries (:func:`symrmt.simulate`), against
+        :func:`symrmt.theory.softmax.softmax_error`; f must be ``None``.
 
     Returns
     -------
@@ -257,7 +258,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     """
     from .. import linear_error, simulate
 
-    attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature)
+    attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
     ns, counts = _ladder(ns, seeds)
     theory_attention = np.atleast_1d(attention_theory(c, gamma, geometry, d, gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
@@ -282,8 +283,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
                        c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label)
 
 
-def _nonlinearity(f, params: Mapping[str, float] | None, attention: str,
-                  temperature: float | None) -> tuple[Callable, Any, dict, str]:
+def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, temperature: float | None,
+                  normalize: str | None = None) -> tuple[Callable, Any, dict, str]:
     """``(the theory of E_attn as a function of (c, gamma, geometry, d, gram), the f to simulate, simulate's
     attention keywords, the label)``.
 
@@ -304,10 +305,11 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str,
         def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
             return softmax_error(c, gamma, temperature=tau, geometry=geometry, gram=gram)
 
-        return (theory, None, {"attention": "softmax", "temperature": tau},
-                f"softmax, tau = {tau:g} (theory: {softmax_formula(tau)})")
-    if temperature is not None:
-        raise ParameterError("temperature applies to attention='softmax' only.")
+        kind = {"attention": "softmax", "temperature": tau, **({"normalize": normalize} if normalize else {})}
+        over = "" if normalize in (None, "keys") else ", over the queries"
+        return theory, None, kind, f"softmax, tau = {tau:g}{over} (theory: {softmax_formula(tau)})"
+    if temperature is not None or normalize is not None:
+        raise ParameterError("temperature and normalize apply to attention='softmax' only.")
     h = f if isinstance(f, HermiteCoefficients) else hermite(f)
     if h.parameters or params is not None:
         h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))

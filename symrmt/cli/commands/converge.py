@@ -16,7 +16,7 @@ __all__ = ["add_converge", "cmd_converge"]
 def add_converge(sub) -> None:
     p = sub.add_parser("converge", help="Monte Carlo at n = 256..4096 extrapolated to n = infinity, against the theory")
     add_f(p, required=False)
-    add_attention(p)
+    add_attention(p, normalize=True)
     add_common(p)
     add_geometry(p)
     add_params(p)

@@ -30,7 +30,7 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.Argu
     """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
     p = sub.add_parser(name, help=help)
     add_f(p, required=False)
-    add_attention(p)
+    add_attention(p, normalize=True)
     add_common(p)
     add_geometry(p)
     add_params(p)
