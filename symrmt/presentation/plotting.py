@@ -18,14 +18,20 @@ def _pyplot():
     return plt
 
 
-def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
+def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None,
+                     agreement=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``.
 
     The theory lines have gaps where the solver cannot solve a point of the grid (masked arrays).
+    ``agreement`` (:class:`symrmt.analysis.agreement.Agreement`, default ``mc.agreement``) marks each
+    point whose verdict is not "agrees".
     """
     from ..theory.ridge import attention_error, linear_error
 
-    return {"title": title, "gamma_theory": grid,
+    agreement = agreement if agreement is not None else getattr(mc, "agreement", None)
+    verdicts = {} if agreement is None else {"attention_verdicts": agreement.attention.verdicts,
+                                             "linear_verdicts": agreement.linear.verdicts}
+    return {"title": title, "gamma_theory": grid, **verdicts,
             "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram, partial=True),
             "linear_theory": linear_error(c, grid, geometry, gram=gram, partial=True), "gamma_mc": mc.gamma,
             "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
@@ -70,7 +76,9 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     Each panel is a dict with ``title``, ``gamma_theory``, ``attention_theory``,
     ``linear_theory`` (arrays; attention may be None) and optionally a Monte Carlo
     part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``,
-    ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom).
+    ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom), and
+    ``attention_verdicts``, ``linear_verdicts`` (:mod:`symrmt.analysis.agreement`): a point marked by a large
+    open diamond is a finite-size gap, by a cross a disagreement.
     Uses the non-interactive Agg backend (works without a display).
     """
     plt = _pyplot()
@@ -87,6 +95,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
                         fmt="o", color="C0", ms=4, capsize=2, label="attention, Monte Carlo (95% t interval)")
             ax.errorbar(panel["gamma_mc"], panel["linear_mean"], yerr=_interval(panel["linear_se"], panel["seeds"]),
                         fmt="s", color="C1", ms=4, capsize=2, mfc="none", label="linear, Monte Carlo (95% t interval)")
+            _mark_verdicts(ax, panel)
         ax.set_xscale("log")
         ax.set_xlabel(r"ridge $\gamma$")
         ax.set_title(panel["title"], fontsize=10)
@@ -100,6 +109,27 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+#: How a point whose verdict is not "agrees" is marked (symrmt.analysis.agreement).
+_VERDICT_MARKERS = {"finite-size gap": dict(marker="D", ms=11, mfc="none", mec="C2", mew=1.5, ls="none"),
+                    "disagrees": dict(marker="X", ms=11, color="C3", ls="none")}
+
+
+def _mark_verdicts(ax, panel: dict) -> None:
+    """Large markers around the Monte Carlo points whose verdict is a finite-size gap or a disagreement."""
+    gamma = np.asarray(panel["gamma_mc"])
+    for verdict, style in _VERDICT_MARKERS.items():
+        xs, ys = [], []
+        for quantity in ("attention", "linear"):
+            marks = panel.get(f"{quantity}_verdicts")
+            if marks is None:
+                continue
+            chosen = np.array([m == verdict for m in marks], dtype=bool)
+            xs += list(gamma[chosen])
+            ys += list(np.asarray(panel[f"{quantity}_mean"])[chosen])
+        if xs:
+            ax.plot(xs, ys, label=f"verdict: {verdict} (|z| > t)", **style)
 
 
 def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=None, bins: int = 60) -> str:
