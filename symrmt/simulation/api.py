@@ -403,6 +403,9 @@ def simulate(
     seeds, seed = _seeds(seeds, seed, 2)
     if not isinstance(theory, (bool, np.bool_)):
         raise ParameterError(f"theory = {theory!r}: must be True or False.")
+    if theory and model.weights is not None:
+        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
+                             "general weights= is that of their fit (symrmt.weights); compare with it directly.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, seeds, grid.size, weights=model.weights)

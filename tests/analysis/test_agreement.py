@@ -134,3 +134,18 @@ def test_theory_must_be_a_bool():
 def test_the_notebook_table_shows_the_verdicts(tanh_run):
     html = tanh_run._repr_html_()
     assert "<th>verdict</th>" in html and "verdict: agrees" in html
+
+
+def test_softmax_comparison_uses_its_theory_and_names_its_regime():
+    from symrmt.theory.softmax import softmax_error
+
+    result = simulate(None, 64, 1.0, [1.0, 10.0], seeds=2, attention="softmax", temperature=0.5, theory=True,
+                      progress=False)
+    agreement = result.agreement
+    assert np.allclose(agreement.attention.theory, softmax_error(1.0, [1.0, 10.0], temperature=0.5))
+    assert all("softmax at tau = 0.5 < 1" in r for r in agreement.attention.regimes)
+
+
+def test_theory_with_general_weights_is_refused_before_simulating():
+    with pytest.raises(ParameterError, match="theory=True needs the weights as a Gram matrix"):
+        simulate("tanh(x)", 32, 1.0, 0.1, seeds=2, weights=np.eye(32), theory=True, progress=False)
