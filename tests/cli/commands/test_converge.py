@@ -64,3 +64,12 @@ def test_converge_softmax(capsys):
     out = run_json(capsys, *argv)
     assert out["attention"]["theory"] == softmax_error(1.0, [0.1, 1.0], temperature=2.0).tolist()
     assert_refused(capsys, [*argv, "--f", "tanh(x)"], "leave out --f")
+
+
+def test_converge_softmax_over_the_queries(capsys):
+    """--normalize reaches the simulator (the label says so); the theory is the same for both orientations."""
+    argv = ("converge", "--attention", "softmax", "--normalize", "queries", "--c", "1", "--gamma", "1",
+            "--ns", "32,64,128", "--seeds", "2", "--quiet")
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    assert "over the queries" in out

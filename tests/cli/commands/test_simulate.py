@@ -106,3 +106,30 @@ def test_normalize_is_a_softmax_flag(capsys):
                     "2", "--quiet")["softmax"]["normalize"] == "keys"
     assert_refused(capsys, ["simulate", "--f", "tanh(x)", "--normalize", "keys", "--c", "1", "--gamma", "1", "--n",
                             "32"], "--normalize applies to --attention softmax only")
+
+
+def test_compare_plot_marks_the_points_that_do_not_agree(tmp_path):
+    """plot_panels draws one large marker per point whose verdict is a finite-size gap or a disagreement."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from symrmt.presentation import plotting
+
+    drawn = []
+    original = plotting._mark_verdicts
+
+    def spy(ax, panel):
+        original(ax, panel)
+        drawn.extend(line.get_label() for line in ax.get_lines() if line.get_label().startswith("verdict"))
+
+    panel = {"title": "", "gamma_theory": np.array([0.1, 1.0]), "attention_theory": np.array([0.3, 0.5]),
+             "linear_theory": np.array([0.2, 0.4]), "gamma_mc": np.array([0.1, 1.0]),
+             "attention_mean": np.array([0.3, 0.6]), "attention_se": np.array([0.01, 0.01]),
+             "linear_mean": np.array([0.2, 0.4]), "linear_se": np.array([0.01, 0.01]), "seeds": 4,
+             "attention_verdicts": ("agrees", "disagrees"), "linear_verdicts": ("finite-size gap", "agrees")}
+    plotting._mark_verdicts, saved = spy, plotting._mark_verdicts
+    try:
+        plotting.plot_panels([panel], str(tmp_path / "p.png"))
+    finally:
+        plotting._mark_verdicts = saved
+    assert sorted(drawn) == ["verdict: disagrees (|z| > t)", "verdict: finite-size gap (|z| > t)"]
