@@ -172,7 +172,8 @@ def add_mc(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=4, help="independent draws (>= 2 for a standard error)")
     p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
-                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to ~1e-8 (default auto)")
+                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to 1e-6 relative (the fast routes' "
+                        "promise; default auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.add_argument("--spectrum", action="store_true",
                    help="also return all eigenvalues of the simulated matrix, pooled over seeds (JSON 'eigenvalues')")

@@ -13,3 +13,15 @@ from .runner import assert_refused
 ])
 def test_argparse_refusals_are_one_line_and_exit_2(capsys, argv, needle):
     assert_refused(capsys, argv, needle)
+
+
+def test_the_method_help_states_the_routes_promise():
+    """--method's help says what the routes promise (simulation.linalg.LANCZOS_RTOL), as the README does."""
+    import re
+
+    from symrmt.cli import build_parser
+    from symrmt.simulation import linalg
+
+    text = build_parser()._subparsers._group_actions[0].choices["simulate"].format_help()
+    promised = re.search(r"agree to ([0-9.e-]+) relative", " ".join(text.split())).group(1)
+    assert float(promised) == linalg.LANCZOS_RTOL
