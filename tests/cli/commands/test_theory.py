@@ -28,8 +28,10 @@ def test_latex_general_and_with_f(capsys):
     assert r"\mathsf{G}" in general and "a_{1}" in general
     erf = run_json(capsys, "latex", "--f", "erf(x)")["latex"]
     equations, where = erf.rsplit("\n\n", 1)
-    assert "a_{1}" not in equations and "b^{2}" in equations       # a_1 put in, b^2 one symbol
+    assert r"\operatorname{asin}" not in equations and "b^{2}" in equations   # a_1 and b symbols, given once
     assert r"\operatorname{asin}" in where and r"b^{2} = \nu - a_1^2 = " in where
+    numeric = run_json(capsys, "latex", "--f", "erf(x)", "--numeric")["latex"]
+    assert "a_{1}" not in numeric.rsplit("\n\n", 1)[0]                   # --numeric puts the numbers in
     linear = run_json(capsys, "latex", "--kind", "linear")["latex"]
     assert r"E_\mathrm{lin}" in linear
 
