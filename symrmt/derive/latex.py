@@ -46,6 +46,8 @@ _NOTATION = frozenset({"g", "u", "e", "R", "M", "E", "I", "A", "Z", "X", "n", "p
                        r"\rho", r"\lambda", r"\nu", "a_{1}", "b", r"\eta"})
 #: A projection vector Z^T v renamed z_v when a user's parameter takes its letter (y becomes bold).
 _Z_SUBSCRIPTS = {"s": r"\mu", "k": "K", "q": "Q"}
+#: Characters of LaTeX per printed line before a long sum or a long definition is broken.
+_WIDTH = 150
 #: Items per line in lists (parameter domains, vectors of a pencil block, vector meanings).
 _PER_LINE = 4
 _VECTORS_PER_LINE = 8
@@ -147,8 +149,30 @@ class _Page:
             return to_latex(printed, digits, names)
 
         self.tex: Callable = tex
+        self._printer = _Printer(names)
+        self.hints: dict[str, str] = {}         # the label of a printed line whose left-hand side does not name it
+        self._digits = digits
         users = {self.tex(renamed.get(p, p)) for p in parameters}
         self.vectors = {name: _vector_name(name, users) for name in _vector_names(self.system)}
+
+    def tex_lines(self, expr, width: int = _WIDTH) -> list[str]:
+        """``expr`` as :attr:`tex` prints it, a long sum broken after whole terms into lines of about ``width``."""
+        text = self.tex(expr)
+        printed = simplest(expr, (*self.system.unknowns, *self.system.averages))
+        if len(text) <= width or not isinstance(printed, sp.Add):
+            return [text]
+        if self._digits is not None:
+            printed = _round(printed, self._digits)
+        printer, lines = self._printer, [""]
+        for i, term in enumerate(printer._as_ordered_terms(printed)):
+            sign = "" if i == 0 else " - " if term.could_extract_minus_sign() else " + "
+            term = -term if sign == " - " else term
+            piece = printer._print(term)
+            piece = r"\left(" + piece + r"\right)" if printer._needs_add_brackets(term) else piece
+            if lines[-1] and len(lines[-1]) + len(piece) > width:
+                lines.append("")
+            lines[-1] += (sign.lstrip() if not lines[-1] and sign else sign) + piece
+        return lines
 
     def vector(self, name: str) -> str:
         return self.vectors.get(name) or _vector_name(name, set())
@@ -284,10 +308,12 @@ def _equations(page: _Page) -> list[Line]:
     lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
-        if t not in sp.expand(t - residual).free_symbols:
-            lines.append((tex(t) + " &= " + tex(t - residual), True))
-        else:
-            lines.append(("0 &= " + tex(residual), True))
+        solved = t not in sp.expand(t - residual).free_symbols
+        rows = page.tex_lines(t - residual if solved else residual)
+        text = (tex(t) if solved else "0") + " &= " + rows[0]
+        page.hints[text] = _slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
+        lines.append((text, True))
+        lines += [(r"&\quad " + row, False) for row in rows[1:]]
     return lines
 
 
@@ -453,7 +479,27 @@ def _where_entries(page: _Page, paper: bool = False) -> list[str]:
     entries = [] if paper else [" = ".join(tex(part) for part in entry) for entry in page.given]
     defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
     glossary = _glossary(page.system, skip=defined, paper=paper)
-    return entries + glossary + _woodbury_glossary(page, paper)
+    return [line for entry in entries + glossary + _woodbury_glossary(page, paper) for line in _wrapped(entry)]
+
+
+def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
+    r"""A long definition broken at its top-level ``,\ `` separators, continuation lines indented."""
+    if len(entry) <= width:
+        return [entry]
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(entry):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and entry.startswith(r",\ ", i):
+            pieces.append(entry[start:i + 1])
+            start = i + 3
+    pieces.append(entry[start:])
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + len(piece) > width:
+            lines.append(r"\quad " + piece)
+        else:
+            lines[-1] += r"\ " + piece
+    return lines
 
 
 def _woodbury_glossary(page: _Page, paper: bool = False) -> list[str]:

@@ -269,7 +269,9 @@ def system_body(page, label_prefix: str | None = None, solver_data: bool = False
     def label(text: str, explicit: str | None = None) -> str:
         if explicit is None:
             return _label(prefix, text, used)
-        unique = f"{prefix}:{explicit}"
+        unique, k = f"{prefix}:{explicit}", 2
+        while unique in used:
+            unique, k = f"{prefix}:{explicit}-{k}", k + 1
         used.add(unique)
         return unique
 
@@ -281,7 +283,8 @@ def system_body(page, label_prefix: str | None = None, solver_data: bool = False
     observables = [(text.replace(" &= ", r" &\simeq ", 1) if i == 0 else text, numbered)
                    for i, (text, numbered) in enumerate(_observables(page, skip=derived))]
     equivalent = [*_definitions(page), *_equations(page), *_averages(page), *observables]
-    rows = [text + (r" \label{" + label(text) + "}" if numbered else r" \nonumber") for text, numbered in equivalent]
+    rows = [text + (r" \label{" + label(text, page.hints.get(text)) + "}" if numbered else r" \nonumber")
+            for text, numbered in equivalent]
     size = max([3, *(m.shape[1] for m in _matrices(s))])
     parts = [f"% {title or s.name}: printed by symrmt latex --body; needs amsmath and amssymb.",
              r"\begingroup\allowdisplaybreaks",
