@@ -150,6 +150,7 @@ class _Page:
 
         self.tex: Callable = tex
         self._printer = _Printer(names)
+        self.ledger = ledger
         self.hints: dict[str, str] = {}         # the label of a printed line whose left-hand side does not name it
         self._digits = digits
         users = {self.tex(renamed.get(p, p)) for p in parameters}
@@ -317,15 +318,50 @@ def _equations(page: _Page) -> list[Line]:
     return lines
 
 
-def _averages(page: _Page) -> list[Line]:
+def _averages(page: _Page, compact: bool = False) -> list[Line]:
+    """One line per average; ``compact``: one line for all when they are the pattern tau_ij = E[R_ij], E[lambda R_ij]."""
     s, tex = page.system, page.tex
-    lines = [(tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]", True)
-             for a, v in s.averages.items()]
+    pattern = _average_pattern(s) if compact else None
+    if pattern is not None:
+        for v in s.averages.values():                # printed as the pattern: the pattern is what is solved
+            if page.ledger is not None:
+                page.ledger.record(v.integrand, v.integrand)
+        plain, weighted = pattern
+        text = (r"\tau_{ij} &= \mathbb{E}_\lambda\left[R_{ij}\right]" if plain else
+                r"\tau^{A}_{ij} &= \mathbb{E}_\lambda\left[\lambda R_{ij}\right]")
+        if plain and weighted:
+            text += ("" if plain == weighted else r" \ (ij = " + ", ".join(plain) + ")") + \
+                r",\quad \tau^{A}_{ij} = \mathbb{E}_\lambda\left[\lambda R_{ij}\right]"
+        lines = [(text + r" \quad (ij = " + ", ".join(weighted or plain) + ")", True)]
+    else:
+        lines = [(tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]", True)
+                 for a, v in s.averages.items()]
     if lines:
         laws = sorted({v.law.name for v in s.averages.values()})
         lines.append((r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws), False))
         lines += [(r"& " + _LAW_NOTES[law], False) for law in laws if law in _LAW_NOTES]
     return lines
+
+
+def _average_pattern(system: FixedPointSystem) -> tuple[list[str], list[str]] | None:
+    r"""The indices ``ij`` of :math:`\tau_{ij} = \mathbb E[R_{ij}]` and of :math:`\tau^A_{ij} = \mathbb E[\lambda R_{ij}]`.
+
+    None when an average is neither (or when there is no Dyson inverse R).
+    """
+    resolvent = next((k for k, v in system.definitions.items() if isinstance(v, sp.Inverse)), None)
+    if resolvent is None:
+        return None
+    plain, weighted = [], []
+    for symbol, average in system.averages.items():
+        match = re.fullmatch(r"tau(A?)_(\d)(\d)", symbol.name)
+        if not match:
+            return None
+        i, j = int(match[2]), int(match[3])
+        expected = resolvent[i - 1, j - 1] * (S.lam if match[1] else 1)
+        if average.integrand != expected:
+            return None
+        (weighted if match[1] else plain).append(f"{i}{j}")
+    return sorted(plain), sorted(weighted)
 
 
 def _observable_name(s: FixedPointSystem, o, tex) -> str:
@@ -470,6 +506,7 @@ _PAPER_GLOSSARY = {
     S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
     S.theta: r"\theta = \|\mu\|^2",
     S.gamma: None, S.d: None, S.x: None,
+    S.tau_symbol(1, 1): None,               # the averages are printed as definitions
 }
 
 

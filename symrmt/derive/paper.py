@@ -161,7 +161,7 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
 
     a1, nu = _hermite_values(hermite_data)
     if numeric:
-        a1, nu = (v if v.has(AppliedUndef) else sp.Float(sp.N(v, 17), 17) for v in (a1, nu))
+        a1, nu = (v if v.has(AppliedUndef) else sp.N(v, 17) for v in (a1, nu))
     closed = not (a1.has(AppliedUndef) or nu.has(AppliedUndef))
     b2 = simplest(sp.simplify(nu - a1**2)) if closed else nu - a1**2
     given: list[tuple] = []
@@ -282,7 +282,7 @@ def system_body(page, label_prefix: str | None = None, solver_data: bool = False
     derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
     observables = [(text.replace(" &= ", r" &\simeq ", 1) if i == 0 else text, numbered)
                    for i, (text, numbered) in enumerate(_observables(page, skip=derived))]
-    equivalent = [*_definitions(page), *_equations(page), *_averages(page), *observables]
+    equivalent = [*_definitions(page), *_equations(page), *_averages(page, compact=True), *observables]
     rows = [text + (r" \label{" + label(text, page.hints.get(text)) + "}" if numbered else r" \nonumber")
             for text, numbered in equivalent]
     size = max([3, *(m.shape[1] for m in _matrices(s))])
