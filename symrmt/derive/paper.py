@@ -35,6 +35,10 @@ __all__ = ["simplest", "Ledger", "hermite_given", "system_body", "solver_data_en
 SOLVER_DATA_ENVIRONMENT = "symrmtsolverdata"
 #: Expressions larger than this (operations) are only factored: collecting every symbol would take seconds.
 _LARGE = 300
+#: Expressions in more symbols than this are not factored or collected symbol by symbol (seconds each at rank 8+).
+_FEW = 8
+#: Matrices with more nonzero entries than this (rank 16 and above) are printed without a common factor pulled out.
+_ENTRIES = 300
 #: A label prefix: letters, digits and ``-_.:`` (what ``\label`` and ``\eqref`` take without escaping).
 _PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
 
@@ -56,6 +60,8 @@ def _symbols_of(expr: sp.Expr) -> list[sp.Symbol]:
 
 
 def _factored(expr: sp.Expr) -> sp.Expr:
+    if len(expr.free_symbols) > _FEW:          # multivariate factoring grows fast: rank-r sums stay as they are
+        return expr
     try:
         return sp.factor(expr)
     except (sp.PolynomialError, TypeError, ValueError):         # MatrixElement, Float powers: keep as is
@@ -68,7 +74,8 @@ def _tidy(expr: sp.Expr, depth: int = 0) -> sp.Expr:
         return expr
     candidates = [expr, _factored(expr)]
     expanded = sp.expand(expr)
-    if depth < 1 and isinstance(expanded, sp.Add) and sp.count_ops(expanded) <= _LARGE:
+    if depth < 1 and isinstance(expanded, sp.Add) and sp.count_ops(expanded) <= _LARGE and \
+            len(expanded.free_symbols) <= _FEW:
         for symbol in _symbols_of(expanded):
             try:
                 parts = sp.collect(expanded, symbol, evaluate=False)
@@ -115,12 +122,18 @@ def simplest(expr: Any, unknowns: Sequence[sp.Symbol] = ()) -> Any:
     """
     if isinstance(expr, sp.MatrixBase):
         return sp.ImmutableMatrix(expr).applyfunc(lambda e: simplest(e, unknowns))
-    if not isinstance(expr, sp.Expr) or expr.is_Atom or isinstance(expr, sp.MatrixExpr):
+    if not isinstance(expr, sp.Expr) or _is_monomial(expr) or isinstance(expr, sp.MatrixExpr):
         return expr
     floats = {f: sp.Dummy() for f in expr.atoms(sp.Float)}     # factor() would round them through rationals
     if floats:
         return _simplest(expr.xreplace(floats), tuple(unknowns)).xreplace({v: k for k, v in floats.items()})
     return _simplest(expr, tuple(unknowns))
+
+
+def _is_monomial(expr: sp.Expr) -> bool:
+    """A symbol, a number, or a product of their powers: nothing to simplify (most entries of a rank-r system)."""
+    factors = sp.Mul.make_args(expr)
+    return all(f.is_Atom or (f.is_Pow and f.base.is_Atom and f.exp.is_Atom) for f in factors)
 
 
 @dataclass
@@ -334,14 +347,14 @@ def _definitions_text(page) -> str:
 def common_factor(matrix: sp.MatrixBase, unknowns: Sequence[sp.Symbol] = ()) -> tuple[sp.Expr, sp.ImmutableMatrix]:
     r"""``(k, B)`` with ``matrix = k * B``: k the factor common to every nonzero entry, B in :func:`simplest` form.
 
-    ``k = 1`` when the entries share nothing (or the matrix has a single entry, or none nonzero).
+    ``k = 1`` when the entries share nothing (or fewer than two are nonzero, or more than :data:`_ENTRIES`).
     """
     matrix = sp.ImmutableMatrix(matrix)
     nonzero = [e for e in matrix if e != 0]
-    if len(nonzero) < 2 or any(not isinstance(e, sp.Expr) or e.has(sp.MatrixExpr) for e in nonzero):
+    if not 2 <= len(nonzero) <= _ENTRIES or any(not isinstance(e, sp.Expr) or e.has(sp.MatrixExpr) for e in nonzero):
         return sp.Integer(1), matrix
     marks = sp.symbols(f"_mark0:{len(nonzero)}", cls=sp.Dummy)
-    pulled = sp.factor_terms(sp.Add(*(sp.factor(e) * m for e, m in zip(nonzero, marks))))
+    pulled = sp.factor_terms(sp.Add(*(e * m for e, m in zip(nonzero, marks))))
     common = sp.Mul(*(part for part in sp.Mul.make_args(pulled) if not part.has(*marks)))
     if common == 1 or common.is_Number:
         return sp.Integer(1), matrix
