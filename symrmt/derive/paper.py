@@ -272,7 +272,10 @@ def solver_data_environment(lines: list[tuple[str, bool]], label) -> str:
 
 
 def system_body(page, label_prefix: str | None = None, solver_data: bool = False, title: str | None = None) -> str:
-    r"""The body of :mod:`this module <symrmt.derive.paper>` for a printed page (see :func:`~.latex.system_body`)."""
+    r"""The body of a paper for a printed page (:class:`~.latex._Page`): model, equivalent, definitions, solver data.
+
+    Called by :func:`~.latex.system_body`, which documents the arguments.
+    """
     from .latex import _averages, _definitions, _equations, _label, _observables, _slug, _solver_data
 
     s = page.system
