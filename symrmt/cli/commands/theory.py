@@ -48,9 +48,19 @@ def add_latex(sub) -> None:
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
     p.add_argument("--numeric", action="store_true",
-                   help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
+                   help="put f's data (a_1, b^2) into the equations as numbers with --digits significant digits "
+                        "(default: a_1 and b stay symbols, their values are given once)")
     p.add_argument("--document", metavar="FILE.tex", default=None,
                    help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
+    p.add_argument("--body", metavar="FILE.tex", default=None,
+                   help="write the body of a paper to \\input (amsmath, amssymb): the model, its numbered and "
+                        "labelled equations, the definitions")
+    p.add_argument("--label-prefix", default=None,
+                   help="prefix of the \\label's of --body and --document (default: the system's name, e.g. "
+                        "attention), so that two systems can share one paper")
+    p.add_argument("--solver-data", action="store_true",
+                   help="also print the solver's data (continuation start, branch conditions, admissible ranges), "
+                        "in an environment symrmtsolverdata of their own with --body or --document")
     p.add_argument("--form", choices=FORMS, default="quadrature",
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
@@ -203,8 +213,11 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if args.rank != 1 and not model.takes_rank:
         raise SymrmtInputError(f"--rank {args.rank}: the {model.name} model takes no rank of weights; leave --rank "
                                "out.")
-    if args.document is not None:
-        check_output_file(args.document, "--document", ("tex",))
+    if args.document is not None and args.body is not None:
+        raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
+    target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
+    if target is not None:
+        check_output_file(target, flag, ("tex",))
     uses_f = _depends_on_f(model)
     note = None
     if args.f is not None and not uses_f:
@@ -213,14 +226,15 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     params = parameter_values(args, optional=True) if args.f is not None and uses_f else {}
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
-                 document=args.document is not None, form=args.form)
+                 document=args.document is not None, form=args.form, body=args.body is not None,
+                 label_prefix=args.label_prefix, solver_data=args.solver_data)
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
-    if args.document is not None:
-        Path(args.document).write_text(text, encoding="utf-8")
-        out["document"] = args.document
+    if target is not None:
+        Path(target).write_text(text, encoding="utf-8")
+        out[flag[2:]] = target
         if not args.json:
-            print(f"document written to {args.document}")
+            print(f"{flag[2:]} written to {target}")
     elif not args.json:
         print(text)
     if model.takes_rank:
