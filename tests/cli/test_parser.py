@@ -8,7 +8,8 @@ from .runner import assert_refused
 
 @pytest.mark.parametrize("argv, needle", [
     (["theory", "--f", "tanh(x)", "--c", "1"], "required"),
-    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "invalid float"),
+    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "--c 'one': give LO:HI:NUM"),
+    (["simulate", "--f", "tanh(x)", "--n", "64", "--c", "one", "--gamma", "0.1"], "invalid float"),
     (["nonsense"], "invalid choice"),
 ])
 def test_argparse_refusals_are_one_line_and_exit_2(capsys, argv, needle):
