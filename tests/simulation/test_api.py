@@ -165,7 +165,8 @@ def test_linear_baseline_ignores_f_and_d():
     np.testing.assert_array_equal(lin_a, lin_b)
 
 
-@pytest.mark.parametrize("module", [api, memory, routes, linalg, model], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [api, memory, routes, linalg, linalg.exact, linalg.tridiagonal, linalg.lanczos,
+                                    linalg.gram, model], ids=lambda m: m.__name__)
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
 
