@@ -12,7 +12,7 @@ import sympy as sp
 
 from symrmt.errors import NonlinearityError, ParameterError, SymrmtInputError
 from symrmt.geometry import Geometry
-from symrmt.simulation import (FiniteSizeWarning, SimulationResult, api, linalg, memory, model, routes, simulate,
+from symrmt.simulation import (FiniteSizeWarning, SimulationResult, api, linalg, memory, model, routes, setup, simulate,
                                simulate_once, simulate_spectrum)
 from symrmt.simulation.linalg import GRAM_RTOL, errors_gram
 
@@ -405,6 +405,7 @@ def test_drawing_the_next_seed_ahead_changes_no_number(monkeypatch):
         return real_draw(model_, rng)
 
     monkeypatch.setattr(api, "draw", spy)
+    monkeypatch.setattr(setup, "draw", spy)      # Setup.run_seeds draws ahead, api._one_draw in turn
     ahead = simulate(np.tanh, 96, 1.0, GAMMAS, ASYMMETRIC, seeds=3, seed=5)
     assert where == [False] * 3                 # all three drawn in the worker
     where.clear()
