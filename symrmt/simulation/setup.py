@@ -24,7 +24,7 @@ from ..analysis.seeds import mean_se
 from ..errors import ParameterError
 from ..geometry import Geometry, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable
-from ..nonlinearity.centering import centered_for_simulation
+from ..nonlinearity.simulated import centered_for_simulation
 from ..runtime.progress import progress_bar
 from .model import Model, draw
 from .result import frozen
