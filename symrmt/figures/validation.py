@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import Geometry
-from ._common import mc_curve, mc_over_gamma, n_label, theory_curve
-from ._convergence import convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
+from .convergence import convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .series import mc_curve, mc_over_gamma, n_label, theory_curve
 
 #: name -> (formula, colour); He_3 has a_1 = 0.
 FUNCTIONS = {"tanh": ("tanh(x)", "C0"), "ReLU (centred)": ("relu(x) - 1/sqrt(2*pi)", "C1"),
