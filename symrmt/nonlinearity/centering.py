@@ -41,7 +41,7 @@ def require_centered(h: Any, values: Mapping[str, np.ndarray] | None = None,
 
 
 def check_a0(a0: float, nu: float, error: float, f: Any, exact: Any) -> None:
-    """Refuse ``a0`` above :data:`A0_TOL` times :math:`\max(1, \sqrt\nu)` or ten times its numerical ``error``."""
+    r"""Refuse ``a0`` above :data:`A0_TOL` times :math:`\max(1, \sqrt\nu)` or ten times its numerical ``error``."""
     if abs(a0) > max(A0_TOL * max(1.0, math.sqrt(nu)), 10 * error):
         raise not_centered(f, a0, "", exact)
 
