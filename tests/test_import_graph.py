@@ -107,6 +107,29 @@ def test_symrmt_has_no_import_circle():
     assert not found, "import circles: " + " | ".join(describe(graph, c) for c in found)
 
 
+def private_imports(root: pathlib.Path) -> list[str]:
+    """``module:line name`` for each underscore name imported from another module of the package ``root``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                found += [f"{path.relative_to(root.parent)}:{node.lineno} {alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("package", ["nonlinearity", "simulation", "figures", "weights"])
+def test_what_modules_share_is_public(package):
+    """What one module of the package takes from another is public inside the package (no leading underscore)."""
+    assert private_imports(PACKAGE / package) == []
+
+
+def test_a_planted_private_import_is_caught(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from .b import _hidden\n")
+    assert private_imports(tmp_path / "pkg") == ["pkg/a.py:2 _hidden"]
+
+
 def test_function_local_imports_are_edges():
     """The import inside nonlinearity.simulated's function (SymPy, through api) is seen."""
     assert "symrmt.nonlinearity.api" in import_graph(PACKAGE)["symrmt.nonlinearity.simulated"]

@@ -26,7 +26,7 @@ from .. import validate
 from ..errors import ParameterError
 from . import linalg
 from .memory import check_memory
-from .model import Model, _low_rank_scores, attention_matrix, draw, warn_large_norms
+from .model import Model, attention_matrix, draw, low_rank_scores, warn_large_norms
 from .result import CurveResult
 from .routes import Plan, unit_interval
 from .setup import Setup, validated_model
@@ -58,7 +58,7 @@ def heads_once(model: Model, heads: int, combine: str, grid: np.ndarray, rng: np
     for h in range(heads):
         pairs = slice(1 + h * per_head, 1 + (h + 1) * per_head)
         keys, queries = vectors[pairs], vectors[pairs.start + rank:pairs.stop + rank]
-        K = attention_matrix(_low_rank_scores(X, 1.0, keys, queries, keep_gram=False)[0], model)
+        K = attention_matrix(low_rank_scores(X, 1.0, keys, queries, keep_gram=False)[0], model)
         if combine == "concat":
             features.append(X @ K)
         elif h == 0:

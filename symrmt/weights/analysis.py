@@ -41,7 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ParameterError
-from ..presentation.plotting import _pyplot
+from ..presentation.plotting import agg_pyplot
 from ..validate import indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
@@ -291,7 +291,7 @@ def plot_spectra(analysis: WeightsAnalysis, path: str | os.PathLike, ranks: Sequ
     scale) and those of its best :math:`sI + L_r` for each ``r`` in ``ranks`` that was fitted,
     labelled with :math:`s` and the fraction of :math:`\\|M\\|_F` the fit leaves out.
     """
-    plt = _pyplot()
+    plt = agg_pyplot()
     layers = analysis.layers
     columns = min(3, max(1, len(layers)))
     rows = -(-len(layers) // columns)
