@@ -85,7 +85,8 @@ Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :m
 :mod:`~symrmt.simulation.threads` (BLAS threads per kernel, measured once per process),
 :mod:`~symrmt.simulation.routes` (which route serves each curve, by its cost model),
 :mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
-:mod:`~symrmt.simulation.setup` (a call's validated arguments and its loop over seeds, :class:`~symrmt.simulation.setup.Setup`),
+:mod:`~symrmt.simulation.setup` (a call's validated arguments and its loop over seeds,
+:class:`~symrmt.simulation.setup.Setup`),
 :mod:`~symrmt.simulation.api` (the public functions, re-exported here),
 :mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone) and
 :mod:`~symrmt.simulation.heads` (several heads, summed or concatenated).

@@ -1,4 +1,4 @@
-r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of a draw, and the cost model behind ``"auto"``.
+r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of a draw; the cost model of ``"auto"``.
 
 ``method`` (:data:`METHODS`) chooses for the two Gram matrices of a draw, the attention
 :math:`K^\top X^\top X K/n` and the linear :math:`X^\top X/n`:

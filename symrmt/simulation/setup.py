@@ -132,7 +132,8 @@ def gamma_grid(gamma: Any) -> np.ndarray:
 
 def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
     """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a standard error), a non-negative root."""
-    hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
+    hint = ("The standard error needs at least two seeds (std with ddof=1)." if minimum == 2
+            else "Use at least one seed.")
     seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
                             "(as the seeds of a sweep)")
     return (seeds,
