@@ -181,13 +181,16 @@ class _Newton:
 
 
 def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d: float = 0.0,
-                  step: float = 1e-4) -> GeneralSolution:
+                  step: float = 2e-5, scalars: dict | None = None) -> GeneralSolution:
     r"""Solve the general-M system on a grid of :math:`\gamma` (continuation from large :math:`\gamma`).
 
     Parameters are those of :func:`attention_error_general`; ``step`` is the relative step of the central
     difference :math:`\mathrm d\Phi/\mathrm d\gamma` between two converged solutions (tolerance
     :math:`10^{-13}`, so the difference is exact to about :math:`10^{-9}`). Returns a
-    :class:`GeneralSolution` in the order of ``gamma``.
+    :class:`GeneralSolution` in the order of ``gamma``. ``scalars`` overrides the three numbers of M that
+    enter outside the p-side traces, ``{"sigma": ..., "rho": ..., "trace": ...}`` (:math:`\|M\|_F/\sqrt p`,
+    :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
+    :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/general_weights.md, "Reduction").
     """
     M = resolve_matrix(weights)
     p = M.shape[0]
@@ -203,6 +206,10 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
             raise ParameterError(f"mu must be a finite vector of length p = {p}.")
     with _blas_limit(p):
         data = MatrixData(M)
+        for key, value in (scalars or {}).items():
+            if key not in ("sigma", "rho", "trace"):
+                raise ParameterError(f"scalars: unknown key {key!r} (sigma, rho, trace).")
+            setattr(data, key, float(value))
         herm = scaled_hermite(f, data.sigma, data.rho)
         system = _System(data, herm, c, float(d), mu)
         return _path(system, gam, step)
@@ -247,6 +254,12 @@ def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
         newton.J = J
         dres = -(np.outer(r[:, 0], r[0, :]))[_IU] / c
         dx = -np.linalg.solve(J, dres)
+        for _ in range(2):
+            # refine with central directional derivatives J_true dx (error O(eps^2)): the forward-difference J is
+            # accurate to ~1e-7 only, and E inherits that error otherwise
+            eps = 1e-5 / max(np.max(np.abs(dx)), 1e-300) * max(1.0, np.max(np.abs(x)))
+            jdx = (system.residual(x + eps * dx, g0) - system.residual(x - eps * dx, g0)) / (2 * eps)
+            dx = dx - np.linalg.solve(J, jdx + dres)
         h = step * g0
         dphi = (system.phi(x + h * dx, g0 + h) - system.phi(x - h * dx, g0 - h)) / (2 * h)
         err[k] = -g0 * g0 * dphi

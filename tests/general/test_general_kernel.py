@@ -133,3 +133,17 @@ def test_signal_forms_symmetry():
     v = rng.standard_normal(p)
     Z = signal_forms(t, fac, 1.0, [v, v, v])
     assert np.allclose(Z, Z.T, atol=1e-10)
+
+
+@pytest.mark.parametrize("signal", [False, True])
+def test_identity_weights_are_the_rank_zero_theory_exactly(signal):
+    # M = I: sigma = rho = tr M/p = 1 exactly and no low-rank part, so the general system is the rank-0 system of
+    # docs/theory.md sections 3-7 (the Marchenko-Pastur average done by the p-side self-energy instead of an
+    # integral). Agreement to 1e-8: the central difference in gamma (relative step 2e-5) is exact to ~1e-9.
+    p = 60
+    mu = np.zeros(p)
+    mu[0] = 1.0
+    G = np.diag([1.0 if signal else 0.0, 0.0, 0.0])
+    ref = symrmt.attention_error("tanh(x)", c=0.8, gamma=[0.02, 0.3, 3.0], gram=G)
+    got = attention_error_general("tanh(x)", 0.8, [0.02, 0.3, 3.0], np.eye(p), mu=mu if signal else None)
+    assert np.allclose(got, ref, atol=1e-8, rtol=0)
