@@ -41,6 +41,8 @@ from .kernel import MatrixData, p_side, signal_forms
 __all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix"]
 
 _IU = np.triu_indices(3)
+#: the largest ratio between consecutive gamma of the continuation (extra points are inserted)
+_RATIO = 2.5
 
 
 def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
@@ -219,16 +221,16 @@ def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
     c = system.c
     newton = _Newton(system)
     order = np.argsort(-gam)
-    top = max(float(gam.max()), 1.0) * 1e3
+    top = max(float(gam.max()), 1.0) * 50.0
     x = np.zeros(6)
     x[0] = 1.0 / (c * top)
-    # continuation in log gamma with a secant predictor; points at most a factor 1.5 apart
+    # continuation in log gamma with a secant predictor; points at most a factor RATIO apart
     targets = []
     prev = top
     for k in order:
         g0 = gam[k]
-        if g0 < prev / 1.5:
-            m = int(np.ceil(np.log(prev / g0) / np.log(1.5)))
+        if g0 < prev / _RATIO:
+            m = int(np.ceil(np.log(prev / g0) / np.log(_RATIO)))
             targets += [(None, gi) for gi in np.geomspace(prev, g0, m + 1)[1:-1]]
         targets.append((k, g0))
         prev = min(prev, g0)

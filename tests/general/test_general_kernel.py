@@ -147,3 +147,16 @@ def test_identity_weights_are_the_rank_zero_theory_exactly(signal):
     ref = symrmt.attention_error("tanh(x)", c=0.8, gamma=[0.02, 0.3, 3.0], gram=G)
     got = attention_error_general("tanh(x)", 0.8, [0.02, 0.3, 3.0], np.eye(p), mu=mu if signal else None)
     assert np.allclose(got, ref, atol=1e-8, rtol=0)
+
+
+def test_kronecker_embedding_with_signal_is_invariant():
+    # (M (x) I_k, mu = u (x) e_1): every quadratic form v^T f(M (x) I, M^T (x) I) v equals u^T f(M, M^T) u and every
+    # normalized trace is unchanged, so the theory with a signal is the same too (to the solver's 1e-9)
+    rng = np.random.default_rng(6)
+    p = 30
+    M = 0.3 * np.eye(p) + rng.standard_normal((p, p)) / np.sqrt(p)
+    u = rng.standard_normal(p)
+    u /= np.linalg.norm(u)
+    a = attention_error_general("tanh(x)", 1.0, [0.1, 1.0], M, mu=u)
+    b = attention_error_general("tanh(x)", 1.0, [0.1, 1.0], np.kron(M, np.eye(2)), mu=np.kron(u, [1.0, 0.0]))
+    assert np.allclose(a, b, atol=1e-8)
