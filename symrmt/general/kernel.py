@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["MatrixData", "Factored", "p_side", "signal_forms", "coefficient_matrix"]
+__all__ = ["MatrixData", "Factored", "p_side", "signal_forms", "coefficient_matrix", "core_traces"]
 
 
 
@@ -61,7 +61,7 @@ def coefficient_matrix(t: np.ndarray, alpha: float, c: float) -> np.ndarray:
     return np.column_stack([alpha * w * t[:, 1], alpha * w * t[:, 0], w * t[:, 2]])
 
 
-def p_side(t: np.ndarray, data: MatrixData, alpha: float, c: float) -> tuple[np.ndarray, "Factored"]:
+def p_side(t: np.ndarray, data: MatrixData, alpha: float, c: float, core=None) -> tuple[np.ndarray, "Factored"]:
     r"""The p-side traces :math:`T_{bb'} = \operatorname{tr}(\mathcal R_{a(b), u_{b'}})/p` that feed the n-side,
     and the factorization they came from (reused by :func:`signal_forms`).
 
@@ -69,42 +69,39 @@ def p_side(t: np.ndarray, data: MatrixData, alpha: float, c: float) -> tuple[np.
     (the partner of :math:`x_1` is :math:`v_2 = \alpha M^\top u_2`, that of :math:`x_2` is :math:`v_1 = \alpha M u_1`).
     """
     F = coefficient_matrix(t, alpha, c)
-    fac = Factored(F, data)
+    fac = Factored(F, data, core)
     T = -fac.theta[[1, 0, 2], :]
     T[:2] *= alpha
     return T, fac
 
 
 class Factored:
-    r"""One factorization of the p-side at a given :math:`F`: :math:`\Theta` and solves with :math:`\mathcal Y`."""
+    r"""One factorization of the p-side at a given :math:`F`: :math:`\Theta` and solves with :math:`\mathcal Y`.
 
-    def __init__(self, F: np.ndarray, data: MatrixData):
-        M, MT, p = data.M, data.MT, data.p
+    The expensive part depends on :math:`F` only through the three scalars ``args`` =
+    :math:`(F'_{11}, F'_{22}, F'_{12}F'_{21})`, by the three traces ``core`` =
+    :math:`(\operatorname{tr}(MX_{11}), \operatorname{tr}(WX_{11}), \operatorname{tr}(X_{11}Y^{-1}M^\top W))/p`
+    (:func:`core_traces`). ``core`` may be given (a callable of ``args``), e.g. a linear model of it for a
+    Jacobian; then nothing is factorized and :meth:`solve` is unavailable.
+    """
+
+    def __init__(self, F: np.ndarray, data: MatrixData, core=None):
         self.F, self.data = F, data
         d33 = 1.0 + F[2, 2]
         Fp = F[:2, :2] - np.outer(F[:2, 2], F[2, :2]) / d33
         self.d33, self.Fp = d33, Fp
-        tau = np.empty((2, 2))
-        self.lu = None
-        if Fp[0, 1] == 0.0 and Fp[1, 0] == 0.0:
-            S2 = np.eye(p) + Fp[0, 0] * M
-            self.X11 = np.linalg.inv(S2)
-            tau[0, 0] = np.sum(M * self.X11.T) / p
-            tau[0, 1] = tau[1, 0] = 0.0
-            tau[1, 1] = _eig_trace(data.eig, Fp[1, 1])
+        self.args = np.array([Fp[0, 0], Fp[1, 1], Fp[0, 1] * Fp[1, 0]])
+        self.lu = self.X11 = None
+        if core is None:
+            self.core = core_traces(data, *self.args, keep=self)
         else:
-            Y = np.eye(p) + Fp[1, 1] * MT
-            self.lu = sla.lu_factor(Y, check_finite=False)
-            Z = sla.lu_solve(self.lu, M, check_finite=False)              # Y^{-1} M
-            W = MT @ Z                                                     # M^T Y^{-1} M
-            S2 = np.eye(p) + Fp[0, 0] * M - (Fp[0, 1] * Fp[1, 0]) * W
-            self.X11 = np.linalg.inv(S2)
-            VW = sla.lu_solve(self.lu, MT @ W, check_finite=False)       # Y^{-1} M^T W = V W
-            tau[0, 0] = np.sum(M * self.X11.T) / p
-            tWX = np.sum(W * self.X11.T) / p                               # tr(W X11)/p = tr(X11 W)/p
-            tau[1, 0] = -Fp[1, 0] * tWX
-            tau[0, 1] = -Fp[0, 1] * tWX
-            tau[1, 1] = _eig_trace(data.eig, Fp[1, 1]) + Fp[0, 1] * Fp[1, 0] * np.sum(self.X11 * VW.T) / p
+            self.core = np.asarray(core(self.args), dtype=float)
+        g1, g2, g4 = self.core
+        tau = np.empty((2, 2))
+        tau[0, 0] = g1
+        tau[1, 0] = -Fp[1, 0] * g2
+        tau[0, 1] = -Fp[0, 1] * g2
+        tau[1, 1] = _eig_trace(data.eig, Fp[1, 1]) + self.args[2] * g4
         Theta = np.empty((3, 3))
         Theta[:2, :2] = tau
         Theta[:2, 2] = -tau @ F[:2, 2] / d33
@@ -114,8 +111,7 @@ class Factored:
 
     def _y_inv(self, r: np.ndarray) -> np.ndarray:
         if self.lu is None:
-            x = np.linalg.solve(np.eye(self.data.p) + self.Fp[1, 1] * self.data.MT, r)
-            return x
+            raise RuntimeError("this p-side was built from a model of its traces: nothing was factorized")
         return sla.lu_solve(self.lu, r, check_finite=False)
 
     def solve(self, r1: np.ndarray, r2: np.ndarray, r3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,6 +125,25 @@ class Factored:
         x2 = yr2 - Fp[1, 0] * self._y_inv(M @ x1)
         x3 = (r3 - F[2, 0] * (M @ x1) - F[2, 1] * (MT @ x2)) / d33
         return x1, x2, x3
+
+
+def core_traces(data: MatrixData, a: float, d: float, e: float, keep: "Factored | None" = None) -> np.ndarray:
+    r"""The three expensive traces at :math:`S'' = I + aM - eW`, :math:`Y = I + dM^\top`, :math:`W = M^\top Y^{-1}M`.
+
+    Returns :math:`(\operatorname{tr}(MX_{11}), \operatorname{tr}(WX_{11}), \operatorname{tr}(X_{11}Y^{-1}M^\top W))/p` with
+    :math:`X_{11} = S''^{-1}`: one LU of Y, one inverse, three products (about :math:`11p^3` flops). ``keep``
+    receives the LU and :math:`X_{11}` for :meth:`Factored.solve`.
+    """
+    M, MT, p = data.M, data.MT, data.p
+    Y = np.eye(p) + d * MT
+    lu = sla.lu_factor(Y, check_finite=False)
+    Z = sla.lu_solve(lu, M, check_finite=False)                       # Y^{-1} M
+    W = MT @ Z                                                         # M^T Y^{-1} M
+    X11 = np.linalg.inv(np.eye(p) + a * M - e * W)
+    VW = sla.lu_solve(lu, MT @ W, check_finite=False)                 # Y^{-1} M^T W
+    if keep is not None:
+        keep.lu, keep.X11 = lu, X11
+    return np.array([np.sum(M * X11.T), np.sum(W * X11.T), np.sum(X11 * VW.T)]) / p
 
 
 def _eig_trace(eig: np.ndarray, x: float) -> float:

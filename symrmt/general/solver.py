@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .hermite_scaled import ScaledHermite, scaled_hermite
-from .kernel import MatrixData, p_side, signal_forms
+from .kernel import MatrixData, core_traces, p_side, signal_forms
 
 __all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix"]
 
@@ -93,10 +93,12 @@ class _System:
             self.theta_m = float(mu @ M @ mu)
             self.theta = float(mu @ mu)
 
-    def rn(self, t: np.ndarray, gamma: float):
+    def rn(self, t: np.ndarray, gamma: float, core=None):
         h, c = self.h, self.c
-        self.evaluations += 1
-        T, fac = p_side(t, self.data, h.alpha, c)
+        self.evaluations += core is None
+        T, fac = p_side(t, self.data, h.alpha, c, core)
+        if core is None:
+            self.last = (t, fac)
         sig = T * self.w[None, :]
         sig[0, 0] += h.b2 * t[1, 1]
         sig[1, 1] += h.b2 * t[0, 0]
@@ -106,8 +108,8 @@ class _System:
         r = np.linalg.inv(N0 - sig)
         return 0.5 * (r + r.T), fac
 
-    def residual(self, x: np.ndarray, gamma: float) -> np.ndarray:
-        r, _ = self.rn(_sym(x), gamma)
+    def residual(self, x: np.ndarray, gamma: float, core=None) -> np.ndarray:
+        r, _ = self.rn(_sym(x), gamma, core)
         return r[_IU] / self.c - x
 
     def phi(self, x: np.ndarray, gamma: float) -> float:
@@ -139,20 +141,40 @@ def _sym(x: np.ndarray) -> np.ndarray:
     return t + np.triu(t, 1).T
 
 
-def _jacobian(sys_: _System, x: np.ndarray, gamma: float, f0: np.ndarray) -> np.ndarray:
+def _jacobian(sys_: _System, x: np.ndarray, gamma: float, f0: np.ndarray | None = None) -> np.ndarray:
+    r"""The Jacobian of the residual at x from three p-side evaluations.
+
+    The p-side depends on x only through the three scalars ``args`` of :class:`~symrmt.general.kernel.Factored`;
+    its three traces are differenced forward in them (3 evaluations, relative step 1e-6) and the rest of
+    the residual, cheap algebra, is differenced centrally with the traces replaced by that linear model.
+    The forward step leaves an error of order 1e-6 in J: Newton does not mind, and the tangent is refined
+    (see _path).
+    """
+    t0 = _sym(x)
+    _, fac = sys_.rn(t0, gamma)
+    args0, core0 = fac.args.copy(), fac.core.copy()
+    D = np.empty((3, 3))
+    for k in range(3):
+        h = 1e-6 * max(1.0, abs(args0[k]))
+        a = args0.copy()
+        a[k] += h
+        sys_.evaluations += 1
+        D[:, k] = (core_traces(sys_.data, *a) - core0) / h
+    model = lambda args: core0 + D @ (args - args0)             # noqa: E731 - the linear model of the traces
     J = np.empty((6, 6))
     for k in range(6):
-        h = 1e-7 * max(1.0, abs(x[k]))
-        xk = x.copy()
-        xk[k] += h
-        J[:, k] = (sys_.residual(xk, gamma) - f0) / h
+        h = 1e-6 * max(1.0, abs(x[k]))
+        xp, xm = x.copy(), x.copy()
+        xp[k] += h
+        xm[k] -= h
+        J[:, k] = (sys_.residual(xp, gamma, model) - sys_.residual(xm, gamma, model)) / (2 * h)
     return J
 
 
 class _Newton:
     """Chord Newton: the Jacobian is kept across gamma points and refreshed only when convergence is slow."""
 
-    def __init__(self, system: _System, tol: float = 1e-13):
+    def __init__(self, system: _System, tol: float = 1e-12):
         self.s, self.J, self.tol = system, None, tol
 
     def __call__(self, x: np.ndarray, gamma: float, maxit: int = 40) -> tuple[np.ndarray, int]:
@@ -218,13 +240,20 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
 
 
 def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
+    r"""Continuation from large :math:`\gamma` down the requested grid (extra points at most ``_RATIO`` apart).
+
+    At each point: a predictor from the last point's value and tangent (quadratic through the point before),
+    Newton with the last point's Jacobian as a Broyden-updated chord, the tangent
+    :math:`\mathrm dx/\mathrm d\gamma` from a fresh Jacobian at the solution (four p-side evaluations,
+    :func:`_jacobian`) refined by central directional derivatives, and
+    :math:`\mathrm d\Phi/\mathrm d\gamma` by a central difference along the tangent.
+    """
     c = system.c
     newton = _Newton(system)
     order = np.argsort(-gam)
     top = max(float(gam.max()), 1.0) * 50.0
     x = np.zeros(6)
     x[0] = 1.0 / (c * top)
-    # continuation in log gamma with a secant predictor; points at most a factor RATIO apart
     targets = []
     prev = top
     for k in order:
@@ -236,38 +265,49 @@ def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
         prev = min(prev, g0)
     err, phi, steps = (np.full(len(gam), np.nan) for _ in range(3))
     ts = np.empty((len(gam), 3, 3))
-    hist: list[tuple[float, np.ndarray]] = [(np.log(top), x)]
     x, _ = newton(x, top)
-    hist = [(np.log(top), x)]
+    dx = _tangent(system, newton, x, top)
+    before = None                                              # (gamma, x) of the point before
+    g_prev = top
     for k, g0 in targets:
-        lg = np.log(g0)
-        if len(hist) >= 2:
-            (l1, x1), (l2, x2) = hist[-2], hist[-1]
-            x = x2 + (x2 - x1) * (lg - l2) / (l2 - l1)
-        x, n_steps = newton(x, g0)
-        hist = (hist + [(lg, x)])[-2:]
+        delta = g0 - g_prev
+        pred = x + dx * delta
+        if before is not None:
+            g1, x1 = before
+            q = (x1 - x - dx * (g1 - g_prev)) / (g1 - g_prev) ** 2
+            pred = pred + q * delta ** 2
+        before = (g_prev, x)
+        x, n_steps = newton(pred, g0)
+        dx = _tangent(system, newton, x, g0)
+        g_prev = g0
         if k is None:
             continue
         steps[k] = n_steps
-        # dPhi/dgamma by implicit differentiation: J dx = -d_gamma residual, with a fresh finite-difference
-        # Jacobian (relative step 1e-7) and the exact d_gamma residual (gamma enters only N_0: dR_n = -R_n e_1 e_1^T R_n)
-        r, _ = system.rn(_sym(x), g0)
-        J = _jacobian(system, x, g0, r[_IU] / c - x)
-        newton.J = J
-        dres = -(np.outer(r[:, 0], r[0, :]))[_IU] / c
-        dx = -np.linalg.solve(J, dres)
-        for _ in range(2):
-            # refine with central directional derivatives J_true dx (error O(eps^2)): the forward-difference J is
-            # accurate to ~1e-7 only, and E inherits that error otherwise
-            eps = 1e-5 / max(np.max(np.abs(dx)), 1e-300) * max(1.0, np.max(np.abs(x)))
-            jdx = (system.residual(x + eps * dx, g0) - system.residual(x - eps * dx, g0)) / (2 * eps)
-            dx = dx - np.linalg.solve(J, jdx + dres)
         h = step * g0
         dphi = (system.phi(x + h * dx, g0 + h) - system.phi(x - h * dx, g0 - h)) / (2 * h)
         err[k] = -g0 * g0 * dphi
-        phi[k] = system.phi(x, g0) if system.mu is not None else r[0, 0]
+        phi[k] = system.phi(x, g0) if system.mu is not None else c * x[0]
         ts[k] = _sym(x)
     return GeneralSolution(gam, err, phi, ts, system.h, steps)
+
+
+def _tangent(system: _System, newton: "_Newton", x: np.ndarray, g0: float) -> np.ndarray:
+    r""":math:`\mathrm dx/\mathrm d\gamma` at a solution: :math:`J\,\mathrm dx = -\partial_\gamma\text{res}`.
+
+    :math:`\gamma` enters only :math:`N_0`, so :math:`\partial_\gamma R_n = -R_n e_1e_1^\top R_n` exactly; J is Newton's
+    (fresh at x: finite differences, error ~1e-6), refined twice by central directional derivatives of the exact residual
+    (error :math:`O(\epsilon^2)`, :math:`\epsilon = 10^{-5}`), so E is not limited by J.
+    """
+    c = system.c
+    r, _ = system.rn(_sym(x), g0)
+    J = newton.J = _jacobian(system, x, g0)
+    dres = -(np.outer(r[:, 0], r[0, :]))[_IU] / c
+    dx = -np.linalg.solve(J, dres)
+    for _ in range(2):
+        eps = 1e-5 / max(np.max(np.abs(dx)), 1e-300) * max(1.0, np.max(np.abs(x)))
+        jdx = (system.residual(x + eps * dx, g0) - system.residual(x - eps * dx, g0)) / (2 * eps)
+        dx = dx - np.linalg.solve(J, jdx + dres)
+    return dx
 
 
 class _blas_limit:
