@@ -92,6 +92,10 @@ class Factored:
         self.d33, self.Fp = d33, Fp
         self.args = np.array([Fp[0, 0], Fp[1, 1], Fp[0, 1] * Fp[1, 0]])
         self.lu = self.X11 = None
+        if getattr(data, "tau_model", None) is not None:          # a model of M's *-distribution (elliptic.py)
+            self.core = np.zeros(3)
+            self._finish(F, data.tau_model(Fp))
+            return
         if core is None:
             self.core = core_traces(data, *self.args, keep=self)
         else:
@@ -102,6 +106,10 @@ class Factored:
         tau[1, 0] = -Fp[1, 0] * g2
         tau[0, 1] = -Fp[0, 1] * g2
         tau[1, 1] = _eig_trace(data.eig, Fp[1, 1]) + self.args[2] * g4
+        self._finish(F, tau)
+
+    def _finish(self, F: np.ndarray, tau: np.ndarray) -> None:
+        d33 = self.d33
         Theta = np.empty((3, 3))
         Theta[:2, :2] = tau
         Theta[:2, 2] = -tau @ F[:2, 2] / d33
