@@ -15,8 +15,10 @@ from general_weights_minilm import matrices
 GAMMAS = [0.01, 0.1, 1.0, 10.0]
 
 if __name__ == "__main__":
+    import sys
+    layers = [int(a) for a in sys.argv[1:]] or [0, 1, 2, 3, 4, 5]
     print("matrix,gamma,exact,elliptic,difference")
-    for name, M in matrices([0, 1, 2, 3, 4, 5], []):
+    for name, M in matrices(layers, []):
         exact = attention_error_general("tanh(x)", 1.0, GAMMAS, M)
         ell = attention_error_elliptic("tanh(x)", 1.0, GAMMAS, M)
         for g, a, b in zip(GAMMAS, exact, ell):

@@ -172,18 +172,33 @@ def _jacobian(sys_: _System, x: np.ndarray, gamma: float, f0: np.ndarray | None 
 
 
 class _Newton:
-    """Chord Newton: the Jacobian is kept across gamma points and refreshed only when convergence is slow."""
+    """Chord Newton: the Jacobian is kept across gamma points and refreshed only when convergence is slow.
 
-    def __init__(self, system: _System, tol: float = 1e-12):
-        self.s, self.J, self.tol = system, None, tol
+    Converged when the residual is below ``tol`` (relative to max(1, |x|)), or when it has stalled below
+    ``floor`` (the round-off of the p-side traces when a p x p matrix is ill-conditioned, seen at small
+    gamma on real weights); ``self.residual`` keeps what was reached, for the step of the derivative.
+    """
+
+    def __init__(self, system: _System, tol: float = 1e-12, floor: float = 1e-7):
+        self.s, self.J, self.tol, self.floor = system, None, tol, floor
+        self.residual = 0.0
 
     def __call__(self, x: np.ndarray, gamma: float, maxit: int = 40) -> tuple[np.ndarray, int]:
         s = self.s
         f0 = s.residual(x, gamma)
         if self.J is None:
             self.J = _jacobian(s, x, gamma, f0)
+        best = np.inf
+        stalled = 0
         for k in range(1, maxit + 1):
-            if np.max(np.abs(f0)) < self.tol * max(1.0, np.max(np.abs(x))):
+            scale = max(1.0, np.max(np.abs(x)))
+            res = np.max(np.abs(f0)) / scale
+            self.residual = res
+            if res < self.tol:
+                return x, k - 1
+            stalled = stalled + 1 if res > 0.5 * best else 0
+            best = min(best, res)
+            if stalled >= 3 and res < self.floor:
                 return x, k - 1
             dx = -np.linalg.solve(self.J, f0)
             lam = 1.0
@@ -277,13 +292,28 @@ def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
             q = (x1 - x - dx * (g1 - g_prev)) / (g1 - g_prev) ** 2
             pred = pred + q * delta ** 2
         before = (g_prev, x)
-        x, n_steps = newton(pred, g0)
+        try:
+            x, n_steps = newton(pred, g0)
+        except ParameterError:
+            # a step too long for the predictor and the chord: redo it in four shorter ones, fresh Jacobians
+            n_steps = 0
+            g_cur = g_prev
+            for gi in np.geomspace(g_prev, g0, 5)[1:]:
+                x_start = x + dx * (gi - g_cur)
+                newton.J = _jacobian(system, x_start, gi)
+                x, extra = newton(x_start, gi)
+                dx = _tangent(system, newton, x, gi)
+                n_steps += extra
+                g_cur = gi
+            before = None
         dx = _tangent(system, newton, x, g0)
         g_prev = g0
         if k is None:
             continue
         steps[k] = n_steps
-        h = step * g0
+        # the central difference's step: `step`, or larger where the residual stalled above round-off (its
+        # noise divided by the step must stay below the step's truncation error, step^2)
+        h = max(step, newton.residual ** (1 / 3)) * g0
         dphi = (system.phi(x + h * dx, g0 + h) - system.phi(x - h * dx, g0 - h)) / (2 * h)
         err[k] = -g0 * g0 * dphi
         phi[k] = system.phi(x, g0) if system.mu is not None else c * x[0]
