@@ -20,7 +20,7 @@ import numpy as np
 from symrmt.geometry import Geometry
 from symrmt.simulation import simulate
 from symrmt.simulation.weights import align_signal
-from symrmt.stats import t_interval
+from symrmt.analysis.seeds import t_interval
 from symrmt.weights.reader import read_weights
 from symrmt.general import attention_error_general
 

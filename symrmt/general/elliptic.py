@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import ParameterError
 from .hermite_scaled import scaled_hermite
 from .kernel import MatrixData
-from .solver import GeneralSolution, _blas_limit, _path, _System, resolve_matrix
+from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, resolve_matrix
 
 __all__ = ["EllipticModel", "attention_error_elliptic"]
 
@@ -104,8 +104,8 @@ def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: floa
     """
     M = resolve_matrix(weights)
     gam = np.atleast_1d(np.asarray(gamma, dtype=float)).ravel()
-    with _blas_limit(M.shape[0]):
+    with blas_limit(M.shape[0]):
         data = _ModelData(M, EllipticModel.matched(M))
         herm = scaled_hermite(f, data.sigma, data.rho)
-        sol: GeneralSolution = _path(_System(data, herm, float(c), float(d), None), gam, 2e-5)
+        sol: GeneralSolution = continuation_path(PathSystem(data, herm, float(c), float(d), None), gam, 2e-5)
     return sol.error.reshape(np.shape(gamma))

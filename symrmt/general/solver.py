@@ -80,7 +80,7 @@ class GeneralSolution:
     newton_steps: np.ndarray
 
 
-class _System:
+class PathSystem:
     def __init__(self, data: MatrixData, herm: ScaledHermite, c: float, d: float, mu: np.ndarray | None):
         self.data, self.h, self.c = data, herm, c
         self.kappa = d - herm.alpha * data.trace
@@ -141,14 +141,14 @@ def _sym(x: np.ndarray) -> np.ndarray:
     return t + np.triu(t, 1).T
 
 
-def _jacobian(sys_: _System, x: np.ndarray, gamma: float, f0: np.ndarray | None = None) -> np.ndarray:
+def _jacobian(sys_: PathSystem, x: np.ndarray, gamma: float, f0: np.ndarray | None = None) -> np.ndarray:
     r"""The Jacobian of the residual at x from three p-side evaluations.
 
     The p-side depends on x only through the three scalars ``args`` of :class:`~symrmt.general.kernel.Factored`;
     its three traces are differenced forward in them (3 evaluations, relative step 1e-6) and the rest of
     the residual, cheap algebra, is differenced centrally with the traces replaced by that linear model.
     The forward step leaves an error of order 1e-6 in J: Newton does not mind, and the tangent is refined
-    (see _path).
+    (see continuation_path).
     """
     t0 = _sym(x)
     _, fac = sys_.rn(t0, gamma)
@@ -179,7 +179,7 @@ class _Newton:
     gamma on real weights); ``self.residual`` keeps what was reached, for the step of the derivative.
     """
 
-    def __init__(self, system: _System, tol: float = 1e-12, floor: float = 1e-7):
+    def __init__(self, system: PathSystem, tol: float = 1e-12, floor: float = 1e-7):
         self.s, self.J, self.tol, self.floor = system, None, tol, floor
         self.residual = 0.0
 
@@ -243,18 +243,18 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
         mu = np.asarray(mu, dtype=float).ravel()
         if mu.shape != (p,) or not np.all(np.isfinite(mu)):
             raise ParameterError(f"mu must be a finite vector of length p = {p}.")
-    with _blas_limit(p):
+    with blas_limit(p):
         data = MatrixData(M)
         for key, value in (scalars or {}).items():
             if key not in ("sigma", "rho", "trace"):
                 raise ParameterError(f"scalars: unknown key {key!r} (sigma, rho, trace).")
             setattr(data, key, float(value))
         herm = scaled_hermite(f, data.sigma, data.rho)
-        system = _System(data, herm, c, float(d), mu)
-        return _path(system, gam, step)
+        system = PathSystem(data, herm, c, float(d), mu)
+        return continuation_path(system, gam, step)
 
 
-def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
+def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> GeneralSolution:
     r"""Continuation from large :math:`\gamma` down the requested grid (extra points at most ``_RATIO`` apart).
 
     At each point: a predictor from the last point's value and tangent (quadratic through the point before),
@@ -321,7 +321,7 @@ def _path(system: _System, gam: np.ndarray, step: float) -> GeneralSolution:
     return GeneralSolution(gam, err, phi, ts, system.h, steps)
 
 
-def _tangent(system: _System, newton: "_Newton", x: np.ndarray, g0: float) -> np.ndarray:
+def _tangent(system: PathSystem, newton: "_Newton", x: np.ndarray, g0: float) -> np.ndarray:
     r""":math:`\mathrm dx/\mathrm d\gamma` at a solution: :math:`J\,\mathrm dx = -\partial_\gamma\text{res}`.
 
     :math:`\gamma` enters only :math:`N_0`, so :math:`\partial_\gamma R_n = -R_n e_1e_1^\top R_n` exactly; J is Newton's
@@ -340,7 +340,7 @@ def _tangent(system: _System, newton: "_Newton", x: np.ndarray, g0: float) -> np
     return dx
 
 
-class _blas_limit:
+class blas_limit:
     """BLAS threads limited to the usable CPUs (1 below p = 600, where one thread is fastest)."""
 
     def __init__(self, p: int):
@@ -351,7 +351,7 @@ class _blas_limit:
             from threadpoolctl import threadpool_limits
         except ImportError:                                   # pragma: no cover - optional
             return self
-        from ..cpus import usable_cpus
+        from ..runtime.cpus import usable_cpus
         self.ctx = threadpool_limits(limits=1 if self.p < 600 else usable_cpus(), user_api="blas")
         return self
 

@@ -5,7 +5,7 @@ import pytest
 from symrmt.general import attention_error_general, solve_general
 from symrmt.geometry import Geometry
 from symrmt.simulation import simulate
-from symrmt.stats import t_interval
+from symrmt.analysis.seeds import t_interval
 
 
 def _matrix(p, seed=7):
