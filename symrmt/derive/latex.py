@@ -33,9 +33,9 @@ from sympy.printing.precedence import PRECEDENCE
 from . import symbols as S
 from .components import WoodburyForm
 from .fixed_point import FixedPointSystem
-from .paper import Ledger, common_factor, simplest
+from .simplify import Ledger, common_factor, simplest
 
-__all__ = ["system_latex", "system_body", "system_document", "to_latex"]
+__all__ = ["system_latex", "to_latex", "Page"]
 
 _LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p,"}
 #: What a law's line leaves for a second line (so that the block stays within a page's width).
@@ -115,7 +115,7 @@ def _round(expr, digits: int):
     return expr.xreplace(floats) if floats else expr
 
 
-class _Page:
+class Page:
     """What one printing needs: the (substituted) system, the expression printer and the vectors' names."""
 
     def __init__(self, system: FixedPointSystem, substitution: dict | None, digits: int | None,
@@ -191,7 +191,7 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
     The blocks: definitions, fixed-point equations, spectral averages and their law,
     observables, the solver's data (parameter domains, continuation start and initial
     values, branch conditions, admissible ranges; only with ``solver_data``), and the
-    "where" block. Every expression is printed in its :func:`~.paper.simplest` form.
+    "where" block. Every expression is printed in its :func:`~.simplify.simplest` form.
 
     Parameters
     ----------
@@ -212,62 +212,20 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
     solver_data : bool
         Print the block of the solver's data.
     ledger : Ledger, optional
-        Receives every printed expression next to the system's (:class:`~.paper.Ledger`).
+        Receives every printed expression next to the system's (:class:`~.simplify.Ledger`).
     """
-    page = _Page(system, substitution, digits, given, parameters, ledger)
+    page = Page(system, substitution, digits, given, parameters, ledger)
     return "\n\n".join(_block([text for text, _ in lines]) for heading, lines in _parts(page)
                        if lines and (solver_data or heading != "Solver data"))
 
 
-def system_body(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
-                given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), label_prefix: str | None = None,
-                solver_data: bool = False, ledger: Ledger | None = None, title: str | None = None) -> str:
-    r"""The system as the body of a paper: one file to ``\input`` into an ``article`` with ``amsmath`` and ``amssymb``.
-
-    The model, its deterministic equivalent (numbered ``align`` environments, a ``\label`` on
-    every equation: ``<prefix>:<left-hand side>``, e.g. ``attention:t11``, ``attention:Mlambda``;
-    ``label_prefix`` replaces the system's name so that two systems can share a paper), then the
-    definitions (f's Hermite data in a table, every other symbol once). With ``solver_data``,
-    the solver's data follow in an environment ``symrmtsolverdata`` (:mod:`.paper`). Other
-    arguments as for :func:`system_latex`.
-    """
-    from .paper import system_body as body
-
-    page = _Page(system, substitution, digits, given, parameters, ledger)
-    return body(page, label_prefix, solver_data, title)
-
-
-def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
-                    given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None,
-                    label_prefix: str | None = None, solver_data: bool = False, ledger: Ledger | None = None) -> str:
-    r"""The :func:`system_body` as a complete LaTeX document (``amsmath``, ``amssymb``; ``geometry`` when installed).
-
-    Arguments as for :func:`system_body`; ``title`` heads the document (default: the system's name).
-    """
-    body = system_body(system, substitution, digits, given=given, parameters=parameters, label_prefix=label_prefix,
-                       solver_data=solver_data, ledger=ledger, title=title)
-    heading = title or f"The {system.name} system"
-    return _PREAMBLE + r"\section*{" + _escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
-
-
-_PREAMBLE = r"""\documentclass[11pt]{article}
-\usepackage{amsmath,amssymb}
-\IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
-\begin{document}
-"""
-
-
-def _escape_text(text: str) -> str:
-    return re.sub(r"([#$%&_{}])", r"\\\1", text)
-
-
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     text = re.sub(r"\\(mathrm|mathsf|mathcal|mathbb|operatorname|left|right|text|quad|le|ge|boldsymbol)\b", "", text)
     return re.sub(r"[^A-Za-z0-9]", "", text)
 
 
-def _label(prefix: str, line: str, used: set[str]) -> str:
-    label = f"{prefix}:{_slug(line.split('&', 1)[0]) or 'eq'}"
+def equation_label(prefix: str, line: str, used: set[str]) -> str:
+    label = f"{prefix}:{slug(line.split('&', 1)[0]) or 'eq'}"
     unique, k = label, 2
     while unique in used:
         unique, k = f"{label}-{k}", k + 1
@@ -279,13 +237,13 @@ def _block(lines: list[str]) -> str:
     return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
 
-def _parts(page: _Page) -> list[tuple[str, list[Line]]]:
-    return [("Definitions", _definitions(page)), ("Fixed point", _equations(page)),
-            ("Spectral averages", _averages(page)), ("Observables", _observables(page)),
-            ("Solver data", _solver_data(page)), ("Where", _where(page))]
+def _parts(page: Page) -> list[tuple[str, list[Line]]]:
+    return [("Definitions", definition_lines(page)), ("Fixed point", equation_lines(page)),
+            ("Spectral averages", average_lines(page)), ("Observables", observable_lines(page)),
+            ("Solver data", solver_data_lines(page)), ("Where", _where(page))]
 
 
-def _definitions(page: _Page) -> list[Line]:
+def definition_lines(page: Page) -> list[Line]:
     s, tex = page.system, page.tex
     variables = {a.variable for a in s.averages.values()}
     of_variable = set()                                 # matrices printed as functions of lambda
@@ -303,7 +261,7 @@ def _definitions(page: _Page) -> list[Line]:
     return lines
 
 
-def _equations(page: _Page) -> list[Line]:
+def equation_lines(page: Page) -> list[Line]:
     """Each residual, solved for its unknown when it has the form t - rhs."""
     s, tex = page.system, page.tex
     lines = []
@@ -312,13 +270,13 @@ def _equations(page: _Page) -> list[Line]:
         solved = t not in sp.expand(t - residual).free_symbols
         rows = page.tex_lines(t - residual if solved else residual)
         text = (tex(t) if solved else "0") + " &= " + rows[0]
-        page.hints[text] = _slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
+        page.hints[text] = slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
         lines.append((text, True))
         lines += [(r"&\quad " + row, False) for row in rows[1:]]
     return lines
 
 
-def _averages(page: _Page, compact: bool = False) -> list[Line]:
+def average_lines(page: Page, compact: bool = False) -> list[Line]:
     """One line per average; ``compact``: one line for all when they are the pattern tau_ij = E[R_ij], E[lambda R_ij]."""
     s, tex = page.system, page.tex
     pattern = _average_pattern(s) if compact else None
@@ -364,25 +322,25 @@ def _average_pattern(system: FixedPointSystem) -> tuple[list[str], list[str]] | 
     return sorted(plain), sorted(weighted)
 
 
-def _observable_name(s: FixedPointSystem, o, tex) -> str:
+def observable_name(s: FixedPointSystem, o, tex) -> str:
     name = s.display.get(o, tex(o))
     return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
 
 
-def _observables(page: _Page, skip: set = frozenset()) -> list[Line]:
+def observable_lines(page: Page, skip: set = frozenset()) -> list[Line]:
     s, tex = page.system, page.tex
     lines: list[Line] = []
     for o, value in s.observables.items():
         if o in skip:
             continue
         if isinstance(value, WoodburyForm):
-            lines.extend(_woodbury_lines(_observable_name(s, o, tex), value, page))
+            lines.extend(_woodbury_lines(observable_name(s, o, tex), value, page))
         else:
-            lines.append((_observable_name(s, o, tex) + " &= " + tex(value), True))
+            lines.append((observable_name(s, o, tex) + " &= " + tex(value), True))
     return lines
 
 
-def _solver_data(page: _Page) -> list[Line]:
+def solver_data_lines(page: Page) -> list[Line]:
     r"""What the solver consumes besides the equations: domains, start, branch, admissible ranges."""
     s, tex = page.system, page.tex
     c = s.continuation
@@ -401,7 +359,7 @@ def _solver_data(page: _Page) -> list[Line]:
     if s.branch:
         out.append((r"& " + r",\ ".join(tex(b) for b in s.branch) + r" \quad \text{(physical branch)}", False))
     for o, bounds in s.admissible.items():
-        name = _observable_name(s, o, tex)
+        name = observable_name(s, o, tex)
         if bounds.upper == sp.oo:
             range_ = name + r" &\ge " + tex(bounds.lower)
         elif bounds.lower == -sp.oo:
@@ -412,7 +370,7 @@ def _solver_data(page: _Page) -> list[Line]:
     return out
 
 
-def _woodbury_lines(name: str, form: WoodburyForm, page: _Page) -> list[Line]:
+def _woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list[Line]:
     """The form with its matrices printed block by block (pencil blocks of the vectors), zero blocks left out."""
     tex = page.tex
     if not form.size:
@@ -493,9 +451,9 @@ def _vector_name(name: str, taken: set[str]) -> str:
     return alternative
 
 
-def _where(page: _Page) -> list[Line]:
+def _where(page: Page) -> list[Line]:
     """Every symbol that appears, defined: the given values first, then the system's glossary and the vectors."""
-    entries = _where_entries(page)
+    entries = where_entries(page)
     if not entries:
         return []
     return [(r"& \text{where } " + entries[0], False), *((r"& " + e, False) for e in entries[1:])]
@@ -510,7 +468,7 @@ _PAPER_GLOSSARY = {
 }
 
 
-def _where_entries(page: _Page, paper: bool = False) -> list[str]:
+def where_entries(page: Page, paper: bool = False) -> list[str]:
     """The "where" entries; in a ``paper``, without f's data (a table) and what the model already defines."""
     tex = page.tex
     entries = [] if paper else [" = ".join(tex(part) for part in entry) for entry in page.given]
@@ -539,7 +497,7 @@ def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
     return lines
 
 
-def _woodbury_glossary(page: _Page, paper: bool = False) -> list[str]:
+def _woodbury_glossary(page: Page, paper: bool = False) -> list[str]:
     forms = [v for v in page.system.observables.values() if isinstance(v, WoodburyForm) and v.size]
     if not forms:
         return []

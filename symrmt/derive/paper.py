@@ -19,143 +19,24 @@ a test proves them equal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from . import symbols as S
+from .fixed_point import FixedPointSystem
+from .latex import (Page, average_lines, definition_lines, equation_label, equation_lines, observable_lines,
+                    observable_name, slug, solver_data_lines, where_entries)
+from .simplify import Ledger, simplest
 
-__all__ = ["simplest", "Ledger", "hermite_given", "system_body", "solver_data_environment", "check_label_prefix",
-           "SOLVER_DATA_ENVIRONMENT"]
+__all__ = ["hermite_given", "system_body", "system_document", "page_body", "solver_data_environment",
+           "check_label_prefix", "SOLVER_DATA_ENVIRONMENT"]
 
 #: The environment that holds the solver's data; a paper may define it before ``\input`` (e.g. as an appendix).
 SOLVER_DATA_ENVIRONMENT = "symrmtsolverdata"
-#: Expressions larger than this (operations) are only factored: collecting every symbol would take seconds.
-_LARGE = 300
-#: Expressions in more symbols than this are not factored or collected symbol by symbol (seconds each at rank 8+).
-_FEW = 8
-#: Matrices with more nonzero entries than this (rank 16 and above) are printed without a common factor pulled out.
-_ENTRIES = 300
 #: A label prefix: letters, digits and ``-_.:`` (what ``\label`` and ``\eqref`` take without escaping).
 _PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
-
-
-# --------------------------------------------------------------------------- simplification
-
-
-def _leaves(expr: sp.Basic) -> int:
-    """Symbols and numbers a reader reads (a sign is not counted)."""
-    return sum(1 for a in sp.preorder_traversal(expr) if a.is_Atom and a is not sp.S.NegativeOne)
-
-
-def _cost(expr: sp.Basic) -> tuple[int, int]:
-    return _leaves(expr), len(sp.srepr(expr))
-
-
-def _symbols_of(expr: sp.Expr) -> list[sp.Symbol]:
-    return sorted((s for s in expr.free_symbols if isinstance(s, sp.Symbol)), key=str)
-
-
-def _factored(expr: sp.Expr) -> sp.Expr:
-    if len(expr.free_symbols) > _FEW:          # multivariate factoring grows fast: rank-r sums stay as they are
-        return expr
-    try:
-        return sp.factor(expr)
-    except (sp.PolynomialError, TypeError, ValueError):         # MatrixElement, Float powers: keep as is
-        return expr
-
-
-def _tidy(expr: sp.Expr, depth: int = 0) -> sp.Expr:
-    """The shortest of ``expr``, its factored form and its collections in one symbol (coefficients tidied)."""
-    if expr.is_Atom or not isinstance(expr, sp.Expr):
-        return expr
-    candidates = [expr, _factored(expr)]
-    expanded = sp.expand(expr)
-    if depth < 1 and isinstance(expanded, sp.Add) and sp.count_ops(expanded) <= _LARGE and \
-            len(expanded.free_symbols) <= _FEW:
-        for symbol in _symbols_of(expanded):
-            try:
-                parts = sp.collect(expanded, symbol, evaluate=False)
-            except (TypeError, ValueError):
-                continue
-            if len(parts) > 1:
-                candidates.append(sp.Add(*(_tidy(v, depth + 1) * k for k, v in parts.items())))
-    return min(candidates, key=_cost)
-
-
-@lru_cache(maxsize=4096)
-def _simplest(expr: sp.Expr, unknowns: tuple) -> sp.Expr:
-    expanded = sp.expand(expr)
-    present = [u for u in unknowns if u in expanded.free_symbols]
-    if not present or not isinstance(expanded, sp.Add):
-        candidates = [expr, _tidy(expr)]
-    else:                                   # in the unknowns: collected in them, or factored, never in a parameter
-        candidates = [expr, _factored(expr)]
-        if sp.count_ops(expanded) <= 4 * _LARGE:
-            try:
-                parts = sp.collect(expanded, present, evaluate=False)
-                candidates.append(sp.Add(*(_tidy(v) * k for k, v in parts.items())))
-            except (TypeError, ValueError):
-                pass
-    proven = [c for c in candidates if c is expr or sp.expand(c - expr) == 0]
-    return min(proven, key=_cost)
-
-
-def simplest(expr: Any, unknowns: Sequence[sp.Symbol] = ()) -> Any:
-    r"""The shortest form of ``expr`` that SymPy proves equal: factored, or collected in ``unknowns``.
-
-    Candidates are ``expr`` itself, :func:`sympy.factor`, and collections: in the ``unknowns``
-    (the fixed point's :math:`t_{ij}`, :math:`\zeta_k`, ...) with each coefficient in its own
-    shortest form, and in each symbol. The shortest is the one with the fewest symbols and
-    numbers (signs not counted), e.g. :math:`a_1\lambda - a_1 + d` becomes
-    :math:`a_1(\lambda - 1) + d`. Only a candidate whose difference from ``expr`` expands to 0
-    is taken. Matrices are simplified entry by entry; anything else is returned as is.
-
-    Examples
-    --------
-    >>> from symrmt.derive import symbols as S
-    >>> simplest(S.a1 * S.lam - S.a1 + S.d)
-    a_1*(lambda - 1) + d
-    """
-    if isinstance(expr, sp.MatrixBase):
-        return sp.ImmutableMatrix(expr).applyfunc(lambda e: simplest(e, unknowns))
-    if not isinstance(expr, sp.Expr) or _is_monomial(expr) or isinstance(expr, sp.MatrixExpr):
-        return expr
-    floats = {f: sp.Dummy() for f in expr.atoms(sp.Float)}     # factor() would round them through rationals
-    if floats:
-        return _simplest(expr.xreplace(floats), tuple(unknowns)).xreplace({v: k for k, v in floats.items()})
-    return _simplest(expr, tuple(unknowns))
-
-
-def _is_monomial(expr: sp.Expr) -> bool:
-    """A symbol, a number, or a product of their powers: nothing to simplify (most entries of a rank-r system)."""
-    factors = sp.Mul.make_args(expr)
-    return all(f.is_Atom or (f.is_Pow and f.base.is_Atom and f.exp.is_Atom) for f in factors)
-
-
-@dataclass
-class Ledger:
-    """Each expression a printer printed: ``(source, printed)``, the system's expression and its printed form.
-
-    Matrices are recorded entry by entry. A test proves ``printed - source == 0`` for every pair.
-    """
-
-    pairs: list[tuple[sp.Expr, sp.Expr]] = field(default_factory=list)
-
-    def record(self, source: Any, printed: Any) -> None:
-        if isinstance(source, sp.MatrixBase):
-            self.pairs.extend(zip(source, printed))
-        elif isinstance(source, sp.Expr) and not isinstance(source, sp.MatrixExpr):
-            self.pairs.append((source, printed))
-
-    def sources(self) -> set:
-        return {source for source, _ in self.pairs}
-
-
-# --------------------------------------------------------------------------- Hermite data
 
 
 def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[tuple]]:
@@ -210,13 +91,11 @@ def model_lines(page, ledger: Ledger | None = None) -> list[tuple[str, str | Non
     The observables defined from others (:math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma`,
     :math:`\rho_\eta = \operatorname{Im} m/\pi`) are printed here from the system's expressions.
     """
-    from .latex import _observable_name
-
     s, tex = page.system, page.tex
     lines: list[tuple[str, str | None]] = list(s.statement)
     for o, value in s.observables.items():
         if _is_derived(value, s):
-            lines.append((_observable_name(s, o, tex) + " &= " + tex(value), None))
+            lines.append((observable_name(s, o, tex) + " &= " + tex(value), None))
     return lines
 
 
@@ -239,20 +118,18 @@ def solver_data_environment(lines: list[tuple[str, bool]], label) -> str:
             "\\end{" + name + "}")
 
 
-def system_body(page, label_prefix: str | None = None, solver_data: bool = False, title: str | None = None) -> str:
+def page_body(page, label_prefix: str | None = None, solver_data: bool = False, title: str | None = None) -> str:
     r"""The body of a paper for a printed page (:class:`~.latex._Page`): model, equivalent, definitions, solver data.
 
-    Called by :func:`~.latex.system_body`, which documents the arguments.
+    Called by :func:`system_body`, which documents the arguments.
     """
-    from .latex import _averages, _definitions, _equations, _label, _observables, _slug, _solver_data
-
     s = page.system
-    prefix = check_label_prefix(label_prefix) if label_prefix is not None else (_slug(s.name) or "system")
+    prefix = check_label_prefix(label_prefix) if label_prefix is not None else (slug(s.name) or "system")
     used: set[str] = set()
 
     def label(text: str, explicit: str | None = None) -> str:
         if explicit is None:
-            return _label(prefix, text, used)
+            return equation_label(prefix, text, used)
         unique, k = f"{prefix}:{explicit}", 2
         while unique in used:
             unique, k = f"{prefix}:{explicit}-{k}", k + 1
@@ -265,8 +142,8 @@ def system_body(page, label_prefix: str | None = None, solver_data: bool = False
     model = [text + r" \label{" + label(text, explicit) + "}" for text, explicit in model_lines(page)]
     derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
     observables = [(text.replace(" &= ", r" &\simeq ", 1) if i == 0 else text, numbered)
-                   for i, (text, numbered) in enumerate(_observables(page, skip=derived))]
-    equivalent = [*_definitions(page), *_equations(page), *_averages(page, compact=True), *observables]
+                   for i, (text, numbered) in enumerate(observable_lines(page, skip=derived))]
+    equivalent = [*definition_lines(page), *equation_lines(page), *average_lines(page, compact=True), *observables]
     rows = [text + (r" \label{" + label(text, page.hints.get(text)) + "}" if numbered else r" \nonumber")
             for text, numbered in equivalent]
     size = max([3, *(m.shape[1] for m in _matrices(s))])
@@ -277,7 +154,7 @@ def system_body(page, label_prefix: str | None = None, solver_data: bool = False
              r"\paragraph{Its deterministic equivalent.} As $n, p \to \infty$ with $c = p/n$ fixed:", align(rows),
              r"\paragraph{Definitions.}", _definitions_text(page)]
     if solver_data:
-        parts.append(solver_data_environment(_solver_data(page), label))
+        parts.append(solver_data_environment(solver_data_lines(page), label))
     parts.append(r"\endgroup")
     return "\n".join(parts) + "\n"
 
@@ -295,8 +172,6 @@ def _matrices(system) -> Iterable[sp.MatrixBase]:
 
 def _definitions_text(page) -> str:
     """f's Hermite data in a table (symbol, definition, value), then every other symbol's meaning."""
-    from .latex import _where_entries
-
     tex = page.tex
     rows = []
     for entry in page.given:
@@ -310,26 +185,49 @@ def _definitions_text(page) -> str:
     if rows:
         table = ("The nonlinearity and its Hermite data ($\\xi \\sim \\mathcal{N}(0, 1)$):\n\\begin{center}\n"
                  "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
-    entries = _where_entries(page, paper=True)
+    entries = where_entries(page, paper=True)
     where = "\\begin{align*}\n" + " \\\\\n".join("& " + e for e in entries) + "\n\\end{align*}" if entries else ""
     return table + where
 
 
-def common_factor(matrix: sp.MatrixBase, unknowns: Sequence[sp.Symbol] = ()) -> tuple[sp.Expr, sp.ImmutableMatrix]:
-    r"""``(k, B)`` with ``matrix = k * B``: k the factor common to every nonzero entry, B in :func:`simplest` form.
+# --------------------------------------------------------------------------- the system as a body or a document
 
-    ``k = 1`` when the entries share nothing (or fewer than two are nonzero, or more than :data:`_ENTRIES`).
+
+def system_body(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), label_prefix: str | None = None,
+                solver_data: bool = False, ledger: Ledger | None = None, title: str | None = None) -> str:
+    r"""The system as the body of a paper: one file to ``\input`` into an ``article`` with ``amsmath`` and ``amssymb``.
+
+    The model, its deterministic equivalent (numbered ``align`` environments, a ``\label`` on
+    every equation: ``<prefix>:<left-hand side>``, e.g. ``attention:t11``, ``attention:Mlambda``;
+    ``label_prefix`` replaces the system's name so that two systems can share a paper), then the
+    definitions (f's Hermite data in a table, every other symbol once). With ``solver_data``,
+    the solver's data follow in an environment ``symrmtsolverdata``. Other
+    arguments as for :func:`system_latex`.
     """
-    matrix = sp.ImmutableMatrix(matrix)
-    nonzero = [e for e in matrix if e != 0]
-    if not 2 <= len(nonzero) <= _ENTRIES or any(not isinstance(e, sp.Expr) or e.has(sp.MatrixExpr) for e in nonzero):
-        return sp.Integer(1), matrix
-    marks = sp.symbols(f"_mark0:{len(nonzero)}", cls=sp.Dummy)
-    pulled = sp.factor_terms(sp.Add(*(e * m for e, m in zip(nonzero, marks))))
-    common = sp.Mul(*(part for part in sp.Mul.make_args(pulled) if not part.has(*marks)))
-    if common == 1 or common.is_Number:
-        return sp.Integer(1), matrix
-    reduced = matrix.applyfunc(lambda e: simplest(sp.cancel(e / common), unknowns) if e != 0 else e)
-    if any(sp.expand(common * r - e) != 0 for r, e in zip(reduced, matrix)):
-        return sp.Integer(1), matrix
-    return common, sp.ImmutableMatrix(reduced)
+    page = Page(system, substitution, digits, given, parameters, ledger)
+    return page_body(page, label_prefix, solver_data, title)
+
+
+def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                    given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None,
+                    label_prefix: str | None = None, solver_data: bool = False, ledger: Ledger | None = None) -> str:
+    r"""The :func:`system_body` as a complete LaTeX document (``amsmath``, ``amssymb``; ``geometry`` when installed).
+
+    Arguments as for :func:`system_body`; ``title`` heads the document (default: the system's name).
+    """
+    body = system_body(system, substitution, digits, given=given, parameters=parameters, label_prefix=label_prefix,
+                       solver_data=solver_data, ledger=ledger, title=title)
+    heading = title or f"The {system.name} system"
+    return PREAMBLE + r"\section*{" + escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
+
+
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{amsmath,amssymb}
+\IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
+\begin{document}
+"""
+
+
+def escape_text(text: str) -> str:
+    return re.sub(r"([#$%&_{}])", r"\\\1", text)

@@ -31,7 +31,7 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     numbered and labelled (``attention:t11``, ... or ``<label_prefix>:t11``), and the definitions.
     With ``document``: that body in a complete LaTeX document that ``pdflatex`` compiles.
     Every expression is printed in the simplest form SymPy proves equal to the one solved
-    (:func:`symrmt.derive.paper.simplest`).
+    (:func:`symrmt.derive.simplify.simplest`).
 
     Parameters
     ----------
@@ -87,8 +87,8 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     >>> r"\label{lrelu:t11}" in latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
     True
     """
-    from ..derive.latex import system_body, system_document, system_latex
-    from ..derive.paper import check_label_prefix, hermite_given
+    from ..derive.latex import system_latex
+    from ..derive.paper import check_label_prefix, hermite_given, system_body, system_document
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
 

@@ -8,8 +8,9 @@ import sympy as sp
 
 from symrmt.derive import symbols as S
 from symrmt.derive.components import WoodburyForm
-from symrmt.derive.latex import system_body, system_latex
-from symrmt.derive.paper import Ledger, common_factor, hermite_given, simplest
+from symrmt.derive.latex import system_latex
+from symrmt.derive.paper import hermite_given, system_body
+from symrmt.derive.simplify import Ledger, common_factor, simplest
 from symrmt import models
 
 #: Every kind, ranks 1-3 where the rank exists, both printed forms.
