@@ -49,6 +49,8 @@ FIGURES: dict[str, str] = {
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
     "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
+    "paper_fig1": "the paper's ridge-regression figure at its v1 settings: E_RR against gamma (p = 2048, n = 512), "
+                  "against p (n = 4096, gamma = 1e-5) and against |mu|^2 (p = 512, n = 2048)",
     "softmax": "softmax attention against the entrywise theory of exp(x/tau) - e^(1/(2 tau^2)) over gamma/a_1^2 and c, "
                "tau = 0.5, 1, 2, with and without signal and aligned weights, and tau = 0.5 extrapolated to n = infinity",
 }

@@ -5,7 +5,9 @@ Panel (a): :math:`E_\mathrm{attn}(\gamma)` for six centred nonlinearities and
 :math:`c = p/n` at a fixed ridge. Panel (c): the map of :math:`E_\mathrm{attn} - E_\mathrm{lin}`
 over :math:`(c, \gamma)` for tanh, with the zero line of every nonlinearity: the paper's
 claim that attention interpolates worse on random inputs holds for :math:`c \ge 1` and fails
-at small :math:`c` and large :math:`\gamma` (:data:`symrmt.figures.claims.CLAIMS`). At large
+at small :math:`c` and large :math:`\gamma` (:data:`symrmt.figures.claims.CLAIMS`), for each f as
+written: :math:`E_\mathrm{attn}(kf, \gamma) = E_\mathrm{attn}(f, \gamma/k^2)` while :math:`E_\mathrm{lin}`
+does not move, so the region depends on the scale of f (``CLAIMS["scale_law"]``). At large
 :math:`\gamma`, :math:`E(\gamma) = 1 - 2 m_1/\gamma + O(\gamma^{-2})` with
 :math:`m_1 = y^\top K^\top C K y/n`, which for attention keeps a share :math:`b^2` of the
 kernel's nonlinear part even when :math:`c \to 0`, while linear regression has :math:`m_1 = c`.
@@ -16,7 +18,7 @@ import numpy as np
 
 from ._common import LINEAR_STYLE, ZOO, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
 from ._core import INTERVAL_TEXT, Figure, Panel, progress
-from .claims import claim
+from .claims import claim, claims_of
 
 C_FIXED = 1.0
 GAMMA_FIXED = 0.1
@@ -128,7 +130,8 @@ def build(quick: bool = False, **overrides) -> Figure:
         _region_panel(s),
     ]
     text = claim("random_inputs")
-    caption = (f"{text.sentence} Pure noise: X = Z, mu = 0, w_K = w_Q = 0, K_ii = d = 0, K_ij = f(S_ij)/sqrt(p), "
+    stated = " ".join(c.sentence for c in claims_of("random_inputs"))
+    caption = (f"{stated} Pure noise: X = Z, mu = 0, w_K = w_Q = 0, K_ii = d = 0, K_ij = f(S_ij)/sqrt(p), "
                "f centred (a_0 = 0). Lines and map: deterministic equivalents (panel c: coloured for tanh, the zero "
                "line of every f; hatched where tanh attention wins). Markers: Monte Carlo of the finite model, "
                f"n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT} (offset slightly in x for "
