@@ -122,7 +122,7 @@ def _check_scale_law() -> None:
 SCALE_LAW = Claim(
     "random_inputs",
     "",
-    "Which side wins depends on the scale of f: E_attn(k f, γ) = E_attn(f, γ/k²) exactly, while E_lin(γ) does not "
+    "Which side wins depends on the scale of f: E_attn(ς f, γ) = E_attn(f, γ/ς²) exactly for every scale ς > 0, while E_lin(γ) does not "
     "move,",
     "so a larger f wins at a large ridge even for c ≥ 1: 2 tanh at c = 1 beats linear regression at γ = 10 and 100 "
     "(E_attn − E_lin = −0.026 and −0.027), and tanh rescaled to E f(ξ)² = 1 does from γ ≈ 12 (docs/theory.md, "
