@@ -26,7 +26,7 @@ import numpy as np
 
 from symrmt import Geometry, converge, hermite
 from symrmt.presentation.display import rows_to_csv
-from symrmt.analysis.finite_size import extrapolate
+from symrmt.analysis.finite_size import EXPONENT_RANGE, extrapolate
 
 GAMMA = 0.1
 ALIGNED = Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
@@ -91,6 +91,19 @@ def summary(name: str, ladder: dict[str, tuple], seconds: float, load: float) ->
             bool(gap.lo <= gap_theory <= gap.hi), gap.model, gap.exponent, seconds, load]
 
 
+def _within_text(r: dict) -> str:
+    """The "n for 1%" cell: the fitted size, or why there is none.
+
+    A fit whose free exponent sits at a bound of its range (``EXPONENT_RANGE``) has not found a power law:
+    the bound, not the data, sets its correction, so the size it implies is not printed.
+    """
+    size = float(r["n_within_1pct"])
+    at_bound = [b for b in EXPONENT_RANGE if r["model"] == "n^-alpha" and np.isclose(float(r["exponent"]), b)]
+    if at_bound:
+        return f"none: exponent at its bound {at_bound[0]:g}"
+    return "> 10^12" if not np.isfinite(size) else f"{size:.2g}"
+
+
 def markdown(rows: list) -> str:
     """The table of docs/validation.md from the summary rows."""
     lines = ["| regime | theory | E_attn / theory - 1 along the ladder (s.e. at the top) "
@@ -99,7 +112,7 @@ def markdown(rows: list) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         r = dict(zip(HEADER, row))
-        within = "> 10^12" if not np.isfinite(float(r["n_within_1pct"])) else f"{float(r['n_within_1pct']):.2g}"
+        within = _within_text(r)
         series = ", ".join(f"{float(v):+.1f}" for v in str(r["deviations_pct"]).split(";"))
         lines.append(
             f"| {REGIMES[r['regime']][0]} | {r['theory']:.4f} | {series}% (±{float(r['top_se_pct']):.1f}%) "

@@ -35,7 +35,7 @@ import pathlib
 import sys
 from typing import Mapping, Sequence
 
-from .claims import CLAIMS
+from .claims import claims_of
 from .drawing import IMAGE_FORMATS, draw
 from .figure import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
 from .nonlinearities import TAKE_F, figure_f
@@ -57,6 +57,8 @@ FIGURES: dict[str, str] = {
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
     "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
+    "paper_fig1": "the paper's ridge-regression figure at its v1 settings: E_RR against gamma (p = 2048, n = 512), "
+                  "against p (n = 4096, gamma = 1e-5) and against |mu|^2 (p = 512, n = 2048)",
     "softmax": "softmax attention against the entrywise theory of exp(x/tau) - e^(1/(2 tau^2)) over gamma/a_1^2 and c, "
                "tau = 0.5, 1, 2, with and without signal and aligned weights, and tau = 0.5 extrapolated to n = infinity",
 }
@@ -89,10 +91,13 @@ def build(name: str, quick: bool = False, *, f: str | None = None, params: Mappi
     module = importlib.import_module(f".{_checked(name)}", __name__)
     override = _f_override(name, f, params, center)
     figure = module.build(quick=quick, **override, **sizes)
-    if name in CLAIMS:
-        claim = CLAIMS[name]
-        figure.title = claim.title_for(override.get("f"))
-        figure.caption = f"{claim.sentence_for(override.get('f'))} {figure.caption}"
+    stated = claims_of(name)
+    if stated:
+        f = override.get("f")
+        figure.title = stated[0].title_for(f)
+        # Every claim of the figure, each with its region; for another f one sentence says none is asserted.
+        sentences = [c.sentence_for(f) for c in stated] if f is None or f.default else [stated[0].sentence_for(f)]
+        figure.caption = f"{' '.join(sentences)} {figure.caption}"
     note = finite_size_note(figure)
     if note:
         figure.caption = f"{figure.caption} {note}"

@@ -5,7 +5,7 @@ carries, the statement, the region where the statement holds (and where it does 
 check that recomputes the theory's numbers behind the words, at the settings the figure module
 draws. :func:`symrmt.figures.build` gives each figure its title and the first sentence of its
 caption from :data:`CLAIMS` (:meth:`Claim.title_for`, :meth:`Claim.sentence_for`), the README quotes the
-random-input claim, and ``tests/validation/test_claims.py`` runs every check and looks for the
+random-input claim and the scale law next to it, and ``tests/validation/test_claims.py`` runs every check and looks for the
 text in the README: the words and the numbers cannot drift apart.
 
 The checks use the deterministic equivalents only (:func:`symrmt.attention_error`,
@@ -13,7 +13,7 @@ The checks use the deterministic equivalents only (:func:`symrmt.attention_error
 Monte Carlo markers and of each caption's finite-size sentence.
 
 >>> sorted(CLAIMS)
-['alignment', 'linear_component', 'phase_diagram', 'random_inputs', 'rank']
+['alignment', 'linear_component', 'paper_fig1', 'phase_diagram', 'random_inputs', 'rank', 'scale_law']
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import numpy as np
 from . import alignment, linear_component, phase_diagram, rank
 from .nonlinearities import DEFAULT_F, NONLINEAR, ZOO, FigureF, figure_f
 
-__all__ = ["Claim", "CLAIMS", "claim"]
+__all__ = ["Claim", "CLAIMS", "claim", "claims_of"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,8 @@ def _check_random_inputs() -> None:
         _require(middle[0] > 0 > middle[1], f"{name}: at c = 0.5 the order does not flip with gamma ({middle})")
     example = (float(attention_error(ZOO["tanh"].hermite(), 0.15, 1.0)), float(linear_error(0.15, 1.0)))
     _require(np.allclose(example, (0.859, 0.892), atol=5e-4), f"the example quoted: {example}")
+    energies = [ZOO[name].hermite().nu for name in NONLINEAR]
+    _require((round(min(energies), 2), round(max(energies), 2)) == (0.34, 0.46), f"the energies quoted: {energies}")
 
 
 RANDOM_INPUTS = Claim(
@@ -97,9 +99,48 @@ RANDOM_INPUTS = Claim(
     "Pure noise: nonlinear attention interpolates worse than linear regression when p ≥ n, better when p ≪ n",
     "On pure-noise inputs nonlinear attention (tanh, centred ReLU, erf, sin, centred GELU) interpolates worse "
     "than linear regression",
-    "for c = p/n ≥ 1 at every ridge 0.01 ≤ γ ≤ 100. Below c = 1 it does better at a large enough ridge, and for "
+    "for c = p/n ≥ 1 at every ridge 0.01 ≤ γ ≤ 100, each f taken as written, not rescaled (its energy "
+    "E f(ξ)² is 0.34 for centred ReLU to 0.46 for erf). Below c = 1 it does better at a large enough ridge, and for "
     "c ≤ 0.15 at every ridge (panel c; at c = 0.15, γ = 1: E_attn = 0.859 for tanh against E_lin = 0.892).",
     _check_random_inputs)
+
+
+# --------------------------------------------------------------------------- the scale law (random inputs)
+
+def _scaled(h, k: float) -> dict:
+    """The Hermite data of k f: a_1 and nu scale as k and k^2."""
+    return {"a1": k * h.a1, "nu": k**2 * h.nu}
+
+
+def _check_scale_law() -> None:
+    from .. import attention_error, linear_error
+
+    h = ZOO["tanh"].hermite()
+    gamma = np.geomspace(1e-2, 1e2, 9)
+    for c in (0.5, 1.0, 2.0):
+        scaled, shifted = attention_error(_scaled(h, 2.0), c, gamma), attention_error(h, c, gamma / 4)
+        _require(np.allclose(scaled, shifted, rtol=1e-9, atol=1e-12),
+                 f"c = {c}: E(2 tanh, gamma) - E(tanh, gamma/4) = {np.max(np.abs(scaled - shifted)):.3g}")
+    at = np.array([10.0, 100.0])
+    gap = attention_error(_scaled(h, 2.0), 1.0, at) - linear_error(1.0, at)
+    _require(np.all(np.round(gap, 3) == (-0.026, -0.027)), f"2 tanh at c = 1, gamma = 10, 100: E_attn - E_lin = {gap}")
+    plain = attention_error(h, 1.0, at) - linear_error(1.0, at)
+    _require(np.all(plain > 0), f"tanh as written wins at c = 1, gamma = 10 or 100 ({plain})")
+    grid = np.geomspace(1.0, 100.0, 401)
+    unit = attention_error(_scaled(h, 1 / np.sqrt(h.nu)), 1.0, grid) - linear_error(1.0, grid)
+    crossing = _first_crossing(grid, unit)
+    _require(11.0 <= crossing <= 13.0, f"tanh at unit energy wins from gamma = {crossing:.3g}")
+
+
+SCALE_LAW = Claim(
+    "random_inputs",
+    "",
+    "Which side wins depends on the scale of f: E_attn(ς f, γ) = E_attn(f, γ/ς²) exactly for every scale ς > 0, while E_lin(γ) does not "
+    "move,",
+    "so a larger f wins at a large ridge even for c ≥ 1: 2 tanh at c = 1 beats linear regression at γ = 10 and 100 "
+    "(E_attn − E_lin = −0.026 and −0.027), and tanh rescaled to E f(ξ)² = 1 does from γ ≈ 12 (docs/theory.md, "
+    "section 12, Scale).",
+    _check_scale_law)
 
 
 # --------------------------------------------------------------------------- alignment
@@ -231,10 +272,46 @@ RANK = Claim(
     _check_rank)
 
 
-#: figure name -> its claim.
-CLAIMS: dict[str, Claim] = {c.figure: c for c in (RANDOM_INPUTS, ALIGNMENT, PHASE_DIAGRAM, LINEAR_COMPONENT, RANK)}
+# --------------------------------------------------------------------------- the paper's ridge-regression figure
+
+def _check_paper_fig1() -> None:
+    from .. import Geometry, linear_error
+    from . import paper_fig1 as fig
+
+    ridgeless = 1e-7        # E_RR(gamma) - E_RR(0+) is O(gamma) at c < 1 and O(gamma^2) at c > 1
+    c = np.array([1 / 16, 0.25, 0.5, 0.75, 1.5, 2.0, 4.0])
+    for theta in (0.0, 0.5, fig.MU2, 4.0):
+        value = linear_error(c, ridgeless, Geometry(mu_norm=np.sqrt(theta)))
+        closed = np.clip(1 - c, 0, None) / (1 + theta)
+        _require(np.allclose(value, closed, atol=1e-5), f"|mu|^2 = {theta}: E_RR(0+) = {value}, not {closed}")
+    a = linear_error(fig.A_P / fig.A_N, np.array([0.1, 100.0]), Geometry(mu_norm=np.sqrt(fig.MU2)))
+    _require(a[0] < 1e-3 and round(float(a[1]), 2) == 0.91, f"panel (a): E_RR(0.1), E_RR(100) = {a}")
+    b = linear_error(np.array([0.25, 1.0]), fig.B_GAMMA, Geometry(mu_norm=np.sqrt(fig.MU2)))
+    _require(np.allclose(b, (0.375, 7.9e-4), rtol=1e-2), f"panel (b): E_RR at p = n/4, p = n: {b}")
+
+
+PAPER_FIG1 = Claim(
+    "paper_fig1",
+    "Ridge regression on the tokens at the paper's settings: E_RR(0+) = (1 − p/n)₊ / (1 + ‖μ‖²)",
+    "At a vanishing ridge linear regression's interpolation error is E_RR(0+) = (1 − c)₊/(1 + ‖μ‖²), c = p/n:",
+    "it falls linearly in p to 0 at p = n (panel b, γ = 1e-5: 0.375 at p = n/4, 7.9e-4 at p = n, where the "
+    "ridge still counts) and as 1/(1 + ‖μ‖²) with the signal (panel c). At p = 4n (panel a) it is below 1e-3 "
+    "up to γ = 0.1 and 0.91 at γ = 100.",
+    _check_paper_fig1)
+
+
+#: claim name -> claim. A figure's main claim carries the figure's name (its title comes from it); a figure
+#: may make further claims under other names (``scale_law`` belongs to ``random_inputs``).
+CLAIMS: dict[str, Claim] = {**{c.figure: c for c in (RANDOM_INPUTS, ALIGNMENT, PHASE_DIAGRAM, LINEAR_COMPONENT,
+                                                     RANK, PAPER_FIG1)},
+                            "scale_law": SCALE_LAW}
 
 
 def claim(figure: str) -> Claim:
-    """The claim of ``figure`` (KeyError for a figure that makes none, e.g. ``validation``)."""
+    """The main claim of ``figure`` (KeyError for a figure that makes none, e.g. ``validation``)."""
     return CLAIMS[figure]
+
+
+def claims_of(figure: str) -> list[Claim]:
+    """Every claim ``figure`` makes, its main claim first (its caption states each with its region)."""
+    return [c for c in CLAIMS.values() if c.figure == figure]

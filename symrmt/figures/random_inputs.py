@@ -5,7 +5,9 @@ Panel (a): :math:`E_\mathrm{attn}(\gamma)` for six centred nonlinearities and
 :math:`c = p/n` at a fixed ridge. Panel (c): the map of :math:`E_\mathrm{attn} - E_\mathrm{lin}`
 over :math:`(c, \gamma)` for tanh, with the zero line of every nonlinearity: the paper's
 claim that attention interpolates worse on random inputs holds for :math:`c \ge 1` and fails
-at small :math:`c` and large :math:`\gamma` (:data:`symrmt.figures.claims.CLAIMS`). At large
+at small :math:`c` and large :math:`\gamma` (:data:`symrmt.figures.claims.CLAIMS`), for each f as
+written: :math:`E_\mathrm{attn}(\varsigma f, \gamma) = E_\mathrm{attn}(f, \gamma/\varsigma^2)` while :math:`E_\mathrm{lin}`
+does not move, so the region depends on the scale of f (``CLAIMS["scale_law"]``). At large
 :math:`\gamma`, :math:`E(\gamma) = 1 - 2 m_1/\gamma + O(\gamma^{-2})` with
 :math:`m_1 = y^\top K^\top C K y/n`, which for attention keeps a share :math:`b^2` of the
 kernel's nonlinear part even when :math:`c \to 0`, while linear regression has :math:`m_1 = c`.

@@ -34,11 +34,11 @@ __all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "
 
 #: The rules: compile after the NumPy code has cost COMPILE_SECONDS, at first use, or never.
 MODES = ("auto", "always", "never")
-#: The budget before compiling: what compiling the kernels of one system costs, measured (Numba 0.68, the algebraic
-#: attention system of rank 1, 2026-12-02, load 0.5): residuals 1.20 s, the observables' values 0.92 + 0.16 s and
-#: rate 1.08 s, and once per process the elimination of symrmt.solve.batched 0.76 s and the Woodbury form of
-#: symrmt.solve.native_woodbury 1.33 s; 5.45 s in all (3.1 s on 2026-12-01 without the Woodbury form, the machine
-#: then faster). The compiled step logic has a budget of its own (symrmt.solve.native_path).
+#: The budget before compiling (ski rental): what compiling the kernels of one system costs (the residuals, the
+#: observables, and once per process the elimination of symrmt.solve.batched and the Woodbury form of
+#: symrmt.solve.native_woodbury), so that a process never spends more than twice the better of the two choices.
+#: The measurement behind the number is in docs/performance.md ("Compile costs and when"). The compiled step logic
+#: has a budget of its own (symrmt.solve.native_path).
 COMPILE_SECONDS = 5.5
 
 _forced: list[str] = []

@@ -39,9 +39,8 @@ __all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "R
            "Work", "Shape", "StepRules", "PathPoints", "PathOut", "PolishPoints", "PolishOut"]
 
 #: The budget of the compiled loops: they are compiled once the NumPy step logic they replace has cost this much
-#: in the process (:class:`symrmt.runtime.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
-#: system of the benchmarks (six unknowns) took 7.9 s (Numba 0.68, 2026-12-02, load 0.5), once per system and
-#: process.
+#: in the process (:class:`symrmt.runtime.jit.Budget`, ski rental), which is what compiling the three loops of a
+#: system costs, once per system and process (measured: docs/performance.md, "Compile costs and when").
 LOOPS_COMPILE_SECONDS = 8.0
 #: The branch comparisons, by their code in the compiled loop.
 RELATIONS = (">", ">=", "<", "<=")

@@ -15,7 +15,7 @@ from scipy import stats
 import symrmt
 from symrmt.figures import FIGURES, FigureUnavailable, csv_rows, run
 from symrmt.figures.figure import FIXED_COLUMNS, STAT_COLUMNS
-from symrmt.figures.claims import CLAIMS
+from symrmt.figures.claims import CLAIMS, claims_of
 
 #: The formulas of the f names the figures write into their CSVs (kept here, apart from the figure code).
 FORMULAS = {"tanh": "tanh(x)", "ReLU (centred)": "relu(x) - 1/sqrt(2*pi)", "erf": "erf(x)", "sin": "sin(x)",
@@ -98,11 +98,12 @@ def test_error_bars_are_95_percent_t_intervals_over_seeds(name, written):
     assert checked
 
 
-@pytest.mark.parametrize("name", sorted(CLAIMS))
+@pytest.mark.parametrize("name", sorted({c.figure for c in CLAIMS.values()}))
 def test_titles_and_captions_state_their_claim_with_its_region(name, written):
     figure = written(name)[0]["figure"]
     assert figure.title == CLAIMS[name].title
-    assert CLAIMS[name].sentence in figure.caption
+    for claim in claims_of(name):          # the main claim and any further one (random_inputs: the scale law)
+        assert claim.sentence in figure.caption
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -212,6 +213,32 @@ def test_validation_rows_against_the_api(written):
     for r in _pick(rows, panel="a", source="monte_carlo", f="He_3 = x^3 - 3x"):
         theory = symrmt.attention_error(FORMULAS[r["f"]], _number(r, "c"), _number(r, "gamma"), _geometry(r))
         assert _number(r, "theory") == pytest.approx(float(theory), rel=1e-9)
+
+
+def test_paper_fig1_rows_against_the_api_and_the_papers_settings(written):
+    """Theory rows recomputed by linear_error from their own columns; the Monte Carlo rows keep the paper's ratios
+    p/n (quick mode divides both by 8) and one is re-simulated; E_RR does not depend on the attention drawn."""
+    _, rows = written("paper_fig1")
+    for r in _pick(rows, panel="b", source="theory"):
+        expected = symrmt.linear_error(_number(r, "c"), _number(r, "gamma"), symrmt.Geometry(mu_norm=_number(r, "theta") ** 0.5))
+        assert _number(r, "value") == pytest.approx(float(expected), rel=1e-9, abs=1e-14)
+    ratios = {panel: {_number(r, "p") / _number(r, "n") for r in rows if r["panel"] == panel and r["source"] == "monte_carlo"}
+              for panel in "ac"}
+    assert ratios == {"a": {2048 / 512}, "c": {512 / 2048}}
+    assert {r["gamma"] for r in rows if r["panel"] == "b"} == {"1e-05"}
+    r = _pick(rows, panel="c", source="monte_carlo")[1]
+    for f in ("x", "tanh(x)"):
+        mc = symrmt.simulate(f, n=int(r["n"]), c=_number(r, "c"), gamma=[_number(r, "gamma")],
+                             geometry=symrmt.Geometry(mu_norm=_number(r, "theta") ** 0.5), seeds=int(r["seeds"]),
+                             progress=False)
+        assert _number(r, "value") == pytest.approx(float(mc.linear_mean[0]), rel=1e-6)
+
+
+def test_paper_fig1_refuses_another_n():
+    from symrmt.errors import SymrmtInputError
+
+    with pytest.raises(SymrmtInputError, match="paper's n"):
+        run("paper_fig1", quick=True, n=64)
 
 
 def test_a_wrong_csv_row_is_caught(written):

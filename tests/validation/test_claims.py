@@ -41,14 +41,32 @@ def _signal_leaks(exact):
     return leaky
 
 
+def _scale_breaks(exact):
+    """An attention error that sees the scale of f beyond gamma/k^2: 0.01 (nu - 1) added (0 at unit energy)."""
+    def unscaled(h, *a, **k):
+        nu = h["nu"] if isinstance(h, dict) else h.nu
+        return np.asarray(exact(h, *a, **k)) + 0.01 * (np.asarray(nu) - 1)
+    return unscaled
+
+
+def _linear_two_percent_high(exact):
+    return lambda *a, **k: 1.02 * np.asarray(exact(*a, **k))
+
+
 #: The error planted in the theory for each claim's power test: one that the claim's words rule out.
 PLANTED = {"random_inputs": _five_percent_high, "alignment": _five_percent_high,
-           "phase_diagram": _five_percent_high, "rank": _five_percent_high, "linear_component": _signal_leaks}
+           "phase_diagram": _five_percent_high, "rank": _five_percent_high, "linear_component": _signal_leaks,
+           "scale_law": _scale_breaks}
+#: Claims about linear regression alone: the error is planted there.
+PLANTED_LINEAR = {"paper_fig1": _linear_two_percent_high}
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMS))
 def test_each_claim_check_fails_on_a_planted_theory_error(name, monkeypatch):
-    monkeypatch.setattr(symrmt, "attention_error", PLANTED[name](symrmt.attention_error))
+    if name in PLANTED_LINEAR:
+        monkeypatch.setattr(symrmt, "linear_error", PLANTED_LINEAR[name](symrmt.linear_error))
+    else:
+        monkeypatch.setattr(symrmt, "attention_error", PLANTED[name](symrmt.attention_error))
     with pytest.raises(AssertionError):
         CLAIMS[name].check()
 
@@ -62,6 +80,24 @@ def test_the_readme_states_the_random_input_claim_with_its_region():
     readme = _words(README.read_text())
     assert _words(claim.statement) in readme and _words(claim.region) in readme
     assert "interpolates worse than linear regression:" not in readme      # the unqualified headline is gone
+
+
+def test_the_readme_states_the_scale_law_next_to_the_headline():
+    """The headline holds for each f as written; the scale law, stated right after it, says which side a rescaled f
+    takes (2 tanh wins at c = 1, gamma = 10 and 100)."""
+    readme = _words(README.read_text())
+    headline, scale = CLAIMS["random_inputs"], CLAIMS["scale_law"]
+    assert _words(scale.statement) in readme and _words(scale.region) in readme
+    end_of_headline = readme.index(_words(headline.region)) + len(_words(headline.region))
+    assert 0 <= readme.index(_words(scale.statement)) - end_of_headline < 200
+
+
+def test_the_scale_law_holds_at_finite_n_draw_by_draw():
+    """E(k f, gamma) = E(f, gamma/k^2) is exact for the finite model too: K -> kK scales K^T C K by k^2."""
+    gamma = np.array([0.4, 4.0, 40.0])
+    twice = simulate("2*tanh(x)", n=96, c=1.0, gamma=gamma, seeds=2, progress=False)
+    once = simulate("tanh(x)", n=96, c=1.0, gamma=gamma / 4, seeds=2, progress=False)
+    assert np.allclose(twice.attention_per_seed, once.attention_per_seed, rtol=1e-8, atol=1e-12)
 
 
 USUAL_F = ["tanh(x)", "erf(x)", "sin(x)", "Max(x, 0) - 1/sqrt(2*pi)", "x*(1 + erf(x/sqrt(2)))/2 - 1/sqrt(2*pi)"]
