@@ -11,7 +11,7 @@ module                     what it holds
                            a check of a theory at a point
 :mod:`.theories`           the theory behind one interface (:class:`PackageTheory`, :class:`DerivedTheory`)
 :mod:`.reference`          independent derivations the properties compare with (no symrmt import)
-:mod:`.verify`             :func:`verify`: the whole catalogue on one f (``symrmt check``)
+:mod:`.verification`             :func:`verify`: the whole catalogue on one f (``symrmt check``)
 :mod:`.planted`            planted errors: the power of each property
 =========================  ====================================================================
 
@@ -38,7 +38,7 @@ from .checks import CATALOGUE, GAMMAS, SOLVER_ATOL, Deviation, Property, Propert
 from .strategies import (DrawnGeometry, KnownNonlinearity, geometries, hermite_data, nonlinearities, points,
                          regimes)
 from .theories import DerivedTheory, PackageTheory, Point, Theory
-from .verify import Row, Verification, verify
+from .verification import Row, Verification, verify
 
 __all__ = ["MISSING_HYPOTHESIS", "CATALOGUE", "Property", "PropertyViolation", "Deviation", "GAMMAS", "SOLVER_ATOL",
            "nonlinearities", "hermite_data", "geometries", "regimes", "points", "DrawnGeometry", "KnownNonlinearity",

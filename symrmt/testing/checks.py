@@ -36,7 +36,7 @@ from symrmt.errors import ConvergenceError
 from . import reference as ref
 from .theories import Point, Theory
 
-__all__ = ["PropertyViolation", "Deviation", "Property", "CATALOGUE", "GAMMAS", "SOLVER_ATOL"] + [
+__all__ = ["PropertyViolation", "Deviation", "Property", "CATALOGUE", "GAMMAS", "SOLVER_ATOL", "catalogue_markdown"] + [
     "check_bounds_and_monotonicity", "check_large_gamma", "check_sign_symmetry", "check_scale_law",
     "check_label_symmetry", "check_weight_rescaling", "check_one_sided_weights", "check_a1_zero",
     "check_a1_zero_with_diagonal", "check_noise_only", "check_linear_f", "check_linear_regression",
@@ -669,3 +669,11 @@ CATALOGUE: dict[str, Property] = {p.name: p for p in (
              "(1/pi) Im m(x + i eta) is a probability measure convolved with the Cauchy kernel",
              check_density_normalized),
 )}
+
+
+def catalogue_markdown() -> str:
+    """The catalogue as the markdown table of docs/verify.md: property, statement, region, reason."""
+    lines = ["| property | statement | region | reason |", "|---|---|---|---|"]
+    for p in CATALOGUE.values():
+        lines.append(f"| `{p.name}` | {p.statement} | {p.region} | {p.reason} |")
+    return "\n".join(lines)

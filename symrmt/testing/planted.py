@@ -45,27 +45,34 @@ POINT = Point(a1=0.7, nu=0.9, c=1.5, d=0.3, theta=_G.theta, alpha_K=_G.alpha_K, 
 
 
 class Perturbed(Theory):
-    """The package's theory with its attention error (rank one and rank r) or its density multiplied by a factor."""
+    """The package's theory with its attention error (rank one and rank r) or its density changed.
 
-    def __init__(self, name: str, error: float = 1.0, density: float = 1.0, base: Theory | None = None) -> None:
+    ``error`` is a factor, or a function ``(E, gamma) -> wrong E``; ``density`` a factor.
+    """
+
+    def __init__(self, name: str, error: float | Callable = 1.0, density: float = 1.0,
+                 base: Theory | None = None) -> None:
         self.name, self._error, self._density = name, error, density
         self._base = PackageTheory() if base is None else base
 
     def _attention(self, point, gamma):
-        return _scaled(self._base.attention(point, gamma), self._error)
+        return self._wrong(self._base.attention(point, gamma), gamma)
 
     def _linear(self, point, gamma):
         return self._base.linear(point, gamma)
 
     def attention_gram(self, point, gamma, gram):
-        return _scaled(self._base.attention_gram(point, gamma, gram), self._error)
+        return self._wrong(self._base.attention_gram(point, gamma, gram), np.asarray(gamma, float))
 
     def density(self, point, x, eta):
         return self._density * self._base.density(point, x, eta)
 
-
-def _scaled(solution, factor: float):
-    return solution if factor == 1.0 else dataclasses.replace(solution, error=factor * np.asarray(solution.error))
+    def _wrong(self, solution, gamma):
+        if self._error == 1.0:
+            return solution
+        error = np.asarray(solution.error)
+        wrong = self._error(error, gamma) if callable(self._error) else self._error * error
+        return dataclasses.replace(solution, error=wrong)
 
 
 # --------------------------------------------------------------------------- wrong copies of the derivation
@@ -138,6 +145,26 @@ def a1_dropped_in_one_block(d):
     for i, row in enumerate(form.labels):
         for j, column in enumerate(form.labels):
             if row.endswith("^(1)") and column.endswith("^(2)"):
+                core[i, j] = core[i, j].xreplace({S.a1: 1})
+    return _with_woodbury(d, core=core)
+
+
+def alpha_q_sign_lost(d):
+    """The sign of mu^T w_Q lost in the projection forms: abs(alpha_Q) where alpha_Q belongs."""
+    import sympy as sp
+
+    S = _symbols()
+    return _with_woodbury(d, gram=_core(d).gram.xreplace({S.alpha_Q: sp.Abs(S.alpha_Q)}))
+
+
+def a1_dropped_from_l(d):
+    """The factor a_1 of L dropped in both of its blocks (the Hermite factor of the low-rank part forgotten)."""
+    S = _symbols()
+    form = _core(d)
+    core = form.core.copy()
+    for i, row in enumerate(form.labels):
+        for j, column in enumerate(form.labels):
+            if {row[-4:], column[-4:]} == {"^(1)", "^(2)"}:
                 core[i, j] = core[i, j].xreplace({S.a1: 1})
     return _with_woodbury(d, core=core)
 
@@ -238,7 +265,7 @@ def _derived(name: str, attention: Callable, linear: Callable | None = None) -> 
         return DerivedTheory(name, attention(attention_system()),
                              linear(linear_system()) if linear else linear_system())
 
-    return PlantedError(name, (attention.__doc__ or "").strip().splitlines()[0], build)
+    return PlantedError(name, (attention.__doc__ or "").strip().splitlines()[0].rstrip("."), build)
 
 
 #: name -> PlantedError: the three of issue 25 first (an error scaled by 1.01, a_1 dropped from one block,
@@ -248,7 +275,11 @@ PLANTED: dict[str, PlantedError] = {p.name: p for p in (
                  lambda: Perturbed("error_scaled", error=1.01)),
     _derived("a1_dropped_in_one_block", a1_dropped_in_one_block),
     _derived("swap_wk_wq_in_one_term", swap_wk_wq_in_one_term),
+    PlantedError("error_missing_gamma", "E = -gamma dPhi/dgamma instead of -gamma^2 dPhi/dgamma (E/gamma reported)",
+                 lambda: Perturbed("error_missing_gamma", error=lambda error, gamma: error / gamma)),
+    _derived("a1_dropped_from_l", a1_dropped_from_l),
     _derived("swap_alpha_in_sigma", swap_alpha_in_sigma),
+    _derived("alpha_q_sign_lost", alpha_q_sign_lost),
     _derived("woodbury_sign", woodbury_sign, woodbury_sign),
     _derived("drop_tau_a", drop_tau_a, drop_tau_a),
     _derived("tau_a_unweighted", tau_a_unweighted, tau_a_unweighted),

@@ -73,7 +73,7 @@ class Point:
 
 
 class Theory:
-    """What the properties ask of a theory: ridge errors at rank one and rank r, and eigenvalue densities.
+    r"""What the properties ask of a theory: ridge errors at rank one and rank r, and eigenvalue densities.
 
     ``attention(point, gamma)`` and ``linear(point, gamma)`` return a :class:`symrmt.theory.RidgeSolution`
     over ``gamma`` (``error``, ``phi``); ``attention_gram(point, gamma, gram)`` the same for the rank-r Gram

@@ -35,7 +35,7 @@ def add_check(sub) -> None:
 def cmd_check(args: argparse.Namespace) -> dict:
     try:
         from ...testing import verify
-        from ...testing.verify import DEFAULT_EXAMPLES
+        from ...testing.verification import DEFAULT_EXAMPLES
     except ImportError as exc:
         if "symrmt[testing]" in str(exc):
             raise SymrmtInputError(str(exc)) from None
