@@ -18,8 +18,10 @@ and the property reports that as a violation.
 
 Examples
 --------
->>> sorted(PLANTED)[:3]
-['a1_dropped_in_one_block', 'covariance_t11_t22', 'density_scaled']
+>>> list(PLANTED)[:3]
+['error_scaled', 'a1_dropped_in_one_block', 'swap_wk_wq_in_one_term']
+>>> PLANTED["swap_wk_wq_in_one_term"].description
+'One term of Sigma with w_K and w_Q exchanged: Sigma_{k y} = alpha_K instead of alpha_Q (both of its places)'
 """
 from __future__ import annotations
 

@@ -135,6 +135,11 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
         An f that cannot be read, missing or extra parameters, an unknown property, or ``examples``
         out of range (one line naming the problem).
 
+    Notes
+    -----
+    The points are drawn by Hypothesis' ``@given``: called inside a ``@given`` test of your own, that
+    test declares the nesting with ``@settings(suppress_health_check=[HealthCheck.nested_given])``.
+
     Examples
     --------
     >>> result = verify("tanh(x)", examples=1, properties=["scale_law", "sign_symmetry"])
