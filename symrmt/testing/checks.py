@@ -75,7 +75,7 @@ class PropertyViolation(AssertionError):
         self.deviation = deviation if deviation is not None else Deviation(math.inf, 0.0)
 
 
-#: The worst (ratio, gap, tolerance) of the property running in this context.
+#: ``[worst Deviation so far]`` of the property running in this context (None outside a property).
 _WORST: contextvars.ContextVar[list | None] = contextvars.ContextVar("symrmt_testing_worst", default=None)
 
 
@@ -88,7 +88,8 @@ def _record(gap: float, tolerance: float) -> Deviation:
     return deviation
 
 
-def _close(name: str, got, expected, atol, context) -> None:
+def _close(name: str, got, expected, atol, context) -> Deviation:
+    """``|got - expected| <= atol`` elementwise (non-finite ``got`` fails); records and returns the worst comparison."""
     got, expected, atol = np.broadcast_arrays(np.asarray(got, float), np.asarray(expected, float),
                                               np.asarray(atol, float))
     gap = np.abs(got - expected)

@@ -29,9 +29,9 @@ from .theories import PackageTheory, Point, Theory
 
 __all__ = ["verify", "Verification", "Row", "DEFAULT_EXAMPLES", "MAX_EXAMPLES"]
 
-#: Points per property by default: the whole catalogue then takes about 10-30 s on one core.
+#: Points per property by default (docs/performance.md: what the whole catalogue costs).
 DEFAULT_EXAMPLES = 3
-#: The most points per property :func:`verify` accepts (a bound on the run time, about 5 s per point for all of them).
+#: The most points per property :func:`verify` accepts (a bound on the run time).
 MAX_EXAMPLES = 1000
 
 

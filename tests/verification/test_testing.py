@@ -90,7 +90,7 @@ NESTED = [check for check in (getattr(HealthCheck, "nested_given", None),) if ch
 @given(f=nonlinearities())
 def test_verify_whole_catalogue_on_drawn_f(f):
     """Every property holds for a drawn f (with or without parameters, or smooth without a closed form), one point
-    each: about 7 s on one core. The heavier run below is slow."""
+    each. The heavier run below is slow."""
     _check_rows(verify(f.text, f.params or None, center=f.center, examples=1))
 
 

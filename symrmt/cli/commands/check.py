@@ -24,8 +24,7 @@ def add_check(sub) -> None:
     add_f(p, help="the nonlinearity whose theory is checked")
     add_params(p)
     p.add_argument("--examples", type=int, default=None, metavar="N",
-                   help="points per property, drawn by Hypothesis (default 3; the whole catalogue takes about "
-                        "10-30 s at 3)")
+                   help="points per property, drawn by Hypothesis (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (reproducible)")
     p.add_argument("--property", action="append", default=None, metavar="NAME",
                    help="run only this property (repeatable; default: the whole catalogue)")

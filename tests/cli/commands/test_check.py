@@ -12,7 +12,7 @@ from symrmt.testing.planted import Perturbed
 
 from ..runner import assert_refused, run, run_json
 
-#: Two cheap properties keep these tests at about a second; tests/verification runs the whole catalogue.
+#: Two cheap properties keep these tests short; tests/verification runs the whole catalogue.
 FEW = ("--property", "scale_law", "--property", "sign_symmetry", "--examples", "1")
 
 
