@@ -28,7 +28,7 @@ _EXPORTS = {
     "spectral_density": "theory", "SpectralDensity": "theory",
     "latex": "theory",
     "kernel_ridge_error": "theory", "simulate_kernel_ridge": "simulation",
-    "softmax_error": "theory", "summed_heads_error": "theory",
+    "softmax_error": "theory", "summed_heads_error": "theory", "solve_model": "theory",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -18,7 +18,7 @@ from .errors import ParameterError
 
 __all__ = ["MIN_TEMPERATURE", "temperature", "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
-           "positive_grid", "choice", "within", "indices"]
+           "positive_grid", "choice", "within", "indices", "grid"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -204,3 +204,38 @@ def temperature(temperature: Any, array: bool = False) -> Any:
             f"temperature = {temperature!r}: must be >= {MIN_TEMPERATURE} (below it e^(2/tau^2), the variance of "
             "exp(xi/tau), overflows float64; the entrywise equivalent fails long before: docs/theory.md, section 15).")
     return value
+
+
+def grid(text: str, log: bool = False, subject: str = "", expected: str = "give LO:HI:NUM") -> np.ndarray:
+    """``"LO:HI:NUM"`` as its NUM values: evenly spaced, or log-spaced with ``log`` (then LO, HI > 0).
+
+    The one reading of the grid grammar, for the command line (``--gamma``, ``--x``, ``--param``) and sweep
+    specs. NUM is checked (1..:data:`MAX_GRID_POINTS`) before anything is allocated. A text not of this form
+    is refused with ``"<subject>: <expected> (<what is wrong>)"``, a value out of range with
+    ``"<subject>: <what is wrong>"`` (a :class:`ParameterError`).
+
+    >>> grid("1e-2:1:3", log=True).tolist()
+    [0.01, 0.1, 1.0]
+    >>> grid("-1:1:3").tolist()
+    [-1.0, 0.0, 1.0]
+    >>> grid("1:2", subject="--x '1:2'")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: --x '1:2': give LO:HI:NUM (LO:HI:NUM takes exactly three parts).
+    """
+    subject = subject or repr(text)
+    parts = text.split(":")
+    try:
+        if len(parts) != 3:
+            raise ValueError("LO:HI:NUM takes exactly three parts")
+        lo, hi, num = float(parts[0]), float(parts[1]), int(parts[2])
+    except ValueError as exc:
+        reason = str(exc) if "three parts" in str(exc) else "LO and HI must be numbers and NUM an integer"
+        raise ParameterError(f"{subject}: {expected} ({reason}).") from None
+    if not 1 <= num <= MAX_GRID_POINTS:
+        raise ParameterError(f"{subject}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
+    if not (np.isfinite(lo) and np.isfinite(hi) and (not log or (lo > 0 and hi > 0))):
+        raise ParameterError(f"{subject}: LO and HI must be finite numbers{' > 0' if log else ''}.")
+    if log:
+        return np.logspace(np.log10(lo), np.log10(hi), num)
+    return np.linspace(lo, hi, num) + 0.0           # + 0.0: no -0.0 in a grid

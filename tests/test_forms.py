@@ -196,9 +196,11 @@ def test_every_listed_point_of_the_comparison_is_explained():
 
 #: Where the largest unknown is at least this (t ~ 1/gamma at c < 1 and gamma < 1e-5, Phi ~ 1e4 to 1e6 a
 #: difference of terms of that size), float64 leaves more than 1e-9 in Phi in either form: the quadrature form
-#: is off by up to 6e-8 at such points of the data file ("both off"), the algebraic form by up to 3.3e-8
-#: (benchmarks/agreement.py --auto). There auto is held to FLOOR_AGREEMENT instead of 1e-9.
-FLOOR_UNKNOWN, FLOOR_AGREEMENT = 1e5, 1e-7
+#: is off by up to 6e-8 at such points of the data file ("both off"), and at rank 3 either form by up to 8.7e-7
+#: at Phi = 1.3e5 (docs/theory.md, the float64 floor of the algebraic form). Which digits of that floor come out
+#: depends on the round-off of the NumPy and BLAS in use (one rank-3 point of the file, Phi = 1.8e5, moved from
+#: 2.7e-8 to 1.3e-7 with NumPy 2.4.6), so auto is held to the floor, FLOOR_AGREEMENT, instead of 1e-9 there.
+FLOOR_UNKNOWN, FLOOR_AGREEMENT = 1e5, 1e-6
 
 
 def _by_rank(records: list) -> dict:

@@ -6,12 +6,11 @@ Each parser takes the text of one flag and returns a NumPy array (or a pair), or
 from __future__ import annotations
 
 import json
-from typing import Callable
 
 import numpy as np
 
 from ..errors import SymrmtInputError
-from ..validate import MAX_GRID_POINTS
+from ..validate import MAX_GRID_POINTS, grid
 
 __all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes"]
 
@@ -20,35 +19,24 @@ def _shown(text: str, width: int = 80) -> str:
     return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
 
 
-def _numbers(text: str, flag: str, hint: str, grid: Callable[[float, float, int], np.ndarray],
+def _numbers(text: str, flag: str, hint: str, log: bool = False,
              finite: str = "every value must be finite") -> np.ndarray:
-    """Comma-separated numbers, or ``LO:HI:NUM`` expanded by ``grid(lo, hi, num)``; empty items are refused."""
+    """Comma-separated numbers, or ``LO:HI:NUM`` (:func:`symrmt.validate.grid`, log-spaced with ``log``)."""
     items = text.split(":") if ":" in text else text.split(",")
     if any(not item.strip() for item in items):
         raise SymrmtInputError(f"{flag} {_shown(text)}: has an empty item; {hint}.")
-    try:
-        if ":" in text:
-            if len(items) != 3:
-                raise ValueError("LO:HI:NUM takes exactly three parts")
-            lo, hi, num = float(items[0]), float(items[1]), int(items[2])
-            if not 1 <= num <= MAX_GRID_POINTS:
-                raise ValueError(f"NUM = {num} must be in 1..{MAX_GRID_POINTS}")
-            values = grid(lo, hi, num)
-        elif len(items) > MAX_GRID_POINTS:
-            raise ValueError(f"{len(items)} values; at most {MAX_GRID_POINTS}")
-        else:
+    if ":" in text:
+        values = grid(text, log, subject=f"{flag} {_shown(text)}", expected=hint)
+    else:
+        try:
+            if len(items) > MAX_GRID_POINTS:
+                raise ValueError(f"{len(items)} values; at most {MAX_GRID_POINTS}")
             values = np.array([float(v) for v in items])
-    except ValueError as exc:
-        raise SymrmtInputError(f"{flag} {_shown(text)}: {hint} ({exc}).") from None
+        except ValueError as exc:
+            raise SymrmtInputError(f"{flag} {_shown(text)}: {hint} ({exc}).") from None
     if not np.all(np.isfinite(values)):
         raise SymrmtInputError(f"{flag} {_shown(text)}: {finite}.")
     return values
-
-
-def _log_grid(lo: float, hi: float, num: int) -> np.ndarray:
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
-        raise ValueError("LO and HI must be finite numbers > 0")
-    return np.logspace(np.log10(lo), np.log10(hi), num)
 
 
 def parse_gamma(text: str) -> np.ndarray:
@@ -60,7 +48,7 @@ def parse_gamma(text: str) -> np.ndarray:
     array([0.01, 0.1 , 1.  ])
     """
     values = _numbers(text, "--gamma", "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid "
-                      "(1e-3:10:50)", _log_grid, finite="every gamma must be a finite number > 0")
+                      "(1e-3:10:50)", log=True, finite="every gamma must be a finite number > 0")
     if np.any(values <= 0):
         raise SymrmtInputError(f"--gamma {_shown(text)}: every gamma must be a finite number > 0.")
     return values
@@ -85,7 +73,7 @@ def parse_sizes(text: str) -> np.ndarray:
 
 def parse_grid(text: str, flag: str = "--x") -> np.ndarray:
     """``"-1:3:200"`` (200 evenly spaced points from -1 to 3) or ``"0.5,1,2"`` (a list)."""
-    return _numbers(text, flag, "give LO:HI:NUM (evenly spaced) or comma-separated numbers", np.linspace)
+    return _numbers(text, flag, "give LO:HI:NUM (evenly spaced) or comma-separated numbers")
 
 
 def parse_gram(text: str) -> np.ndarray:

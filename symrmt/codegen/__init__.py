@@ -12,6 +12,7 @@ Split like PyDy's code generation, by what is symbolic and what depends on the t
 
 Nothing here knows which model a system describes.
 """
+from .calculus import parameter_domains
 from .numpy_backend import compile_system, numpy_function
 
-__all__ = ["compile_system", "numpy_function"]
+__all__ = ["compile_system", "numpy_function", "parameter_domains"]

@@ -29,7 +29,7 @@ from ..derive.components import WoodburyForm, derivative_of
 from ..derive.fixed_point import FixedPointSystem
 from .definitions import Definitions
 
-__all__ = ["SymbolicFunction", "ObservableCalculus", "SystemCalculus", "system_calculus", "RELATIONS"]
+__all__ = ["SymbolicFunction", "ObservableCalculus", "SystemCalculus", "system_calculus", "RELATIONS", "parameter_domains"]
 
 #: The branch conditions the solver evaluates, as the comparison it makes.
 RELATIONS = {sp.StrictGreaterThan: ">", sp.GreaterThan: ">=", sp.StrictLessThan: "<", sp.LessThan: "<="}
@@ -89,6 +89,11 @@ class SystemCalculus:
     branch: tuple[str, ...]
     branch_sides: SymbolicFunction | None
     admissible: Mapping[sp.Symbol, tuple[SymbolicFunction, str]]
+
+
+def parameter_domains(system: FixedPointSystem) -> dict[sp.Symbol, tuple[float, float, bool, bool]]:
+    """Each parameter's domain as ``(lower, upper, lower_open, upper_open)``: what the solver checks it against."""
+    return {s: _interval(domain) for s, domain in system.parameters.items()}
 
 
 def _interval(domain: sp.Set) -> tuple[float, float, bool, bool]:
@@ -227,7 +232,7 @@ def system_calculus(system: FixedPointSystem) -> SystemCalculus:
     return SystemCalculus(
         name=system.name,
         parameters=p,
-        domains={s: _interval(domain) for s, domain in system.parameters.items()},
+        domains=parameter_domains(system),
         unknowns=build.unknowns,
         complex=bool(system.complex_unknowns),
         variable=build.variable,

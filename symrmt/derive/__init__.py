@@ -17,7 +17,7 @@ code builds, step by step,
    and one for linear (ridge) regression; :mod:`.density` -- the same resolvents
    at a complex spectral argument, for eigenvalue densities; :mod:`.kernel_ridge` -- a second
    model from the same parts, ridge regression on :math:`K` alone;
-6. :mod:`.registry` -- the systems by kind and the substitution of f's Hermite data;
+6. :mod:`.registry` -- the substitution of f's Hermite data (the models are registered in :mod:`symrmt.models`);
    :mod:`.latex` -- a system printed as LaTeX;
 7. :mod:`.algebraic` -- any of these systems with its spectral averages in closed form (polynomial
    equations, no quadrature), from the law's Stieltjes equation in :mod:`.stieltjes`.
@@ -31,8 +31,7 @@ from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, 
 from .density import density_system
 from .fixed_point import FixedPointSystem
 from .kernel_ridge import kernel_ridge_system
-from .registry import KINDS, system_for
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
-           "derivative_of", "attention_system", "linear_system", "density_system", "kernel_ridge_system", "KINDS",
-           "system_for", "algebraic_form"]
+           "derivative_of", "attention_system", "linear_system", "density_system", "kernel_ridge_system",
+           "algebraic_form"]

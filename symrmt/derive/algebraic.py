@@ -42,7 +42,7 @@ two unknowns, each with its own quadratic, analytic at :math:`\upsilon = 0` (whe
 :math:`\det M(\lambda)` goes to infinity) and with no pole at the atom. When :math:`M_1 = 0` the averages are
 :math:`M_0^{-1}` and :math:`\mathbb E[\lambda] M_0^{-1}`. Other ranks are refused (no system of symrmt has
 them). In the general algebraic form a root of :math:`\det M` is of order :math:`1/a_1^2`; the form with
-:math:`a_1 = 0` substituted first is the rank-one one (:func:`~.registry.system_for`).
+:math:`a_1 = 0` substituted first is the rank-one one (:meth:`symrmt.models.Model.system`).
 """
 from __future__ import annotations
 

@@ -43,18 +43,6 @@ ERROR = sp.Symbol("E")
 #: The Dyson matrix M(lambda) of the ridge pencil and its inverse R(lambda), as matrix symbols (3 x 3 blocks).
 DYSON, RESOLVENT = dyson_symbols(3)
 
-_POSITIVE = sp.Interval.open(0, sp.oo)
-_NONNEGATIVE = sp.Interval(0, sp.oo)
-
-
-def _domain(symbol: sp.Symbol) -> sp.Set:
-    if symbol in (S.c, S.gamma):
-        return _POSITIVE
-    if symbol.is_nonnegative:
-        return _NONNEGATIVE
-    return sp.S.Reals
-
-
 def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters: tuple[sp.Symbol, ...],
                  spectrum_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E") -> FixedPointSystem:
     r"""The fixed-point system of :math:`\Phi = y^\top Q y/n` and :math:`E` for a ridge pencil and low-rank terms.
@@ -73,7 +61,7 @@ def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters:
     branch = (sp.StrictGreaterThan(S.c * t11, 0), sp.LessThan(S.gamma * S.c * t11, 1)) if t11 in dyson.unknowns else ()
     return FixedPointSystem(
         name=name,
-        parameters={p: _domain(p) for p in parameters},
+        parameters={p: S.domain(p) for p in parameters},
         unknowns=tuple(dyson.unknowns),
         residuals=dyson.residuals,
         averages=averages,

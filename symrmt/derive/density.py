@@ -40,8 +40,7 @@ DENSITY = sp.Symbol("rho")
 MATRICES = ("gram", "kernel")
 
 _Z = S.x + sp.I * S.eta
-_DOMAINS = {S.c: sp.Interval.open(0, sp.oo), S.x: sp.S.Reals, S.eta: sp.Interval(0, sp.oo), S.a1: sp.S.Reals,
-            S.b: sp.Interval(0, sp.oo), S.d: sp.S.Reals}
+
 
 
 def _pencil(matrix: str) -> Pencil:
@@ -84,7 +83,7 @@ def _density_system(matrix: str, form: str) -> FixedPointSystem:
     t11 = S.trace_symbol(1, 1)
     return FixedPointSystem(
         name=f"{matrix} density",
-        parameters={p: _DOMAINS[p] for p in (S.c, S.x, S.eta, S.a1, S.b, S.d)},
+        parameters={p: S.domain(p) for p in (S.c, S.x, S.eta, S.a1, S.b, S.d)},
         unknowns=tuple(dyson.unknowns),
         residuals=dyson.residuals,
         averages=dyson.averages,

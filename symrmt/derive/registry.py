@@ -1,73 +1,32 @@
-r"""The derived systems by kind, and the substitution that puts a nonlinearity's Hermite data into them.
-
-============================  =============================================================
-kind                          system
-============================  =============================================================
-``"attention"``               :func:`~.attention.attention_system` (weights of any ``rank``)
-``"linear"``                  :func:`~.attention.linear_system`
-``"kernel_ridge"``            :func:`~.kernel_ridge.kernel_ridge_system` (ridge on :math:`K` alone)
-``"gram_density"``            :func:`~.density.density_system` of the attention Gram matrix
-``"kernel_density"``          :func:`~.density.density_system` of the kernel matrix :math:`K`
-============================  =============================================================
+r"""A nonlinearity's Hermite data put into a derived system: the substitution, exact where closed forms exist.
 
 Every system is derived for general :math:`(a_1, b)`; a nonlinearity f enters only through
-:func:`hermite_substitution` of its Hermite data.
+:func:`hermite_substitution` of its Hermite data, with :math:`b^2 = \nu - a_1^2` by the one symbolic rule
+:func:`nonlinear_share` (the numeric one is :func:`symrmt.nonlinearity.nonlinear_share`). The models
+themselves are registered in :mod:`symrmt.models`.
 """
 from __future__ import annotations
 
-import dataclasses
-from functools import lru_cache
 from typing import Any
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from . import symbols as S
-from .algebraic import in_form
-from .attention import attention_system, linear_system
-from .density import density_system
-from .fixed_point import FixedPointSystem
-from .kernel_ridge import kernel_ridge_system
 
-__all__ = ["KINDS", "system_for", "hermite_substitution", "substitution_of", "printed_hermite"]
-
-KINDS = ("attention", "linear", "gram_density", "kernel_density", "kernel_ridge")
+__all__ = ["nonlinear_share", "hermite_substitution", "substitution_of", "printed_hermite"]
 
 
-def system_for(kind: str = "attention", rank: int = 1, form: str = "quadrature",
-               without_linear_part: bool = False) -> FixedPointSystem:
-    r"""The derived system of ``kind``: one of :data:`KINDS` (``rank`` for attention and kernel ridge); each is derived once.
-
-    ``form``: ``"quadrature"`` or ``"algebraic"`` (:data:`~.algebraic.FORMS`). ``without_linear_part``: the
-    special case :math:`a_1 = 0`, substituted before the form is derived. Its algebraic form differs from
-    the general one (which divides by :math:`a_1`): :math:`\lambda` then enters the pencil only through
-    :math:`C = c\lambda`, a rank-one term (:mod:`.algebraic`).
-    """
-    if without_linear_part:
-        if kind == "linear":
-            raise ValueError("linear regression has no a_1: without_linear_part does not apply")
-        return _without_linear_part(kind, rank, form)
-    if kind == "attention":
-        return attention_system(rank, form)
-    if kind == "linear":
-        return linear_system(form)
-    if kind in ("gram_density", "kernel_density"):
-        return density_system(kind.split("_")[0], form)
-    if kind == "kernel_ridge":
-        return kernel_ridge_system(rank, form)
-    raise ValueError(f"kind = {kind!r}: use one of {KINDS}")
-
-
-@lru_cache(maxsize=None)
-def _without_linear_part(kind: str, rank: int, form: str) -> FixedPointSystem:
-    special = system_for(kind, rank).subs({S.a1: 0})
-    return in_form(dataclasses.replace(special, name=f"{special.name} (a_1 = 0)"), form)
+def nonlinear_share(a1: sp.Expr, nu: sp.Expr) -> sp.Expr:
+    r""":math:`b^2 = \nu - a_1^2`, simplified (left as it is where a datum is an unknown function of the parameters)."""
+    b2 = nu - a1**2
+    return b2 if (a1.has(AppliedUndef) or nu.has(AppliedUndef)) else sp.simplify(b2)
 
 
 def hermite_substitution(a1: sp.Expr, nu: sp.Expr) -> dict[sp.Symbol, sp.Expr]:
     r"""``{a_1: a1, b: sqrt(nu - a1^2)}`` with exact arithmetic when the inputs are exact."""
     a1, nu = sp.sympify(a1), sp.sympify(nu)
-    return {S.a1: a1, S.b: sp.sqrt(sp.simplify(nu - a1**2))}
+    return {S.a1: a1, S.b: sp.sqrt(nonlinear_share(a1, nu))}
 
 
 def substitution_of(hermite_data: Any) -> dict[sp.Symbol, sp.Expr]:
@@ -107,7 +66,7 @@ def printed_hermite(hermite_data: Any, numeric_digits: int | None = None) -> tup
     a1, nu = _hermite_values(hermite_data)
     if numeric_digits is not None:
         a1, nu = (v if isinstance(v, AppliedUndef) else sp.N(v, numeric_digits) for v in (a1, nu))
-    b2 = nu - a1**2 if (a1.has(AppliedUndef) or nu.has(AppliedUndef)) else sp.simplify(nu - a1**2)
+    b2 = nonlinear_share(a1, nu)
     given: list[tuple] = []
     if isinstance(hermite_data.f, sp.Basic):
         given.append(("f(x)", hermite_data.f))

@@ -21,9 +21,12 @@ With rank-:math:`r` weights :math:`W_K^\top W_Q = I + \sum_k w_K^{(k)} w_Q^{(k)\
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import sympy as sp
+
+from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA
 
 c = sp.Symbol("c", positive=True)
 gamma = sp.Symbol("gamma", positive=True)
@@ -44,6 +47,33 @@ eta = sp.Symbol("eta", nonnegative=True)
 
 #: The ridge problem's parameters before the geometry (the Gram entries follow, see :func:`gram_symbols`).
 MODEL_PARAMETERS = (c, gamma, a1, b, d)
+
+
+def _exact(bound: float) -> sp.Expr:
+    """A decimal bound exactly, a power of ten printed as one (``10^{12}``); it converts back to the same float."""
+    exponent = round(math.log10(bound))
+    if abs(exponent) > 3 and 10.0**exponent == bound:
+        return sp.Pow(10, exponent, evaluate=False)
+    return sp.Rational(repr(bound))
+
+
+def domain(symbol: sp.Symbol) -> sp.Set:
+    r"""Where a parameter is solved: its mathematical domain, cut where the solver's checks end.
+
+    :math:`c`, :math:`\gamma` and :math:`d` are bounded by the practical ranges of :mod:`symrmt.validate`
+    (``C_RANGE``, ``MAX_GAMMA``, ``MAX_DIAGONAL``: docs/theory.md, section 13), stated there once; every
+    other parameter by its sign. This is the one range a parameter is checked against
+    (:func:`symrmt.solve.check_parameters`).
+    """
+    if symbol == c:
+        return sp.Interval(_exact(C_RANGE[0]), _exact(C_RANGE[1]))
+    if symbol == gamma:
+        return sp.Interval.Lopen(0, _exact(MAX_GAMMA))
+    if symbol == d:
+        return sp.Interval(-_exact(MAX_DIAGONAL), _exact(MAX_DIAGONAL))
+    if symbol.is_nonnegative:
+        return sp.Interval(0, sp.oo)
+    return sp.S.Reals
 
 
 def weight_vectors(rank: int) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -111,6 +111,8 @@ _EXPORTS = {
     "FUNCTIONS": "parse",
     "ZOO": "zoo",
     "HermiteCoefficients": "api",
+    "nonlinear_part": "decomposition",
+    "nonlinear_share": "decomposition",
     "parse_nonlinearity": "parse",
     "formula_parameters": "parse",
     "hermite": "api",

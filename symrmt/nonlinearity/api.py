@@ -20,6 +20,7 @@ from .callables import callable_coefficients
 from .centering import require_centered
 from .coefficients import _coefficients, _hermite_compute
 from .constants import KEYS, X
+from .decomposition import nonlinear_share
 from .parametric import at_point, evaluate, named_values, parametric_hermite
 from .parse import formula_parameters, parse_nonlinearity
 
@@ -182,11 +183,8 @@ class HermiteCoefficients:
 
     @property
     def b2(self) -> float:
-        r""":math:`b^2 = \nu - a_1^2 \ge 0` (tiny negative round-off is clipped to 0)."""
-        value = self.nu - self.a1**2
-        if value < -1e-12 * max(self.nu, 1e-300):
-            raise RuntimeError(f"b^2 = nu - a1^2 = {value:.3e} < 0: inconsistent Hermite data for {self.f}")
-        return max(value, 0.0)
+        r""":math:`b^2 = \nu - a_1^2 \ge 0` (:func:`~.decomposition.nonlinear_share`: round-off below 0 clipped)."""
+        return float(nonlinear_share(self.a1, self.nu))
 
     def _repr_latex_(self) -> str:
         """Jupyter: the Hermite data with their closed forms (see :func:`symrmt.presentation.display.hermite_latex`)."""

@@ -36,18 +36,18 @@ import numpy as np
 
 from ..runtime.cpus import usable_cpus
 from ..errors import ConvergenceError, ParameterError
-from ..validate import real_array
 from .compiled import CompiledObservable, CompiledSystem
 from .exact import solve_exact
 from .failures import PointFailure, failure_message, point_failures
 from .marchenko_pastur import RULES, marchenko_pastur_rule
+from .parameters import Parameters, check_parameters
 from .observe import admit, coarse_solution, evaluate, scale
 from .path import continue_path, newton, physical, start_values, starting_values
 from .problem import Problem
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
                        PATH_NODES, QUADRATURE_TOLERANCE)
 
-__all__ = ["SolveResult", "PointFailure", "solve", "validate_parameters", "CompiledSystem", "CompiledObservable",
+__all__ = ["SolveResult", "PointFailure", "solve", "Parameters", "check_parameters", "CompiledSystem", "CompiledObservable",
            "marchenko_pastur_rule", "RULES", "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
 
 
@@ -83,36 +83,6 @@ class SolveResult:
         return self.observables[observable]
 
 
-def validate_parameters(compiled: CompiledSystem, params: Mapping) -> dict:
-    """The parameter arrays, checked against the system's parameters and their domains (a ParameterError if not)."""
-    keys = compiled.parameters
-    known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
-    missing = [str(k) for k in keys if k not in params]
-    unknown = [repr(k) for k in params if k not in known]
-    if missing or unknown:
-        raise ParameterError(f"the {compiled.name} system takes one array per parameter symbol "
-                             f"{[str(k) for k in keys]} (its `parameters`); "
-                             + (f"missing {missing}" if missing else "") + ("; " if missing and unknown else "")
-                             + (f"unknown {unknown}" if unknown else "") + ".")
-    out = {}
-    for k in keys:
-        array = real_array(str(k), params[k], finite=False)
-        lower, upper, lower_open, upper_open = compiled.domains[k]
-        bad = ~np.isfinite(array) | (array < lower) | (array > upper)
-        bad |= (array == lower) if lower_open else False
-        bad |= (array == upper) if upper_open else False
-        if np.any(bad):
-            interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
-            raise ParameterError(f"{k} must be finite and in {interval} (got {array[bad].ravel()[:3].tolist()}).")
-        out[k] = array
-    try:
-        np.broadcast_shapes(*(a.shape for a in out.values()))
-    except ValueError:
-        shapes = {str(k): a.shape for k, a in out.items() if a.shape}
-        raise ParameterError(f"the parameter arrays do not broadcast together: shapes {shapes}.") from None
-    return out
-
-
 def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
           quadrature_tolerance: float = QUADRATURE_TOLERANCE, partial: bool = False) -> SolveResult:
     r"""Solve a compiled fixed-point system at every point of the broadcast parameter arrays.
@@ -121,9 +91,10 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
     ----------
     system : CompiledSystem
         A derived system compiled by :func:`symrmt.codegen.compile_system` (once per system).
-    params : mapping
+    params : Parameters or mapping
         One array (or scalar) per parameter of the system, keyed by the parameter's symbol
-        (``system.parameters``), exactly those.
+        (``system.parameters``), exactly those: checked by :func:`~.parameters.check_parameters` against
+        the system's domains, or already :class:`~.parameters.Parameters` (checked once, trusted here).
     nodes : int
         Initial number of quadrature nodes (a multiple of 3). Points whose error
         estimate (full rule against the embedded rule with a third of the nodes)
@@ -145,8 +116,13 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
         raise TypeError(f"solve takes a CompiledSystem, not {type(system).__name__}: compile a FixedPointSystem "
                         "with symrmt.codegen.compile_system first")
     compiled = system
-    params = validate_parameters(compiled, params)
-    problem, shape = Problem.from_arrays(compiled, params, nodes)
+    if not isinstance(params, Parameters):
+        params = check_parameters(compiled.parameters, compiled.domains, params)
+    elif set(params.keys()) != set(compiled.parameters):
+        raise ParameterError(f"the {compiled.name} system takes the parameters {[str(k) for k in compiled.parameters]}, "
+                             f"not {[str(k) for k in params.keys()]}: check them for this system")
+    shape = params.shape
+    problem = Problem(compiled, {k: params[k] for k in compiled.parameters}, nodes)
     size = problem.size
     threads = _threads()
     batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // threads)))

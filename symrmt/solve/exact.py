@@ -116,8 +116,9 @@ def newton_error(compiled: CompiledSystem, params: dict, unknowns: np.ndarray) -
     smaller than 1e-12 of the largest is measured against that (a zero coordinate has no relative error).
     """
     t = np.asarray(unknowns)
-    problem, _ = Problem.from_arrays(compiled, {k: np.broadcast_to(params[k], t.shape[1:]) for k in compiled.parameters},
-                                     nodes=1)
+    shape = t.shape[1:]
+    problem = Problem(compiled, {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy()
+                                 for k in compiled.parameters}, nodes=1)
     index = np.arange(problem.size)
     native = native_path(compiled)
     error = None if native is None else native.newton_error(problem.table, compiled.variable_index,

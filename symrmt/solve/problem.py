@@ -71,13 +71,6 @@ class Problem:
         self.coarse = 3 * self.weights[:, self.coarse_columns]
         self.coarse[:, -1] = 1.0 - self.coarse[:, :-1].sum(axis=-1)     # exact constants (the only node: 1)
 
-    @classmethod
-    def from_arrays(cls, compiled: CompiledSystem, params: dict, nodes: int) -> tuple["Problem", tuple]:
-        """The problem of the parameter arrays ``params`` (keyed by parameter), broadcast and flattened."""
-        shape = np.broadcast_shapes(*(np.shape(params[k]) for k in compiled.parameters))
-        flat = {k: np.broadcast_to(np.asarray(params[k], float), shape).ravel().copy() for k in compiled.parameters}
-        return cls(compiled, flat, nodes), shape
-
     def subset(self, keep, nodes: int) -> "Problem":
         return Problem(self.compiled, {k: v[keep] for k, v in self.flat.items()}, nodes)
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
-from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, within
+from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, grid, within
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
            "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
@@ -332,31 +332,15 @@ def _gammas(value: Any) -> list[float]:
 
 
 def _log_grid(text: str) -> list[float]:
-    """``"LO:HI:NUM"``: NUM log-spaced values, NUM checked before the grid is built."""
-    lo, hi, num = _grid_text("gamma", text, "NUM log-spaced values from LO to HI), e.g. \"1e-2:10:20\"")
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo > 0 and hi > 0):
-        raise ParameterError(f"gamma = {shown(text)}: LO and HI must be finite numbers > 0.")
-    return np.logspace(np.log10(lo), np.log10(hi), num).tolist()
+    """``"LO:HI:NUM"``: NUM log-spaced values (:func:`symrmt.validate.grid`)."""
+    return grid(text, log=True, subject=f"gamma = {shown(text)}", expected=(
+        'give a list of numbers or "LO:HI:NUM" (NUM log-spaced values from LO to HI), e.g. "1e-2:10:20"')).tolist()
 
 
 def _linear_grid(key: str, text: str) -> list[float]:
-    """``"LO:HI:NUM"``: NUM evenly spaced values, NUM checked before the grid is built."""
-    lo, hi, num = _grid_text(key, text, "NUM evenly spaced values), e.g. \"0.5:2:4\"")
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ParameterError(f"{key} = {shown(text)}: LO and HI must be finite numbers.")
-    return [float(v) + 0.0 for v in np.linspace(lo, hi, num)]
-
-
-def _grid_text(key: str, text: str, form: str) -> tuple[float, float, int]:
-    """``(LO, HI, NUM)`` of ``"LO:HI:NUM"``, NUM in 1..MAX_GRID_POINTS; ``form`` explains the grid."""
-    try:
-        lo, hi, num = text.split(":")
-        lo, hi, num = float(lo), float(hi), int(num)
-    except ValueError:
-        raise ParameterError(f"{key} = {shown(text)}: give a list of numbers or \"LO:HI:NUM\" ({form}.") from None
-    if not 1 <= num <= MAX_GRID_POINTS:
-        raise ParameterError(f"{key} = {shown(text)}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
-    return lo, hi, num
+    """``"LO:HI:NUM"``: NUM evenly spaced values (:func:`symrmt.validate.grid`)."""
+    return grid(text, subject=f"{key} = {shown(text)}", expected=(
+        'give a list of numbers or "LO:HI:NUM" (NUM evenly spaced values), e.g. "0.5:2:4"')).tolist()
 
 
 def _method(value: Any) -> str | None:

@@ -20,13 +20,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError
-from .forms import DEFAULT_FORM, check_form, solve_in_form
-from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
+from ..errors import ConvergenceError
+from ..geometry import Geometry
+from ..models import DENSITIES
+from ..models.binding import MAX_ARGUMENT
 from ..solve import PointFailure
-from .binding import _hermite_arrays
+from ..validate import choice
+from .forms import DEFAULT_FORM, check_form, solve_in_form
 from .ridge import masked
-from ..validate import C_RANGE, MAX_DIAGONAL, RANGE_HINT, choice, positive_scalar, real_array, real_scalar, within
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS", "MAX_ARGUMENT"]
 
@@ -39,9 +40,6 @@ ATOM_TOLERANCE = 1e-3
 #: Below this the differences of eta Im m(i eta) are round-off: the last value is the limit (Aitken's
 #: formula would divide round-off by round-off).
 ATOM_ROUNDOFF = 1e-11
-#: The largest |x| and eta: the spectra live on O(1 + c) scales, the density is below 1e-12 of its bulk
-#: beyond, and the solver is checked there (it loses the start of its continuation only near 1e300).
-MAX_ARGUMENT = 1e6
 
 
 class SpectralDensity:
@@ -142,36 +140,19 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     0.5
     """
     from ..derive import symbols as S
-    from ..derive.density import DENSITY, MATRICES, STIELTJES
+    from ..derive.density import DENSITY, STIELTJES
 
     check_form(form)
-    matrix = choice("matrix", matrix, MATRICES)
-    a1, b = _hermite_arrays(f, params)
-    if a1.ndim or b.ndim:
-        given = ", ".join(f"{k} {np.shape(v)}" for k, v in (params or {}).items()) or "a_1 and nu"
-        raise ParameterError(f"spectral_density takes one nonlinearity at a time: one value per parameter "
-                             f"(got the shapes {given}); loop over the values.")
-    c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
-    eta = within("eta", real_scalar("eta", eta), 0.0, MAX_ARGUMENT, "(the distance to the real axis)")
-    d = within("d", real_scalar("d", d), -MAX_DIAGONAL, MAX_DIAGONAL, RANGE_HINT)
-    x = within("x", _points(x), -MAX_ARGUMENT, MAX_ARGUMENT, RANGE_HINT)
-    G = resolve_gram(geometry, gram)
-    if matrix == "kernel":
-        check_symmetric_kernel(G)
-    base = {S.c: c, S.a1: float(a1), S.b: float(b), S.d: d}
-    result = solve_in_form(f"{matrix}_density", 1, {**base, S.x: x, S.eta: eta}, form, partial)
+    model = DENSITIES[choice("matrix", matrix, tuple(DENSITIES))]
+    _, parameters = model.bind(f=f, c=c, x=x, eta=eta, d=d, geometry=geometry, gram=gram, params=params,
+                                     matrix=matrix)
+    base = {k: float(parameters[k][0]) for k in (S.c, S.a1, S.b, S.d)}
+    x, eta = parameters[S.x], float(parameters[S.eta][0])
+    result = solve_in_form(model, 1, parameters, form, partial)
     density, stieltjes = np.asarray(result[DENSITY], float), np.asarray(result[STIELTJES])
     if partial:
         density, stieltjes = masked(density, result.failed), masked(stieltjes, result.failed)
     return SpectralDensity(x, density, eta, matrix, stieltjes, base, form, result.failed, result.failures)
-
-
-def _points(x: Any) -> np.ndarray:
-    """``x`` as a 1-d array of real numbers (a number gives one point)."""
-    x = np.atleast_1d(real_array("x", x))
-    if x.ndim != 1:
-        raise ParameterError(f"x has shape {x.shape}: give a number or a 1-d list of numbers.")
-    return x
 
 
 def _atom(matrix: str, base: dict, form: str) -> float:
@@ -180,7 +161,7 @@ def _atom(matrix: str, base: dict, form: str) -> float:
     from ..derive.density import STIELTJES
 
     etas = np.array(ATOM_ETAS)
-    e1, e2, e3 = etas * np.imag(solve_in_form(f"{matrix}_density", 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])
+    e1, e2, e3 = etas * np.imag(solve_in_form(DENSITIES[matrix], 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])
     last, before = e3 - e2, e2 - e1
     converged = abs(last) <= ATOM_ROUNDOFF or abs(last) >= abs(before)
     atom = e3 if converged else e3 - last**2 / (last - before)       # Aitken, written without cancellation

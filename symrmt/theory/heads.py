@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import ParameterError
+from .ridge import attention_error
 
 __all__ = ["averaged_gram", "summed_heads_error"]
 
@@ -70,7 +71,5 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
     >>> bool(np.all((0 < e) & (e < 1)))
     True
     """
-    from .ridge import attention_error
-
     averaged = averaged_gram(gram, heads)
     return attention_error(f, c, np.asarray(gamma, dtype=float) / heads**2, None, d, averaged)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..models import ATTENTION, names
+from ..models import get as get_model
 from ..validate import choice, integer, within
 from .forms import check_form
 
@@ -16,7 +18,7 @@ MAX_RANK = 64
 MAX_DIGITS = 17
 
 
-def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, center: bool = False,
+def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
           form: str = "quadrature") -> str:
     r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
@@ -31,7 +33,9 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
         :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
         the "where" block. Linear regression does not depend on f (a given f is ignored).
-    kind : {"attention", "linear", "gram_density", "kernel_density", "kernel_ridge"}
+    kind : str
+        A registered model (:func:`symrmt.models.names`: attention, linear, gram_density, kernel_density,
+        kernel_ridge, and any a user registers).
     digits : int
         Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS`.
     rank : int
@@ -64,18 +68,18 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
     True
     """
     from ..derive.latex import system_document, system_latex
-    from ..derive.registry import KINDS, printed_hermite, system_for
+    from ..derive.registry import printed_hermite
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
 
     from ..derive import symbols as S
 
-    kind = choice("kind", kind, KINDS)
+    model = get_model(choice("kind", kind, names()))
     digits = within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
     rank = within("rank", integer("rank", rank, 1), 1, MAX_RANK, "(the printed system grows like r^2)")
     printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
     substitution, given, symbols = None, [], ()
-    if f is not None and kind != "linear":
+    if f is not None and S.a1 in model.system(rank).parameters:     # the model depends on f
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
@@ -84,7 +88,7 @@ def latex(f=None, kind: str = "attention", digits: int = 6, rank: int = 1, cente
         symbols = tuple(h.parameters or ())
     # An f with a_1 = 0 has its own algebraic form (the general one divides by a_1).
     zero = printed == "algebraic" and substitution is not None and substitution.get(S.a1) == 0
-    system = system_for(kind, rank, printed, without_linear_part=zero)
+    system = model.system(rank, printed, without_linear_part=zero)
     if document:
         return system_document(system, substitution, digits, given=given, parameters=symbols)
     return system_latex(system, substitution, digits, given=given, parameters=symbols)

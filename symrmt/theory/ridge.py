@@ -37,29 +37,56 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..solve import PointFailure, SolveResult
-from .binding import ArrayLike, _ratio, _ridge, gram_parameters, kernel_parameters
+from ..models import ATTENTION, KERNEL_RIDGE, LINEAR, Model
+from ..models import get as get_model
+from ..models.binding import ArrayLike
 from .forms import DEFAULT_FORM, check_form, solve_in_form
 
-__all__ = ["RidgeSolution", "ridge_solution", "masked", "solve_attention", "attention_error", "solve_linear",
+__all__ = ["RidgeSolution", "ridge_solution", "solve_model", "masked", "solve_attention", "attention_error", "solve_linear",
            "linear_error", "solve_kernel_ridge", "kernel_ridge_error"]
 
 
 @dataclass(frozen=True)
 class RidgeSolution:
-    r"""The solved system at every point: :math:`E`, :math:`\Phi = y^\top Q y/n`, the unknowns and residuals.
+    r"""A solved model at every point: its observables keyed by the system's own symbols, the unknowns, residuals.
 
-    With ``partial=True`` the arrays are :class:`numpy.ma.MaskedArray`, masked where the
-    point could not be solved (``failed``; the data there is NaN, also after ``filled()``),
-    and ``failures`` says why, point by point.
+    ``solution[key]`` reads an observable by its symbol or its name (``"E"``, ``"Phi"``); ``error`` and ``phi``
+    are those of a ridge system (:func:`symrmt.derive.attention.ridge_system`: :math:`E` and
+    :math:`\Phi = y^\top Q y/n`). With ``partial=True`` the arrays are :class:`numpy.ma.MaskedArray`, masked
+    where the point could not be solved (``failed``; the data there is NaN, also after ``filled()``), and
+    ``failures`` says why, point by point. ``form_used`` names, per point, the form that answered it
+    (:class:`symrmt.theory.forms.Route`).
     """
 
-    error: np.ndarray
-    phi: np.ndarray
+    observables: Mapping
     unknowns: np.ndarray
     residual: np.ndarray
     unknown_names: tuple = ()
     failed: np.ndarray | None = None
     failures: tuple[PointFailure, ...] = ()
+    form_used: np.ndarray | None = None
+
+    def __getitem__(self, key) -> np.ndarray:
+        if key in self.observables:
+            return self.observables[key]
+        named = {str(k): v for k, v in self.observables.items()}
+        if key in named:
+            return named[key]
+        raise KeyError(f"{key!r}: the observables are {list(named)}")
+
+    @property
+    def error(self) -> np.ndarray:
+        """:math:`E(\\gamma)`, the ridge error."""
+        from ..derive.attention import ERROR
+
+        return self[ERROR]
+
+    @property
+    def phi(self) -> np.ndarray:
+        r""":math:`\Phi = y^\top Q y/n`."""
+        from ..derive.attention import PHI
+
+        return self[PHI]
 
     def as_dict(self) -> dict:
         """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
@@ -80,17 +107,33 @@ class RidgeSolution:
 
 
 def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
-    """The :class:`RidgeSolution` of a solved ridge system (:func:`symrmt.derive.attention.ridge_system`).
+    """The :class:`RidgeSolution` of a solved system: every observable by its symbol.
 
     With ``partial`` the arrays are masked where ``result.failed``.
     """
-    from ..derive.attention import ERROR, PHI
-
     failed = result.failed if result.failed is not None else np.zeros(np.shape(result.residual), bool)
-    arrays = [result[ERROR], result[PHI], result.unknowns, result.residual]
+    observables, unknowns, residual = dict(result.observables), result.unknowns, result.residual
     if partial:
-        arrays = [masked(a, failed) for a in arrays]
-    return RidgeSolution(*arrays, tuple(str(t) for t in result.unknown_keys), failed, result.failures)
+        observables = {k: masked(v, failed) for k, v in observables.items()}
+        unknowns, residual = masked(unknowns, failed), masked(residual, failed)
+    return RidgeSolution(observables, unknowns, residual, tuple(str(t) for t in result.unknown_keys), failed,
+                         result.failures, getattr(result, "form_used", None))
+
+
+def solve_model(model: Model | str, form: str = DEFAULT_FORM, partial: bool = False, **arguments) -> RidgeSolution:
+    """Solve any registered model (:mod:`symrmt.models`) at the user's ``arguments`` (those of its ``bind``).
+
+    The arguments are read and checked once (:meth:`symrmt.models.Model.bind`); ``form`` and ``partial``
+    as in :func:`solve_attention`. The built-in models have their own functions below; this one serves a model
+    registered by its user as well.
+
+    >>> round(float(solve_model("kernel_ridge", f="tanh(x)", c=1.0, gamma=0.1).error), 3)
+    0.242
+    """
+    model = get_model(model)
+    check_form(form)
+    rank, parameters = model.bind(**arguments)
+    return ridge_solution(solve_in_form(model, rank, parameters, form, partial), partial)
 
 
 def masked(values: np.ndarray, failed: np.ndarray) -> np.ma.MaskedArray:
@@ -145,9 +188,8 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     ConvergenceError
         Without ``partial``, when some point cannot be solved.
     """
-    check_form(form)
-    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
-    return ridge_solution(solve_in_form("attention", rank, values, form, partial), partial)
+    return solve_model(ATTENTION, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
+                       params=params)
 
 
 def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
@@ -156,12 +198,7 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 
     Parameters, ``partial`` and ``form`` as in :func:`solve_attention`.
     """
-    from ..derive import symbols as S
-
-    check_form(form)
-    _, geometry_params = gram_parameters(geometry, gram)
-    params = {S.c: _ratio(c), S.gamma: _ridge(gamma), S.theta: geometry_params[S.theta]}
-    return ridge_solution(solve_in_form("linear", 1, params, form, partial), partial)
+    return solve_model(LINEAR, form, partial, c=c, gamma=gamma, geometry=geometry, gram=gram)
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
@@ -213,9 +250,8 @@ def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
     :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
     :func:`solve_attention`, ``partial`` and ``form`` included.
     """
-    check_form(form)
-    rank, values = kernel_parameters(f, c, gamma, geometry, d, gram, params)
-    return ridge_solution(solve_in_form("kernel_ridge", rank, values, form, partial), partial)
+    return solve_model(KERNEL_RIDGE, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
+                       params=params)
 
 
 def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,

@@ -1,6 +1,7 @@
 r"""The ridgeless limit :math:`E(0^+)` and the rate of its approach, from a ladder of ridges."""
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -8,9 +9,12 @@ import numpy as np
 
 from ..errors import ConvergenceError
 from ..geometry import Geometry
-from ..validate import C_RANGE, RANGE_HINT, choice, positive_scalar, within
+from ..models import ATTENTION
+from ..models import get as get_model
+from ..models import names
+from ..validate import choice, positive_scalar, within
 from .forms import DEFAULT_FORM
-from .ridge import attention_error, linear_error
+from .ridge import solve_model
 
 __all__ = ["RIDGELESS_GAMMAS", "RIDGELESS_SIGNIFICANT", "RidgelessLimit", "ridgeless_error"]
 
@@ -55,7 +59,7 @@ class RidgelessLimit:
                 f"(measured at gamma = {self.gamma[-1]:.2g})")
 
 
-def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = "attention",
+def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.0, kind: str = ATTENTION.name,
                     tolerance: float = 1e-5, gram: Any = None,
                     params: Mapping[str, float] | None = None, form: str = DEFAULT_FORM) -> RidgelessLimit:
     r"""The ridgeless limit :math:`\lim_{\gamma \to 0^+} E(\gamma)` and the rate at which it is approached.
@@ -105,13 +109,13 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     >>> r.limit, round(r.exponent, 3), round(r.coefficient, 3)
     (0.0, 0.5, 0.5)
     """
-    c = within("c", positive_scalar("c", c), *C_RANGE, RANGE_HINT)
-    kind = choice("kind", kind, ("attention", "linear"))
+    c = positive_scalar("c", c)
+    ridge_models = names(lambda m: "E" in m.observables)
+    model = get_model(choice("kind", kind, ridge_models))
     tolerance = within("tolerance", positive_scalar("tolerance", tolerance), 0.0, 1.0, "(E lies in [0, 1])")
-    if kind == "attention":
-        values = attention_error(f, c, RIDGELESS_GAMMAS, geometry, d, gram, params, partial=True, form=form)
-    else:
-        values = linear_error(c, RIDGELESS_GAMMAS, geometry, gram, partial=True, form=form)
+    arguments = dict(f=f, c=c, gamma=RIDGELESS_GAMMAS, geometry=geometry, d=d, gram=gram, params=params)
+    taken = inspect.signature(model.read).parameters
+    values = solve_model(model, form, True, **{k: v for k, v in arguments.items() if k in taken}).error
     gamma, error = _approach(values)
     last = error.size - 1
     if last < 2:

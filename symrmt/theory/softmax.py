@@ -34,7 +34,6 @@ exact (:func:`softmax_hermite`):
 A ridge :math:`\lambda` on the plain softmax features :math:`XK^{\rm sm}` is the ridge
 :math:`\gamma = \sigma_\tau^2 \lambda` here: :math:`E^{\rm sm}(\lambda) = E(\sigma_\tau^2 \lambda)`.
 
-NumPy only (the theory is imported when :func:`softmax_error` is called).
 """
 from __future__ import annotations
 
@@ -44,6 +43,7 @@ import numpy as np
 
 from ..errors import ConvergenceError
 from ..validate import temperature as check_temperature
+from .ridge import attention_error
 
 __all__ = ["softmax_hermite", "softmax_formula", "softmax_error"]
 
@@ -97,8 +97,6 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)
     array([0.0805, 0.1791, 0.3889])
     """
-    from .ridge import attention_error
-
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
     a1, nu = softmax_hermite(temperature)

@@ -8,7 +8,7 @@ import sympy as sp
 from symrmt.runtime import jit
 from symrmt.codegen import compile_system, numpy_function
 from symrmt.codegen.numba_backend import PointwiseKernel, kernel_source, pointwise_kernel
-from symrmt.derive.registry import system_for
+from symrmt import models
 from symrmt.solve.problem import stack
 
 numba = pytest.importorskip("numba")
@@ -42,7 +42,7 @@ def _same(function, kernel, rng, n=257):
 def test_every_kernel_of_an_exact_system_is_its_numpy_function_bit_for_bit(kind, rank, without):
     """The residuals of every exact system; the observables of all but ranks 2 and 3 (their Woodbury forms are the
     rank-1 statements with more entries, and compiling them took 10 s of the suite)."""
-    compiled = compile_system(system_for(kind, rank, "algebraic", without))
+    compiled = compile_system(models.get(kind).system(rank, "algebraic", without))
     if compiled.complex:                                # only real systems get kernels
         assert compiled.residual_native is None
         return
@@ -56,7 +56,7 @@ def test_every_kernel_of_an_exact_system_is_its_numpy_function_bit_for_bit(kind,
 
 def test_a_planted_error_in_a_kernel_is_seen_by_the_comparison():
     """The power of the test above: one output changed by one unit in the 15th digit fails it."""
-    compiled = compile_system(system_for("attention", 1, "algebraic"))
+    compiled = compile_system(models.ATTENTION.system(1, "algebraic"))
     source = kernel_source(compiled.residual_function)
     planted = PointwiseKernel(compiled.residual_function, compiled.residual_native.outputs)
     namespace = {"sqrt": np.sqrt, "pi": np.pi, "nan": np.nan}

@@ -1,7 +1,8 @@
 """symrmt.derive.kernel_ridge: the second model, assembled from the attention's parts."""
 import sympy as sp
 
-from symrmt.derive import attention_system, kernel_ridge_system, system_for
+from symrmt import models
+from symrmt.derive import attention_system, kernel_ridge_system
 from symrmt.derive import symbols as S
 from symrmt.derive.attention import ERROR, PHI
 from symrmt.derive.kernel_ridge import KERNEL_NORM, kernel_ridge_pencil
@@ -43,7 +44,7 @@ def test_without_signal_phi_is_the_trace():
 def test_parameters_solver_data_and_registry():
     system = kernel_ridge_system(2)
     assert tuple(system.parameters) == (*S.MODEL_PARAMETERS, *S.gram_symbols(2))
-    assert system is system_for("kernel_ridge", 2) and system.name == "kernel ridge, rank 2"
+    assert system is models.KERNEL_RIDGE.system(2) and system.name == "kernel ridge, rank 2"
     t11 = S.trace_symbol(1, 1)
     assert system.branch == (sp.StrictGreaterThan(S.c * t11, 0), sp.LessThan(S.gamma * S.c * t11, 1))
     # Continuation starts above ||K||^2: 10 (1 + norm^2), the norm bound of K = a_1 A + (d - a_1) + b W/sqrt(p).

@@ -27,7 +27,7 @@ def test_the_solver_data_are_printed_as_the_solver_reads_them():
     assert r"c t_{11} > 0,\ c \gamma t_{11} \leq 1" in text and r"\text{(physical branch)}" in text
     assert r"0 \le \Phi(\gamma) &\le \frac{1}{\gamma}" in text and "accuracy relative" in text
     assert r"0 \le E_\mathrm{attn}(\gamma) &\le 1" in text
-    assert r"\gamma \in \left(0, \infty\right)" in text and r"\omega_{KQ} \in \mathbb{R}" in text
+    assert r"\gamma \in \left(0, 10^{12}\right]" in text and r"\omega_{KQ} \in \mathbb{R}" in text
     density = system_latex(density_system("kernel"))
     assert r"\eta_{0} &= " in density and r"predictor in } \eta" in density
     assert r"\rho_\eta(x) &\ge 0" in density and r"\operatorname{im}{\left(t_{11}\right)} \geq 0" in density

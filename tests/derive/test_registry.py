@@ -1,23 +1,9 @@
-"""symrmt.derive.registry: the systems by kind, and f's Hermite data put into them."""
-import pytest
+"""symrmt.derive.registry: f's Hermite data put into the derived systems."""
 import sympy as sp
 
 from symrmt.derive import symbols as S
-from symrmt.derive.attention import attention_system, linear_system
-from symrmt.derive.density import density_system
-from symrmt.derive.kernel_ridge import kernel_ridge_system
-from symrmt.derive.registry import KINDS, hermite_substitution, substitution_of, system_for
+from symrmt.derive.registry import hermite_substitution, substitution_of
 from symrmt.nonlinearity import hermite
-
-
-def test_every_kind_has_its_system():
-    assert system_for("attention", 2) is attention_system(2) and system_for("linear") is linear_system()
-    assert system_for("gram_density") is density_system("gram")
-    assert system_for("kernel_density") is density_system("kernel")
-    assert system_for("kernel_ridge", 2) is kernel_ridge_system(2)
-    assert len(KINDS) == 5
-    with pytest.raises(ValueError, match="kind"):
-        system_for("ridge")
 
 
 def test_substitution_is_exact_when_the_hermite_data_are():

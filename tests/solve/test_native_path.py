@@ -15,7 +15,8 @@ from _support.forms import AGREEMENT, agree, random_points
 from symrmt.runtime import jit
 from symrmt.derive.attention import ERROR, PHI
 from symrmt.derive import symbols as S
-from symrmt.theory.forms import NEWTON_ERROR_CEILING, _compiled
+from symrmt.models import ATTENTION
+from symrmt.theory.forms import NEWTON_ERROR_CEILING
 from symrmt.solve import native_path as native
 from symrmt.solve import solve
 from symrmt.solve.exact import newton_error
@@ -45,7 +46,7 @@ def _disagreements(rank: int, seed: int = 7) -> dict:
     Phi and E are compared where form="auto" would answer algebraically: the NumPy code's solution has an estimated
     error (:func:`~symrmt.solve.exact.newton_error`) within the ceiling, so both roots are known to that accuracy.
     """
-    compiled = _compiled("attention", rank, "algebraic")
+    compiled = ATTENTION.compiled(rank, "algebraic")
     points = _general_points(rank, seed)
     results = []
     for rule in ("never", "always"):
@@ -82,7 +83,7 @@ def test_the_compiled_path_agrees_with_the_numpy_code(rank):
 def test_a_planted_error_in_the_compiled_branch_conditions_is_seen(monkeypatch):
     """The power of the comparison: the compiled path with its branch comparisons turned around (> for <) fails
     points the NumPy code solves."""
-    path = native.native_path(_compiled("attention", 1, "algebraic"))
+    path = native.native_path(ATTENTION.compiled(1, "algebraic"))
     monkeypatch.setattr(path, "relations", (path.relations + 2) % 4)
     assert _disagreements(1)["failed differently"] > 0
 
@@ -91,7 +92,7 @@ def test_the_compiled_newton_error_is_the_numpy_one_to_round_off():
     """The error estimate of form="auto" by the compiled loop: the same where it is above round-off (1e-9), and
     the same decade or two where it is round-off itself; so the same points are referred but for those within
     round-off of the ceiling."""
-    compiled = _compiled("attention", 1, "algebraic")
+    compiled = ATTENTION.compiled(1, "algebraic")
     points = _general_points(1, 11)
     with jit.mode("never"), np.errstate(all="ignore"):
         unknowns = solve(compiled, points, partial=True).unknowns
@@ -127,7 +128,7 @@ def test_the_compiled_woodbury_form_agrees_on_the_quadrature_form():
 def test_the_loops_are_compiled_once_the_numpy_step_logic_has_cost_as_much(monkeypatch):
     """Ski rental with a ledger of their own: the NumPy step logic's time is recorded towards the loops, which
     are compiled at the first solve after it reaches their budget, and not before (SYMRMT_JIT=auto)."""
-    compiled = _compiled("attention", 1, "algebraic")
+    compiled = ATTENTION.compiled(1, "algebraic")
     path = native.NativePath(compiled)
     path.budget = jit.Budget(path._build, 1e9)
     monkeypatch.setitem(native._PATHS, compiled, path)

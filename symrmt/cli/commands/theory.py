@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import models
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ...theory.forms import DEFAULT_FORM, FORMS
@@ -41,8 +42,8 @@ def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
     add_params(p)
-    p.add_argument("--kind", choices=("attention", "linear", "gram_density", "kernel_density", "kernel_ridge"),
-                   default="attention")
+    p.add_argument("--kind", choices=models.names(), default=models.ATTENTION.name,
+                   help="the model whose system is printed (default: %(default)s)")
     p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
@@ -198,13 +199,18 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if not 1 <= args.digits <= MAX_DIGITS:
         raise SymrmtInputError(f"--digits {args.digits}: give 1..{MAX_DIGITS} significant digits "
                                f"(a float64 holds {MAX_DIGITS}).")
+    model = models.get(args.kind)
+    if args.rank != 1 and not model.takes_rank:
+        raise SymrmtInputError(f"--rank {args.rank}: the {model.name} model takes no rank of weights; leave --rank "
+                               "out.")
     if args.document is not None:
         check_output_file(args.document, "--document", ("tex",))
+    uses_f = _depends_on_f(model)
     note = None
-    if args.f is not None and args.kind == "linear":
-        note = "linear regression does not depend on f: --f is ignored"
+    if args.f is not None and not uses_f:
+        note = f"the {model.name} model does not depend on f: --f is ignored"
         print(f"symrmt latex: note: {note}", file=sys.stderr)
-    params = parameter_values(args, optional=True) if args.f is not None and args.kind != "linear" else {}
+    params = parameter_values(args, optional=True) if args.f is not None and uses_f else {}
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
                  document=args.document is not None, form=args.form)
@@ -217,11 +223,18 @@ def cmd_latex(args: argparse.Namespace) -> dict:
             print(f"document written to {args.document}")
     elif not args.json:
         print(text)
-    if args.kind in ("attention", "kernel_ridge"):
+    if model.takes_rank:
         out["rank"] = args.rank
     if note:
         out["note"] = note
     return out
+
+
+def _depends_on_f(model) -> bool:
+    """Whether ``model``'s system takes f's Hermite data (a_1 among its parameters)."""
+    from ...derive import symbols as S
+
+    return S.a1 in model.system(1).parameters
 
 
 def cmd_spectrum(args: argparse.Namespace) -> dict:

@@ -55,6 +55,7 @@ def test_spectrum_refuses_asymmetric_kernel_and_bad_grids(capsys):
     (["latex", "--rank", "-3"], "--rank -3: the rank must be in 1..64"),
     (["latex", "--rank", "65"], "1..64"),
     (["latex", "--rank", "1000000"], "1..64"),                  # ran for minutes before it was bounded
+    (["latex", "--kind", "linear", "--rank", "2"], "the linear model takes no rank"),   # not silently ignored
     (["latex", "--f", "tanh(x)", "--digits", "0"], "--digits 0: give 1..17"),
     (["latex", "--f", "tanh(x)", "--digits", "18"], "1..17"),
     (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1", "--param", "s=2"],

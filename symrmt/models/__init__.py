@@ -1,0 +1,27 @@
+"""The models of the package, one :class:`Model` each, registered once; everything else reads the registry.
+
+=========================  ====================================================================
+module                     what it holds
+=========================  ====================================================================
+:mod:`.model`              :class:`Model` and the registry (:func:`register`, :func:`get`, :func:`names`)
+:mod:`.binding`            user arguments read into a system's parameter symbols
+:mod:`.attention`          nonlinear attention (any rank of weights)
+:mod:`.linear`             linear (ridge) regression, the baseline
+:mod:`.kernel_ridge`       kernel ridge regression on :math:`K` alone
+:mod:`.density`            eigenvalue densities of the attention Gram matrix and of :math:`K`
+=========================  ====================================================================
+
+A new model is one module that builds a :class:`Model` and registers it (``register(Model(...))``), then
+``symrmt.theory.solve_model(name, ...)``, ``symrmt.latex(kind=name)`` and ``symrmt latex --kind name``
+serve it. Importing this package loads neither SymPy nor the simulator.
+"""
+from __future__ import annotations
+
+from .model import Model, get, models, names, register, unregister
+from .attention import ATTENTION  # noqa: E402  (registration order: the CLI lists the models in it)
+from .linear import LINEAR  # noqa: E402
+from .density import DENSITIES, GRAM_DENSITY, KERNEL_DENSITY  # noqa: E402
+from .kernel_ridge import KERNEL_RIDGE  # noqa: E402
+
+__all__ = ["Model", "register", "unregister", "get", "names", "models", "ATTENTION", "LINEAR", "KERNEL_RIDGE",
+           "GRAM_DENSITY", "KERNEL_DENSITY", "DENSITIES"]

@@ -1,0 +1,155 @@
+r"""A model of the package as one object, and the registry every other layer reads.
+
+A :class:`Model` holds everything that differs from one model to another: its name, whether it takes a
+rank of weights, how its fixed-point system is derived (in either form), the form that ``form="auto"``
+prefers, how user arguments bind to the system's parameter symbols (:meth:`Model.bind`, the one
+check), the observables it reports, and its Monte Carlo. Adding a model is one module that builds a
+:class:`Model` and calls :func:`register`; the solver, the code generation, the LaTeX printer and the
+command line read the registry and never spell a model's name.
+
+Nothing here imports SymPy at import time: the command line reads the registry to build its choices.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+from ..errors import ParameterError
+
+__all__ = ["Model", "register", "unregister", "get", "names", "models"]
+
+#: The forms a system is derived in (:mod:`symrmt.derive.algebraic`).
+DERIVED_FORMS = ("quadrature", "algebraic")
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    r"""One model: its derivation, its parameters, its observables and its Monte Carlo.
+
+    Attributes
+    ----------
+    name : str
+        The name users give (``symrmt latex --kind NAME``, ``symrmt.theory.solve_model(NAME, ...)``).
+    summary : str
+        One line: what the model is.
+    derive : callable
+        ``derive(rank, form) -> FixedPointSystem`` for ``form`` in ``("quadrature", "algebraic")``; built
+        once per argument pair (cache it). ``rank`` is 1 for a model that takes none.
+    read : callable
+        ``read(**user_arguments) -> Bound``: reads the user's arguments into the system's parameter symbols
+        (:class:`~.binding.Bound`: the rank, ``{symbol: array}`` and the user's names); the domains and the
+        broadcasting are checked afterwards, once, by :meth:`bind`.
+    takes_rank : bool
+        Whether the weights may have any rank :math:`r` (the rank then comes from the Gram matrix).
+    auto_form : {"algebraic", "quadrature"}
+        The form ``form="auto"`` solves in, where it holds (quadrature: no algebraic attempt at all).
+    observables : tuple of str
+        The names of the observables the model reports, as the system's symbols print (``("E", "Phi")``).
+    simulator : str, optional
+        ``"module:function"`` of its Monte Carlo, imported on first use.
+    """
+
+    name: str
+    summary: str
+    derive: Callable[[int, str], Any]
+    read: Callable[..., Any]
+    takes_rank: bool = False
+    auto_form: str = "algebraic"
+    observables: tuple[str, ...] = ()
+    simulator: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.auto_form not in DERIVED_FORMS:
+            raise ValueError(f"auto_form = {self.auto_form!r}: use one of {DERIVED_FORMS}")
+
+    def system(self, rank: int = 1, form: str = "quadrature", without_linear_part: bool = False):
+        r"""The derived :class:`~symrmt.derive.FixedPointSystem` at ``rank`` in ``form``.
+
+        ``without_linear_part``: the special case :math:`a_1 = 0`, substituted before the form is derived. Its
+        algebraic form differs from the general one (which divides by :math:`a_1`): :math:`\lambda` then
+        enters the pencil only through :math:`C = c\lambda`, a rank-one term (:mod:`symrmt.derive.algebraic`).
+        """
+        if form not in DERIVED_FORMS:
+            raise ParameterError(f"form = {form!r}: a system is derived in one of {DERIVED_FORMS}.")
+        rank = rank if self.takes_rank else 1
+        if without_linear_part:
+            return _without_linear_part(self, rank, form)
+        return self.derive(rank, form)
+
+    def compiled(self, rank: int = 1, form: str = "quadrature", without_linear_part: bool = False):
+        """The system compiled for the solver (:func:`symrmt.codegen.compile_system`, once per system)."""
+        from ..codegen import compile_system
+
+        return compile_system(self.system(rank, form, without_linear_part))
+
+    def bind(self, **user_arguments):
+        """``(rank, Parameters)``: the user's arguments read by :attr:`read` and checked once against the domains.
+
+        The domains are those the derivation states for each parameter (practical bounds included,
+        :mod:`symrmt.validate`); the result is what :func:`symrmt.solve.solve` trusts without checking again.
+        """
+        from ..codegen import parameter_domains
+        from ..solve import check_parameters
+        from ..validate import RANGE_HINT
+
+        bound = self.read(**user_arguments)
+        system = self.system(bound.rank)
+        return bound.rank, check_parameters(tuple(system.parameters), parameter_domains(system), bound.values,
+                                            RANGE_HINT, bound.sources)
+
+    def simulate(self, *args, **kwargs):
+        """The model's Monte Carlo (:attr:`simulator`), called with the arguments given."""
+        if self.simulator is None:
+            raise ParameterError(f"the {self.name} model has no Monte Carlo.")
+        module, function = self.simulator.split(":")
+        return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+
+@lru_cache(maxsize=None)
+def _without_linear_part(model: Model, rank: int, form: str):
+    from ..derive import symbols as S
+    from ..derive.algebraic import in_form
+
+    if S.a1 not in model.system(rank).parameters:
+        raise ParameterError(f"the {model.name} model has no a_1: without_linear_part does not apply")
+    special = model.system(rank).subs({S.a1: 0})
+    return in_form(dataclasses.replace(special, name=f"{special.name} (a_1 = 0)"), form)
+
+
+_REGISTRY: dict[str, Model] = {}
+
+
+def register(model: Model) -> Model:
+    """Add ``model`` to the registry (its name must be new) and return it."""
+    if model.name in _REGISTRY and _REGISTRY[model.name] is not model:
+        raise ValueError(f"a model named {model.name!r} is registered already")
+    _REGISTRY[model.name] = model
+    return model
+
+
+def unregister(name: str) -> None:
+    """Remove a model (for tests that register one of their own)."""
+    _REGISTRY.pop(name, None)
+
+
+def get(name: str | Model) -> Model:
+    """The registered model called ``name`` (a :class:`Model` is returned as it is)."""
+    if isinstance(name, Model):
+        return name
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ParameterError(f"kind = {name!r}: use one of {names()}.") from None
+
+
+def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
+    """The registered models' names, in the order of registration (those for which ``where`` holds)."""
+    return tuple(m.name for m in _REGISTRY.values() if where is None or where(m))
+
+
+def models() -> tuple[Model, ...]:
+    """Every registered model, in the order of registration."""
+    return tuple(_REGISTRY.values())

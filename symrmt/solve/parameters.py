@@ -1,0 +1,101 @@
+r"""A system's parameters, checked once: real, inside the system's domains, broadcast and flattened.
+
+:func:`check_parameters` is the one place where the arrays a solver is given are checked: against the
+system's parameter keys, against each parameter's domain (the interval the derivation states, practical
+bounds included), and for broadcasting. It returns :class:`Parameters`, which :func:`symrmt.solve.solve`
+trusts without checking again. The keys are opaque to this module (the systems' SymPy symbols).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..validate import real_array
+
+__all__ = ["Parameters", "check_parameters", "Domain"]
+
+#: ``(lower, upper, lower_open, upper_open)``: an interval of the real line.
+Domain = tuple[float, float, bool, bool]
+
+
+@dataclass(frozen=True, eq=False)
+class Parameters:
+    """Parameter arrays keyed by symbol, checked and flattened: every ``flat[k]`` has ``size`` float64 entries.
+
+    Made by :func:`check_parameters` (or :meth:`subset` of one), never by hand: a solver reads it without
+    checking again. ``shape`` is the broadcast shape of the arrays as given; the flat order is C order.
+    """
+
+    flat: Mapping[Any, np.ndarray]
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def keys(self):
+        return self.flat.keys()
+
+    def __getitem__(self, key) -> np.ndarray:
+        return self.flat[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self.flat
+
+    def subset(self, keep: np.ndarray, drop: tuple = ()) -> Parameters:
+        """The points ``keep`` (a mask or indices of the flat order), as a flat set, without the keys ``drop``."""
+        values = {k: v[keep] for k, v in self.flat.items() if k not in drop}
+        return Parameters(values, (len(next(iter(values.values()))),))
+
+
+def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping, hint: str = "",
+                     sources: Mapping[Any, str] | None = None) -> Parameters:
+    """The :class:`Parameters` of ``params``: exactly one array per key, real, inside its domain, broadcasting.
+
+    ``domains`` maps each key to ``(lower, upper, lower_open, upper_open)``; a value outside (or not
+    finite) is refused by a :class:`~symrmt.errors.ParameterError` that names the key, the values and the
+    interval, followed by ``hint``. ``sources`` names the user's argument behind a key, where it is not the
+    key itself (a Gram entry comes from ``gram``), in the message of shapes that do not broadcast.
+
+    >>> p = check_parameters(("u", "v"), {"u": (0, 10, True, False), "v": (0, np.inf, True, True)},
+    ...                      {"u": 1.0, "v": [0.1, 1.0]})
+    >>> p.shape, p["u"].tolist()
+    ((2,), [1.0, 1.0])
+    >>> check_parameters(("u",), {"u": (0, 10, True, False)}, {"u": [1.0, 20.0]})
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: u contains [20.0]: every value must be finite and in (0, 10].
+    """
+    known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
+    missing = [str(k) for k in keys if k not in params]
+    unknown = [repr(k) for k in params if k not in known]
+    if missing or unknown:
+        raise ParameterError(f"the system takes one array per parameter symbol {[str(k) for k in keys]}; "
+                             + (f"missing {missing}" if missing else "") + ("; " if missing and unknown else "")
+                             + (f"unknown {unknown}" if unknown else "") + ".")
+    arrays = {k: _inside(str(k), real_array(str(k), params[k], finite=False), domains[k], hint) for k in keys}
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError:
+        shapes = {(sources or {}).get(k, str(k)): a.shape for k, a in arrays.items()}
+        listed = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ParameterError(f"the shapes of {listed} do not broadcast together (NumPy rules): give arrays "
+                             "whose shapes broadcast, e.g. one axis per swept input.") from None
+    return Parameters({k: np.broadcast_to(a, shape).ravel().copy() for k, a in arrays.items()}, shape)
+
+
+def _inside(name: str, array: np.ndarray, domain: Domain, hint: str) -> np.ndarray:
+    """``array`` if every entry is finite and in ``domain``; else the one-line refusal."""
+    lower, upper, lower_open, upper_open = domain
+    bad = ~np.isfinite(array) | (array < lower) | (array > upper)
+    bad |= (array == lower) if lower_open else False
+    bad |= (array == upper) if upper_open else False
+    if np.any(bad):
+        interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
+        subject = f"{name} = {float(array):g}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        expected = "must be" if array.ndim == 0 else "every value must be"
+        raise ParameterError(f"{subject}: {expected} finite and in {interval}." + (f" {hint}" if hint else ""))
+    return array
