@@ -72,9 +72,12 @@ class Perturbed(Theory):
     def _wrong(self, solution, gamma):
         if self._error == 1.0:
             return solution
+        from ..derive.attention import ERROR
+
         error = np.asarray(solution.error)
         wrong = self._error(error, gamma) if callable(self._error) else self._error * error
-        return dataclasses.replace(solution, error=wrong)
+        observables = {key: (wrong if key == ERROR else value) for key, value in solution.observables.items()}
+        return dataclasses.replace(solution, observables=observables)
 
 
 # --------------------------------------------------------------------------- wrong copies of the derivation

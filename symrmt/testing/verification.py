@@ -161,7 +161,7 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
 
 def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[float, float, str]:
     """``(a1, nu, how f prints)``, through the package's own reading of f (one line for bad input)."""
-    from ..theory.binding import _hermite_arrays
+    from ..models.binding import hermite_arrays
 
     if isinstance(f, (tuple, list)) or isinstance(f, Mapping):
         data, text = (tuple(f) if isinstance(f, list) else f), f"Hermite data {tuple(f) if isinstance(f, list) else f}"
@@ -170,7 +170,7 @@ def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[
 
         data = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         text = str(data.f)
-    a1, b = _hermite_arrays(data, params)
+    a1, b = hermite_arrays(data, params)
     if a1.ndim or b.ndim:
         raise SymrmtInputError(f"verify takes one nonlinearity at a time: one value per parameter (got {params}).")
     a1, nu = float(a1), float(a1**2 + b**2)
