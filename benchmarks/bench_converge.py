@@ -1,9 +1,9 @@
 """Cost of the default ladder of ``symrmt.converge``, size by size: ``python benchmarks/bench_converge.py``.
 
-Runs ``converge`` on the default ladder n = 256, ..., 4096 (seeds 1536, 384, 96, 24, 6: each size
-should cost about the same) for tanh with aligned weights at c = 1 and 3 values of gamma, and
+Runs ``converge`` on the default ladder n = 256, ..., 4096 (6 seeds at the largest size, the others by
+their cost measured on this machine, so that each size should cost about the same) for tanh with aligned weights at c = 1 and 3 values of gamma, and
 prints for each size the seeds, the wall time, the time per seed and its growth per doubling of
-n, the exponent of that growth (the rule of ``symrmt.analysis.convergence.ladder_seeds`` assumes 2), the
+n, the exponent of that growth (``ladder_seeds`` without measured costs assumes 2), the
 total, and the time of the fits. Target (issue 17): a few minutes on 2 cores, not an hour.
 
     python benchmarks/bench_converge.py                   # the default ladder
@@ -44,7 +44,8 @@ def main() -> None:
         print(f"{n:6d} {count:6d} {seconds:8.1f} {per_seed[k]:8.4f} {growth:>15} "
               f"{str(routes['attention']) + ' ' + str(routes['linear']):>30}")
     slope = np.polyfit(np.log(result.ns), np.log(per_seed), 1)[0]
-    print(f"cost per seed grows like n^{slope:.2f} over the ladder (ladder_seeds assumes n^2)")
+    print(f"cost per seed grows like n^{slope:.2f} over the ladder (measured per size: "
+          f"{', '.join(f'{t:.3g}' for t in result.seed_seconds)} s)")
     print(f"total {total:.1f} s: simulations {result.seconds.sum():.1f} s, fits {total - result.seconds.sum():.1f} s; "
           f"largest / smallest size: {result.seconds.max() / result.seconds.min():.2f}")
 

@@ -1,4 +1,4 @@
-"""Softmax attention: the Monte Carlo of the row-normalized softmax against the entrywise theory of exp(x/tau).
+"""Softmax attention: the Monte Carlo of the softmax over the keys against the entrywise theory of exp(x/tau).
 
 E_attn against gamma/a_1^2 and against c for tau = 0.5, 1, 2, without signal and with |mu| = 1 and
 w_K = w_Q aligned with mu, and tau = 0.5 over a ladder of sizes extrapolated to n = infinity.

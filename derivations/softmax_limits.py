@@ -1,10 +1,12 @@
 """Where the softmax normalization stops being a small diagonal perturbation: small tau, strong aligned weights.
 
-For each setting, on the same draws (same seeds): softmax attention K' = D K^exp against the entrywise
-K^exp_ij = e^{S_ij/tau}/sqrt(p) (D = diag((n-1) e^{1/(2 tau^2)} / row sum), and both against the theory
-(symrmt.theory.softmax.softmax_error). Also the row sums themselves: their mean over rows relative to
-(n-1) e^{1/(2 tau^2)}, and their relative spread against the prediction sqrt((e^{1/tau^2} - 1)/n + 1/(2 tau^4 p))
-(docs/theory.md, section 15). The ridge is given as gamma / a_1^2 (the error depends on gamma only through it).
+For each setting, on the same draws (same seeds): softmax attention over the keys, K' = K^exp D (D =
+diag((n-1) e^{1/(2 tau^2)} / column sum), each query j normalized over its keys i), against the entrywise
+K^exp_ij = e^{S_ij/tau}/sqrt(p), against the transposed convention normalize="queries" (K' = D' K^exp, each row
+normalized), and against the theory (symrmt.theory.softmax.softmax_error), which is the same for both
+conventions. Also the normalizers themselves (the column sums): their mean relative to (n-1) e^{1/(2 tau^2)}, and
+their relative spread against the prediction sqrt((e^{1/tau^2} - 1)/n + 1/(2 tau^4 p)) (docs/theory.md,
+section 15). The ridge is given as gamma / a_1^2 (the error depends on gamma only through it).
 
 Run:  python derivations/softmax_limits.py [--n 1024] [--seeds 4] [--c 1]
 Prints a Markdown table (the one in docs/theory.md, section 15, was made with the defaults).
@@ -32,14 +34,16 @@ def settings():
                    Geometry(mu_norm=1.0, wk_norm=w, wq_norm=w, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0))
 
 
-def row_sums(n, c, tau, geometry, seeds):
-    """Mean and relative spread of the row sums over rows and seeds, relative to (n-1) e^{1/(2 tau^2)}."""
+def column_sums(n, c, tau, geometry, seeds):
+    """Mean and relative spread of the column sums (query j's normalizer over its keys) over columns and seeds,
+    relative to (n-1) e^{1/(2 tau^2)}."""
     model, _ = api._model(n, c, geometry, None, 0.0, False, None)
     model = api._with_attention(model, None, "softmax", tau, True)
     ratios = []
     for seed in range(seeds):
         _, X, vectors = finite.draw(model, np.random.default_rng(1000 + seed))
         S, _ = finite.scores(X, vectors, keep_gram=False)
+        S = S.T                                        # row j of S^T: query j against its keys
         np.fill_diagonal(S, -np.inf)
         top = S.max(axis=1)
         sums = np.exp((S - top[:, None]) / tau).sum(axis=1)
@@ -57,25 +61,30 @@ def main():
     n, c, seeds = args.n, args.c, args.seeds
     p = round(c * n)
     print(f"n = {n}, p = {p}, {seeds} seeds; gamma/a_1^2 = {', '.join(map(str, RIDGES))}; "
-          "paired = softmax - entrywise exp on the same draws (mean +- s.e.)")
-    print("| setting | row sum / (n-1)e^(1/2tau^2) | spread (predicted) | softmax - theory | paired softmax - exp "
-          "| theory |")
-    print("|---|---|---|---|---|---|")
+          "paired = on the same draws (mean +- s.e.); softmax over the keys unless said")
+    print("| setting | column sum / (n-1)e^(1/2tau^2) | spread (predicted) | softmax - theory | paired softmax - exp "
+          "| paired keys - queries | theory |")
+    print("|---|---|---|---|---|---|---|")
     for label, tau, geometry in settings():
         a1 = float(softmax_hermite(tau)[0])
         gamma = a1**2 * np.array(RIDGES)
         soft = simulate(None, n, c, gamma, geometry, seeds=seeds, attention="softmax", temperature=tau,
                         progress=False)
+        rows = simulate(None, n, c, gamma, geometry, seeds=seeds, attention="softmax", temperature=tau,
+                        normalize="queries", progress=False)
         # simulate refuses the uncentered e^{x/tau}; simulate_once on simulate's generators draws the same.
         rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(seeds)]
         entry = np.array([simulate_once(lambda x, t=tau: np.exp(x / t), n, c, gamma, geometry, 0.0, rng)[0]
                           for rng in rngs])
         diff = soft.attention_per_seed - entry
+        orientation = soft.attention_per_seed - rows.attention_per_seed
         theory = softmax_error(c, gamma, temperature=tau, geometry=geometry)
-        mean, spread = row_sums(n, c, tau, geometry, seeds)
+        mean, spread = column_sums(n, c, tau, geometry, seeds)
         predicted = math.sqrt(math.expm1(1 / tau**2) / n + 1 / (2 * tau**4 * p))
         cells = [" ".join(f"{v:+.4f}" for v in soft.attention_mean - theory),
                  " ".join(f"{m:+.4f}±{s:.4f}" for m, s in zip(diff.mean(0), diff.std(0, ddof=1) / math.sqrt(seeds))),
+                 " ".join(f"{m:+.4f}±{s:.4f}" for m, s in zip(orientation.mean(0),
+                                                                orientation.std(0, ddof=1) / math.sqrt(seeds))),
                  " ".join(f"{v:.4f}" for v in theory)]
         print(f"| {label} | {mean:.3f} | {spread:.3f} ({predicted:.3f}) | {' | '.join(cells)} |", flush=True)
 

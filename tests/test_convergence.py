@@ -105,21 +105,30 @@ def test_ladder_seeds_cost_about_the_same():
     assert SEEDS.tolist() == [1536, 384, 96, 24, 6]
     assert ladder_seeds([512, 1024, 2048, 4096], 10).tolist() == [640, 160, 40, 10]
     assert ladder_seeds([32, 4096]).max() == 2000                      # capped
+    # By measured cost: an overhead-bound small size (0.05 s a seed at 256 against 0.2 s at 1024, not 1/16 of it)
+    # gets 4 times the seeds of the largest, not 16 times.
+    assert ladder_seeds([256, 512, 1024], 6, costs=[0.05, 0.08, 0.2]).tolist() == [24, 15, 6]
+    with pytest.raises(ParameterError, match="one positive time per size"):
+        ladder_seeds([256, 512], 6, costs=[0.1, 0.0])
     assert size_seed(0, 256) != size_seed(0, 512) != size_seed(1, 512)
 
 
 def test_converge_small_ladder():
-    res = converge("tanh(x)", 1.0, [0.1, 1.0], geometry=None, ns=[128, 32, 64], seeds=2, progress=False)
+    res = converge("tanh(x)", 1.0, [0.1, 1.0], geometry=None, ns=[128, 32, 64], seeds=[2, 32, 8], progress=False)
     assert res.ns.tolist() == [32, 64, 128] and res.seeds.tolist() == [32, 8, 2]
+    assert np.all(np.isnan(res.seed_seconds))                          # given, not measured
     out = json.loads(json.dumps(res.as_dict(), allow_nan=False))
-    assert list(out) == ["gamma", "ns", "attention", "linear", "gap"]
+    assert list(out)[:2] == ["gamma", "ns"] and out["seeds"] == [32, 8, 2]
     for name in ("attention", "linear", "gap"):
         block = out[name]
-        assert list(block) == ["mean", "se", "limit", "limit_lo", "limit_hi", "exponent", "theory", "agrees"]
+        assert list(block)[:5] == ["mean", "se", "limit", "limit_lo", "limit_hi"] and "decisions" in block
         assert np.shape(block["mean"]) == (3, 2) and len(block["limit"]) == 2
     # The gap is paired: its per-size mean is the difference of the means, draw by draw.
     assert np.allclose(res.gap.mean, res.attention.mean - res.linear.mean)
     assert np.allclose(res.gap.theory, res.attention.theory - res.linear.theory)
+    # Measured allocation: the largest size keeps its seeds, the smaller ones get more, never fewer with smaller n.
+    measured = converge("tanh(x)", 1.0, [0.1], ns=[32, 64, 128], seeds=2, progress=False)
+    assert measured.seeds[-1] == 2 and np.all(np.diff(measured.seeds) <= 0) and np.all(measured.seed_seconds > 0)
     # Size n is simulate(seed=size_seed(seed, n)): the draws can be replayed one size at a time.
     assert res.simulations[0].seed == size_seed(0, 32)
     assert res.to_csv().splitlines()[0].startswith("quantity,gamma,limit,lo,hi,exponent")
@@ -132,6 +141,8 @@ def test_converge_small_ladder():
     ({"ns": [64.0, 128.0, 256.0]}, "integer"),
     ({"seeds": 1}, "seeds"),
     ({"seeds": [4, 4]}, "one integer >= 2 per size"),
+    ({"target": 0.0}, "target"),
+    ({"target": 1.5}, "target"),
     ({"gamma": [[0.1, 1.0]]}, "1-d"),
 ])
 def test_converge_refuses(kwargs, needle):
@@ -147,3 +158,52 @@ def test_converge_needs_the_values_of_f_s_parameters():
     at_one = converge(hermite("tanh(s*x)"), 1.0, 0.1, ns=[32, 64, 128], seeds=2, progress=False,
                       params={"s": 1.0})
     assert at_one.attention.theory[0] == pytest.approx(float(attention_error("tanh(x)", 1.0, 0.1)), rel=1e-12)
+
+
+def _fit_of(limit: float, half: float, theory: float) -> "LadderFit":
+    """A LadderFit of one gamma whose interval is limit +- half (a synthetic Extrapolation)."""
+    from symrmt.analysis.convergence import LadderFit
+    from symrmt.analysis.finite_size import Extrapolation
+
+    fit = Extrapolation(limit=limit, lo=limit - half, hi=limit + half, exponent=1.0, exponent_lo=0.5, exponent_hi=1.0,
+                        model="1/n", exponents=(1.0,), amplitudes=(1.0,), first=256, chi2=1.0, dof=2, scale=1.0)
+    return LadderFit("attention", np.zeros((3, 1)), np.zeros((3, 1)), (fit,), np.array([theory]))
+
+
+def test_a_ladder_decides_or_says_why_not():
+    """Inside a narrow interval: agrees; outside: disagrees; inside one wider than the target: undecided, with the
+    seeds that would reach the target if the width is statistical ((half-width/target)^2 times as many)."""
+    assert _fit_of(0.30, 0.006, 0.301).decisions(0.03)[0]["decision"] == "agrees"        # +-2%
+    assert _fit_of(0.30, 0.006, 0.32).decisions(0.03)[0]["decision"] == "disagrees"
+    wide = _fit_of(0.30, 0.018, 0.31).decisions(0.03, seeds=[96, 24, 6], seconds=100.0)[0]   # +-6%
+    assert wide["decision"] == "undecided" and wide["seeds_factor"] == pytest.approx(4.0)
+    assert wide["seeds"] == [384, 96, 24] and wide["seconds"] == pytest.approx(400.0)
+    assert "exceeds the target 3%" in wide["reason"] and "about 4.0 times the seeds" in wide["reason"]
+    assert _fit_of(0.30, 0.018, 0.31).decisions(0.1)[0]["decision"] == "agrees"
+
+
+def test_the_ladder_plot_defines_its_symbols_and_its_ticks_do_not_overlap(tmp_path):
+    """Rendered: the size axis has one label per size and no two tick labels overlap; every axis label defines
+    its symbols (no bare n_K); the fit lines run over the sizes they fit, through their fitted values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from symrmt.presentation.plotting import convergence_figure
+
+    res = converge("tanh(x)", 1.0, [0.1, 1.0], ns=[64, 128, 256, 512, 1024, 2048], seeds=[2] * 6, progress=False)
+    fig = convergence_figure(res)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), [t.get_text() for t in labels]
+        assert "n_K" not in ax.get_xlabel()
+    left = fig.axes[0]
+    assert [t.get_text() for t in left.get_xticklabels()] == ["64", "128", "256", "512", "1024", "2048"]
+    assert r"n_{\max} = 2048" in fig.axes[1].get_xlabel()
+    fit, theory = res.attention.fits[0], res.attention.theory[0]
+    line = next(ln for ln in left.get_lines() if ln.get_label().startswith("fit "))       # gamma = 0.1
+    x, y = line.get_data()
+    assert x[0] == pytest.approx(fit.first) and x[-1] == pytest.approx(2048)
+    assert np.allclose(y, fit.limit + fit.correction(x) - theory)

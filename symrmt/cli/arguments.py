@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import SymrmtInputError
 from ..geometry import Geometry
-from ..simulation.softmax import ATTENTIONS
+from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
 from .values import parse_gamma, parse_gram, parse_param, parse_param_value
 
@@ -46,13 +46,19 @@ def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = 
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
 
 
-def add_attention(p: argparse.ArgumentParser) -> None:
-    """``--attention`` and ``--temperature``; with them ``--f`` is optional (:func:`check_attention` decides)."""
+def add_attention(p: argparse.ArgumentParser, normalize: bool = False) -> None:
+    """``--attention`` and ``--temperature`` (and, for the commands that simulate, ``--normalize``); with them
+    ``--f`` is optional (:func:`check_attention` decides)."""
     p.add_argument("--attention", choices=ATTENTIONS, default="entrywise",
-                   help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each row of "
-                        "exp(S/T) normalized (self-token masked), times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
+                   help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each query's exp(S/T) "
+                        "normalized over its keys (self-token masked), times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
     p.add_argument("--temperature", type=float, default=None, metavar="T",
                    help="softmax temperature T > 0 (default 1)")
+    if normalize:
+        p.add_argument("--normalize", choices=NORMALIZATIONS, default=None,
+                       help="softmax only: keys (default) normalizes each query over its keys, as transformers do; "
+                            "queries normalizes each key over the queries (the transposed model). The theory is "
+                            "the same for both")
 
 
 def check_attention(args: argparse.Namespace) -> None:
@@ -63,6 +69,8 @@ def check_attention(args: argparse.Namespace) -> None:
             raise SymrmtInputError("--f is required (e.g. --f 'tanh(x)'), or --attention softmax, which fixes f.")
         if args.temperature is not None:
             raise SymrmtInputError("--temperature applies to --attention softmax only.")
+        if getattr(args, "normalize", None) is not None:
+            raise SymrmtInputError("--normalize applies to --attention softmax only.")
         return
     given = [flag for flag, on in (("--f", args.f is not None), ("--center", getattr(args, "center", False)),
                                    ("--param", bool(getattr(args, "param", None))),
@@ -73,10 +81,13 @@ def check_attention(args: argparse.Namespace) -> None:
 
 
 def attention_kwargs(args: argparse.Namespace) -> dict:
-    """``attention=`` and ``temperature=`` for the library with ``--attention softmax``, else nothing."""
+    """``attention=``, ``temperature=`` (and ``normalize=`` where given) for the library with ``--attention softmax``,
+    else nothing."""
     if args.attention == "entrywise":
         return {}
-    return {"attention": "softmax", "temperature": 1.0 if args.temperature is None else args.temperature}
+    normalize = getattr(args, "normalize", None)
+    return {"attention": "softmax", "temperature": 1.0 if args.temperature is None else args.temperature,
+            **({"normalize": normalize} if normalize is not None else {})}
 
 
 def add_geometry(p: argparse.ArgumentParser) -> None:

@@ -1,8 +1,8 @@
 r"""Softmax attention against the entrywise theory of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`.
 
-The Monte Carlo is :func:`symrmt.simulate` with ``attention="softmax"`` (each row of
-:math:`e^{S/\tau}` normalized over the other tokens, self-token masked, times
-:math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`; :mod:`symrmt.theory.softmax`); the lines are
+The Monte Carlo is :func:`symrmt.simulate` with ``attention="softmax"`` (each query's
+:math:`e^{S/\tau}` normalized over its keys, the other tokens, self-token masked, times
+:math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`; :mod:`symrmt.simulation.softmax`); the lines are
 :func:`symrmt.theory.softmax.softmax_error`. The ridge is drawn in units of :math:`a_1^2 = e^{1/\tau^2}/\tau^2`,
 because the error depends on :math:`\gamma` only through :math:`\gamma/a_1^2` (the temperature then moves
 only the nonlinear share :math:`b^2/a_1^2 = \tau^2(e^{1/\tau^2} - 1) - 1`). Panels: over the ridge and
@@ -133,12 +133,12 @@ def build(quick: bool = False, **overrides) -> Figure:
     ladder, sentence = _ladder("e", s, quick)
     panels = [_ridge_panel("a", False, s), _ridge_panel("b", True, s), _ratio_panel("c", False, s),
               _ratio_panel("d", True, s), ladder]
-    caption = ("Softmax attention (each row of exp(S/tau) normalized over the other tokens, self-token masked, "
+    caption = ("Softmax attention (each query's exp(S/tau) normalized over its keys, the other tokens, self-token masked, "
                "times (n - 1) e^(1/(2 tau^2))/sqrt(p)) follows the entrywise theory of f(x) = exp(x/tau) - "
                "e^(1/(2 tau^2)) (a_1 = e^(1/(2 tau^2))/tau, nu = e^(2/tau^2) - e^(1/tau^2)); the error depends on gamma "
                "only through gamma/a_1^2. Lines: symrmt.theory.softmax.softmax_error; markers: Monte Carlo of softmax "
                f"attention, n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}. The finite-n effect "
-               "grows as tau falls (the row sums are sums of log-normals of variance 1/tau^2; docs/theory.md, "
+               "grows as tau falls (the normalizers are sums of log-normals of variance 1/tau^2; docs/theory.md, "
                f"section 15). {sentence}")
     # The title states where the agreement holds: at tau = 0.5 the markers sit up to 27% above the lines at
     # n = 1024 (the caption counts them) and only the extrapolation of panel (e) reaches the theory.

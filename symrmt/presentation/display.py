@@ -156,11 +156,19 @@ def simulation_as_dict(result: Any) -> dict[str, Any]:
 
 
 def simulation_html(result: Any, digits: int = 4) -> str:
-    """``_repr_html_`` text of a :class:`~symrmt.SimulationResult`: gamma, both errors as mean ± s.e."""
+    """``_repr_html_`` text of a :class:`~symrmt.SimulationResult`: gamma, both errors as mean ± s.e.; with the
+    theory attached (``simulate(..., theory=True)``) also the theory, z = (MC - theory)/se and the verdict of each,
+    and the overall verdict in the caption."""
     header = ["gamma", "E_attn (mean ± s.e.)", "E_lin (mean ± s.e.)"]
     rows = [[f"{g:.4g}", f"{a:.{digits}f} ± {sa:.{digits}f}", f"{l:.{digits}f} ± {sl:.{digits}f}"]
             for g, a, sa, l, sl in zip(result.gamma, result.attention_mean, result.attention_se,
                                         result.linear_mean, result.linear_se)]
+    agreement = getattr(result, "agreement", None)
+    if agreement is not None:
+        header = ["gamma", "E_attn (mean ± s.e.)", "theory", "z", "verdict", "E_lin (mean ± s.e.)", "theory", "z",
+                  "verdict"]
+        rows = [[row[0], row[1], *_judged(agreement.attention, i, digits), row[2], *_judged(agreement.linear, i, digits)]
+                for i, row in enumerate(rows)]
     geometry = (", ".join(f"{k} = {v:g}" for k, v in result.geometry.as_dict().items() if v)
                 if getattr(result, "geometry", None) is not None else
                 f"Gram matrix {np.asarray(result.gram).shape[0]} x {np.asarray(result.gram).shape[0]}")
@@ -173,7 +181,16 @@ def simulation_html(result: Any, digits: int = 4) -> str:
         geometry = f"{geometry or 'no signal'}; softmax attention, temperature {softmax['temperature']:g}"
     caption = (f"Monte Carlo: n = {result.n}, p = {result.p}, c = {result.c:g}, d = {result.d:g}, "
                f"{result.seeds} seeds (root seed {result.seed}); geometry: {geometry or 'none'}")
+    if agreement is not None:
+        caption += " | " + " ".join(agreement.lines())
     return _table(caption, header, rows)
+
+
+def _judged(quantity: Any, i: int, digits: int) -> list[str]:
+    """The theory, z and the verdict of point ``i`` of a :class:`~symrmt.analysis.agreement.QuantityAgreement`."""
+    theory, z = quantity.theory[i], quantity.z[i]
+    return [f"{theory:.{digits}f}" if np.isfinite(theory) else "-", f"{z:+.1f}" if np.isfinite(z) else "-",
+            quantity.verdicts[i]]
 
 
 def rows_to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]], path: str | pathlib.Path | None = None) -> str:
@@ -194,7 +211,7 @@ def to_csv(result: Any, path: str | pathlib.Path | None = None, gamma: Any = Non
     - :class:`~symrmt.SimulationResult`: ``gamma, attention_mean, attention_se, linear_mean, linear_se``,
       then ``n, p, c, d, seeds, seed``, the geometry and, with ``weights=``, ``weights_form``,
       ``weights_p``, ``weights_frobenius_norm`` (``weights_rank``, ``weights_shift``) and, for softmax
-      attention, ``softmax_temperature``, ``softmax_mask_diagonal``, ``softmax_scale`` (constant columns,
+      attention, ``softmax_temperature``, ``softmax_mask_diagonal``, ``softmax_normalize``, ``softmax_scale`` (constant columns,
       so each row is self-contained).
     - :class:`~symrmt.theory.RidgeSolution`: ``[gamma,] E, Phi,`` the unknowns (``t_11, t_12, t_22`` for
       attention), ``residual``.

@@ -5,7 +5,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence"]
+__all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence",
+           "convergence_figure"]
 
 
 def _pyplot():
@@ -18,14 +19,20 @@ def _pyplot():
     return plt
 
 
-def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None) -> dict:
+def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: float, mc, gram=None,
+                     agreement=None) -> dict:
     """A panel for :func:`plot_panels`: theory curves on ``grid`` and the Monte Carlo result ``mc``.
 
     The theory lines have gaps where the solver cannot solve a point of the grid (masked arrays).
+    ``agreement`` (:class:`symrmt.analysis.agreement.Agreement`, default ``mc.agreement``) marks each
+    point whose verdict is not "agrees".
     """
     from ..theory.ridge import attention_error, linear_error
 
-    return {"title": title, "gamma_theory": grid,
+    agreement = agreement if agreement is not None else getattr(mc, "agreement", None)
+    verdicts = {} if agreement is None else {"attention_verdicts": agreement.attention.verdicts,
+                                             "linear_verdicts": agreement.linear.verdicts}
+    return {"title": title, "gamma_theory": grid, **verdicts,
             "attention_theory": attention_error(f, c, grid, geometry, d, gram=gram, partial=True),
             "linear_theory": linear_error(c, grid, geometry, gram=gram, partial=True), "gamma_mc": mc.gamma,
             "attention_mean": mc.attention_mean, "attention_se": mc.attention_se,
@@ -70,7 +77,9 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     Each panel is a dict with ``title``, ``gamma_theory``, ``attention_theory``,
     ``linear_theory`` (arrays; attention may be None) and optionally a Monte Carlo
     part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``,
-    ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom).
+    ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom), and
+    ``attention_verdicts``, ``linear_verdicts`` (:mod:`symrmt.analysis.agreement`): a point marked by a large
+    open diamond is a finite-size gap, by a cross a disagreement.
     Uses the non-interactive Agg backend (works without a display).
     """
     plt = _pyplot()
@@ -87,6 +96,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
                         fmt="o", color="C0", ms=4, capsize=2, label="attention, Monte Carlo (95% t interval)")
             ax.errorbar(panel["gamma_mc"], panel["linear_mean"], yerr=_interval(panel["linear_se"], panel["seeds"]),
                         fmt="s", color="C1", ms=4, capsize=2, mfc="none", label="linear, Monte Carlo (95% t interval)")
+            _mark_verdicts(ax, panel)
         ax.set_xscale("log")
         ax.set_xlabel(r"ridge $\gamma$")
         ax.set_title(panel["title"], fontsize=10)
@@ -100,6 +110,27 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+#: How a point whose verdict is not "agrees" is marked (symrmt.analysis.agreement).
+_VERDICT_MARKERS = {"finite-size gap": dict(marker="D", ms=11, mfc="none", mec="C2", mew=1.5, ls="none"),
+                    "disagrees": dict(marker="X", ms=11, color="C3", ls="none")}
+
+
+def _mark_verdicts(ax, panel: dict) -> None:
+    """Large markers around the Monte Carlo points whose verdict is a finite-size gap or a disagreement."""
+    gamma = np.asarray(panel["gamma_mc"])
+    for verdict, style in _VERDICT_MARKERS.items():
+        xs, ys = [], []
+        for quantity in ("attention", "linear"):
+            marks = panel.get(f"{quantity}_verdicts")
+            if marks is None:
+                continue
+            chosen = np.array([m == verdict for m in marks], dtype=bool)
+            xs += list(gamma[chosen])
+            ys += list(np.asarray(panel[f"{quantity}_mean"])[chosen])
+        if xs:
+            ax.plot(xs, ys, label=f"verdict: {verdict} (|z| > t)", **style)
 
 
 def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=None, bins: int = 60) -> str:
@@ -130,55 +161,74 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
 
 
 def plot_convergence(result, path: str) -> str:
-    r"""Write the finite-size figure of a :class:`~symrmt.Convergence` and return its path.
+    """Write :func:`convergence_figure` of a :class:`~symrmt.Convergence` to ``path`` and return the path."""
+    plt = _pyplot()
+    fig = convergence_figure(result)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
 
-    One row per quantity (attention, linear, gap). Left: :math:`|\bar E(n) - E_{\rm theory}|` against n
-    on log axes, with 95% Student-t bars over seeds and the fitted correction :math:`|\sum_i b_i n^{-\alpha_i}|`
-    (slope :math:`-\alpha` for one term). Right: :math:`\bar E(n)` against :math:`(n_K/n)^{\alpha}` (:math:`n_K` the
-    largest size, so that the ladder ends at 1 and :math:`n = \infty` is 0), the fitted line carried to 0,
-    the extrapolated limit with its 95% interval, and the theory (star). Open markers: sizes the chosen fit
-    left out; a bar that reaches 0 on the log axis ends at the bottom of the panel.
+
+def convergence_figure(result):
+    r"""The finite-size figure of a :class:`~symrmt.Convergence` (a matplotlib Figure).
+
+    One row per quantity (attention, linear, gap), one colour per :math:`\gamma`. Left:
+    :math:`\bar E(n) - E_{\rm theory}` against n (log axis, ticks at the sizes of the ladder), with 95% Student-t
+    bars over seeds, and the fitted :math:`E_\infty + \sum_i b_i n^{-\alpha_i} - E_{\rm theory}` over the sizes it
+    was fitted to; the dotted line is its limit :math:`E_\infty - E_{\rm theory}` and 0 is the theory. Right:
+    :math:`\bar E(n)` against :math:`x = (n_{\max}/n)^{\alpha}` (:math:`n_{\max}` the largest size, :math:`\alpha` the
+    fitted leading exponent of that :math:`\gamma`; :math:`x = 0` is :math:`n = \infty`), the same fitted curve carried
+    to 0, the extrapolated limit with its 95% interval (square), and the theory (star). Open markers: sizes the
+    chosen fit left out (the fit lines are drawn over the sizes they fit only).
     """
+    from matplotlib.ticker import NullFormatter, NullLocator
+
     from ..analysis.seeds import t_quantile
 
     plt = _pyplot()
     ns, top = np.asarray(result.ns, float), float(result.ns[-1])
-    half = t_quantile(result.seeds)[:, None]                       # 95% t quantile per size, as a column
-    fig, axes = plt.subplots(3, 2, figsize=(9.5, 9.6), squeeze=False)
+    half = t_quantile(result.seeds)                                 # 95% t quantile per size
+    fig, axes = plt.subplots(3, 2, figsize=(10.5, 10.5), squeeze=False, layout="constrained")
     for row, quantity in zip(axes, result.quantities):
-        distances = np.abs(quantity.mean - quantity.theory[None, :])
-        floor = 0.3 * float(np.min(distances[distances > 0], initial=1.0))   # where a bar that reaches 0 ends
         for g, fit in enumerate(quantity.fits):
             color, label = f"C{g % 10}", f"γ = {result.gamma[g]:.3g}"
-            bar = half[:, 0] * quantity.se[:, g]
+            bar = half * quantity.se[:, g]
+            theory = float(quantity.theory[g])
             fitted = ns >= fit.first                                   # open markers: sizes left out of the fit
             for side, face in ((fitted, color), (~fitted, "none")):
-                distance = np.maximum(distances[side, g], floor)
-                row[0].errorbar(ns[side], distance, yerr=[np.clip(np.minimum(bar[side], distance - floor), 0, None),
-                                                          bar[side]],
-                                fmt="o", color=color, mfc=face, ms=4, capsize=2, label=label if face == color else None)
+                if not np.any(side):
+                    continue
+                row[0].errorbar(ns[side], quantity.mean[side, g] - theory, yerr=bar[side], fmt="o", color=color,
+                                mfc=face, ms=4, capsize=2, label=label if face == color else None)
                 row[1].errorbar((top / ns[side]) ** fit.exponent, quantity.mean[side, g], yerr=bar[side], fmt="o",
                                 color=color, mfc=face, ms=4, capsize=2, label=label if face == color else None)
-            line = np.geomspace(fit.first, top, 50)
-            row[0].plot(line, np.abs(fit.correction(line)), color=color, lw=1,
+            line = np.geomspace(fit.first, top, 60)
+            row[0].plot(line, fit.limit + fit.correction(line) - theory, color=color, lw=1,
                         label=f"fit {fit.model}, α = {fit.exponent:.2f}")
+            row[0].axhline(fit.limit - theory, color=color, lw=0.8, ls=":")
             grid = np.linspace(0.0, (top / fit.first) ** fit.exponent, 60)[1:]
-            curve = fit.limit + fit.correction(top * grid ** (-1.0 / fit.exponent))    # at n = n_K x^(-1/alpha)
+            curve = fit.limit + fit.correction(top * grid ** (-1.0 / fit.exponent))    # at n = n_max x^(-1/alpha)
             row[1].plot(np.r_[0.0, grid], np.r_[fit.limit, curve], color=color, lw=1)
             row[1].errorbar([0.0], [fit.limit], yerr=[[fit.limit - fit.lo], [fit.hi - fit.limit]], fmt="s",
                             color=color, mfc="none", ms=6, capsize=4)
-            row[1].plot([0.0], [quantity.theory[g]], marker="*", color="k", ms=10, ls="none",
+            row[1].plot([0.0], [theory], marker="*", color="k", ms=10, ls="none",
                         label="theory" if g == 0 else None)
-        row[0].set_ylim(bottom=floor)
-        row[0].set(xscale="log", yscale="log", xlabel="n", ylabel=f"|MC − theory|, {quantity.name}")
-        row[1].set(xlabel=r"$(n_K/n)^{\alpha}$  (0 is $n = \infty$)", ylabel=f"E, {quantity.name}")
+        row[0].axhline(0.0, color="k", lw=0.8)
+        row[0].set_xscale("log")
+        row[0].xaxis.set_major_locator(plt.FixedLocator(ns))           # one plain label per size, no minor labels
+        row[0].set_xticks(ns, [str(int(n)) for n in ns], rotation=45 if len(ns) > 5 else 0)
+        row[0].xaxis.set_minor_locator(NullLocator())
+        row[0].xaxis.set_minor_formatter(NullFormatter())
+        row[0].set(xlabel="n (tokens; p = round(c n))",
+                   ylabel=rf"$\bar E(n) - E_{{\rm theory}}$, {quantity.name}")
+        row[1].set(xlabel=rf"$x = (n_{{\max}}/n)^{{\alpha}}$, $n_{{\max}} = {int(top)}$, $\alpha$ fitted per $\gamma$"
+                          r" ($x = 0$: $n = \infty$)",
+                   ylabel=rf"$\bar E(n)$, {quantity.name}")
         for ax in row:
             ax.grid(alpha=0.3)
             ax.legend(fontsize=6)
     ladder = ", ".join(f"{int(n)} ({int(s)})" for n, s in zip(result.ns, result.seeds))
-    fig.suptitle(f"f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}; bars: 95% t intervals",
-                 fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    fig.suptitle(rf"f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}" "\n"
+                 r"$\bar E(n)$: mean over seeds at size n (bars: 95% $t$ intervals); lines: the fit "
+                 r"$E_\infty + \sum_i b_i n^{-\alpha_i}$; dotted: $E_\infty - E_{\rm theory}$", fontsize=9)
+    return fig

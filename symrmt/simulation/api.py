@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable
 from ..runtime.progress import progress_bar
-from .softmax import ATTENTIONS, softmax_scale
+from .softmax import ATTENTIONS, NORMALIZATIONS, softmax_scale
 from ..analysis.seeds import mean_se
 from . import linalg, routes, threads
 from .memory import check_memory
@@ -101,20 +101,24 @@ def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
             validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
 
 
-def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask_diagonal: Any) -> Model:
+def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask_diagonal: Any,
+                    normalize: Any = None) -> Model:
     """The model with its kind of attention: entrywise (f given, no softmax keywords) or softmax (f None, d = 0)."""
     attention = validate.choice("attention", attention, ATTENTIONS)
     if attention == "entrywise":
         if f is None:
             raise ParameterError("f = None: entrywise attention needs a nonlinearity (e.g. 'tanh(x)'); "
                                  "for softmax attention pass attention='softmax'.")
-        if temperature is not None or mask_diagonal is not True:
-            raise ParameterError("temperature and mask_diagonal apply to attention='softmax' only; leave them out "
-                                 "for entrywise attention (its diagonal is d).")
+        if temperature is not None or mask_diagonal is not True or normalize is not None:
+            raise ParameterError("temperature, mask_diagonal and normalize apply to attention='softmax' only; leave "
+                                 "them out for entrywise attention (its diagonal is d).")
         return model
     if f is not None:
-        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), each row normalized); "
+        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), normalized over the keys); "
                              "pass f=None.")
+    normalize = validate.choice("normalize", "keys" if normalize is None else normalize, NORMALIZATIONS,
+                                "('keys': each query's weights over its keys sum to one, standard attention; "
+                                "'queries': the transposed model.)")
     if model.d != 0.0:
         raise ParameterError(f"d = {model.d!r}: softmax attention masks the diagonal (K_ii = 0); leave d = 0, "
                              "or pass mask_diagonal=False to keep the self-token in the softmax.")
@@ -122,7 +126,7 @@ def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask
         raise ParameterError(f"mask_diagonal = {mask_diagonal!r}: must be True or False.")
     tau = validate.temperature(1.0 if temperature is None else temperature)
     return dataclasses.replace(model, attention="softmax", temperature=tau, mask_diagonal=bool(mask_diagonal),
-                               label=f"softmax(tau={tau:g})")
+                               normalize=normalize, label=f"softmax(tau={tau:g})")
 
 
 def _softmax_summary(model: Model) -> dict | None:
@@ -130,7 +134,7 @@ def _softmax_summary(model: Model) -> dict | None:
     if model.attention != "softmax":
         return None
     return {"temperature": model.temperature, "mask_diagonal": model.mask_diagonal,
-            "scale": softmax_scale(model.n, model.p, model.temperature)}
+            "normalize": model.normalize, "scale": softmax_scale(model.n, model.p, model.temperature)}
 
 
 def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = False) -> Model:
@@ -189,6 +193,7 @@ def simulate_once(
     attention: str = "entrywise",
     temperature: float | None = None,
     mask_diagonal: bool = True,
+    normalize: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""One draw of the model: :math:`(E_{\rm attn}(\gamma), E_{\rm lin}(\gamma))` on the whole grid.
 
@@ -219,7 +224,7 @@ def simulate_once(
         agree to about 1e-8 relative.
     weights : array_like or tuple, optional
         Any :math:`W_K^\top W_Q`, as in :func:`simulate`.
-    attention, temperature, mask_diagonal
+    attention, temperature, mask_diagonal, normalize
         Entrywise or softmax attention, as in :func:`simulate`.
 
     Returns
@@ -235,7 +240,7 @@ def simulate_once(
     ((2,), True)
     """
     model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
     grid = _gamma_grid(gamma)
     plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
     if not isinstance(rng, np.random.Generator):
@@ -265,6 +270,8 @@ def simulate(
     attention: str = "entrywise",
     temperature: float | None = None,
     mask_diagonal: bool = True,
+    normalize: str | None = None,
+    theory: bool = False,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -339,9 +346,9 @@ def simulate(
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
     attention : {"entrywise", "softmax"}
         ``"softmax"``: :math:`K' = \sigma_\tau K^{\rm sm}` with
-        :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne i} e^{S_{ik}/\tau}` (:math:`i \ne j`,
-        :math:`K^{\rm sm}_{ii} = 0`): each row normalized over the other tokens, and
-        :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.theory.softmax`). f must be ``None``
+        :math:`K^{\rm sm}_{ij} = e^{S_{ij}/\tau}/\sum_{k \ne j} e^{S_{kj}/\tau}` (:math:`i \ne j`,
+        :math:`K^{\rm sm}_{jj} = 0`): key i, query j, each column (query) normalized over its keys, and
+        :math:`\sigma_\tau = (n-1)e^{1/(2\tau^2)}/\sqrt p` (:mod:`symrmt.simulation.softmax`). f must be ``None``
         and d 0. A ridge :math:`\lambda` on the plain :math:`XK^{\rm sm}` is :math:`\gamma = \sigma_\tau^2\lambda`.
     temperature : float, optional
         Softmax only: :math:`\tau` (default 1), at least :data:`symrmt.validate.MIN_TEMPERATURE`.
@@ -349,6 +356,13 @@ def simulate(
         Softmax only: ``False`` keeps the self-token :math:`S_{ii} \approx \sqrt p` in each softmax,
         which then puts almost all the weight on it (:math:`K' \to \sigma_\tau I`, the features
         become :math:`\sigma_\tau X`: degenerate, for demonstration).
+    normalize : {"keys", "queries"}, optional
+        Softmax only: ``"keys"`` (default) normalizes each query's weights over its keys (each column of
+        :math:`K^{\rm sm}` sums to one, as transformers compute it); ``"queries"`` each row, the transposed
+        model (:mod:`symrmt.simulation.softmax`). Both have the same deterministic equivalent.
+    theory : bool
+        Also solve the theory at the same points and attach the verdict of each
+        (:func:`symrmt.analysis.agreement.compare`): ``result.agreement``.
 
     Returns
     -------
@@ -384,9 +398,14 @@ def simulate(
     2.0
     """
     model, c = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
     grid = _gamma_grid(gamma)
     seeds, seed = _seeds(seeds, seed, 2)
+    if not isinstance(theory, (bool, np.bool_)):
+        raise ParameterError(f"theory = {theory!r}: must be True or False.")
+    if theory and model.weights is not None:
+        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
+                             "general weights= is that of their fit (symrmt.weights); compare with it directly.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, seeds, grid.size, weights=model.weights)
@@ -398,12 +417,17 @@ def simulate(
     draws = [_one_draw(model, plan, grid, rng, box) for rng, box in bar]
     attention = np.array([a for a, _, _ in draws])
     linear = np.array([lin for _, lin, _ in draws])
-    return SimulationResult(
+    result = SimulationResult(
         *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
         n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
         gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
         weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
     )
+    if theory:
+        from ..analysis.agreement import attach_theory
+
+        result = attach_theory(result, f, params)
+    return result
 
 
 def simulate_spectrum(
@@ -424,6 +448,7 @@ def simulate_spectrum(
     attention: str = "entrywise",
     temperature: float | None = None,
     mask_diagonal: bool = True,
+    normalize: str | None = None,
 ) -> np.ndarray:
     r"""All eigenvalues of the attention Gram matrix or of the kernel matrix, pooled over seeds.
 
@@ -440,7 +465,7 @@ def simulate_spectrum(
 
     Parameters
     ----------
-    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params, attention, temperature, mask_diagonal
+    f, n, c, geometry, d, seed, random_frame, gram, progress, weights, params, attention, temperature, mask_diagonal, normalize
         As in :func:`simulate` (f must be centered; softmax attention: ``matrix="gram"`` only, its :math:`K'` is
         not symmetric).
     matrix : {"gram", "kernel"}
@@ -469,10 +494,10 @@ def simulate_spectrum(
     """
     matrix = validate.choice("matrix", matrix, SPECTRA, "('gram': K^T X^T X K/n, 'kernel': K.)")
     model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal)
+    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
     seeds, seed = _seeds(seeds, seed, 1)
     if matrix == "kernel" and model.attention == "softmax":
-        raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each row, so its "
+        raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each query, so its "
                              "K' is not symmetric. Use matrix='gram'.")
     if matrix == "kernel":
         check_symmetric_kernel(model.gram)

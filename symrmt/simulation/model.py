@@ -8,8 +8,8 @@ r"""One draw of the finite model: :math:`y`, :math:`X`, the vectors, the scores 
 
 drawn in the order documented in :mod:`symrmt.simulation` (y, Z, frame); with ``weights=`` the
 bracket is any :math:`M` (:mod:`~symrmt.simulation.weights`). Softmax attention replaces the last
-step by :math:`K' = \sigma_\tau K^{\rm sm}`, each row normalized over the other tokens
-(:mod:`symrmt.theory.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
+step by :math:`K' = \sigma_\tau K^{\rm sm}`, each column (query) normalized over the other tokens (its keys),
+or each row with ``normalize="queries"`` (:mod:`symrmt.simulation.softmax`). Memory: the scores are built in place in :math:`X^\top X` (or by blocks
 of rows for a dense :math:`M`) and f, or the softmax, is applied to them by blocks of
 :data:`BLOCK_ROWS` rows, so no second n-by-n temporary is made.
 """
@@ -45,8 +45,9 @@ class Model:
     ``f`` is the nonlinearity as a checked NumPy function and ``label`` its name for
     messages; both are ``None``/empty until the sizes have been accepted. ``weights`` is a
     general :math:`M` (then ``gram`` holds :math:`\mu` alone), or ``None`` for the Gram path.
-    ``attention`` is ``"entrywise"`` (f) or ``"softmax"`` (``temperature``; ``mask_diagonal=False``
-    keeps the self-token in each softmax, the degenerate option; f is then unused).
+    ``attention`` is ``"entrywise"`` (f) or ``"softmax"`` (``temperature``; ``normalize`` is
+    ``"keys"``, each column a softmax, or ``"queries"``, each row; ``mask_diagonal=False`` keeps the
+    self-token in each softmax, the degenerate option; f is then unused).
     """
 
     n: int
@@ -61,6 +62,7 @@ class Model:
     attention: str = "entrywise"
     temperature: float = 1.0
     mask_diagonal: bool = True
+    normalize: str = "keys"
 
 
 def warn_large_norms(gram: np.ndarray, p: int) -> None:
@@ -200,27 +202,45 @@ def entrywise_matrix(S: np.ndarray, model: Model) -> np.ndarray:
 
 
 def softmax_matrix(S: np.ndarray, model: Model) -> np.ndarray:
-    r""":math:`K' = \sigma_\tau K^{\rm sm}`, each row a softmax over the other tokens, computed in place in ``S``.
+    r""":math:`K' = \sigma_\tau K^{\rm sm}`, a softmax over the other tokens, computed in place in ``S``.
+
+    :math:`S_{ij}` pairs key i with query j (:mod:`symrmt.simulation.softmax`). ``normalize="keys"``
+    (the default, standard attention) normalizes each column, the keys of query j;
+    ``normalize="queries"`` each row:
 
     .. math::
 
-        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_i)/\tau}}{\sum_{k \ne i} e^{(S_{ik} - m_i)/\tau}},
-        \qquad m_i = \max_{k \ne i} S_{ik}, \qquad
-        \sigma_\tau = \frac{(n-1)\, e^{1/(2\tau^2)}}{\sqrt p},
+        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_j)/\tau}}{\sum_{k \ne j} e^{(S_{kj} - m_j)/\tau}},
+        \quad m_j = \max_{k \ne j} S_{kj} \quad\text{(keys)}, \qquad
+        K'_{ij} = \sigma_\tau\, \frac{e^{(S_{ij} - m_i)/\tau}}{\sum_{k \ne i} e^{(S_{ik} - m_i)/\tau}}
+        \quad\text{(queries)},
 
-    :math:`K'_{ii} = 0` (masked: :math:`S_{ii} \approx \sqrt p` is excluded from the maximum and the
-    sum; with ``mask_diagonal=False`` it is included and dominates, :math:`K' \to \sigma_\tau I`).
-    Subtracting the row maximum keeps every exponent :math:`\le 0` (no overflow; the largest
-    term of each sum is 1, so no division by an underflowed 0). One pass over row blocks; the only
-    temporaries are a block's maxima and sums.
+    :math:`\sigma_\tau = (n-1)\, e^{1/(2\tau^2)}/\sqrt p` and :math:`K'_{ii} = 0` (masked: :math:`S_{ii} \approx
+    \sqrt p` is excluded from the maximum and the sum; with ``mask_diagonal=False`` it is included and
+    dominates, :math:`K' \to \sigma_\tau I`). Subtracting the maximum keeps every exponent :math:`\le 0` (no
+    overflow; the largest term of each sum is 1, so no division by an underflowed 0). Both orientations run
+    over blocks of rows (contiguous in memory); the only temporaries are a block and n maxima and sums.
     """
     if model.mask_diagonal:
         np.fill_diagonal(S, -np.inf)
     scale = softmax_scale(S.shape[0], model.p, model.temperature)
+    if model.normalize == "queries":
+        for start in range(0, S.shape[0], BLOCK_ROWS):
+            block = S[start:start + BLOCK_ROWS]
+            block -= block.max(axis=1, keepdims=True)
+            block /= model.temperature
+            np.exp(block, out=block)
+            block *= scale / block.sum(axis=1, keepdims=True)
+        return S
+    top = S.max(axis=0)                      # m_j over the keys of each query (one pass)
+    sums = np.zeros(S.shape[1])
     for start in range(0, S.shape[0], BLOCK_ROWS):
         block = S[start:start + BLOCK_ROWS]
-        block -= block.max(axis=1, keepdims=True)
+        block -= top
         block /= model.temperature
         np.exp(block, out=block)
-        block *= scale / block.sum(axis=1, keepdims=True)
+        sums += block.sum(axis=0)
+    factor = scale / sums
+    for start in range(0, S.shape[0], BLOCK_ROWS):
+        S[start:start + BLOCK_ROWS] *= factor
     return S

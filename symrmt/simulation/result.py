@@ -48,7 +48,11 @@ class SimulationResult:
         holds :math:`\mu` alone. ``None`` for the Gram path.
     softmax : dict or None
         With ``attention="softmax"``: ``temperature``, ``mask_diagonal`` and ``scale``
-        (:math:`\sigma_\tau`, :func:`symrmt.simulation.softmax.softmax_scale`); ``None`` for entrywise attention.
+        (:math:`\sigma_\tau`, :func:`symrmt.simulation.softmax.softmax_scale`) and ``normalize``
+        (``"keys"`` or ``"queries"``); ``None`` for entrywise attention.
+    agreement : Agreement or None
+        With ``simulate(..., theory=True)``: the theory at the same ridges, the standardized difference of each
+        point and the verdicts (:class:`symrmt.analysis.agreement.Agreement`); else ``None``.
 
     The arrays are read-only.
     """
@@ -72,6 +76,7 @@ class SimulationResult:
     routes: dict = field(default_factory=dict)
     weights: dict | None = None
     softmax: dict | None = None
+    agreement: Any = None
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
@@ -91,9 +96,11 @@ class SimulationResult:
         Keys: ``gamma``; ``attention`` and ``linear``, each with ``mean``, ``se``
         and ``per_seed``; ``n``, ``p``, ``c``, ``d``, ``seeds``, ``seed``,
         ``geometry`` (as :meth:`Geometry.as_dict`, or ``null`` for r > 1),
-        ``gram`` (a nested list), ``method``, ``routes``, ``weights`` and ``softmax`` (or ``null``).
+        ``gram`` (a nested list), ``method``, ``routes``, ``weights`` and ``softmax`` (or ``null``), and
+        ``agreement`` (:meth:`Agreement.as_dict <symrmt.analysis.agreement.Agreement.as_dict>`) when the
+        theory was attached.
         """
-        return {
+        out = {
             "gamma": self.gamma.tolist(),
             "attention": {"mean": self.attention_mean.tolist(), "se": self.attention_se.tolist(),
                           "per_seed": self.attention_per_seed.tolist()},
@@ -107,6 +114,9 @@ class SimulationResult:
             "weights": None if self.weights is None else dict(self.weights),
             "softmax": None if self.softmax is None else dict(self.softmax),
         }
+        if self.agreement is not None:
+            out["agreement"] = self.agreement.as_dict()
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -67,7 +67,7 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
     >>> check_parameters(("u",), {"u": (0, 10, True, False)}, {"u": [1.0, 20.0]})
     Traceback (most recent call last):
     ...
-    symrmt.errors.ParameterError: u contains [20.0]: every value must be finite and in (0, 10].
+    symrmt.errors.ParameterError: u contains [20.0]: every value must be in (0, 10].
     """
     known = set(keys)                   # hashed look-ups: symbols compare slowly one by one
     missing = [str(k) for k in keys if k not in params]
@@ -88,14 +88,15 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
 
 
 def _inside(name: str, array: np.ndarray, domain: Domain, hint: str) -> np.ndarray:
-    """``array`` if every entry is finite and in ``domain``; else the one-line refusal."""
+    """``array`` if every entry is finite and in ``domain``; else the one-line refusal, as :func:`symrmt.validate.within`."""
     lower, upper, lower_open, upper_open = domain
-    bad = ~np.isfinite(array) | (array < lower) | (array > upper)
-    bad |= (array == lower) if lower_open else False
-    bad |= (array == upper) if upper_open else False
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(array) | (array < lower) | (array > upper)
+        bad |= (array == lower) if lower_open else False
+        bad |= (array == upper) if upper_open else False
     if np.any(bad):
         interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
         subject = f"{name} = {float(array):g}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
         expected = "must be" if array.ndim == 0 else "every value must be"
-        raise ParameterError(f"{subject}: {expected} finite and in {interval}." + (f" {hint}" if hint else ""))
+        raise ParameterError(f"{subject}: {expected} in {interval}." + (f" {hint}" if hint else ""))
     return array

@@ -41,13 +41,15 @@ def theory_task(payload: dict) -> dict:
     The solver solves each γ on its own, so only the γ it cannot solve become null (with the
     reason in ``error``) and the sweep goes on.
     """
-    from ..theory.ridge import solve_attention, solve_linear
+    from ..models import ATTENTION, LINEAR
+    from ..theory.ridge import solve_model
 
     geometry = model_geometry(payload["geometry"])
     a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
     gamma = np.asarray(payload["gamma"], dtype=float)
-    curves = {"attention": solve_attention((a1, nu), c, gamma, d=d, partial=True, **geometry),
-              "linear": solve_linear(c, gamma, partial=True, **geometry)}
+    # The result file keys each curve by its model's name.
+    curves = {model.name: solve_model(model, partial=True, c=c, gamma=gamma, **geometry, **arguments)
+              for model, arguments in ((ATTENTION, {"f": (a1, nu), "d": d}), (LINEAR, {}))}
     out: dict[str, Any] = {"a1": a1, "nu": nu}
     errors = []
     for name, solution in curves.items():

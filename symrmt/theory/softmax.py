@@ -1,19 +1,18 @@
 r"""Softmax attention's deterministic equivalent: the entrywise system with the exact Hermite data of the exponential.
 
 The scores are those of the entrywise model, :math:`S = X^\top W_{KQ} X/\sqrt p`, with
-:math:`S_{ij} = x_i^\top x_j/\sqrt p + (w_K^\top x_i)(w_Q^\top x_j)/\sqrt p` for rank-one weights.
-Softmax attention normalizes each row :math:`i` over the other tokens :math:`k \ne i` (the
-self-token masked), at temperature :math:`\tau`:
+:math:`S_{ij} = x_i^\top x_j/\sqrt p + (w_K^\top x_i)(w_Q^\top x_j)/\sqrt p` for rank-one weights (token
+:math:`i` the key, token :math:`j` the query). Softmax attention normalizes over the keys of each query
+:math:`j` (the self-token masked), at temperature :math:`\tau`, so each column sums to one:
 
 .. math::
 
-    K^{\rm sm}_{ij} = \frac{e^{S_{ij}/\tau}}{\sum_{k \ne i} e^{S_{ik}/\tau}} \ (i \ne j), \qquad
-    K^{\rm sm}_{ii} = 0, \qquad \sum_{j} K^{\rm sm}_{ij} = 1,
+    K^{\rm sm}_{ij} = \frac{e^{S_{ij}/\tau}}{\sum_{k \ne j} e^{S_{kj}/\tau}} \ (i \ne j), \qquad
+    K^{\rm sm}_{jj} = 0, \qquad \sum_{i} K^{\rm sm}_{ij} = 1
 
-the row-stochastic matrix :math:`\operatorname{softmax}(QK^\top)` of attention with token
-:math:`i`'s query along :math:`w_K` and token :math:`j`'s key along :math:`w_Q` (swap the two to
-read the weights the other way round). The other orientation, each column normalized, has the
-same deterministic equivalent (docs/theory.md, section 15, with its finite-n difference). The probe runs on :math:`XK'` with
+(:mod:`symrmt.simulation.softmax`). The transposed orientation, each row normalized
+(``normalize="queries"``), has the same deterministic equivalent (docs/theory.md, section 15, with the
+finite-n difference of the two). The probe runs on :math:`XK'` with
 
 .. math::
 
@@ -79,7 +78,8 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     The entrywise system (:func:`symrmt.attention_error`, :math:`d = 0`) with the exact Hermite data
     of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, solved as :math:`f/a_1` at :math:`\gamma/a_1^2` (the same
     error; ``(1, nu/a_1^2)`` stays of order one where :math:`a_1` is large); the convention (:math:`K' = \sigma_\tau K^{\rm sm}`,
-    normalized over the keys of each query) is this module's. Parameters broadcast.
+    normalized over the keys of each query, or over the queries of each key: the same equivalent) is that of
+    :mod:`symrmt.simulation.softmax`. Parameters broadcast.
 
     Parameters
     ----------

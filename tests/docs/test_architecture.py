@@ -1,4 +1,6 @@
-"""docs/architecture.md stays true to the code: every module, function and path it names exists."""
+"""docs/architecture.md stays true to the code: every module, function and path it names exists, and its list of
+modules is the package's (``python tests/docs/test_architecture.py`` writes that list anew)."""
+import ast
 import importlib
 import pathlib
 import re
@@ -55,3 +57,38 @@ def test_the_second_model_prints_as_the_page_says(capsys):
     assert r"E_\mathrm{kernel}(\gamma)" in text and r"- b^{2} t_{11} - 1" in text and r"c \lambda" not in text
     assert main(["latex", "--kind", "kernel_ridge", "--rank", "2", "--f", "tanh(x)", "--json"]) == 0
     assert '"rank": 2' in capsys.readouterr().out
+
+
+MODULES_HEADING = "## Every module"
+
+
+def module_table() -> str:
+    """The table of every module of the package with the first line of its docstring."""
+    rows = ["| module | what it holds |", "| --- | --- |"]
+    for path in sorted((ROOT / "symrmt").rglob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        first = doc.strip().split("\n")[0].replace("|", "\\|")
+        rows.append(f"| `{path.relative_to(ROOT).as_posix()}` | {first} |")
+    return "\n".join(rows) + "\n"
+
+
+def _listed(text: str) -> str:
+    section = text[text.index(MODULES_HEADING):]
+    return section[section.index("| module |"):]
+
+
+def test_the_page_lists_every_module_of_the_package():
+    assert _listed(TEXT) == module_table(), "run python tests/docs/test_architecture.py"
+
+
+def test_the_module_list_check_catches_a_module_left_out():
+    table = module_table()
+    first_row = table.splitlines()[2]
+    assert _listed(TEXT.replace(first_row + "\n", "")) != table
+
+
+if __name__ == "__main__":
+    head = TEXT[:TEXT.index(MODULES_HEADING)]
+    section = TEXT[TEXT.index(MODULES_HEADING):]
+    intro = section[:section.index("| module |")] if "| module |" in section else section.replace("MODULE_TABLE\n", "")
+    PAGE.write_text(head + intro + module_table())

@@ -87,7 +87,7 @@ def test_latex_and_b2():
     assert hermite("tanh(x)").latex()["a1"] is None
     assert hermite("x").b2 == 0.0  # nu = a1^2 exactly: round-off is clipped, never negative
     bad = HermiteCoefficients(X, dict(a0=0.0, a1=1.0, a2=0.0, nu=0.5), exact={}, source={})
-    with pytest.raises(RuntimeError, match="b\\^2"):
+    with pytest.raises(SymrmtInputError, match=r"need nu >= a_1\^2"):      # the one rule of b^2 (decomposition)
         bad.b2
 
 

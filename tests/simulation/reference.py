@@ -96,9 +96,9 @@ def reference_softmax(X, tau, columns=False, mask=True):
     r"""K' of softmax attention from the tokens X, the slow way (docs/theory.md, section 15).
 
     Scores :math:`S = X^\top X/\sqrt p` (no weights; use :func:`reference_softmax_scores` for others),
-    then for each row i a softmax over the tokens j != i, times :math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`.
-    ``columns`` normalizes the columns instead (the other orientation, to show that the tests can
-    tell them apart).
+    then for each row i a softmax over the tokens j != i, times :math:`(n-1)e^{1/(2\tau^2)}/\sqrt p`
+    (``normalize="queries"``); ``columns`` normalizes each column, query j over its keys i (the
+    simulator's default, ``normalize="keys"``).
     """
     p = X.shape[0]
     return reference_softmax_scores(X.T @ X / math.sqrt(p), p, tau, columns, mask)

@@ -48,7 +48,7 @@ def test_parameters_and_results_are_keyed_by_the_systems_symbols():
         solve(system, {"c": 1.0, "gamma": 1.0, "theta": 0.0})
     with pytest.raises(ParameterError, match=r"missing \['theta'\]"):
         solve(system, {S.c: 1.0, S.gamma: 1.0})
-    with pytest.raises(ParameterError, match=r"gamma = 0: must be finite and in \(0, 1e\+12\]"):
+    with pytest.raises(ParameterError, match=r"gamma = 0: must be in \(0, 1e\+12\]"):
         solve(system, {S.c: 1.0, S.gamma: 0.0, S.theta: 0.0})
 
 

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import argparse
 
-from ...analysis.convergence import DEFAULT_SEEDS
+import numpy as np
+
+from ...analysis.convergence import DEFAULT_SEEDS, DEFAULT_TARGET
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
+from ...errors import SymrmtInputError
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ..values import parse_sizes
@@ -16,15 +19,18 @@ __all__ = ["add_converge", "cmd_converge"]
 def add_converge(sub) -> None:
     p = sub.add_parser("converge", help="Monte Carlo at n = 256..4096 extrapolated to n = infinity, against the theory")
     add_f(p, required=False)
-    add_attention(p)
+    add_attention(p, normalize=True)
     add_common(p)
     add_geometry(p)
     add_params(p)
     p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
                    help="at least three sizes (default 256,512,1024,2048,4096)")
     p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
-                   help=f"seeds at the largest size, smaller sizes get more so that each costs about the same "
-                        f"(default {DEFAULT_SEEDS})")
+                   help=f"seeds at the largest size; each smaller size is timed on this machine and gets the "
+                        f"seeds that cost about the same (default {DEFAULT_SEEDS})")
+    p.add_argument("--target", type=float, default=DEFAULT_TARGET, metavar="REL",
+                   help=f"relative half-width of the 95%% interval of the limit below which the ladder decides "
+                        f"(default {DEFAULT_TARGET:g}); wider: it says so and estimates the seeds that would reach it")
     p.add_argument("--seed", type=int, default=0, help="root seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y (default auto)")
@@ -40,12 +46,15 @@ def cmd_converge(args: argparse.Namespace) -> dict:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     check_c(args.c)
     check_attention(args)
+    if not 0 < args.target < 1:
+        raise SymrmtInputError(f"--target {args.target:g}: give the relative half-width as a number in (0, 1), "
+                               "e.g. 0.03 for 3%.")
     shape = geometry(args)
     point = {} if args.attention == "softmax" else single_point(parameter_values(args))
     f = None if args.attention == "softmax" else hermite(args.f, center=args.center, params=point or None)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
-                      method=args.method, progress=not args.quiet, **geometry_kwargs(args, shape),
-                      **attention_kwargs(args))
+                      method=args.method, progress=not args.quiet, target=args.target,
+                      **geometry_kwargs(args, shape), **attention_kwargs(args))
     out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:
         _print_convergence(result)
@@ -61,11 +70,24 @@ def cmd_converge(args: argparse.Namespace) -> dict:
 def _print_convergence(result) -> None:
     ladder = ", ".join(f"{int(n)} ({int(s)})" for n, s in zip(result.ns, result.seeds))
     print(f"f = {result.f}, c = {result.c:g}, d = {result.d:g}; n (seeds): {ladder}")
-    print("E(n) = E_inf + b n^-alpha fitted per gamma; limit with its 95% bootstrap interval")
+    if np.all(np.isfinite(result.seed_seconds)):
+        costs = ", ".join(f"{t:.3g}" for t in result.seed_seconds)
+        print(f"seeds allocated by the measured seconds per seed ({costs}): each size costs about the same; "
+              f"total {float(np.sum(result.seconds)):.0f} s")
+    print("E(n) = E_inf + b n^-alpha fitted per gamma; limit with its 95% bootstrap interval and its relative "
+          f"half-width (target {100 * result.target:g}%)")
     print(f"{'quantity':>9} {'gamma':>9} {'n = ' + str(int(result.ns[-1])):>10} {'limit':>9} "
-          f"{'95% interval':>19} {'alpha':>5} {'theory':>9} inside")
+          f"{'95% interval':>19} {'±':>6} {'alpha':>5} {'theory':>9} decision")
+    decisions = result.decisions()
+    notes = []
     for quantity in result.quantities:
         for g, fit in enumerate(quantity.fits):
+            decision = decisions[quantity.name][g]
+            half = decision["half_width"]
             print(f"{quantity.name:>9} {result.gamma[g]:9.4g} {cell(quantity.mean[-1, g], 10)} {cell(fit.limit, 9)} "
-                  f"[{cell(fit.lo, 8)}, {cell(fit.hi, 8)}] {fit.exponent:5.2f} {cell(quantity.theory[g], 9)} "
-                  f"{'yes' if quantity.agrees[g] else 'NO'}")
+                  f"[{cell(fit.lo, 8)}, {cell(fit.hi, 8)}] {'-' if half is None else f'{100 * half:5.1f}%':>6} "
+                  f"{fit.exponent:5.2f} {cell(quantity.theory[g], 9)} {decision['decision']}")
+            if decision["decision"] != "agrees":
+                notes.append(f"{quantity.name}, gamma = {result.gamma[g]:.4g}: {decision['reason']}.")
+    for note in notes:
+        print(note)

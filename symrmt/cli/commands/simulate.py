@@ -30,7 +30,7 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.Argu
     """A command with the flags of f, c and gamma, the geometry, the Monte Carlo, and ``--plot``."""
     p = sub.add_parser(name, help=help)
     add_f(p, required=False)
-    add_attention(p)
+    add_attention(p, normalize=True)
     add_common(p)
     add_geometry(p)
     add_params(p)
@@ -146,13 +146,14 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     h, attention, linear, failed = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
     mc = _simulate(args, shape)
+    agreement = _agreement(args, h, mc, attention, linear)
     out = {"gamma": args.gamma.tolist(),
            "theory": {"attention": attention.tolist(), "linear": linear.tolist(), "failed": failed},
-           "simulation": mc.as_dict(), **_params_json(args)}
+           "simulation": mc.as_dict(), "agreement": agreement.as_dict(), **_params_json(args)}
     if eigenvalues is not None:
         out["simulation"]["eigenvalues"], out["simulation"]["matrix"] = eigenvalues, args.matrix
     if not args.json:
-        _print_comparison(h, args.c, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan), mc)
+        _print_comparison(h, args.c, agreement, mc)
         print_failures(failed)
     if args.plot:
         from sympy import latex
@@ -161,16 +162,41 @@ def cmd_compare(args: argparse.Namespace) -> dict:
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
         theory_f = h.pair() if isinstance(h, SoftmaxData) else h
-        panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram)
-        out["plot"] = plot_panels([panel], args.plot, title=comparison_title(_f_tex(h, latex), mc))
+        panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram,
+                                 agreement=agreement)
+        title = f"{comparison_title(_f_tex(h, latex), mc)}\nverdict: {agreement.overall} (marked points: |z| > t)"
+        out["plot"] = plot_panels([panel], args.plot, title=title)
         if not args.json:
             print(f"plot written to {args.plot}")
     return out
 
 
-def _print_comparison(h, c: float, attention: np.ndarray, linear: np.ndarray, mc) -> None:
+def _agreement(args: argparse.Namespace, h, mc, attention, linear):
+    """The verdicts of the comparison (:func:`symrmt.analysis.agreement.agreement_of`) at the simulated ridges."""
+    from ...analysis.agreement import agreement_of
+
+    if isinstance(h, SoftmaxData):
+        kwargs = attention_kwargs(args)
+        return agreement_of(mc, attention, linear, a1=h.a1, nu=h.nu, temperature=h.temperature,
+                            normalize=kwargs.get("normalize"))
+    return agreement_of(mc, attention, linear, a1=float(h.a1), nu=float(h.nu), f=str(h.f))
+
+
+def _print_comparison(h, c: float, agreement, mc) -> None:
+    """The table: per gamma and quantity, the theory, the Monte Carlo (mean ± s.e.), z = (MC - theory)/se and
+    the verdict; then the overall verdict and, for a finite-size gap, the converge command."""
     print(f"{describe(h)}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}; c = {c}; Monte Carlo n = {mc.n}, {mc.seeds} seeds")
-    print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} | {'lin theory':>10} {'lin MC':>17}")
+    print(f"z = (MC - theory)/se; |z| <= t_{mc.seeds - 1} = {agreement.quantile:.2f} is inside the 95% t interval")
+    print(f"{'gamma':>9} | {'attn theory':>11} {'attn MC':>17} {'z':>6} {'verdict':<15} | "
+          f"{'lin theory':>10} {'lin MC':>17} {'z':>6} {'verdict':<15}")
+    attention, linear = agreement.attention, agreement.linear
     for i, g in enumerate(mc.gamma):
-        print(f"{g:9.4g} | {cell(attention[i], 11)} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} | "
-              f"{cell(linear[i], 10)} {mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f}")
+        print(f"{g:9.4g} | {cell(attention.theory[i], 11)} {mc.attention_mean[i]:9.5f} ± {mc.attention_se[i]:.4f} "
+              f"{_z(attention.z[i])} {attention.verdicts[i]:<15} | {cell(linear.theory[i], 10)} "
+              f"{mc.linear_mean[i]:9.5f} ± {mc.linear_se[i]:.4f} {_z(linear.z[i])} {linear.verdicts[i]:<15}")
+    for line in agreement.lines():
+        print(line)
+
+
+def _z(value: float) -> str:
+    return f"{value:+6.1f}" if np.isfinite(value) else f"{'-':>6}"

@@ -82,3 +82,54 @@ def test_simulate_and_compare_softmax(capsys, tmp_path):
     for extra, needle in ((["--f", "tanh(x)"], "leave out --f"), (["--center"], "leave out --center"),
                           (["--diag", "1"], "leave out --diag"), (["--spectrum", "--matrix", "kernel"], "not symmetric")):
         assert_refused(capsys, ["simulate", *argv, *extra], needle)
+
+
+def test_compare_says_whether_it_agrees(capsys, tmp_path):
+    """Every row carries z = (MC - theory)/se and a verdict; the JSON has the same block; the plot marks points."""
+    argv = ["compare", "--f", "(x**3-3*x)/sqrt(6)", "--c", "0.5", "--gamma", "0.01,1", "--n", "128", "--seeds", "3",
+            "--mu-norm", "2", "--quiet"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and "verdict" in out and "t_2 = 4.30" in out
+    data = run_json(capsys, *argv)
+    block = data["agreement"]
+    assert block["overall"] in ("agrees", "finite-size gap", "disagrees") and len(block["attention"]["z"]) == 2
+    assert block["attention"]["regimes"][0][0] == "a_1 = 0 with a signal or weights"
+    plot = tmp_path / "cmp.png"
+    assert main([*argv, "--plot", str(plot)]) == 0 and plot.stat().st_size > 1000
+
+
+def test_normalize_is_a_softmax_flag(capsys):
+    out = run_json(capsys, "simulate", "--attention", "softmax", "--normalize", "queries", "--c", "1", "--gamma", "1",
+                   "--n", "32", "--seeds", "2", "--quiet")
+    assert out["softmax"]["normalize"] == "queries"
+    assert run_json(capsys, "simulate", "--attention", "softmax", "--c", "1", "--gamma", "1", "--n", "32", "--seeds",
+                    "2", "--quiet")["softmax"]["normalize"] == "keys"
+    assert_refused(capsys, ["simulate", "--f", "tanh(x)", "--normalize", "keys", "--c", "1", "--gamma", "1", "--n",
+                            "32"], "--normalize applies to --attention softmax only")
+
+
+def test_compare_plot_marks_the_points_that_do_not_agree(tmp_path):
+    """plot_panels draws one large marker per point whose verdict is a finite-size gap or a disagreement."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from symrmt.presentation import plotting
+
+    drawn = []
+    original = plotting._mark_verdicts
+
+    def spy(ax, panel):
+        original(ax, panel)
+        drawn.extend(line.get_label() for line in ax.get_lines() if line.get_label().startswith("verdict"))
+
+    panel = {"title": "", "gamma_theory": np.array([0.1, 1.0]), "attention_theory": np.array([0.3, 0.5]),
+             "linear_theory": np.array([0.2, 0.4]), "gamma_mc": np.array([0.1, 1.0]),
+             "attention_mean": np.array([0.3, 0.6]), "attention_se": np.array([0.01, 0.01]),
+             "linear_mean": np.array([0.2, 0.4]), "linear_se": np.array([0.01, 0.01]), "seeds": 4,
+             "attention_verdicts": ("agrees", "disagrees"), "linear_verdicts": ("finite-size gap", "agrees")}
+    plotting._mark_verdicts, saved = spy, plotting._mark_verdicts
+    try:
+        plotting.plot_panels([panel], str(tmp_path / "p.png"))
+    finally:
+        plotting._mark_verdicts = saved
+    assert sorted(drawn) == ["verdict: disagrees (|z| > t)", "verdict: finite-size gap (|z| > t)"]

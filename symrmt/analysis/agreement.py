@@ -1,0 +1,376 @@
+r"""Whether a Monte Carlo agrees with the theory: a standardized difference and a verdict per point.
+
+At each point (a quantity, :math:`E_{\rm attn}` or :math:`E_{\rm lin}`, at one ridge :math:`\gamma`) the
+Monte Carlo gives a mean :math:`\bar E` over :math:`s` seeds with standard error :math:`\mathrm{se}`, and
+the theory a number :math:`E_\infty`. The standardized difference is
+
+.. math::
+
+    z = \frac{\bar E - E_\infty}{\mathrm{se}}, \qquad
+    |z| \le t = t_{0.975,\ s-1} \quad\Longleftrightarrow\quad E_\infty \in \text{the 95\% Student-}t
+    \text{ interval of the mean},
+
+the Student quantile because :math:`\mathrm{se}` is itself estimated from :math:`s` seeds
+(:func:`symrmt.analysis.seeds.t_quantile`: 3.18 for 4 seeds against 1.96 for many). The verdict of a point:
+
+``"agrees"``
+    :math:`|z| \le t`.
+``"finite-size gap"``
+    :math:`|z| > t` where a finite-size gap is expected: in a known slow regime (:func:`slow_regimes`,
+    named in the verdict), or within the :math:`O(1/n)` allowance of the fast regimes,
+    :math:`|\bar E - E_\infty| \le t\,\mathrm{se} + B/n` with :data:`FINITE_SIZE_BIAS` :math:`= B`. One size
+    cannot tell such a gap from an error in the theory: the verdict carries the ``symrmt converge``
+    command that extrapolates a ladder of sizes to :math:`n = \infty` (:mod:`.convergence`).
+``"disagrees"``
+    Beyond both, outside every known slow regime.
+
+The overall verdict accounts for the number :math:`m` of points judged: about 5% of them fall outside
+their 95% interval by chance alone, so a point counts against the whole only beyond the family-wise
+(Bonferroni) quantile :math:`t_{1 - 0.025/m,\ s-1}`; the overall verdict is the worst verdict of those
+points, and ``"agrees"`` when there is none. NumPy and SciPy only; the theory's numbers are given to it.
+"""
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError
+from .seeds import t_quantile
+
+__all__ = ["Agreement", "QuantityAgreement", "VERDICTS", "LEVEL", "FINITE_SIZE_BIAS", "judge", "slow_regimes",
+           "converge_command", "agreement_of", "attach_theory"]
+
+#: The verdicts, from the best to the worst; ``"no theory"`` marks a point where the solver gave no number.
+VERDICTS = ("agrees", "finite-size gap", "disagrees")
+
+#: Level of the two-sided Student-t interval of each point.
+LEVEL = 0.95
+
+#: B of the allowance B/n of the fast regimes: in the seven fast regimes of docs/validation.md's finite-size
+#: table the largest bias resolved, 1.7% of E = 0.24 at n = 256 (6.5 standard errors of 1536 seeds), is
+#: n |MC - theory| = 1.0; B = 5 leaves a factor 5 (the slow regimes are named instead, :func:`slow_regimes`).
+FINITE_SIZE_BIAS = 5.0
+
+#: theta'^2/p above this: a strong low-rank part (docs/validation.md, "Finite size": both slow regimes there
+#: are governed by theta'^2/p, 0.25 to 0.4 at the bottom of their ladders; the fast rows stay below 0.02).
+STRONG_LOW_RANK = 0.05
+
+#: A ridge gamma <= SMALL_RIDGE * nu at c within a factor 2 of 1 is near the interpolation edge (docs/validation.md:
+#: the largest misses of the grid sit at gamma = 0.01, c = 1, i.e. gamma/nu = 0.0017 to 0.025).
+SMALL_RIDGE = 0.03
+
+
+@dataclass(frozen=True, eq=False)
+class QuantityAgreement:
+    r"""One quantity over the ridges: the theory, the Monte Carlo, :math:`z` and the verdicts (arrays ``(G,)``).
+
+    ``regimes`` holds, per point, the known slow regimes that apply (a tuple of names, maybe empty).
+    """
+
+    name: str
+    gamma: np.ndarray
+    theory: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    z: np.ndarray
+    verdicts: tuple[str, ...]
+    regimes: tuple[tuple[str, ...], ...]
+
+    def as_dict(self) -> dict[str, list]:
+        """``theory``, ``z`` (None where undefined), ``verdict`` and ``regimes``, lists over gamma."""
+        return {"theory": _plain(self.theory), "z": _plain(self.z), "verdict": list(self.verdicts),
+                "regimes": [list(r) for r in self.regimes]}
+
+
+@dataclass(frozen=True, eq=False)
+class Agreement:
+    r"""The verdicts of one comparison: per point (:class:`QuantityAgreement`) and overall.
+
+    Attributes
+    ----------
+    attention, linear : QuantityAgreement
+        :math:`E_{\rm attn}` and :math:`E_{\rm lin}`.
+    n, seeds : int
+        The size and the seeds of the Monte Carlo.
+    quantile : float
+        :math:`t_{0.975,\ s-1}`, the bound of each point.
+    family_quantile : float
+        :math:`t_{1-0.025/m,\ s-1}` over the :math:`m` points with a theory (the overall verdict's bound).
+    allowance : float
+        :math:`B/n` (:data:`FINITE_SIZE_BIAS`).
+    overall : str
+        One of :data:`VERDICTS`.
+    summary : str
+        One sentence that says why.
+    command : str or None
+        The ``symrmt converge`` command line that settles a finite-size gap (None when there is none).
+    """
+
+    attention: QuantityAgreement
+    linear: QuantityAgreement
+    n: int
+    seeds: int
+    quantile: float
+    family_quantile: float
+    allowance: float
+    overall: str
+    summary: str
+    command: str | None = None
+
+    @property
+    def quantities(self) -> tuple[QuantityAgreement, QuantityAgreement]:
+        return self.attention, self.linear
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``overall``, ``summary``, ``command``, ``t``, ``t_family``, ``allowance``, ``level`` and one
+        block per quantity (:meth:`QuantityAgreement.as_dict`)."""
+        return {"overall": self.overall, "summary": self.summary, "command": self.command,
+                "t": _plain(self.quantile), "t_family": _plain(self.family_quantile),
+                "allowance": self.allowance, "level": LEVEL,
+                **{q.name: q.as_dict() for q in self.quantities}}
+
+    def lines(self) -> list[str]:
+        """The verdict as printed under a table: the summary, then the command when there is one."""
+        out = [f"verdict: {self.overall}. {self.summary}"]
+        if self.command:
+            out.append(f"to settle it, extrapolate in n: {self.command}")
+        return out
+
+
+def judge(mean: Any, se: Any, seeds: int, theory: Any, n: int,
+          regimes: Sequence[Sequence[str]] | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+    r"""``(z, verdicts)`` of points with Monte Carlo ``mean`` and ``se`` over ``seeds`` draws at size ``n``.
+
+    Parameters
+    ----------
+    mean, se, theory : array_like
+        Shape ``(G,)``; a non-finite theory gives the verdict ``"no theory"`` and :math:`z` NaN.
+    seeds, n : int
+        Seeds behind each mean (:math:`\ge 2`) and the size (for the allowance :math:`B/n`).
+    regimes : sequence of sequences of str, optional
+        The known slow regimes of each point (:func:`slow_regimes`).
+
+    Examples
+    --------
+    >>> z, verdicts = judge([0.30, 0.35, 0.50], [0.01, 0.01, 0.01], 8, [0.30, 0.30, 0.30], n=4096)
+    >>> z.round(1).tolist(), verdicts
+    ([0.0, 5.0, 20.0], ('agrees', 'disagrees', 'disagrees'))
+    >>> judge([0.35], [0.01], 8, [0.30], n=4096, regimes=[["a_1 = 0"]])[1]
+    ('finite-size gap',)
+    """
+    mean, se, theory = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (mean, se, theory))
+    if not (mean.shape == se.shape == theory.shape) or mean.ndim != 1:
+        raise ParameterError("mean, se and theory must be 1-d arrays of one shape (one entry per point).")
+    if isinstance(seeds, bool) or int(seeds) != seeds or seeds < 2:
+        raise ParameterError(f"seeds = {seeds!r}: a standard error needs at least two seeds.")
+    regimes = [()] * mean.size if regimes is None else [tuple(r) for r in regimes]
+    t = float(t_quantile(int(seeds), LEVEL))
+    difference = mean - theory
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(difference == 0, 0.0, difference / se)
+    verdicts = []
+    for d, s, score, slow in zip(difference, se, z, regimes):
+        if not np.isfinite(d):
+            verdicts.append("no theory")
+        elif abs(score) <= t:
+            verdicts.append("agrees")
+        elif slow or abs(d) <= t * s + FINITE_SIZE_BIAS / n:
+            verdicts.append("finite-size gap")
+        else:
+            verdicts.append("disagrees")
+    return z, tuple(verdicts)
+
+
+def low_rank_strength(gram: np.ndarray) -> float:
+    r""":math:`\theta' = \mu^\top W_{KQ}\,\mu = \|\mu\|^2 + \sum_k (\mu^\top w_K^{(k)})(\mu^\top w_Q^{(k)})` from the
+    Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` (docs/theory.md, section 14)."""
+    gram = np.asarray(gram, dtype=np.float64)
+    r = (gram.shape[0] - 1) // 2
+    return float(gram[0, 0] + sum(gram[0, 1 + k] * gram[0, 1 + r + k] for k in range(r)))
+
+
+def slow_regimes(gamma: Any, *, c: float, p: int, a1: float | None, nu: float, gram: Any,
+                 temperature: float | None = None) -> dict[str, tuple[tuple[str, ...], ...]]:
+    r"""The known slow regimes at each ridge, for ``"attention"`` and ``"linear"`` (tuples of names per point).
+
+    The regimes (docs/validation.md, "Finite size"; docs/theory.md, section 15):
+
+    * ``a_1 = 0`` with a signal or weights (attention): the finite model still uses the low-rank part that
+      the limit says it cannot, and the gap shrinks slower than any one power of n;
+    * a strong low-rank part, :math:`\theta'^2/p \ge` :data:`STRONG_LOW_RANK` (attention);
+    * softmax attention at :math:`\tau < 1` (attention): the normalizers are sums of log-normals of
+      log-variance :math:`1/\tau^2`;
+    * a small ridge near :math:`c = 1`, :math:`\gamma \le` :data:`SMALL_RIDGE` :math:`\nu` (:math:`\nu = 1` for
+      the linear baseline) with :math:`1/2 \le c \le 2` (both quantities): the resolvent is steep at the
+      smallest eigenvalues of the Gram matrix.
+
+    >>> slow_regimes([0.01, 1.0], c=1.0, p=1024, a1=0.0, nu=1.0, gram=np.diag([1.0, 0, 0]))["attention"][0]
+    ('a_1 = 0 with a signal or weights', 'small ridge gamma/nu = 0.01 at c = 1')
+    """
+    gamma = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
+    gram = np.asarray(gram, dtype=np.float64)
+    common = []
+    low_rank = bool(np.any(gram))
+    if a1 is not None and low_rank and abs(a1) <= 1e-9 * math.sqrt(max(nu, 1e-300)):
+        common.append("a_1 = 0 with a signal or weights")
+    strength = low_rank_strength(gram) ** 2 / p
+    if strength >= STRONG_LOW_RANK:
+        common.append(f"strong low-rank part theta'^2/p = {strength:.2g}")
+    if temperature is not None and temperature < 1.0:
+        common.append(f"softmax at tau = {temperature:g} < 1")
+    near_one = 0.5 <= c <= 2.0
+
+    def ridge(g: float, scale: float) -> tuple[str, ...]:
+        return ((f"small ridge gamma/nu = {g / scale:.2g} at c = {c:g}",)
+                if near_one and g <= SMALL_RIDGE * scale else ())
+
+    return {"attention": tuple(tuple(common) + ridge(g, nu) for g in gamma),
+            "linear": tuple(ridge(g, 1.0) for g in gamma)}
+
+
+def converge_command(*, c: float, gamma: Sequence[float], n: int, f: str | None = None, geometry: Any = None,
+                     gram: Any = None, d: float = 0.0, temperature: float | None = None,
+                     normalize: str | None = None) -> str:
+    """The ``symrmt converge`` command line of a setting: a ladder n/2 .. 4n around the size simulated.
+
+    >>> converge_command(c=0.5, gamma=[0.01], n=1024, f="(x**3 - 3*x)/sqrt(6)")
+    "symrmt converge --f '(x**3 - 3*x)/sqrt(6)' --c 0.5 --gamma 0.01 --ns 512,1024,2048,4096"
+    """
+    parts = ["symrmt", "converge"]
+    if temperature is not None:
+        parts += ["--attention", "softmax", "--temperature", f"{temperature:g}"]
+        if normalize not in (None, "keys"):
+            parts += ["--normalize", normalize]
+    else:
+        f = "F" if f is None else str(f)          # a Python callable: the user writes it as a formula
+        parts += [f"--f={f}"] if f.startswith("-") else ["--f", f]
+    parts += ["--c", f"{c:g}", "--gamma", ",".join(f"{g:g}" for g in gamma)]
+    if gram is not None and (geometry is None or np.shape(gram) != (3, 3)):
+        parts += ["--gram", "[" + ", ".join("[" + ", ".join(f"{v:g}" for v in row) + "]"
+                                          for row in np.asarray(gram, dtype=float)) + "]"]
+    elif geometry is not None:
+        for name, value in geometry.as_dict().items():
+            if name in ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq") and value:
+                parts += ["--" + name.replace("_", "-"), f"{value:g}"]
+    if d:
+        parts += ["--diag", f"{d:g}"]
+    ladder = sorted({max(64, n // 2), n, 2 * n, 4 * n})
+    parts += ["--ns", ",".join(str(k) for k in ladder)]
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def agreement_of(result, attention_theory: Any, linear_theory: Any, *, a1: float | None, nu: float,
+                 f: str | None = None, temperature: float | None = None, normalize: str | None = None) -> Agreement:
+    r"""The :class:`Agreement` of a :class:`~symrmt.SimulationResult` with the theory at its ridges.
+
+    ``attention_theory``, ``linear_theory``: the theory at ``result.gamma`` (NaN or masked where the solver gave
+    none); ``a1``, ``nu``: f's Hermite data (softmax: those of its centered exponential, with ``temperature``);
+    ``f``: f as a formula, for the ``converge`` command line.
+    """
+    attention_theory = np.ma.filled(np.ma.masked_invalid(np.asarray(attention_theory, dtype=float)), np.nan)
+    linear_theory = np.ma.filled(np.ma.masked_invalid(np.asarray(linear_theory, dtype=float)), np.nan)
+    gram = result.gram if result.gram is not None else np.zeros((3, 3))
+    regimes = slow_regimes(result.gamma, c=result.c, p=result.p, a1=a1, nu=nu, gram=gram, temperature=temperature)
+    quantities = []
+    for name, theory, mean, se in (("attention", attention_theory, result.attention_mean, result.attention_se),
+                                   ("linear", linear_theory, result.linear_mean, result.linear_se)):
+        theory = np.broadcast_to(theory, result.gamma.shape).astype(np.float64)
+        z, verdicts = judge(mean, se, result.seeds, theory, result.n, regimes[name])
+        quantities.append(QuantityAgreement(name, result.gamma, _frozen(theory), mean, se, _frozen(z), verdicts,
+                                            regimes[name]))
+    attention, linear = quantities
+    judged = sum(int(np.isfinite(q.theory).sum()) for q in quantities)
+    t = float(t_quantile(result.seeds, LEVEL))
+    family = float(t_quantile(result.seeds, 1 - (1 - LEVEL) / max(judged, 1)))
+    overall, summary, gaps = _overall(quantities, t, family, judged, result.seeds)
+    command = None
+    if gaps:
+        command = converge_command(c=result.c, gamma=sorted(set(gaps)), n=result.n, f=f, geometry=result.geometry,
+                                   gram=result.gram if result.geometry is None else None, d=result.d,
+                                   temperature=temperature, normalize=normalize)
+    return Agreement(attention, linear, result.n, result.seeds, t, family, FINITE_SIZE_BIAS / result.n, overall,
+                     summary, command)
+
+
+def _overall(quantities, t: float, family: float, judged: int, seeds: int) -> tuple[str, str, list[float]]:
+    """``(overall verdict, summary sentence, the ridges of the points that call for a ladder)``."""
+    outside = [(q, g) for q in quantities for g in range(q.gamma.size)
+               if q.verdicts[g] not in ("agrees", "no theory")]
+    counted = [(q, g) for q, g in outside if abs(q.z[g]) > family]
+    missing = sum(v == "no theory" for q in quantities for v in q.verdicts)
+    head = (f"{len(outside)} of {judged} points outside their 95% t interval (|z| > t_{seeds - 1} = {t:.2f}; "
+            f"about {0.05 * judged:.1f} expected by chance)")
+    tail = f"; {missing} without a theory" if missing else ""
+    if not counted:
+        if outside:
+            return "agrees", (head + f", none beyond the family-wise bound {family:.2f} over {judged} points"
+                              + tail + "."), []
+        return "agrees", f"all {judged} points inside their 95% t interval (t_{seeds - 1} = {t:.2f}){tail}.", []
+    worst = max((q.verdicts[g] for q, g in counted), key=VERDICTS.index)
+    points = [f"{q.name} at gamma = {q.gamma[g]:.3g} (z = {q.z[g]:+.1f}, {q.verdicts[g]}"
+              + (f": {'; '.join(q.regimes[g])}" if q.regimes[g] and q.verdicts[g] == "finite-size gap" else "")
+              + ")" for q, g in counted]
+    gaps = [float(q.gamma[g]) for q, g in outside if q.verdicts[g] == "finite-size gap"]
+    reading = {"finite-size gap": " One size cannot tell a finite-size gap from an error in the theory: "
+                                  "extrapolate a ladder of sizes to n = infinity.",
+               "disagrees": " Outside every known slow regime and beyond the O(1/n) allowance: the theory and the "
+                            "simulation disagree here."}[worst]
+    return worst, f"{head}; beyond the family-wise bound {family:.2f}: {', '.join(points)}{tail}.{reading}", gaps
+
+
+def attach_theory(result, f: Any, params: Any = None):
+    """``result`` with :attr:`~symrmt.SimulationResult.agreement`: the theory at its ridges and the verdicts
+    (:func:`agreement_of`); ``f`` and ``params`` as given to :func:`symrmt.simulate`."""
+    import dataclasses
+
+    from ..theory.ridge import attention_error, linear_error
+
+    if result.weights is not None:
+        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
+                             "general weights= is that of their fit (symrmt.weights); compare with it directly.")
+    geometry, gram = (result.geometry, None) if result.geometry is not None else (None, result.gram)
+    softmax = result.softmax
+    if softmax is not None:
+        from ..theory.softmax import softmax_error, softmax_formula, softmax_hermite
+
+        tau = softmax["temperature"]
+        a1, nu = (float(v) for v in softmax_hermite(tau))
+        attention = softmax_error(result.c, result.gamma, temperature=tau, geometry=geometry, gram=gram)
+        label, extra = softmax_formula(tau), {"temperature": tau, "normalize": softmax.get("normalize")}
+    else:
+        from ..nonlinearity import HermiteCoefficients, hermite
+
+        h = f if isinstance(f, HermiteCoefficients) else hermite(f, params=params)
+        if h.parameters:
+            h = h.at(**(params or {}))
+        a1, nu = float(h.a1), float(h.nu)
+        attention = attention_error(h, result.c, result.gamma, geometry, result.d, gram=gram, partial=True)
+        label, extra = (f if isinstance(f, str) else _formula(h.f)), {}
+    linear = linear_error(result.c, result.gamma, geometry, gram=gram, partial=True)
+    verdict = agreement_of(result, attention, linear, a1=a1, nu=nu, f=label, **extra)
+    return dataclasses.replace(result, agreement=verdict)
+
+
+def _formula(f: Any) -> str | None:
+    """f as a formula the CLI reads (a SymPy expression), else None (a Python callable has none)."""
+    import sympy
+
+    return str(f) if isinstance(f, sympy.Basic) else None
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, dtype=np.float64)
+    array.setflags(write=False)
+    return array
+
+
+def _plain(values: Any) -> Any:
+    """Floats with None for NaN or inf (JSON has no NaN)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 0:
+        return float(values) if np.isfinite(values) else None
+    return [_plain(v) for v in values]
