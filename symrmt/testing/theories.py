@@ -1,5 +1,6 @@
-r"""The theory under test behind one small interface, so that every property can run on
-the real package or on a deliberately wrong copy of its derivation.
+r"""The theory under test behind one small interface: the real package, or a deliberately wrong copy.
+
+Every property of :mod:`symrmt.testing.checks` runs on either.
 
 :class:`PackageTheory` goes through the public API (:func:`symrmt.theory.solve_attention`,
 :func:`symrmt.theory.solve_linear`, :func:`symrmt.theory.spectral_density`); :class:`DerivedTheory` solves any pair of
