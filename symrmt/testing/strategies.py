@@ -14,7 +14,8 @@ strategy                   draws
 :func:`points`             :class:`~symrmt.testing.theories.Point`: all of the above and :math:`|d| \le 1`
 =========================  ==============================================================================
 
-The ranges are where the solver is built to work and where every property of
+Every f that :func:`nonlinearities` draws has :math:`|a_1| \le 2` and :math:`\nu < 7`. The ranges are
+where the solver is built to work and where every property of
 :mod:`symrmt.testing.checks` has been run (wider ranges are accepted by the package:
 :data:`symrmt.validate.C_RANGE`, :data:`symrmt.geometry.MAX_NORM`; the properties'
 tolerances are not stated for them). Draws are generic three times in four (uniform in
@@ -262,14 +263,16 @@ def _rational(q: Fraction) -> sp.Rational:
 
 @st.composite
 def hermite_polynomials(draw, max_degree: int = 5) -> KnownNonlinearity:
-    r""":math:`f = \sum_{k=1}^K c_k \mathrm{He}_k(x)`, written out in monomials, rational :math:`c_k`.
+    r""":math:`f = \sum_{k=1}^K q_k \mathrm{He}_k(x)/k!`, written out in monomials, rational :math:`|q_k| \le 2`.
 
-    Orthonormal convention of symrmt: :math:`a_k = c_k\sqrt{k!}`, so :math:`a_1 = c_1`,
-    :math:`a_2 = \sqrt 2\,c_2`, :math:`\nu = \sum_k k!\,c_k^2` (orthogonality
-    :math:`\mathbb E[\mathrm{He}_j\mathrm{He}_k] = k!\,\delta_{jk}`).
+    Orthonormal convention of symrmt: the coefficient :math:`c_k = q_k/k!` of :math:`\mathrm{He}_k` gives
+    :math:`a_k = c_k\sqrt{k!} = q_k/\sqrt{k!}`, so :math:`a_1 = q_1`, :math:`a_2 = q_2/\sqrt 2`,
+    :math:`\nu = \sum_k q_k^2/k! \le 4(e - 1) < 7` (orthogonality
+    :math:`\mathbb E[\mathrm{He}_j\mathrm{He}_k] = k!\,\delta_{jk}`): inside the ranges of :func:`hermite_data`
+    where the catalogue's tolerances are stated.
     """
-    coefficients = draw(st.lists(small_rationals(), min_size=1, max_size=max_degree).filter(any))
-    terms = [_rational(q) for q in coefficients]
+    coefficients = draw(st.lists(small_rationals(4, 2), min_size=1, max_size=max_degree).filter(any))
+    terms = [_rational(q) / sp.factorial(k) for k, q in enumerate(coefficients, start=1)]
     expr = sp.expand(sum(ck * sp.hermite_prob(k, _X) for k, ck in enumerate(terms, start=1)))
     nu = sum(sp.factorial(k) * ck**2 for k, ck in enumerate(terms, start=1))
     a2 = sp.sqrt(2) * terms[1] if len(terms) > 1 else sp.Integer(0)
