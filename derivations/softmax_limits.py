@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from symrmt import Geometry, simulate
-from symrmt.simulation import api, simulate_once
+from symrmt.simulation import setup, simulate_once
 from symrmt.simulation import model as finite
 from symrmt.theory.softmax import softmax_error, softmax_hermite
 
@@ -37,8 +37,8 @@ def settings():
 def column_sums(n, c, tau, geometry, seeds):
     """Mean and relative spread of the column sums (query j's normalizer over its keys) over columns and seeds,
     relative to (n-1) e^{1/(2 tau^2)}."""
-    model, _ = api._model(n, c, geometry, None, 0.0, False, None)
-    model = api._with_attention(model, None, "softmax", tau, True)
+    model, _ = setup.validated_model(n, c, geometry, None, 0.0, False, None)
+    model = setup.with_attention(model, None, "softmax", tau, True)
     ratios = []
     for seed in range(seeds):
         _, X, vectors = finite.draw(model, np.random.default_rng(1000 + seed))

@@ -157,13 +157,13 @@ def _accepts(call) -> bool:
 @pytest.mark.parametrize("name", GEOMETRIES)
 def test_theory_simulation_and_sweep_accept_and_refuse_the_same_geometries(name):
     from symrmt import sweep, theory
-    from symrmt.simulation import api as simulation
+    from symrmt.simulation import setup as simulation
 
     G = GEOMETRIES[name]
     verdicts = {
         "geometry": _accepts(lambda: resolve_gram(gram=G)),
         "theory": _accepts(lambda: theory.gram_parameters(gram=np.asarray(G))),
-        "simulation": _accepts(lambda: simulation._resolve_geometry(None, np.asarray(G))),
+        "simulation": _accepts(lambda: simulation.resolve_geometry(None, np.asarray(G))),
         "sweep": _accepts(lambda: sweep.parse_spec({"f": ["tanh(x)"], "c": [1.0], "n": [16], "gamma": [0.1],
                                                     "seeds": 1, "geometry": [G]})),
     }

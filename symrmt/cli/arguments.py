@@ -17,11 +17,11 @@ from ..errors import SymrmtInputError
 from ..geometry import Geometry
 from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
-from .values import parse_gamma, parse_gram, parse_param, parse_param_value
+from .values import parse_gamma, parse_grid, parse_gram, parse_param, parse_param_value
 
 __all__ = ["GEOMETRY_FLAGS", "add_f", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
            "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
-           "parameter_values", "single_point", "parameter_axes"]
+           "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry"]
 
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
@@ -90,14 +90,42 @@ def attention_kwargs(args: argparse.Namespace) -> dict:
             **({"normalize": normalize} if normalize is not None else {})}
 
 
-def add_geometry(p: argparse.ArgumentParser) -> None:
+def add_geometry(p: argparse.ArgumentParser, grids: bool = False, diag_grid: bool | None = None) -> None:
+    """The six flags of the rank-1 geometry, ``--geometry`` (a common case by name), ``--gram`` and ``--diag``;
+    with ``grids`` the numbers take ``V1,V2,...`` or ``LO:HI:NUM`` (one axis of the output each); ``diag_grid``
+    (default: ``grids``) for ``--diag`` alone."""
+    diag_grid = grids if diag_grid is None else diag_grid
+    metavar = "X|X1,X2,...|LO:HI:NUM" if grids else "X"
     g = p.add_argument_group("geometry of (mu, w_K, w_Q) (default: all 0), or --gram for rank-r weights")
     for flag in GEOMETRY_FLAGS:
-        g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=float, default=None, metavar="X")
+        g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=axis_parser(flag) if grids else float,
+                       default=None, metavar=metavar)
+    g.add_argument("--geometry", dest="preset", choices=tuple(PRESETS), default=None,
+                   help="a common case by name: aligned (mu, w_K, w_Q along one direction), orthogonal (three "
+                        "orthogonal directions) or noise (no signal, identity weights); with --mu-norm and --w-norm "
+                        "(default 1 each) instead of the six flags")
+    g.add_argument("--w-norm", dest="w_norm", type=axis_parser("w_norm") if grids else float, default=None,
+                   metavar=metavar,
+                   help="with --geometry aligned or orthogonal: |w_K| = |w_Q| (default 1)")
     g.add_argument("--gram", type=argument_type(parse_gram), default=None, metavar="JSON",
                    help="Gram matrix of (mu, w_K^(1..r), w_Q^(1..r)) as a JSON nested list, size 1+2r "
                         "(instead of the six flags)")
-    p.add_argument("--diag", type=float, default=0.0, metavar="D", help="diagonal K_ii = d (default 0)")
+    p.add_argument("--diag", type=axis_parser("diag") if diag_grid else float, default=np.zeros(1) if diag_grid else 0.0,
+                   metavar="D|D1,D2,...|LO:HI:NUM" if diag_grid else "D", help="diagonal K_ii = d (default 0)")
+
+
+#: ``--geometry NAME``: the cosines of (mu, w_K), (mu, w_Q), (w_K, w_Q) of each common case.
+PRESETS = {"aligned": (1.0, 1.0, 1.0), "orthogonal": (0.0, 0.0, 0.0), "noise": None}
+
+
+def axis_parser(name: str) -> Callable[[str], np.ndarray]:
+    """The argparse type of ``--NAME`` with grids: a number, a list ``V1,V2,...`` or ``LO:HI:NUM`` (evenly spaced)."""
+    flag = "--" + name.replace("_", "-")
+
+    def values(text: str) -> np.ndarray:
+        return parse_grid(text, flag=flag)
+    values.__name__ = name
+    return argument_type(values)
 
 
 def add_params(p: argparse.ArgumentParser, grids: bool = False) -> None:
@@ -161,8 +189,10 @@ def parameter_axes(params: dict[str, np.ndarray], trailing: int = 0) -> dict[str
     return {k: v.reshape((-1,) + (1,) * (axes - 1 - i)) for i, (k, v) in enumerate(params.items())}
 
 
-def add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
+def add_common(p: argparse.ArgumentParser, grids: bool = False) -> None:
+    """``--c``, ``--gamma`` and ``--json``; with ``grids``, ``--c`` takes ``V1,V2,...`` or ``LO:HI:NUM`` too."""
+    p.add_argument("--c", type=axis_parser("c") if grids else float, required=True,
+                   metavar="C|C1,C2,...|LO:HI:NUM" if grids else None, help="c = p/n > 0")
     p.add_argument("--gamma", type=argument_type(parse_gamma), required=True, metavar="G1,G2,...|LO:HI:NUM")
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
@@ -172,7 +202,8 @@ def add_mc(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=4, help="independent draws (>= 2 for a standard error)")
     p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
-                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to ~1e-8 (default auto)")
+                   help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to 1e-6 relative (the fast routes' "
+                        "promise; default auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.add_argument("--spectrum", action="store_true",
                    help="also return all eigenvalues of the simulated matrix, pooled over seeds (JSON 'eigenvalues')")
@@ -181,14 +212,38 @@ def add_mc(p: argparse.ArgumentParser) -> None:
 
 
 def geometry(args: argparse.Namespace) -> Geometry | None:
-    """The six-flag geometry, or None when --gram is given (both at once is an error)."""
-    given = {k: getattr(args, k) for k in GEOMETRY_FLAGS if getattr(args, k) is not None}
+    """The geometry of the flags (the six, or ``--geometry`` with its norms), or None when --gram is given."""
+    given = {k: getattr(args, k) for k in GEOMETRY_FLAGS if getattr(args, k, None) is not None}
+    preset, w_norm = getattr(args, "preset", None), getattr(args, "w_norm", None)
     if getattr(args, "gram", None) is not None:
-        if given:
-            flags = ", ".join("--" + k.replace("_", "-") for k in given)
-            raise SymrmtInputError(f"give the geometry either with --gram or with the six flags, not both ({flags}).")
+        if given or preset:
+            flags = ", ".join("--" + k.replace("_", "-") for k in [*given, *(["geometry"] if preset else [])])
+            raise SymrmtInputError(f"give the geometry either with --gram or with the flags, not both ({flags}).")
         return None
-    return Geometry(**given)
+    if w_norm is not None and preset not in ("aligned", "orthogonal"):
+        raise SymrmtInputError("--w-norm goes with --geometry aligned or orthogonal; otherwise give --wk-norm and "
+                               "--wq-norm.")
+    if preset is None:
+        return Geometry(**given)
+    return Geometry(**preset_geometry(args))
+
+
+def preset_geometry(args: argparse.Namespace) -> dict:
+    """The six entries of ``--geometry NAME`` with ``--mu-norm`` and ``--w-norm`` (each a number or an array)."""
+    preset = args.preset
+    others = [k for k in GEOMETRY_FLAGS if k != "mu_norm" and getattr(args, k, None) is not None]
+    if others:
+        raise SymrmtInputError(f"--geometry {preset} sets the cosines and the weight norms: leave out "
+                               f"{', '.join('--' + k.replace('_', '-') for k in others)} (use --w-norm).")
+    if PRESETS[preset] is None:
+        if args.mu_norm is not None:
+            raise SymrmtInputError("--geometry noise has no signal: leave out --mu-norm.")
+        return {}
+    one = lambda value: 1.0 if value is None else value                      # noqa: E731
+    cos_mu_wk, cos_mu_wq, cos_wk_wq = PRESETS[preset]
+    w = one(args.w_norm)
+    return dict(mu_norm=one(args.mu_norm), wk_norm=w, wq_norm=w, cos_mu_wk=cos_mu_wk, cos_mu_wq=cos_mu_wq,
+                cos_wk_wq=cos_wk_wq)
 
 
 def geometry_kwargs(args: argparse.Namespace, geometry: Geometry | None) -> dict:

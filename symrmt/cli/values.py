@@ -54,7 +54,7 @@ def parse_gamma(text: str) -> np.ndarray:
     return values
 
 
-def parse_sizes(text: str) -> np.ndarray:
+def parse_sizes(text: str, flag: str = "--ns") -> np.ndarray:
     """``"512,1024,2048,4096"``: comma-separated integer sizes (``symrmt converge --ns``), checked by the library.
 
     >>> parse_sizes("256, 512,1024").tolist()
@@ -62,13 +62,13 @@ def parse_sizes(text: str) -> np.ndarray:
     """
     items = text.split(",")
     if any(not item.strip() for item in items):
-        raise SymrmtInputError(f"--ns {_shown(text)}: has an empty item; give comma-separated sizes (512,1024,2048).")
+        raise SymrmtInputError(f"{flag} {_shown(text)}: has an empty item; give comma-separated sizes (512,1024,2048).")
     if len(items) > MAX_GRID_POINTS:
-        raise SymrmtInputError(f"--ns {_shown(text)}: {len(items)} sizes; at most {MAX_GRID_POINTS}.")
+        raise SymrmtInputError(f"{flag} {_shown(text)}: {len(items)} sizes; at most {MAX_GRID_POINTS}.")
     try:
         return np.array([int(item) for item in items], dtype=np.int64)
     except (ValueError, OverflowError):
-        raise SymrmtInputError(f"--ns {_shown(text)}: every size must be an integer, e.g. 512,1024,2048.") from None
+        raise SymrmtInputError(f"{flag} {_shown(text)}: every size must be an integer, e.g. 512,1024,2048.") from None
 
 
 def parse_grid(text: str, flag: str = "--x") -> np.ndarray:

@@ -186,6 +186,7 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
         glossary=glossary,
         definitions=closed.definitions,
         display=system.display,
+        statement=system.statement,
     )
 
 

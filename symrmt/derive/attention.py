@@ -33,6 +33,7 @@ from .dyson import (GLOSSARY, KERNEL_SCALE, START_FACTOR, dyson_fixed_point, dys
 from .fixed_point import FixedPointSystem
 from .gaussian_equivalent import data_low_rank, score_low_rank
 from .pencil import Pencil, ridge_pencil
+from .statement import ridge_statement
 from .woodbury import PlacedTerm, woodbury_correction
 
 __all__ = ["attention_system", "linear_system", "ridge_system", "PHI", "ERROR", "DYSON", "RESOLVENT"]
@@ -44,7 +45,8 @@ ERROR = sp.Symbol("E")
 DYSON, RESOLVENT = dyson_symbols(3)
 
 def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters: tuple[sp.Symbol, ...],
-                 spectrum_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E") -> FixedPointSystem:
+                 spectrum_scale: sp.Expr, glossary: dict | None = None, error_name: str = "E",
+                 statement: tuple = ()) -> FixedPointSystem:
     r"""The fixed-point system of :math:`\Phi = y^\top Q y/n` and :math:`E` for a ridge pencil and low-rank terms.
 
     :math:`Q = (\gamma + G)^{-1}` is the top-left block of the pencil's inverse, for a PSD Gram matrix
@@ -72,6 +74,7 @@ def ridge_system(name: str, pencil: Pencil, terms: list[PlacedTerm], parameters:
         glossary={**GLOSSARY, **(glossary or {})},
         definitions=dyson.definitions,
         display={ERROR: error_name},
+        statement=statement,
     )
 
 
@@ -125,7 +128,8 @@ def _attention_system(rank: int, form: str) -> FixedPointSystem:
              PlacedTerm(3, 3, data, sp.Integer(1))]
     parameters = (*S.MODEL_PARAMETERS, *S.gram_symbols(rank))
     return ridge_system("attention" if rank == 1 else f"attention, rank {rank}", pencil, terms, parameters,
-                        ridge_scale(KERNEL_SCALE), _geometry_glossary(rank), r"E_\mathrm{attn}")
+                        ridge_scale(KERNEL_SCALE), _geometry_glossary(rank), r"E_\mathrm{attn}",
+                        ridge_statement(r"\frac{K^\top X^\top X K}{n}", rank))
 
 
 def linear_system(form: str = "quadrature") -> FixedPointSystem:
@@ -142,4 +146,5 @@ def _linear_system(form: str) -> FixedPointSystem:
         return in_form(_linear_system("quadrature"), form)
     pencil = ridge_pencil(sp.Integer(1), sp.Integer(0), S.c * S.lam)
     return ridge_system("linear", pencil, [PlacedTerm(3, 3, data_low_rank(), sp.Integer(1))],
-                        (S.c, S.gamma, S.theta), ridge_scale(sp.Integer(1)), error_name=r"E_\mathrm{lin}")
+                        (S.c, S.gamma, S.theta), ridge_scale(sp.Integer(1)), error_name=r"E_\mathrm{lin}",
+                        statement=ridge_statement(r"\frac{X^\top X}{n}"))

@@ -30,6 +30,7 @@ from .components import Admissible, Continuation
 from .dyson import GLOSSARY, KERNEL_SCALE, NOISE_KERNEL, START_FACTOR, dyson_fixed_point, noise_pencil, ridge_scale
 from .fixed_point import FixedPointSystem
 from .pencil import Pencil
+from .statement import density_statement
 
 __all__ = ["density_system", "STIELTJES", "DENSITY", "MATRICES"]
 
@@ -38,6 +39,7 @@ STIELTJES = sp.Symbol("m")
 DENSITY = sp.Symbol("rho")
 #: The matrices whose densities are derived.
 MATRICES = ("gram", "kernel")
+_MATRIX_LATEX = {"gram": r"\frac{K^\top X^\top X K}{n}", "kernel": "K"}
 
 _Z = S.x + sp.I * S.eta
 
@@ -96,4 +98,5 @@ def _density_system(matrix: str, form: str) -> FixedPointSystem:
         glossary={**GLOSSARY, S.x: r"z = x + i\eta \text{ the spectral argument}"},
         definitions=dyson.definitions,
         display={STIELTJES: "m(z)", DENSITY: r"\rho_\eta(x)"},
+        statement=density_statement(_MATRIX_LATEX[matrix]),
     )

@@ -49,7 +49,8 @@ GLOSSARY = {
     S.theta: r"\theta = \|\mu\|^2",
     S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p,\ Z \in \mathbb{R}^{p \times n} \text{ the noise of the "
            r"tokens } X = Z + \mu y^\top",
-    S.trace_symbol(1, 1): r"t_{ij} = \operatorname{tr} R_{ij}/p \text{ the normalized traces of the blocks of the resolvent}",
+    S.trace_symbol(1, 1): r"t_{ij} = \operatorname{tr}(H_N^{-1})_{ij}/p,\ H_N \text{ the noise part of the model's "
+                          r"linear pencil } H",
     S.tau_symbol(1, 1): r"\tau_{ij} = \mathbb{E}_\lambda[R_{ij}],\ \tau^A_{ij} = \mathbb{E}_\lambda[\lambda R_{ij}] "
                         r"\text{ the spectral averages}",
 }

@@ -74,6 +74,9 @@ class FixedPointSystem:
         Symbol -> the LaTeX name it is printed with (e.g. ``E`` as :math:`E_\mathrm{attn}`).
     glossary : dict
         Symbol -> its meaning in words and LaTeX, printed with the system.
+    statement : tuple
+        The model the system is the deterministic equivalent of, as ``(LaTeX line, label)`` pairs
+        (:mod:`.statement`): the opening of a printed paper body.
     """
 
     name: str
@@ -89,6 +92,7 @@ class FixedPointSystem:
     glossary: Mapping[sp.Symbol, str] = field(default_factory=dict)
     definitions: Mapping[sp.Basic, sp.Basic] = field(default_factory=dict)
     display: Mapping[sp.Symbol, str] = field(default_factory=dict)
+    statement: tuple = ()
 
     def __post_init__(self) -> None:
         for name in ("parameters", "residuals", "averages", "observables", "admissible", "glossary", "definitions",
@@ -139,6 +143,7 @@ class FixedPointSystem:
             glossary=self.glossary,
             definitions={k: v.xreplace(mapping) for k, v in self.definitions.items()},
             display=self.display,
+            statement=self.statement,
         )
 
     def __repr__(self) -> str:

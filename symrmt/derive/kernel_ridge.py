@@ -61,6 +61,7 @@ import sympy as sp
 
 from . import symbols as S
 from .algebraic import in_form
+from .statement import ridge_statement
 from .attention import _geometry_glossary, ridge_system
 from .dyson import NOISE_KERNEL
 from .fixed_point import FixedPointSystem
@@ -121,4 +122,4 @@ def _kernel_ridge_system(rank: int, form: str) -> FixedPointSystem:
     parameters = (*S.MODEL_PARAMETERS, *S.gram_symbols(rank))
     name = "kernel ridge" if rank == 1 else f"kernel ridge, rank {rank}"
     return ridge_system(name, kernel_ridge_pencil(), terms, parameters, 1 + KERNEL_NORM**2,
-                        _geometry_glossary(rank), r"E_\mathrm{kernel}")
+                        _geometry_glossary(rank), r"E_\mathrm{kernel}", ridge_statement(r"K^\top K", rank))

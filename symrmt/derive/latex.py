@@ -30,19 +30,24 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
+from . import symbols as S
 from .components import WoodburyForm
 from .fixed_point import FixedPointSystem
+from .simplify import Ledger, common_factor, simplest
 
-__all__ = ["system_latex", "system_document", "to_latex"]
+__all__ = ["system_latex", "to_latex", "Page"]
 
-_LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p "
-                             r"\ (\text{ratio } 1/c,\ \text{atom } (1 - c)_+ \text{ at } 0)"}
+_LAWS = {"marchenko_pastur": r"\text{the Marchenko--Pastur law of } A = Z^\top Z/p,"}
+#: What a law's line leaves for a second line (so that the block stays within a page's width).
+_LAW_NOTES = {"marchenko_pastur": r"\quad \text{ratio } 1/c,\ \text{atom } (1 - c)_+ \text{ at } 0"}
 
 #: The printer's own notation (besides the system's symbols), which a user's parameter must not look like.
 _NOTATION = frozenset({"g", "u", "e", "R", "M", "E", "I", "A", "Z", "X", "n", "p", "f", "x", r"\xi", r"\mu", r"\Phi",
                        r"\rho", r"\lambda", r"\nu", "a_{1}", "b", r"\eta"})
 #: A projection vector Z^T v renamed z_v when a user's parameter takes its letter (y becomes bold).
 _Z_SUBSCRIPTS = {"s": r"\mu", "k": "K", "q": "Q"}
+#: Characters of LaTeX per printed line before a long sum or a long definition is broken.
+_WIDTH = 150
 #: Items per line in lists (parameter domains, vectors of a pencil block, vector meanings).
 _PER_LINE = 4
 _VECTORS_PER_LINE = 8
@@ -65,6 +70,12 @@ class _Printer(LatexPrinter):
         elif "_" in parent or "^" in parent:                       # g_{1}, tau^{A}: one group, one subscript
             parent = "{" + parent + "}"
         return f"{parent}_{{{int(expr.i) + 1}{int(expr.j) + 1}}}"
+
+    def _as_ordered_terms(self, expr, order=None):
+        terms = super()._as_ordered_terms(expr, order=order)
+        if isinstance(expr, sp.Add) and expr.is_number:            # pi - 2, not -2 + pi: rationals last
+            terms = sorted(terms, key=lambda term: bool(term.is_Rational))
+        return terms
 
     def _print_Symbol(self, expr, style="plain"):
         if expr in self._names:
@@ -104,11 +115,11 @@ def _round(expr, digits: int):
     return expr.xreplace(floats) if floats else expr
 
 
-class _Page:
+class Page:
     """What one printing needs: the (substituted) system, the expression printer and the vectors' names."""
 
     def __init__(self, system: FixedPointSystem, substitution: dict | None, digits: int | None,
-                 given: Sequence[tuple], parameters: Iterable[sp.Symbol]):
+                 given: Sequence[tuple], parameters: Iterable[sp.Symbol], ledger: Ledger | None = None):
         parameters = tuple(parameters)
         taken = {to_latex(x) for x in _symbols(system)} | _NOTATION
         renamed, names = {}, {}
@@ -119,9 +130,50 @@ class _Page:
         mapping = {sp.sympify(k): _replaced(v, renamed) for k, v in (substitution or {}).items()}
         self.system = system.subs(mapping) if mapping else system
         self.given = [tuple(_replaced(part, renamed) for part in entry) for entry in given]
-        self.tex: Callable = lambda e: e if isinstance(e, str) else to_latex(e, digits, names)  # noqa: E731
+        unknowns = (*self.system.unknowns, *self.system.averages)
+
+        def tex(expr) -> str:
+            if isinstance(expr, str):
+                return expr
+            if isinstance(expr, sp.MatrixBase):
+                common, reduced = common_factor(expr, unknowns)
+                if common != 1:                    # (a_1/c) times a matrix of short entries
+                    if ledger is not None:
+                        ledger.record(expr, reduced.applyfunc(lambda e: common * e))
+                    factor = to_latex(common, digits, names)
+                    return (r"\left(" + factor + r"\right)" if isinstance(common, sp.Add) else factor) + " " + \
+                        to_latex(reduced, digits, names)
+            printed = simplest(expr, unknowns)
+            if ledger is not None:
+                ledger.record(expr, printed)
+            return to_latex(printed, digits, names)
+
+        self.tex: Callable = tex
+        self._printer = _Printer(names)
+        self.ledger = ledger
+        self.hints: dict[str, str] = {}         # the label of a printed line whose left-hand side does not name it
+        self._digits = digits
         users = {self.tex(renamed.get(p, p)) for p in parameters}
         self.vectors = {name: _vector_name(name, users) for name in _vector_names(self.system)}
+
+    def tex_lines(self, expr, width: int = _WIDTH) -> list[str]:
+        """``expr`` as :attr:`tex` prints it, a long sum broken after whole terms into lines of about ``width``."""
+        text = self.tex(expr)
+        printed = simplest(expr, (*self.system.unknowns, *self.system.averages))
+        if len(text) <= width or not isinstance(printed, sp.Add):
+            return [text]
+        if self._digits is not None:
+            printed = _round(printed, self._digits)
+        printer, lines = self._printer, [""]
+        for i, term in enumerate(printer._as_ordered_terms(printed)):
+            sign = "" if i == 0 else " - " if term.could_extract_minus_sign() else " + "
+            term = -term if sign == " - " else term
+            piece = printer._print(term)
+            piece = r"\left(" + piece + r"\right)" if printer._needs_add_brackets(term) else piece
+            if lines[-1] and len(lines[-1]) + len(piece) > width:
+                lines.append("")
+            lines[-1] += (sign.lstrip() if not lines[-1] and sign else sign) + piece
+        return lines
 
     def vector(self, name: str) -> str:
         return self.vectors.get(name) or _vector_name(name, set())
@@ -132,12 +184,14 @@ def _replaced(value, renamed: dict):
 
 
 def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
-                 given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = ()) -> str:
+                 given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), solver_data: bool = True,
+                 ledger: Ledger | None = None) -> str:
     r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
 
     The blocks: definitions, fixed-point equations, spectral averages and their law,
     observables, the solver's data (parameter domains, continuation start and initial
-    values, branch conditions, admissible ranges), and the "where" block.
+    values, branch conditions, admissible ranges; only with ``solver_data``), and the
+    "where" block. Every expression is printed in its :func:`~.simplify.simplest` form.
 
     Parameters
     ----------
@@ -155,58 +209,23 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
     parameters : iterable of sympy.Symbol, optional
         The user's parameters (of f): renamed with a tilde when they would print like a symbol
         of the system; the vectors are renamed when a parameter takes their name.
+    solver_data : bool
+        Print the block of the solver's data.
+    ledger : Ledger, optional
+        Receives every printed expression next to the system's (:class:`~.simplify.Ledger`).
     """
-    page = _Page(system, substitution, digits, given, parameters)
-    return "\n\n".join(_block([text for text, _ in lines]) for _, lines in _parts(page) if lines)
+    page = Page(system, substitution, digits, given, parameters, ledger)
+    return "\n\n".join(_block([text for text, _ in lines]) for heading, lines in _parts(page)
+                       if lines and (solver_data or heading != "Solver data"))
 
 
-def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
-                    given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None) -> str:
-    r"""The same content as :func:`system_latex`, as a complete LaTeX document.
-
-    Every part is an ``align`` environment under a heading; each equation is numbered and
-    labelled ``<system>:<left-hand side>`` (e.g. ``attention:t11``, ``attention:Mlambda``), and
-    the annotation lines and the "where" block are not numbered. Only ``amsmath`` and
-    ``amssymb`` are required (``geometry`` is used when installed). Arguments as for
-    :func:`system_latex`; ``title`` heads the document (default: the system's name).
-    """
-    page = _Page(system, substitution, digits, given, parameters)
-    prefix = _slug(system.name) or "system"
-    labels: set[str] = set()
-    body = []
-    for heading, lines in _parts(page):
-        if not lines:
-            continue
-        rows = [text.replace(r"\text{where } ", "", 1) + (r" \label{" + _label(prefix, text, labels) + "}"
-                                                          if numbered else r" \nonumber")
-                for text, numbered in lines]
-        body.append(r"\paragraph{" + heading + ".}\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}")
-    heading = title or f"The {system.name} system"
-    return (_PREAMBLE + r"\section*{" + _escape_text(heading) + "}\n"
-            r"Printed by \texttt{symrmt latex} from the SymPy system that its solver compiles." + "\n\n"
-            + "\n\n".join(body) + "\n\n\\end{document}\n")
-
-
-_PREAMBLE = r"""\documentclass[11pt]{article}
-\usepackage{amsmath,amssymb}
-\IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
-\setcounter{MaxMatrixCols}{200}
-\allowdisplaybreaks
-\begin{document}
-"""
-
-
-def _escape_text(text: str) -> str:
-    return re.sub(r"([#$%&_{}])", r"\\\1", text)
-
-
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     text = re.sub(r"\\(mathrm|mathsf|mathcal|mathbb|operatorname|left|right|text|quad|le|ge|boldsymbol)\b", "", text)
     return re.sub(r"[^A-Za-z0-9]", "", text)
 
 
-def _label(prefix: str, line: str, used: set[str]) -> str:
-    label = f"{prefix}:{_slug(line.split('&', 1)[0]) or 'eq'}"
+def equation_label(prefix: str, line: str, used: set[str]) -> str:
+    label = f"{prefix}:{slug(line.split('&', 1)[0]) or 'eq'}"
     unique, k = label, 2
     while unique in used:
         unique, k = f"{label}-{k}", k + 1
@@ -218,13 +237,13 @@ def _block(lines: list[str]) -> str:
     return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
 
-def _parts(page: _Page) -> list[tuple[str, list[Line]]]:
-    return [("Definitions", _definitions(page)), ("Fixed point", _equations(page)),
-            ("Spectral averages", _averages(page)), ("Observables", _observables(page)),
-            ("Solver data", _solver_data(page)), ("Where", _where(page))]
+def _parts(page: Page) -> list[tuple[str, list[Line]]]:
+    return [("Definitions", definition_lines(page)), ("Fixed point", equation_lines(page)),
+            ("Spectral averages", average_lines(page)), ("Observables", observable_lines(page)),
+            ("Solver data", solver_data_lines(page)), ("Where", _where(page))]
 
 
-def _definitions(page: _Page) -> list[Line]:
+def definition_lines(page: Page) -> list[Line]:
     s, tex = page.system, page.tex
     variables = {a.variable for a in s.averages.values()}
     of_variable = set()                                 # matrices printed as functions of lambda
@@ -242,46 +261,86 @@ def _definitions(page: _Page) -> list[Line]:
     return lines
 
 
-def _equations(page: _Page) -> list[Line]:
+def equation_lines(page: Page) -> list[Line]:
     """Each residual, solved for its unknown when it has the form t - rhs."""
     s, tex = page.system, page.tex
     lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
-        if t not in sp.expand(t - residual).free_symbols:
-            lines.append((tex(t) + " &= " + tex(t - residual), True))
-        else:
-            lines.append(("0 &= " + tex(residual), True))
+        solved = t not in sp.expand(t - residual).free_symbols
+        rows = page.tex_lines(t - residual if solved else residual)
+        text = (tex(t) if solved else "0") + " &= " + rows[0]
+        page.hints[text] = slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
+        lines.append((text, True))
+        lines += [(r"&\quad " + row, False) for row in rows[1:]]
     return lines
 
 
-def _averages(page: _Page) -> list[Line]:
+def average_lines(page: Page, compact: bool = False) -> list[Line]:
+    """One line per average; ``compact``: one line for all when they are the pattern tau_ij = E[R_ij], E[lambda R_ij]."""
     s, tex = page.system, page.tex
-    lines = [(tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]", True)
-             for a, v in s.averages.items()]
+    pattern = _average_pattern(s) if compact else None
+    if pattern is not None:
+        for v in s.averages.values():                # printed as the pattern: the pattern is what is solved
+            if page.ledger is not None:
+                page.ledger.record(v.integrand, v.integrand)
+        plain, weighted = pattern
+        text = (r"\tau_{ij} &= \mathbb{E}_\lambda\left[R_{ij}\right]" if plain else
+                r"\tau^{A}_{ij} &= \mathbb{E}_\lambda\left[\lambda R_{ij}\right]")
+        if plain and weighted:
+            text += ("" if plain == weighted else r" \ (ij = " + ", ".join(plain) + ")") + \
+                r",\quad \tau^{A}_{ij} = \mathbb{E}_\lambda\left[\lambda R_{ij}\right]"
+        lines = [(text + r" \quad (ij = " + ", ".join(weighted or plain) + ")", True)]
+    else:
+        lines = [(tex(a) + r" &= \mathbb{E}_\lambda\left[" + tex(v.integrand) + r"\right]", True)
+                 for a, v in s.averages.items()]
     if lines:
         laws = sorted({v.law.name for v in s.averages.values()})
         lines.append((r"& \lambda \sim " + " ".join(_LAWS.get(law, r"\text{" + law + "}") for law in laws), False))
+        lines += [(r"& " + _LAW_NOTES[law], False) for law in laws if law in _LAW_NOTES]
     return lines
 
 
-def _observable_name(s: FixedPointSystem, o, tex) -> str:
+def _average_pattern(system: FixedPointSystem) -> tuple[list[str], list[str]] | None:
+    r"""The indices ``ij`` of :math:`\tau_{ij} = \mathbb E[R_{ij}]` and of :math:`\tau^A_{ij} = \mathbb E[\lambda R_{ij}]`.
+
+    None when an average is neither (or when there is no Dyson inverse R).
+    """
+    resolvent = next((k for k, v in system.definitions.items() if isinstance(v, sp.Inverse)), None)
+    if resolvent is None:
+        return None
+    plain, weighted = [], []
+    for symbol, average in system.averages.items():
+        match = re.fullmatch(r"tau(A?)_(\d)(\d)", symbol.name)
+        if not match:
+            return None
+        i, j = int(match[2]), int(match[3])
+        expected = resolvent[i - 1, j - 1] * (S.lam if match[1] else 1)
+        if average.integrand != expected:
+            return None
+        (weighted if match[1] else plain).append(f"{i}{j}")
+    return sorted(plain), sorted(weighted)
+
+
+def observable_name(s: FixedPointSystem, o, tex) -> str:
     name = s.display.get(o, tex(o))
     return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
 
 
-def _observables(page: _Page) -> list[Line]:
+def observable_lines(page: Page, skip: set = frozenset()) -> list[Line]:
     s, tex = page.system, page.tex
     lines: list[Line] = []
     for o, value in s.observables.items():
+        if o in skip:
+            continue
         if isinstance(value, WoodburyForm):
-            lines.extend(_woodbury_lines(_observable_name(s, o, tex), value, page))
+            lines.extend(_woodbury_lines(observable_name(s, o, tex), value, page))
         else:
-            lines.append((_observable_name(s, o, tex) + " &= " + tex(value), True))
+            lines.append((observable_name(s, o, tex) + " &= " + tex(value), True))
     return lines
 
 
-def _solver_data(page: _Page) -> list[Line]:
+def solver_data_lines(page: Page) -> list[Line]:
     r"""What the solver consumes besides the equations: domains, start, branch, admissible ranges."""
     s, tex = page.system, page.tex
     c = s.continuation
@@ -300,7 +359,7 @@ def _solver_data(page: _Page) -> list[Line]:
     if s.branch:
         out.append((r"& " + r",\ ".join(tex(b) for b in s.branch) + r" \quad \text{(physical branch)}", False))
     for o, bounds in s.admissible.items():
-        name = _observable_name(s, o, tex)
+        name = observable_name(s, o, tex)
         if bounds.upper == sp.oo:
             range_ = name + r" &\ge " + tex(bounds.lower)
         elif bounds.lower == -sp.oo:
@@ -311,7 +370,7 @@ def _solver_data(page: _Page) -> list[Line]:
     return out
 
 
-def _woodbury_lines(name: str, form: WoodburyForm, page: _Page) -> list[Line]:
+def _woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list[Line]:
     """The form with its matrices printed block by block (pencil blocks of the vectors), zero blocks left out."""
     tex = page.tex
     if not form.size:
@@ -346,9 +405,8 @@ def _woodbury_lines(name: str, form: WoodburyForm, page: _Page) -> list[Line]:
             layout.append(" & ".join(row))
         lines.append((symbol + r" &= \begin{pmatrix}" + r" \\ ".join(layout) + r"\end{pmatrix}", True))
         lines.extend(parts)
-    source = [tex(form.source.extract(groups[b], [0])) if not form.source.extract(groups[b], [0]).is_zero_matrix
-              else "0" for b in blocks]
-    lines.append((r"g &= \begin{pmatrix}" + r" \\ ".join(source) + r"\end{pmatrix}", True))
+    source = [", ".join(tex(e) for e in form.source.extract(groups[b], [0])) for b in blocks]
+    lines.append((r"g &= \left(" + r" \,\middle|\, ".join(source) + r"\right)^\top", True))
     return lines
 
 
@@ -393,24 +451,59 @@ def _vector_name(name: str, taken: set[str]) -> str:
     return alternative
 
 
-def _where(page: _Page) -> list[Line]:
+def _where(page: Page) -> list[Line]:
     """Every symbol that appears, defined: the given values first, then the system's glossary and the vectors."""
-    tex = page.tex
-    entries = [" = ".join(tex(part) for part in entry) for entry in page.given]
-    defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
-    entries += _glossary(page.system, skip=defined)
-    entries += _woodbury_glossary(page)
+    entries = where_entries(page)
     if not entries:
         return []
     return [(r"& \text{where } " + entries[0], False), *((r"& " + e, False) for e in entries[1:])]
 
 
-def _woodbury_glossary(page: _Page) -> list[str]:
+#: A paper's definitions of the symbols whose glossary entry repeats what its model states (X, y, W, gamma, d, z).
+_PAPER_GLOSSARY = {
+    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
+    S.theta: r"\theta = \|\mu\|^2",
+    S.gamma: None, S.d: None, S.x: None,
+    S.tau_symbol(1, 1): None,               # the averages are printed as definitions
+}
+
+
+def where_entries(page: Page, paper: bool = False) -> list[str]:
+    """The "where" entries; in a ``paper``, without f's data (a table) and what the model already defines."""
+    tex = page.tex
+    entries = [] if paper else [" = ".join(tex(part) for part in entry) for entry in page.given]
+    defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
+    glossary = _glossary(page.system, skip=defined, paper=paper)
+    return [line for entry in entries + glossary + _woodbury_glossary(page, paper) for line in _wrapped(entry)]
+
+
+def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
+    r"""A long definition broken at its top-level ``,\ `` separators, continuation lines indented."""
+    if len(entry) <= width:
+        return [entry]
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(entry):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and entry.startswith(r",\ ", i):
+            pieces.append(entry[start:i + 1])
+            start = i + 3
+    pieces.append(entry[start:])
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + len(piece) > width:
+            lines.append(r"\quad " + piece)
+        else:
+            lines[-1] += r"\ " + piece
+    return lines
+
+
+def _woodbury_glossary(page: Page, paper: bool = False) -> list[str]:
     forms = [v for v in page.system.observables.values() if isinstance(v, WoodburyForm) and v.size]
     if not forms:
         return []
     form = forms[0]
-    meanings = [page.vector(name) + " " + relation for name, relation in form.meanings]
+    meanings = [page.vector(name) + " " + relation for name, relation in form.meanings
+                if not (paper and name == "y")]                            # the model states y
     lines = [r",\ ".join(meanings[i:i + _PER_LINE]) for i in range(0, len(meanings), _PER_LINE)]
     blocks = list(_groups(form.labels)) if form.labels else [""]
     vectors = r"\mathcal{U} = (" + ", ".join(f"u^{{({b})}}" for b in blocks) + ")" if blocks != [""] else r"\mathcal{U}"
@@ -418,12 +511,11 @@ def _woodbury_glossary(page: _Page) -> list[str]:
     if form.source_label:
         source = r",\ e = " + page.vector(_base(form.source_label)) + (
             r" \text{ in pencil block } " + _block_of(form.source_label) if _block_of(form.source_label) else "")
-    lines.append(r"\mathsf{G} = \mathcal{U}^\top R\,\mathcal{U}/n,\ g = \mathcal{U}^\top R\, e/n,\ "
-                 r"\mathsf{C} = n\,\mathcal{C} \text{ for the low-rank part } \mathcal{U}\mathcal{C}\mathcal{U}^\top "
-                 r"\text{ of the pencil}")
-    lines.append(r"\quad " + vectors + source)
-    lines.append(r"\quad R \text{ the resolvent of the noise pencil, whose quadratic forms reduce to } "
-                 r"\tau_{ij}, \tau^A_{ij}")
+    lines.append(r"\mathsf{G} = \mathcal{U}^\top H_N^{-1}\,\mathcal{U}/n,\ g = \mathcal{U}^\top H_N^{-1} e/n,\ "
+                 r"\mathsf{C} = n\,\mathcal{C}")
+    lines.append(r"\quad \text{for the low-rank part } \mathcal{U}\mathcal{C}\mathcal{U}^\top \text{ of } H \text{ with } "
+                 + vectors + source)
+    lines.append(r"\quad \text{(the quadratic forms of } H_N^{-1} \text{ reduce to } \tau_{ij}, \tau^A_{ij})")
     return lines
 
 
@@ -440,9 +532,18 @@ def _symbols(system: FixedPointSystem) -> set[sp.Symbol]:
     return {x for x in out if isinstance(x, (sp.Symbol, sp.MatrixSymbol))}      # matrices of an algebraic form
 
 
-def _glossary(system: FixedPointSystem, skip: set = frozenset()) -> list[str]:
-    """The system's glossary entries for the symbols (and named functions) that appear, but not those in ``skip``."""
+def _glossary(system: FixedPointSystem, skip: set = frozenset(), paper: bool = False) -> list[str]:
+    """The system's glossary entries for the symbols (and named functions) that appear, but not those in ``skip``.
+
+    In a ``paper``, the entries of :data:`_PAPER_GLOSSARY` replace (or, when None, drop) the system's.
+    """
     used: set = _symbols(system)
     for e in [*system.residuals.values(), *(a.integrand for a in system.averages.values())]:
         used |= {f.func for f in sp.sympify(e).atoms(AppliedUndef)}
-    return [text for symbol, text in system.glossary.items() if symbol in used and symbol not in skip]
+    out = []
+    for symbol, text in system.glossary.items():
+        if symbol in used and symbol not in skip:
+            text = _PAPER_GLOSSARY.get(symbol, text) if paper else text
+            if text is not None:
+                out.append(text)
+    return out

@@ -14,7 +14,7 @@ from sympy.core.function import AppliedUndef
 
 from . import symbols as S
 
-__all__ = ["nonlinear_share", "hermite_substitution", "substitution_of", "printed_hermite"]
+__all__ = ["nonlinear_share", "hermite_substitution", "substitution_of", "hermite_values"]
 
 
 def nonlinear_share(a1: sp.Expr, nu: sp.Expr) -> sp.Expr:
@@ -36,11 +36,11 @@ def substitution_of(hermite_data: Any) -> dict[sp.Symbol, sp.Expr]:
     a datum without a closed form stays a named function of the parameters
     (:math:`a_1(s)`, :math:`\nu(s)`).
     """
-    a1, nu = _hermite_values(hermite_data)
+    a1, nu = hermite_values(hermite_data)
     return hermite_substitution(a1, nu)
 
 
-def _hermite_values(hermite_data: Any) -> tuple[sp.Expr, sp.Expr]:
+def hermite_values(hermite_data: Any) -> tuple[sp.Expr, sp.Expr]:
     """``(a1, nu)``: closed forms where known, numbers otherwise, named functions of the parameters without either."""
     exact, symbols = hermite_data.exact, tuple(hermite_data.parameters or ())
     values = []
@@ -50,33 +50,3 @@ def _hermite_values(hermite_data: Any) -> tuple[sp.Expr, sp.Expr]:
         else:
             values.append(sp.Function(name)(*symbols) if symbols else sp.Float(getattr(hermite_data, key)))
     return values[0], values[1]
-
-
-def printed_hermite(hermite_data: Any, numeric_digits: int | None = None) -> tuple[dict, list[tuple]]:
-    r"""What a printed system shows of f: ``(substitution, given)`` for :func:`~.latex.system_latex`.
-
-    ``given`` lists ``(name, definition, value)`` (or ``(name, value)``) for the "where" block.
-
-    :math:`a_1` is put in; :math:`b` stays one symbol, with :math:`b^2 = \nu - a_1^2` defined
-    in the "where" block next to f, :math:`a_1` and :math:`\nu` (it is put in only when it is 0,
-    which removes the fixed point). A datum without a closed form for an f with parameters is
-    a named function, :math:`a_1(s) = \mathbb E[\xi f(\xi)]`. With ``numeric_digits``, closed forms
-    are evaluated to that many significant digits.
-    """
-    a1, nu = _hermite_values(hermite_data)
-    if numeric_digits is not None:
-        a1, nu = (v if isinstance(v, AppliedUndef) else sp.N(v, numeric_digits) for v in (a1, nu))
-    b2 = nonlinear_share(a1, nu)
-    given: list[tuple] = []
-    if isinstance(hermite_data.f, sp.Basic):
-        given.append(("f(x)", hermite_data.f))
-    for symbol, value, meaning in ((S.a1, a1, r"\mathbb{E}[\xi f(\xi)]\ (\xi \sim \mathcal{N}(0, 1))"),
-                                   (S.nu, nu, r"\mathbb{E}[f(\xi)^2]")):
-        given.append((value, meaning) if isinstance(value, AppliedUndef) else (symbol, meaning, value))
-    substitution = {S.a1: a1}
-    if b2 == 0:
-        substitution[S.b] = sp.Integer(0)
-    else:
-        given.append((S.b**2, r"\nu - a_1^2", b2))
-    return substitution, given
-

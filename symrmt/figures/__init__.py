@@ -6,7 +6,14 @@ Every figure is a function ``build(quick: bool) -> Figure`` in a module of this 
 and regression are paired over seeds, and every caption ends with how many Monte Carlo points
 miss the theory by more than their interval (:func:`finite_size_note`). The claims the titles
 and captions make are in :mod:`symrmt.figures.claims`, each with the region where it holds and
-a check against the theory.
+a check against the theory; :func:`build` puts a figure's claim into its title and the first
+sentence of its caption.
+
+Modules: :mod:`~symrmt.figures.figure` (what a figure is: panels, curves, their CSV and statistics),
+:mod:`~symrmt.figures.drawing` (the image), :mod:`~symrmt.figures.series` (theory lines, Monte Carlo
+markers and the calls behind them), :mod:`~symrmt.figures.nonlinearities` (the fixed set of f, and the one f of a
+figure built around one), :mod:`~symrmt.figures.convergence` (panels of a ladder of sizes extrapolated to
+:math:`n = \infty`), :mod:`~symrmt.figures.claims`, and one module per figure.
 The gallery scripts ``derivations/NAME.py`` and the command ``symrmt figure NAME`` both
 call :func:`run`, so the figure code is installed with the package.
 
@@ -28,9 +35,10 @@ import pathlib
 import sys
 from typing import Mapping, Sequence
 
-from ._common import TAKE_F, figure_f
-from ._core import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
-from ._draw import IMAGE_FORMATS, draw
+from .claims import CLAIMS
+from .drawing import IMAGE_FORMATS, draw
+from .figure import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
+from .nonlinearities import TAKE_F, figure_f
 
 __all__ = ["FIGURES", "Curve", "Figure", "FigureUnavailable", "Panel", "build", "run", "main",
            "describe", "DEFAULT_OUT", "TAKE_F", "figure_f", "IMAGE_FORMATS", "csv_rows", "draw", "write_csv",
@@ -79,7 +87,12 @@ def build(name: str, quick: bool = False, *, f: str | None = None, params: Mappi
     mode's Monte Carlo sizes, e.g. ``n=1024, seeds=4`` for a run between quick and full.
     """
     module = importlib.import_module(f".{_checked(name)}", __name__)
-    figure = module.build(quick=quick, **_f_override(name, f, params, center), **sizes)
+    override = _f_override(name, f, params, center)
+    figure = module.build(quick=quick, **override, **sizes)
+    if name in CLAIMS:
+        claim = CLAIMS[name]
+        figure.title = claim.title_for(override.get("f"))
+        figure.caption = f"{claim.sentence_for(override.get('f'))} {figure.caption}"
     note = finite_size_note(figure)
     if note:
         figure.caption = f"{figure.caption} {note}"

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import LINEAR_STYLE, FigureF, figure_f, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
-from ._convergence import convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
-from .claims import claim
+from .convergence import convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .nonlinearities import FigureF, figure_f
+from .series import LINEAR_STYLE, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
 
 MU_NORM = 1.0
 GAMMA = 0.1
@@ -159,13 +159,12 @@ def _ladder(key: str, f: FigureF, s: dict, quick: bool):
 
 
 def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
-    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures._common.figure_f`)."""
+    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures.nonlinearities.figure_f`)."""
     s = {**_sizes(quick), **overrides}
     f = f or figure_f()
     ladder, sentence = _ladder("d", f, s, quick)
     panels = [_angle_panel("a", C_FIXED, f, s), _gap_panel("b", f, s), _gamma_panel("c", C_FIXED, f, s), ladder]
-    text = claim("alignment")
-    caption = (f"{f.sentence(text)} f = {f.text}, d = 0, |mu| = {MU_NORM:g}, W_K^T W_Q = I + w w^T with w at "
+    caption = (f"f = {f.text}, d = 0, |mu| = {MU_NORM:g}, W_K^T W_Q = I + w w^T with w at "
                f"the given angle to mu. Lines: deterministic equivalents; markers: Monte Carlo, n = {s['n']}, "
                f"p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}; the gap (b, d) is paired over seeds. {sentence}")
-    return Figure("alignment", f.title(text), caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
+    return Figure("alignment", "", caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)

@@ -2,8 +2,9 @@ r"""The claims the figures make, each with the region where it holds and a check
 
 A :class:`Claim` is one row of a small table: the figure it belongs to, the title the figure
 carries, the statement, the region where the statement holds (and where it does not), and a
-check that recomputes the theory's numbers behind the words. The figures take their titles
-and the first sentences of their captions from :data:`CLAIMS`, the README quotes the
+check that recomputes the theory's numbers behind the words, at the settings the figure module
+draws. :func:`symrmt.figures.build` gives each figure its title and the first sentence of its
+caption from :data:`CLAIMS` (:meth:`Claim.title_for`, :meth:`Claim.sentence_for`), the README quotes the
 random-input claim, and ``tests/validation/test_claims.py`` runs every check and looks for the
 text in the README: the words and the numbers cannot drift apart.
 
@@ -20,6 +21,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from . import alignment, linear_component, phase_diagram, rank
+from .nonlinearities import DEFAULT_F, NONLINEAR, ZOO, FigureF, figure_f
 
 __all__ = ["Claim", "CLAIMS", "claim"]
 
@@ -42,6 +46,17 @@ class Claim:
         """The statement and its region, as the caption and the README print them."""
         return f"{self.statement} {self.region}"
 
+    def title_for(self, f: FigureF | None = None) -> str:
+        """The figure's title: the claim's for the default f (``None``), else the figure's name and f (no claim
+        asserted)."""
+        return self.title if f is None or f.default else f"{self.figure}, f = {f.text}"
+
+    def sentence_for(self, f: FigureF | None = None) -> str:
+        """The caption's first sentence: the claim with its region for the default f (``None``), else what f is."""
+        if f is None or f.default:
+            return self.sentence
+        return f"The figure's claim is made for f = {DEFAULT_F} and is not asserted for this f."
+
 
 def _require(condition: bool, message: str) -> None:
     if not condition:
@@ -61,7 +76,6 @@ def _first_crossing(gamma: np.ndarray, gap: np.ndarray) -> float:
 
 def _check_random_inputs() -> None:
     from .. import attention_error, linear_error
-    from ._common import NONLINEAR, ZOO
 
     gamma = np.geomspace(1e-2, 1e2, 17)
     for name in NONLINEAR:
@@ -92,8 +106,6 @@ RANDOM_INPUTS = Claim(
 
 def _check_alignment() -> None:
     from .. import attention_error, linear_error
-    from . import alignment
-    from ._common import figure_f
 
     h = figure_f().h
     angles = np.array([0.0, 90.0])
@@ -130,9 +142,6 @@ ALIGNMENT = Claim(
 # --------------------------------------------------------------------------- phase diagram
 
 def _check_phase_diagram() -> None:
-    from . import phase_diagram
-    from ._common import figure_f
-
     h = figure_f().h
     theta = np.linspace(0.0, 4.0, 17)[:, None]
     loses = phase_diagram._difference(h, np.geomspace(0.21, 3.0, 12)[None, :], theta, 1.0)
@@ -163,8 +172,8 @@ PHASE_DIAGRAM = Claim(
 
 def _check_linear_component() -> None:
     from .. import attention_error
-    from . import linear_component as lc
 
+    lc = linear_component
     theta = np.linspace(0.0, 4.0, 9)[:, None]
     c = np.geomspace(0.2, 4.0, 7)[None, :]
     error = attention_error((0.0, 1.0), c, lc.GAMMA, gram=lc._gram(theta))
@@ -194,8 +203,6 @@ LINEAR_COMPONENT = Claim(
 
 def _check_rank() -> None:
     from .. import attention_error
-    from . import rank
-    from ._common import figure_f
 
     h = figure_f().h
     gamma = np.geomspace(1e-3, 1e2, 26)

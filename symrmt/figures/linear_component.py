@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import LINEAR_STYLE, mc_curve, mc_over_gamma, n_label, theory_curve
-from ._convergence import convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
-from .claims import claim
+from .convergence import convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .series import LINEAR_STYLE, mc_curve, mc_over_gamma, n_label, theory_curve
 
 GAMMA = 0.1
 C_FIXED = 1.0
@@ -170,10 +169,9 @@ def build(quick: bool = False, **overrides) -> Figure:
     s = {**_sizes(quick), **overrides}
     ladder, sentence = _ladder_panel(s, quick)
     panels = [_theta_panel(s), _c_panel(s), _a1_panel(s), ladder]
-    text = claim("linear_component")
-    caption = (f"{text.sentence} f = a1 x + sqrt(1 - a1^2) (x^3 - 3x)/sqrt(6) (Hermite data a_1 = a1, nu = 1), d = 0, "
+    caption = ("f = a1 x + sqrt(1 - a1^2) (x^3 - 3x)/sqrt(6) (Hermite data a_1 = a1, nu = 1), d = 0, "
                f"ridge gamma = {GAMMA:g}, weights aligned with the signal, w_K = w_Q = {W_NORM:g} mu/|mu|. In (b) the "
                "a_1 = 0 curves for |mu|^2 = 0 and 4 (dotted, dash-dotted) lie on the one for |mu|^2 = 1. Lines: "
                f"deterministic equivalents; markers: Monte Carlo, n = {s['n']}, p = round(c n), {s['seeds']} seeds, "
                f"{INTERVAL_TEXT}. {sentence}")
-    return Figure("linear_component", text.title, caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
+    return Figure("linear_component", "", caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import FigureF, figure_f, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
-from ._convergence import convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
-from .claims import claim
+from .convergence import convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .nonlinearities import FigureF, figure_f
+from .series import mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
 
 GAMMA = 0.1
 W_NORM = 2.0
@@ -69,7 +69,7 @@ def _checks(h, s, points, label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
-    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures._common.figure_f`)."""
+    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures.nonlinearities.figure_f`)."""
     s = {**_sizes(quick), **overrides}
     f = f or figure_f()
     h = f.h
@@ -116,13 +116,12 @@ def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
     ]
     ladder, sentence = _ladder_panel(h, tag, s, quick)
     panels.append(ladder)
-    text = claim("phase_diagram")
-    caption = (f"{f.sentence(text)} f = {f.text}, d = 0, ridge gamma = {GAMMA:g}, w_K = w_Q = w with |w| = {W_NORM:g}. "
+    caption = (f"f = {f.text}, d = 0, ridge gamma = {GAMMA:g}, w_K = w_Q = w with |w| = {W_NORM:g}. "
                "Colour: the deterministic equivalent of E_attn - E_lin on a scale symmetric about 0 (blue: attention "
                "interpolates better; hatched: where it does); black line: its zero contour. Circles and markers: "
                f"Monte Carlo, n = {s['n']}, p = round(c n), {s['seeds']} seeds, the difference paired over seeds, "
                f"labelled mean ± half its 95% interval; {INTERVAL_TEXT}. {sentence}")
-    return Figure("phase_diagram", f.title(text), caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
+    return Figure("phase_diagram", "", caption, panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
 
 
 def _ladder_panel(h, tag: dict, s: dict, quick: bool) -> tuple[Panel, str]:

@@ -23,9 +23,9 @@ import inspect
 
 import numpy as np
 
-from ._common import LINEAR_STYLE, FigureF, figure_f, mc_curve, n_label, theory_curve
-from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
-from .claims import claim
+from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .nonlinearities import FigureF, figure_f
+from .series import LINEAR_STYLE, mc_curve, n_label, theory_curve
 
 MU_NORM = 1.0
 STRENGTH = 2.0       # rho = sqrt(sum_k |w^(k)|^2)
@@ -105,7 +105,7 @@ def _placement(f: FigureF, placement: str, style: str, s: dict, simulate, attent
 
 
 def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
-    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures._common.figure_f`)."""
+    """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures.nonlinearities.figure_f`)."""
     from .. import Geometry, linear_error
 
     attention_error, simulate = _engine()
@@ -128,10 +128,9 @@ def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
               r"interpolation error $E_\mathrm{attn}(\gamma)$", dodge=0.12, xticks=tuple(ranks),
               xlim=(min(ranks) - 0.5, max(ranks) + 0.5)),
     ]
-    text = claim("rank")
-    caption = (f"{f.sentence(text)} f = {f.text}, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = "
+    caption = (f"f = {f.text}, d = 0, |mu| = {MU_NORM:g}, total weight strength sum_k |w^(k)|^2 = "
                f"{STRENGTH**2:g} split equally over r orthonormal directions (w_K^(k) = w_Q^(k)); spread: mu has equal "
                "overlap with every direction; half aligned: half of mu along the first direction, half outside the "
                "span. Lines and bars: theory; markers: Monte Carlo, "
                f"n = {s['n']}, p = round(c n), {s['seeds']} seeds, {INTERVAL_TEXT}.")
-    return Figure("rank", f.title(text), caption, panels, mc_label=n_label(s["n"], s["seeds"]))
+    return Figure("rank", "", caption, panels, mc_label=n_label(s["n"], s["seeds"]))

@@ -37,8 +37,8 @@ import numpy as np
 from ..errors import ConvergenceError
 from ..geometry import Geometry
 from ..analysis.seeds import mean_se
-from ._common import LINEAR_STYLE, mc_curve, n_label, theory_curve
-from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .series import LINEAR_STYLE, mc_curve, n_label, theory_curve
 
 F = "tanh(x)"
 LAYER = 0

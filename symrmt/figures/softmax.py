@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import mc_curve, mc_over_gamma, n_label, theory_curve
-from ._convergence import LADDERS, convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
+from .convergence import LADDERS, convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .series import mc_curve, mc_over_gamma, n_label, theory_curve
 
 TEMPERATURES = (0.5, 1.0, 2.0)
 COLORS = {0.5: "C3", 1.0: "C0", 2.0: "C2"}

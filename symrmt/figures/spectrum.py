@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import Geometry
-from ._common import mc_curve, n_label, nonlinearity, theory_curve
-from ._core import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
+from .nonlinearities import nonlinearity
+from .series import mc_curve, n_label, theory_curve
 
 #: (panel key, matrix, f name or formula, c, geometry, title)
 PANELS = (

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import Geometry
-from ._common import mc_curve, mc_over_gamma, n_label, theory_curve
-from ._convergence import convergence_panel, ladder_sentence, run_ladder
-from ._core import INTERVAL_TEXT, Figure, Panel, progress
+from .convergence import convergence_panel, ladder_sentence, run_ladder
+from .figure import INTERVAL_TEXT, Figure, Panel, progress
+from .series import mc_curve, mc_over_gamma, n_label, theory_curve
 
 #: name -> (formula, colour); He_3 has a_1 = 0.
 FUNCTIONS = {"tanh": ("tanh(x)", "C0"), "ReLU (centred)": ("relu(x) - 1/sqrt(2*pi)", "C1"),
@@ -96,24 +96,3 @@ def build(quick: bool = False, **overrides) -> Figure:
                f"n, p -> infinity; the Monte Carlo of the finite model converges to it, slowly with a_1 = 0. {sentence}")
     return Figure("validation", "Theory against simulation of the finite model, and its convergence in n", caption,
                   panels, mc_label=n_label(s["n"], s["seeds"]), ncols=2)
-
-
-def _cell(text: str) -> str:
-    """Markdown-safe table cell: a literal ``|`` would end the cell."""
-    return str(text).replace("|", "\\|")
-
-
-def markdown_table(figure: Figure) -> str:
-    """The grid of panel (a) as a Markdown table: setting, theory, Monte Carlo mean with its 95% t interval,
-    and the gap in standard errors."""
-    lines = ["| f | geometry | c | gamma | theory | Monte Carlo (95% t interval) | gap / s.e. |",
-             "|---|---|---|---|---|---|---|"]
-    for curve in figure.panels[0].curves:
-        if curve.source != "monte_carlo":
-            continue
-        p = curve.params
-        low, high = curve.bounds()
-        for g, t, m, e, lo, hi in zip(curve.column("gamma"), curve.column("theory"), curve.value, curve.se, low, high):
-            lines.append(f"| {_cell(p['f'])} | {_cell(p['geometry'])} | {float(p['c']):g} | {float(g):g} | {float(t):.4f} | "
-                         f"{m:.4f} [{lo:.4f}, {hi:.4f}] | {(m - float(t)) / e:+.1f} |")
-    return "\n".join(lines)

@@ -18,7 +18,7 @@ from . import cache
 from .adapter import label_of, numpy_callable
 from .callables import callable_coefficients
 from .centering import require_centered
-from .coefficients import _coefficients, _hermite_compute
+from .coefficients import coefficients_of, hermite_compute
 from .constants import KEYS, X
 from .decomposition import nonlinear_share
 from .parametric import at_point, evaluate, named_values, parametric_hermite
@@ -218,7 +218,7 @@ class HermiteCoefficients:
 
 @lru_cache(maxsize=256)
 def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):  # noqa: ARG001
-    value, exact, source = _coefficients(expr, (f"a{k}",), method, timeout)[f"a{k}"]
+    value, exact, source = coefficients_of(expr, (f"a{k}",), method, timeout)[f"a{k}"]
     return float(value), exact, source
 
 
@@ -382,6 +382,6 @@ def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout:
     if stored is not None:
         values, shift, centered_by = stored
         return (expr if shift is None else expr - shift), values, centered_by
-    fc, values, centered_by, shift = _hermite_compute(expr, center, method, timeout)
+    fc, values, centered_by, shift = hermite_compute(expr, center, method, timeout)
     cache.store(expr, center, method, (values, shift, centered_by))
     return fc, values, centered_by

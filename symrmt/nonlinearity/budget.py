@@ -11,7 +11,7 @@ from typing import Callable
 import sympy as sp
 
 
-def _context():
+def process_context():
     """fork on Linux: instant, and unlike spawn/forkserver it does not re-import the user's
     ``__main__`` (a script without a ``__name__`` guard would otherwise recurse). The
     children run only pure-Python SymPy and exit, so the usual fork hazards (locks held
@@ -48,7 +48,7 @@ def _silenced(conn, target: Callable, *args) -> None:  # pragma: no cover - chil
         pass
 
 
-class _Job:
+class Job:
     """One SymPy integral running in a child process with a CPU-time budget (wall clock where unsupported)."""
 
     def __init__(self, ctx, key: str, timeout: float, target: Callable, *args):
@@ -82,9 +82,9 @@ class _Job:
         self.receiver.close()
 
 
-def _run_limited(target: Callable, expr: sp.Expr, timeout: float):
+def run_limited(target: Callable, expr: sp.Expr, timeout: float):
     """``target(conn, expr)`` in a child process; the last thing it sent within ``timeout`` s, or None."""
-    job, found = _Job(_context(), "result", timeout, target, expr), {}
+    job, found = Job(process_context(), "result", timeout, target, expr), {}
     try:
         while job.receiver.poll(max(0.0, job.deadline - time.monotonic())):
             if job.read(found):

@@ -303,7 +303,7 @@ def _datum(key: str, item: Any) -> tuple:
 
 
 def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center: bool) -> None:
-    from .coefficients import _agrees
+    from .coefficients import agrees
 
     nu = values["nu"][0]
     if not NU_SMALL <= nu <= NU_MAX:
@@ -318,7 +318,7 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
             raise _Invalid("a0 is not 0 in an entry of a centered f")
         scale = mpmath.sqrt(nu)
         for key, (value, exact, _) in values.items():
-            if exact is not None and not _agrees(exact, value, max(abs(value), scale)):
+            if exact is not None and not agrees(exact, value, max(abs(value), scale)):
                 raise _Invalid(f"{key}: the closed form does not agree with the value")
     if shift is None:
         if centered_by != 0.0:
@@ -327,7 +327,7 @@ def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center:
     if not center:
         raise _Invalid("centered although centering was not asked for")
     with mpmath.workdps(DPS):
-        if not _agrees(shift, mpmath.mpf(centered_by), max(abs(centered_by), 1e-300)):
+        if not agrees(shift, mpmath.mpf(centered_by), max(abs(centered_by), 1e-300)):
             raise _Invalid("the shift does not agree with centered_by")
 
 
@@ -347,11 +347,11 @@ def _verified_by_estimate(expr: sp.Expr, values: dict) -> None:
     recompute."""
     from symrmt.errors import NonlinearityError
 
-    from .tanh_sinh import _Memo, _tail_check
+    from .tanh_sinh import Memo, tail_check
 
     try:
         with mpmath.workdps(DPS):
-            _tail_check(_Memo(expr, "f"))
+            tail_check(Memo(expr, "f"))
     except NonlinearityError as exc:
         raise _Invalid(f"f is not usable, which hermite never stores ({str(exc)[:120]})") from None
     coarse, fine = (_estimate(expr, panels) for panels in _PANELS)
@@ -370,9 +370,9 @@ def _estimate(expr: sp.Expr, panels: int) -> dict[str, float]:
 
     from .adapter import numpy_callable
     from .callables import legendre_nodes
-    from .tanh_sinh import _kinks
+    from .tanh_sinh import kink_points
 
-    edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in _kinks(expr) if abs(k) < 40])
+    edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in kink_points(expr) if abs(k) < 40])
     nodes, weights = legendre_nodes(edges)
     root = np.sqrt(weights) * np.exp(-nodes * nodes / 4) / (2 * math.pi) ** 0.25     # sqrt(w phi), no underflow
     try:

@@ -12,10 +12,10 @@ import sympy as sp
 
 from symrmt.runtime.cpus import usable_cpus
 
-from .budget import _context, _Job, _run_limited
+from .budget import process_context, Job, run_limited
 from .constants import DPS, MAX_EXPONENT, X
-from .integrands import _degree_bound, _integrand
-from .mpmath_eval import _mp_compile, _real
+from .integrands import degree_bound, hermite_integrand
+from .mpmath_eval import mp_compile, real_value
 
 def _moment(j: int) -> sp.Integer:
     """E xi^j for xi ~ N(0,1): (j-1)!! for even j, 0 for odd j."""
@@ -30,19 +30,19 @@ def _gaussian_expectation_poly(p: sp.Expr) -> sp.Expr:
 _POLY_MAX_DEGREE = 64
 
 
-def _polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
+def polynomial_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
     """Exact values for a polynomial f of degree <= 64, from the Gaussian moments."""
-    degree = _degree_bound(expr)
+    degree = degree_bound(expr)
     if degree is None or degree > _POLY_MAX_DEGREE:
         return {}
-    return {key: _gaussian_expectation_poly(_integrand(expr, key)) for key in keys}
+    return {key: _gaussian_expectation_poly(hermite_integrand(expr, key)) for key in keys}
 
 
 _MAX_TERMS = 400  # the exponential rule expands at most this many terms (a bound computed before expanding)
 _EXPONENTIAL = (sp.sin, sp.cos, sp.sinh, sp.cosh)
 
 
-def _exponential_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
+def exponential_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]:
     r"""Exact values when every term of the integrand is :math:`c\,x^m e^{q x^2 + k x}` (sin, cos, sinh,
     cosh written as exponentials, so exp, sin(kx) x^2, cosh(x) exp(x^2/8) ... qualify):
 
@@ -55,7 +55,7 @@ def _exponential_exact(expr: sp.Expr, keys: Sequence[str]) -> dict[str, sp.Expr]
     form, or too many terms, are left out."""
     out = {}
     for key in keys:
-        integrand = _integrand(expr, key).rewrite(_EXPONENTIAL, sp.exp)
+        integrand = hermite_integrand(expr, key).rewrite(_EXPONENTIAL, sp.exp)
         if _term_bound(integrand) > _MAX_TERMS:
             continue
         terms = [_exponential_term(t) for t in sp.Add.make_args(sp.expand(integrand))]
@@ -107,18 +107,18 @@ def _exponential_term(term: sp.Expr) -> sp.Expr | None:
 def _parity_candidates(expr: sp.Expr) -> tuple[bool, bool]:
     """(f looks like constant + odd, f looks even), judged at a few points at 30 digits."""
     try:
-        fn = _mp_compile(expr)
+        fn = mp_compile(expr)
         with mpmath.workdps(DPS):
             pts = [mpmath.mpf(t) for t in (0.3, 1.1, 2.7)]
-            sums = [_real(fn(t)) + _real(fn(-t)) for t in pts]
-            diffs = [_real(fn(t)) - _real(fn(-t)) for t in pts]
+            sums = [real_value(fn(t)) + real_value(fn(-t)) for t in pts]
+            diffs = [real_value(fn(t)) - real_value(fn(-t)) for t in pts]
             tol = mpmath.mpf(10) ** -20 * (1 + max(abs(v) for v in sums + diffs))
             return max(abs(v - sums[0]) for v in sums) < tol, max(abs(d) for d in diffs) < tol
     except (ArithmeticError, ValueError, TypeError):
         return False, False
 
 
-def _parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+def parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
     """Zeros (and a_0) implied by f(x) + f(-x) = 2c (f = c + odd: a_0 = c, even a_k = 0) or by
     f(x) = f(-x) (odd a_k = 0). SymPy's automatic evaluation usually proves it (tanh(-x) is
     -tanh(x)); otherwise simplify() runs in a child process under the time budget."""
@@ -127,14 +127,14 @@ def _parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[st
     if odd_plus_c:
         both = expr + mirrored
         if X in both.free_symbols:
-            both = _run_limited(_simplify_worker, both, min(timeout, 2.0))
+            both = run_limited(_simplify_worker, both, min(timeout, 2.0))
         if both is not None and X not in both.free_symbols:
             out.update({k: sp.S.Zero for k in keys if k not in ("nu", "a0") and int(k[1:]) % 2 == 0})
             out.update({"a0": both / 2} if "a0" in keys else {})
     if even:
         diff = expr - mirrored
         if diff != 0:
-            diff = _run_limited(_simplify_worker, diff, min(timeout, 2.0))
+            diff = run_limited(_simplify_worker, diff, min(timeout, 2.0))
         if diff == 0:
             out.update({k: sp.S.Zero for k in keys if k != "nu" and int(k[1:]) % 2 == 1})
     return out
@@ -157,7 +157,7 @@ def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr], numbers_only: 
     return (m[c], m[k], m[d]) if m[c] != 0 and m[k] != 0 else None
 
 
-def _table_exact(expr: sp.Expr, keys: Sequence[str], numbers_only: bool = True) -> tuple[dict[str, sp.Expr], set[str]]:
+def table_exact(expr: sp.Expr, keys: Sequence[str], numbers_only: bool = True) -> tuple[dict[str, sp.Expr], set[str]]:
     r"""Known closed forms, and the keys known to have none (SymPy is then not tried).
 
     - :math:`c\,\operatorname{erf}(kx) + d`: :math:`a_0 = d`, :math:`a_1 = 2ck/\sqrt{\pi(1+2k^2)}`,
@@ -192,7 +192,7 @@ def _symbolic_worker(conn, expr: sp.Expr, key: str) -> None:  # pragma: no cover
 
     An f with Abs/Max/Min/sign/Heaviside is integrated over the two half-lines with x = +-p,
     p > 0, so that SymPy's assumptions resolve the kinks at 0 (much faster than Piecewise)."""
-    integrand, phi = sp.expand(_integrand(expr, key)), lambda v: sp.exp(-(v**2) / 2) / sp.sqrt(2 * sp.pi)
+    integrand, phi = sp.expand(hermite_integrand(expr, key)), lambda v: sp.exp(-(v**2) / 2) / sp.sqrt(2 * sp.pi)
     if expr.has(sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside):
         p = sp.Symbol("p", positive=True)
         pieces = [(sp.expand(integrand.xreplace({X: sign * p})), p, 0) for sign in (1, -1)]
@@ -217,15 +217,15 @@ def _simplify_worker(conn, expr: sp.Expr) -> None:  # pragma: no cover - runs in
     conn.send(sp.simplify(sp.expand(expr)))
 
 
-def _symbolic(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+def symbolic_coefficients(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
     """SymPy's closed forms for ``keys``: one child process per integral, at most one per CPU,
     each killed ``timeout`` seconds after it started."""
-    ctx, pending, running, found = _context(), list(keys), [], {}
+    ctx, pending, running, found = process_context(), list(keys), [], {}
     try:
         while pending or running:
             while pending and len(running) < usable_cpus():
                 key = pending.pop(0)
-                running.append(_Job(ctx, key, timeout, _symbolic_worker, expr, key))
+                running.append(Job(ctx, key, timeout, _symbolic_worker, expr, key))
             wait = max(0.0, min(job.deadline for job in running) - time.monotonic())
             ready = mp_connection.wait([job.receiver for job in running], timeout=wait)
             for job in list(running):

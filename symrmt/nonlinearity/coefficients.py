@@ -9,21 +9,21 @@ import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
-from .closed_forms import _exponential_exact, _parity_exact, _polynomial_exact, _symbolic, _table_exact
+from .closed_forms import exponential_exact, parity_exact, polynomial_exact, symbolic_coefficients, table_exact
 from .constants import DPS, KEYS
-from .mpmath_eval import _to_mp
-from .tanh_sinh import _check_nu, _numeric
+from .mpmath_eval import to_mp
+from .tanh_sinh import check_nu, numeric_coefficients
 
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
 _ZERO_ATOL = 1e-20  # numeric values below this (relative to sqrt(nu)) count as zero when centering
 
 
-def _agrees(value: sp.Expr, numeric, scale) -> bool:
+def agrees(value: sp.Expr, numeric, scale) -> bool:
     """Is ``value`` a finite real number within _EXACT_RTOL * scale of the quadrature?"""
     if not isinstance(value, sp.Expr) or value.has(sp.Integral, sp.oo, -sp.oo, sp.zoo, sp.nan) or not value.is_number:
         return False
     try:
-        approx = _to_mp(value)
+        approx = to_mp(value)
     except (TypeError, ValueError, AttributeError):
         return False
     with mpmath.workdps(DPS):
@@ -37,23 +37,23 @@ def _agrees(value: sp.Expr, numeric, scale) -> bool:
 def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, timeout: float) -> tuple[list, set[str]]:
     """Closed-form candidates that need no integration, in order of preference, and the keys
     SymPy should not be asked about (already known, or known to have no closed form)."""
-    table, no_closed_form = _table_exact(expr, keys)
-    known = _polynomial_exact(expr, keys) or _exponential_exact(expr, keys)
-    parity = {} if set(keys) <= set(known) else _parity_exact(expr, keys, timeout)
+    table, no_closed_form = table_exact(expr, keys)
+    known = polynomial_exact(expr, keys) or exponential_exact(expr, keys)
+    parity = {} if set(keys) <= set(known) else parity_exact(expr, keys, timeout)
     candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
     candidates += [(known, "exact"), (parity, "exact"), (table, "table")]
     return candidates, no_closed_form | set(known) | set(parity) | set(table) | set(hints)
 
 
-def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: float, hints=None, skip=()):
+def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: float, hints=None, skip=()):
     """{key: (mpf value, closed form or None, source)} for ``keys``; "nu" is always computed.
 
     ``hints`` maps keys to (closed form, source) candidates; ``skip`` lists keys SymPy
     should not be asked about. Every candidate must agree with the quadrature."""
     candidates, symbolic_keys = [], []
-    polynomial = _polynomial_exact(expr, (*keys, "nu")) if method == "auto" else {}
+    polynomial = polynomial_exact(expr, (*keys, "nu")) if method == "auto" else {}
     if polynomial:  # exact by construction: no quadrature needed
-        return {key: (_to_mp(polynomial[key]), polynomial[key], "exact") for key in keys}
+        return {key: (to_mp(polynomial[key]), polynomial[key], "exact") for key in keys}
     if method == "auto":
         candidates, known = _cheap_candidates(expr, keys, hints or {}, timeout)
         # nu first: it is usually the slowest integral, so it should not wait for a free CPU
@@ -66,8 +66,8 @@ def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: fl
         scale = max(abs(value), mpmath.sqrt(abs(numeric_values["nu"])))
         out[key] = (value, None, "numeric")
         for cands, src in candidates:
-            if key in cands and _agrees(cands[key], value, scale):
-                exact_value = _to_mp(cands[key])
+            if key in cands and agrees(cands[key], value, scale):
+                exact_value = to_mp(cands[key])
                 out[key] = (getattr(exact_value, "real", exact_value), cands[key], src)
                 break
     return out
@@ -75,14 +75,14 @@ def _coefficients(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: fl
 
 def _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, label):
     """Quadrature first (it refuses a bad f cheaply), then SymPy on ``symbolic_keys``."""
-    numeric_values = _numeric(expr, keys, label)
-    return numeric_values, _symbolic(expr, symbolic_keys, timeout) if symbolic_keys else {}
+    numeric_values = numeric_coefficients(expr, keys, label)
+    return numeric_values, symbolic_coefficients(expr, symbolic_keys, timeout) if symbolic_keys else {}
 
 
-def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
+def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
     """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``."""
     label = repr(str(expr)[:80])
-    values = _coefficients(expr, KEYS, method, timeout)
+    values = coefficients_of(expr, KEYS, method, timeout)
     _check_scale(values, label)
     a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
@@ -97,17 +97,17 @@ def _hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
         if values["nu"][1] is not None:
             hints["nu"] = (values["nu"][1] - shift**2, values["nu"][2])
     skip = {k for k in KEYS if values[k][2] == "numeric"}
-    new = _coefficients(centered, KEYS, method, timeout, hints=hints, skip=skip)
+    new = coefficients_of(centered, KEYS, method, timeout, hints=hints, skip=skip)
     _check_scale(new, label)
     return centered, new, float(a0), shift
 
 
 def _check_scale(values, label: str) -> None:
     nu, a0 = values["nu"][0], values["a0"][0]
-    if nu - a0**2 <= 1e-24 * nu:   # relative: a tiny f is a scale problem, told by _check_nu
+    if nu - a0**2 <= 1e-24 * nu:   # relative: a tiny f is a scale problem, told by check_nu
         raise NonlinearityError(
             f"nonlinearity {label} is constant almost everywhere under the Gaussian (E (f - a0)^2 = 0 to "
             f"{DPS} digits of E f^2 = {mpmath.nstr(nu, 3)}); attention needs a non-constant f such as tanh(x)"
             + (", and a large constant offset should be removed from the formula" if nu > 1e20 else "")
         )
-    _check_nu(label, nu - a0**2, exact=values["nu"][1] is not None)  # the variance: what centering leaves
+    check_nu(label, nu - a0**2, exact=values["nu"][1] is not None)  # the variance: what centering leaves

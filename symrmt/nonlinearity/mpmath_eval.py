@@ -9,11 +9,11 @@ import sympy as sp
 
 from .constants import DPS, MAX_EXPONENT, X
 
-class _NotReal(ArithmeticError):
+class NotReal(ArithmeticError):
     """f took a non-real value."""
 
 
-class _Overflow(ArithmeticError):
+class Overflow(ArithmeticError):
     """f (or a part of it) cannot be evaluated at a sane cost: a complex value of
     astronomical size, or a periodic function of an astronomically large argument."""
 
@@ -30,7 +30,7 @@ _PERIODIC_MAX = mpmath.mpf(10) ** 100  # sin/cos/tan beyond this are refused (ar
 def _guard(v):
     if abs(v) > _HUGE:
         if isinstance(v, mpmath.mpc):
-            raise _Overflow(f"a complex value of size {mpmath.nstr(abs(v), 3)}")
+            raise Overflow(f"a complex value of size {mpmath.nstr(abs(v), 3)}")
         return mpmath.inf if v > 0 else -mpmath.inf
     return v
 
@@ -39,7 +39,7 @@ def _exp(a):
     re = mpmath.re(a)
     if re > _EXP_MAX:
         if isinstance(a, mpmath.mpc):
-            raise _Overflow(f"exp of {mpmath.nstr(a, 3)}")
+            raise Overflow(f"exp of {mpmath.nstr(a, 3)}")
         return mpmath.inf
     return mpmath.mpf(0) if re < -_EXP_MAX else mpmath.exp(a)
 
@@ -56,7 +56,7 @@ def _hyperbolic(fn, odd: bool):
 def _periodic(name: str, fn):
     def wrapped(a):
         if mpmath.isinf(a) or abs(a) > _PERIODIC_MAX:
-            raise _Overflow(f"{name} of {mpmath.nstr(a, 3)}")
+            raise Overflow(f"{name} of {mpmath.nstr(a, 3)}")
         return fn(a)
 
     return wrapped
@@ -67,7 +67,7 @@ def _pow(b, e):
         size = mpmath.re(e * mpmath.log(b))
         if size > _EXP_MAX:
             if b < 0:
-                raise _Overflow(f"a negative number to the power {mpmath.nstr(e, 3)}")
+                raise Overflow(f"a negative number to the power {mpmath.nstr(e, 3)}")
             return mpmath.inf
         if size < -_EXP_MAX:
             return mpmath.mpf(0)
@@ -92,15 +92,15 @@ _MP_FUNCS: dict[type, Callable] = {
 }
 
 
-def _real(v):
+def real_value(v):
     if isinstance(v, mpmath.mpc):
         if abs(v.imag) > mpmath.mpf(10) ** (-DPS + 5) * (1 + abs(v.real)):
-            raise _NotReal(mpmath.nstr(v, 8))
+            raise NotReal(mpmath.nstr(v, 8))
         return v.real
     return v
 
 
-def _to_mp(value: sp.Expr):
+def to_mp(value: sp.Expr):
     """A constant SymPy expression as an mpmath number with DPS + 10 digits (mpc if not real)."""
     re, im = sp.N(value, DPS + 10).as_real_imag()
     with mpmath.workdps(DPS + 10):
@@ -108,17 +108,17 @@ def _to_mp(value: sp.Expr):
         return re_mp if im_mp == 0 else mpmath.mpc(re_mp, im_mp)
 
 
-def _mp_compile(expr: sp.Expr) -> Callable:
+def mp_compile(expr: sp.Expr) -> Callable:
     """A closure evaluating ``expr`` at an mpmath number (no eval, no lambdify).
 
     Constant subexpressions are evaluated once, at 10 extra digits. Every value is
-    guarded: astronomically large intermediate results raise ``_Overflow`` instead
+    guarded: astronomically large intermediate results raise ``Overflow`` instead
     of making mpmath work for hours (think ``exp(exp(exp(exp(x))))``).
     """
     if expr == X:
         return lambda t: t
     if expr.is_Number or isinstance(expr, (sp.NumberSymbol, sp.core.numbers.ImaginaryUnit)):
-        value = _to_mp(expr)
+        value = to_mp(expr)
         return lambda t: value
     fn = _mp_node(expr)
     if X in expr.free_symbols:
@@ -131,7 +131,7 @@ def _mp_compile(expr: sp.Expr) -> Callable:
 def _mp_node(expr: sp.Expr) -> Callable:
     if isinstance(expr, sp.Piecewise) or not all(isinstance(a, sp.Expr) for a in expr.args):
         return _mp_fallback(expr)
-    parts = [_mp_compile(a) for a in expr.args]
+    parts = [mp_compile(a) for a in expr.args]
     if isinstance(expr, sp.Add):
         return lambda t: mpmath.fsum(p(t) for p in parts)
     if isinstance(expr, sp.Mul):
@@ -142,10 +142,10 @@ def _mp_node(expr: sp.Expr) -> Callable:
         return (lambda t: base(t) ** n) if n is not None else (lambda t: _pow(base(t), ex(t)))
     if type(expr) in (sp.Max, sp.Min):
         pick = max if isinstance(expr, sp.Max) else min
-        return lambda t: pick(_real(p(t)) for p in parts)
+        return lambda t: pick(real_value(p(t)) for p in parts)
     if isinstance(expr, sp.Heaviside):
         arg, h0 = parts[0], (parts[1] if len(parts) > 1 else (lambda t: mpmath.mpf(1) / 2))
-        return lambda t: (lambda a: mpmath.mpf(a > 0) if a != 0 else h0(t))(_real(arg(t)))
+        return lambda t: (lambda a: mpmath.mpf(a > 0) if a != 0 else h0(t))(real_value(arg(t)))
     if type(expr) in _MP_FUNCS and len(parts) == 1:
         fn, (arg,) = _MP_FUNCS[type(expr)], parts
 
@@ -153,7 +153,7 @@ def _mp_node(expr: sp.Expr) -> Callable:
             try:
                 return fn(arg(t))
             except OverflowError as exc:  # e.g. mpmath's erfc at 1e4000
-                raise _Overflow(str(exc)) from None
+                raise Overflow(str(exc)) from None
 
         return call
     return _mp_fallback(expr)
@@ -162,7 +162,7 @@ def _mp_node(expr: sp.Expr) -> Callable:
 def _mp_fallback(expr: sp.Expr) -> Callable:
     """Anything else (Piecewise, a special function from a SymPy input): let SymPy evaluate."""
     if X not in expr.free_symbols:
-        value = _to_mp(expr)
+        value = to_mp(expr)
         return lambda t: value
-    return lambda t: _to_mp(expr.xreplace({X: sp.Float(t, DPS + 5)}))
+    return lambda t: to_mp(expr.xreplace({X: sp.Float(t, DPS + 5)}))
 

@@ -28,11 +28,11 @@ from symrmt import validate
 from symrmt.codegen import numpy_function
 from symrmt.errors import NonlinearityError, ParameterError
 
-from .closed_forms import _exponential_exact, _polynomial_exact, _symbolic, _table_exact
-from .coefficients import _agrees
+from .closed_forms import exponential_exact, polynomial_exact, symbolic_coefficients, table_exact
+from .coefficients import agrees
 from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
 from .parse import formula_parameters, parse_nonlinearity
-from .tanh_sinh import _numeric
+from .tanh_sinh import numeric_coefficients
 
 __all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "expression_at", "named_values"]
 
@@ -50,7 +50,7 @@ def _probes(expr: sp.Expr, symbols: Sequence[sp.Symbol], label: str) -> tuple[li
     for start, step in _PROBE_VALUES:
         point = {s: start + i * step for i, s in enumerate(symbols)}
         try:
-            references.append(_numeric(expr.xreplace(point), KEYS, f"{label} at {_point(point)}"))
+            references.append(numeric_coefficients(expr.xreplace(point), KEYS, f"{label} at {_point(point)}"))
         except NonlinearityError as exc:
             error = error or exc
             continue
@@ -92,13 +92,13 @@ def _closed_forms(expr, method, timeout, probes, references):
     exact, source = {k: None for k in KEYS}, {k: "numeric" for k in KEYS}
     if method != "auto":
         return exact, source
-    table, no_closed_form = _table_exact(expr, KEYS, numbers_only=False)
-    candidates = [(_polynomial_exact(expr, KEYS), "exact"), (table, "table"), (_exponential_exact(expr, KEYS), "exact"),
+    table, no_closed_form = table_exact(expr, KEYS, numbers_only=False)
+    candidates = [(polynomial_exact(expr, KEYS), "exact"), (table, "table"), (exponential_exact(expr, KEYS), "exact"),
                   (_parity(expr), "exact")]
     known = set().union(*(c for c, _ in candidates)) | no_closed_form
     symbolic_keys = sorted(set(KEYS) - known, key=lambda k: (k != "nu", k))
     if symbolic_keys:
-        candidates.append((_symbolic(expr, symbolic_keys, timeout), "exact"))
+        candidates.append((symbolic_coefficients(expr, symbolic_keys, timeout), "exact"))
     for key in KEYS:
         for found, kind in candidates:
             if key in found and _agrees_at_probes(found[key], key, probes, references):
@@ -123,7 +123,7 @@ def _agrees_at_probes(value: sp.Expr, key: str, probes, references) -> bool:
         return False
     for probe, ref in zip(probes, references):
         scale = max(abs(ref[key]), mpmath.sqrt(abs(ref["nu"])))
-        if not _agrees(value.xreplace(probe), ref[key], scale):
+        if not agrees(value.xreplace(probe), ref[key], scale):
             return False
     return True
 

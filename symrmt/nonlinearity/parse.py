@@ -14,7 +14,7 @@ import sympy as sp
 from symrmt.errors import NonlinearityError, ParameterError, ParseError
 
 from .constants import DPS, MAX_EXPONENT, X
-from .mpmath_eval import _mp_compile, _NotReal, _Overflow
+from .mpmath_eval import mp_compile, NotReal, Overflow
 
 __all__ = ["FUNCTIONS", "parse_nonlinearity", "parameter_symbols", "formula_parameters", "function_list_markdown"]
 
@@ -129,11 +129,11 @@ def _constant_value(value: sp.Expr, src: str):
     happily spend hours on ``exp(exp(exp(64)))`` when asked to compare or round it."""
     try:
         with mpmath.workdps(DPS):
-            v = _mp_compile(value)(None)
+            v = mp_compile(value)(None)
         if not mpmath.isfinite(v):
-            raise _Overflow(f"value {v}")
+            raise Overflow(f"value {v}")
         return v
-    except _Overflow as exc:
+    except Overflow as exc:
         raise ParseError(
             f"cannot parse nonlinearity {src[:80]!r}: the constant {str(value)[:60]!r} is astronomically "
             f"large ({exc})"
@@ -311,26 +311,26 @@ def as_expression_in_x(expr: sp.Expr, symbols: tuple[sp.Symbol, ...] = ()) -> sp
     return expr.xreplace({s: X if s.name == "x" else by_name[s.name] for s in expr.free_symbols})
 
 
-_REAL_PROBES = (-5.3, -2.9, -1.3, -0.7, -0.1, 0.1, 0.7, 1.3, 2.9, 5.3)
+REAL_PROBES = (-5.3, -2.9, -1.3, -0.7, -0.1, 0.1, 0.7, 1.3, 2.9, 5.3)
 
 
 def _check_real(expr: sp.Expr, label: str) -> None:
     try:
-        fn = _mp_compile(expr)
-    except _Overflow as exc:
+        fn = mp_compile(expr)
+    except Overflow as exc:
         raise NonlinearityError(f"nonlinearity {label} contains an astronomically large constant ({exc})") from None
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise NonlinearityError(f"nonlinearity {label} contains a constant that cannot be evaluated ({exc})") from None
     with mpmath.workdps(DPS):
-        for t in _REAL_PROBES:
+        for t in REAL_PROBES:
             try:
                 value = fn(mpmath.mpf(t))
-            except _NotReal as exc:
+            except NotReal as exc:
                 raise NonlinearityError(
                     f"nonlinearity {label} is not real-valued (a part of it is {exc} at x = {t}); use a real "
                     "version such as log(Abs(x)) for log(x), sqrt(Abs(x)) for sqrt(x), cbrt(x) for x**(1/3)"
                 ) from None
-            except _Overflow as exc:
+            except Overflow as exc:
                 raise NonlinearityError(
                     f"nonlinearity {label} cannot be evaluated at x = {t} ({exc}): it is astronomically large "
                     "there and cannot be square-integrable under the Gaussian"

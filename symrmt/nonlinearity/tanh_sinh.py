@@ -13,14 +13,14 @@ from sympy.polys.polyerrors import PolynomialError
 from symrmt.errors import NonlinearityError
 
 from .constants import DPS, NU_MAX, NU_MIN, NU_SMALL, X
-from .integrands import _degree_bound, _hermite_poly_mp
-from .mpmath_eval import _mp_compile, _NotReal, _Overflow, _real
-from .parse import _REAL_PROBES
+from .integrands import degree_bound, hermite_poly_mp
+from .mpmath_eval import mp_compile, NotReal, Overflow, real_value
+from .parse import REAL_PROBES
 
 _AGREE_RTOL = 1e-13  # two quadrature rules must agree to this (relative to max(|a_k|, sqrt(nu)))
 
 
-def _kinks(expr: sp.Expr) -> list[float]:
+def kink_points(expr: sp.Expr) -> list[float]:
     """0, and the real roots of polynomial arguments of Abs/sign/Heaviside and of Max/Min differences."""
     found = {0.0}
     candidates: list[sp.Expr] = []
@@ -31,7 +31,7 @@ def _kinks(expr: sp.Expr) -> list[float]:
         else:
             candidates += list(args)
     for c in candidates:
-        if 0 < (_degree_bound(c) or 0) <= 4:
+        if 0 < (degree_bound(c) or 0) <= 4:
             found.update(_real_roots(c))
     return sorted(found)
 
@@ -49,16 +49,16 @@ def _real_roots(c: sp.Expr) -> list[float]:
     return [float(r) for r in roots if r.is_real and abs(r) < 40]
 
 
-_CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1e-2171; see _tail_check)
+_CUTOFF = 100  # beyond |x| = 100 the integrands are taken as 0 (exp(-x^2/2) < 1e-2171; see tail_check)
 
 
-class _Memo:
+class Memo:
     """f and the Gaussian weight at mpmath points, remembered (the Hermite integrals share
     their quadrature nodes), and the verified integrals already computed for this f."""
 
     def __init__(self, expr: sp.Expr, label: str):
-        self.fn, self.values, self.label = _mp_compile(expr), {}, label
-        self.kinks, self.results, self.tails_checked = _kinks(expr), {}, False
+        self.fn, self.values, self.label = mp_compile(expr), {}, label
+        self.kinks, self.results, self.tails_checked = kink_points(expr), {}, False
 
     def __call__(self, t):
         """(f(t), exp(-t^2/2))."""
@@ -70,13 +70,13 @@ class _Memo:
     def _evaluate(self, t):
         where = f"nonlinearity {self.label} at x = {mpmath.nstr(t, 8)}"
         try:
-            v = _real(self.fn(t))
+            v = real_value(self.fn(t))
             if not mpmath.isfinite(v):
-                raise _Overflow(f"value {v}")
+                raise Overflow(f"value {v}")
             return v
-        except _NotReal as exc:
+        except NotReal as exc:
             raise NonlinearityError(f"{where} is not real ({exc}); use e.g. log(Abs(x)) instead of log(x)") from None
-        except _Overflow as exc:
+        except Overflow as exc:
             raise NonlinearityError(
                 f"{where} is infinite, undefined or astronomically large ({exc}): f is not square-integrable "
                 "under the Gaussian, or not evaluable there"
@@ -86,13 +86,13 @@ class _Memo:
             raise NonlinearityError(f"{where} cannot be evaluated ({why}): a pole on the real line?") from None
 
 
-def _tail_check(memo: _Memo) -> None:
+def tail_check(memo: Memo) -> None:
     """Refuse f whose f(x)^2 exp(-x^2/2) has not died out at |x| = 40 and 80 (not square-integrable).
 
     Both quadrature rules (and the cutoff at |x| = 100) rely on this: beyond 80 the
     integrands are assumed to keep decaying."""
     h = lambda t: abs(memo(mpmath.mpf(t))[0]) ** 2 * memo(mpmath.mpf(t))[1]  # noqa: E731
-    bulk = max(h(t) for t in _REAL_PROBES)
+    bulk = max(h(t) for t in REAL_PROBES)
     for t in (-80, -40, 40, 80):
         tail = abs(t) * h(t)
         if tail > mpmath.mpf(10) ** -16 * max(bulk, mpmath.mpf(10) ** -300):
@@ -104,7 +104,7 @@ def _tail_check(memo: _Memo) -> None:
     memo.tails_checked = True
 
 
-def _partitions(memo: _Memo, fine: bool) -> tuple[list, list]:
+def _partitions(memo: Memo, fine: bool) -> tuple[list, list]:
     """Two different partitions of the real line, each split at the kinks of f.
 
     The coarse pair suits smooth f. The fine pair cuts [-12, 12] (beyond it the Gaussian
@@ -120,7 +120,7 @@ def _partitions(memo: _Memo, fine: bool) -> tuple[list, list]:
     return [-inf, *map(mpmath.mpf, sorted(set(one))), inf], [mpmath.mpf(p) for p in sorted(set(two))]
 
 
-def _quadrature(memo: _Memo, key: str, fine: bool = False):
+def _quadrature(memo: Memo, key: str, fine: bool = False):
     """The value of ``key`` (a_k or nu) by two tanh-sinh rules on different partitions, and an error bound."""
     k = None if key == "nu" else int(key[1:])
     norm = mpmath.sqrt(2 * mpmath.pi) * (1 if k is None else mpmath.sqrt(mpmath.factorial(k)))
@@ -129,7 +129,7 @@ def _quadrature(memo: _Memo, key: str, fine: bool = False):
         if abs(t) > _CUTOFF:
             return mpmath.mpf(0)
         f, w = memo(t)
-        return f * f * w if k is None else f * _hermite_poly_mp(k, t) * w
+        return f * f * w if k is None else f * hermite_poly_mp(k, t) * w
 
     one, two = _partitions(memo, fine)
     v1, e1 = mpmath.quad(integrand, one, error=True)
@@ -138,28 +138,28 @@ def _quadrature(memo: _Memo, key: str, fine: bool = False):
 
 
 @lru_cache(maxsize=64)
-def _memo_for(key: str, expr: sp.Expr, label: str) -> _Memo:  # noqa: ARG001 - key carries the identity
-    return _Memo(expr, label)
+def _memo_for(key: str, expr: sp.Expr, label: str) -> Memo:  # noqa: ARG001 - key carries the identity
+    return Memo(expr, label)
 
 
-def _numeric(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath.mpf]:
+def numeric_coefficients(expr: sp.Expr, keys: Sequence[str], label: str) -> dict[str, mpmath.mpf]:
     """Verified 30-digit quadrature values of ``keys`` (``nu`` always included); cached per f."""
     memo = _memo_for(sp.srepr(expr), expr, label)
     with mpmath.workdps(DPS):
         if not memo.tails_checked:
-            _tail_check(memo)
+            tail_check(memo)
         for key in ("nu", *[k for k in keys if k != "nu"]):
             if key not in memo.results:
                 memo.results[key] = _verified(memo, key)
     return {key: memo.results[key] for key in ("nu", *keys)}
 
 
-def _verified(memo: _Memo, key: str):
+def _verified(memo: Memo, key: str):
     v1, v2, err = _quadrature(memo, key)
     if not _converged(memo, v1, v2, err):
         v1, v2, err = _quadrature(memo, key, fine=True)     # oscillating f: many short pieces
     if key == "nu":
-        _check_nu(memo.label, max(abs(v1), abs(v2)))
+        check_nu(memo.label, max(abs(v1), abs(v2)))
     if not _converged(memo, v1, v2, err):
         raise NonlinearityError(
             f"quadrature of {key} for nonlinearity {memo.label} did not converge (two rules give "
@@ -171,12 +171,12 @@ def _verified(memo: _Memo, key: str):
     return v1
 
 
-def _converged(memo: _Memo, v1, v2, err) -> bool:
+def _converged(memo: Memo, v1, v2, err) -> bool:
     scale = max(abs(v1), mpmath.sqrt(abs(memo.results.get("nu", v1))))
     return bool(mpmath.isfinite(v1) and abs(v1 - v2) <= _AGREE_RTOL * scale and err <= _AGREE_RTOL * scale)
 
 
-def _check_nu(label: str, nu, exact: bool = False) -> None:
+def check_nu(label: str, nu, exact: bool = False) -> None:
     r"""Refuse :math:`\nu = \mathbb E f(\xi)^2` outside [NU_SMALL, NU_MAX]; a quadrature (not
     ``exact``) below NU_MIN cannot tell f from 0."""
     if nu < NU_MIN and not exact:

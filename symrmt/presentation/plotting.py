@@ -6,10 +6,10 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence",
-           "convergence_figure"]
+           "convergence_figure", "agg_pyplot"]
 
 
-def _pyplot():
+def agg_pyplot():
     """matplotlib.pyplot on the non-interactive Agg backend (works without a display)."""
     import matplotlib
 
@@ -82,7 +82,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     open diamond is a finite-size gap, by a cross a disagreement.
     Uses the non-interactive Agg backend (works without a display).
     """
-    plt = _pyplot()
+    plt = agg_pyplot()
     lines = title.count("\n") + 1 if title else 0
     fig, axes = plt.subplots(1, len(panels), figsize=(max(4.2 * len(panels), 6.4), 4.0 + 0.2 * lines),
                              squeeze=False, sharey=True, layout="constrained")
@@ -139,7 +139,7 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
     ``window = (lo, hi)`` limits the histogram (the few outliers of the low-rank part are left out);
     the bars are normalized by all the eigenvalues, so that they compare with the density itself.
     """
-    plt = _pyplot()
+    plt = agg_pyplot()
     eigenvalues = np.asarray(eigenvalues, float)
     lo, hi = window if window is not None else (eigenvalues.min(), eigenvalues.max())
     counts, edges = np.histogram(eigenvalues, bins=bins, range=(lo, hi))
@@ -162,7 +162,7 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
 
 def plot_convergence(result, path: str) -> str:
     """Write :func:`convergence_figure` of a :class:`~symrmt.Convergence` to ``path`` and return the path."""
-    plt = _pyplot()
+    plt = agg_pyplot()
     fig = convergence_figure(result)
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -185,7 +185,7 @@ def convergence_figure(result):
 
     from ..analysis.seeds import t_quantile
 
-    plt = _pyplot()
+    plt = agg_pyplot()
     ns, top = np.asarray(result.ns, float), float(result.ns[-1])
     half = t_quantile(result.seeds)                                 # 95% t quantile per size
     fig, axes = plt.subplots(3, 2, figsize=(10.5, 10.5), squeeze=False, layout="constrained")

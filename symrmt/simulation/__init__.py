@@ -37,7 +37,7 @@ expression):
   once (``method``): ``"exact"`` (eigh or SVD), ``"tridiagonal"`` (one reflector
   and LAPACK ``sytrd``, the cost of eigvalsh) and ``"lanczos"`` (Lanczos
   quadrature with certified Gauss / Gauss--Radau bounds). ``"auto"`` tries Lanczos
-  while the cost model of :mod:`~symrmt.simulation.linalg` says it is cheaper than the tridiagonal route, and falls back
+  while the cost model of :mod:`~symrmt.simulation.routes` says it is cheaper than the tridiagonal route, and falls back
   to it otherwise; every route falls back to ``"exact"`` where its rounding
   estimate is too large. So every method agrees with ``"exact"`` to 1e-6 relative
   (the Lanczos bracket is ``LANCZOS_RTOL`` = 1e-6 wide, its midpoint within 5e-7; the
@@ -78,11 +78,15 @@ same draws.
 
 Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :math:`K`),
 :mod:`~symrmt.simulation.weights` (general weight matrices: checks, forms, the signal's frame),
-:mod:`~symrmt.simulation.linalg` (the routes' kernels and their cost model),
+:mod:`~symrmt.simulation.linalg` (the routes' kernels: :mod:`~symrmt.simulation.linalg.exact`,
+:mod:`~symrmt.simulation.linalg.tridiagonal`, :mod:`~symrmt.simulation.linalg.lanczos`, sharing
+:mod:`~symrmt.simulation.linalg.gram`),
 :mod:`~symrmt.simulation.two_stage` (LAPACK's two-stage tridiagonal reduction, which SciPy does not wrap),
 :mod:`~symrmt.simulation.threads` (BLAS threads per kernel, measured once per process),
-:mod:`~symrmt.simulation.routes` (which route serves each curve),
+:mod:`~symrmt.simulation.routes` (which route serves each curve, by its cost model),
 :mod:`~symrmt.simulation.memory` (the peak estimate and the refusal),
+:mod:`~symrmt.simulation.setup` (a call's validated arguments and its loop over seeds,
+:class:`~symrmt.simulation.setup.Setup`),
 :mod:`~symrmt.simulation.api` (the public functions, re-exported here),
 :mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone) and
 :mod:`~symrmt.simulation.heads` (several heads, summed or concatenated).

@@ -1,7 +1,7 @@
 r"""The public functions of the Monte Carlo: :func:`simulate`, :func:`simulate_once`, :func:`simulate_spectrum`.
 
-Each call validates its arguments (:mod:`symrmt.validate`, :func:`symrmt.geometry.resolve_gram`),
-fixes its routes (:class:`~symrmt.simulation.routes.Plan`), refuses a run that would not fit in
+Each call validates its arguments (:mod:`~symrmt.simulation.setup`: :mod:`symrmt.validate`,
+:func:`symrmt.geometry.resolve_gram`), fixes its routes (:class:`~symrmt.simulation.routes.Plan`), refuses a run that would not fit in
 memory (:mod:`~symrmt.simulation.memory`) and only then turns f into a NumPy function through
 the one adapter (:func:`symrmt.nonlinearity.adapter.numpy_callable`, which imports SymPy only
 for formulas and expressions), draws (:mod:`~symrmt.simulation.model`) and solves
@@ -9,124 +9,27 @@ for formulas and expressions), draws (:mod:`~symrmt.simulation.model`) and solve
 """
 from __future__ import annotations
 
-import dataclasses
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
+from scipy.linalg import eigvalsh
 
 from .. import validate
-from ..errors import ParameterError
-from ..geometry import Geometry, check_symmetric_kernel, resolve_gram
-from ..nonlinearity.adapter import label_of, numpy_callable
-from ..runtime.progress import progress_bar
-from .softmax import ATTENTIONS, NORMALIZATIONS, softmax_scale
 from ..analysis.seeds import mean_se
+from ..errors import ParameterError
+from ..geometry import Geometry, check_symmetric_kernel
 from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
-from .result import SimulationResult
+from .result import SimulationResult, frozen
 from .routes import METHODS, Plan
-from .weights import resolve_weights
+from .setup import Setup, gamma_grid, seed_count, validated_model, with_attention, with_f
+from .softmax import softmax_scale
 
 __all__ = ["SimulationResult", "simulate", "simulate_once", "simulate_spectrum"]
 
 #: The ``matrix`` values of :func:`simulate_spectrum`.
 SPECTRA = ("gram", "kernel")
-
-
-# ---------------------------------------------------------------------------
-# Arguments
-# ---------------------------------------------------------------------------
-
-def _resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.ndarray]:
-    """``(geometry or None, gram)`` from exactly one of the two (neither: no signal, no weights).
-
-    The Gram matrix is checked by :func:`symrmt.geometry.resolve_gram`, as in the theory; a
-    rank-one geometry also comes back as a :class:`Geometry` (reported in the result).
-    """
-    matrix = resolve_gram(geometry, gram)
-    if gram is not None:
-        return (Geometry.from_gram(matrix) if matrix.shape == (3, 3) else None), matrix
-    return geometry or Geometry(), matrix
-
-
-def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
-    """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
-    n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
-    c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
-                        validate.RANGE_HINT)
-    if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
-        raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
-    p = int(round(c * n))
-    if p < max(vectors, 3):
-        raise ParameterError(
-            f"p = round(c*n) = round({c}*{n}) = {p}: need p >= {max(vectors, 3)} to place mu, w_K and w_Q; "
-            "increase n or c."
-        )
-    return n, c, p
-
-
-def _model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
-           weights: Any = None) -> tuple[Model, float]:
-    """Validate sizes, geometry, weights and d (f comes later: it may import SymPy, and sizes are refused first)."""
-    geometry, matrix = _resolve_geometry(geometry, gram)
-    n, c, p = _dimension(n, c, matrix.shape[0])
-    d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
-                        validate.RANGE_HINT)
-    if weights is not None:
-        _signal_only(matrix)
-        weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
-    return Model(n, p, d, geometry, matrix, bool(random_frame), weights=weights), c
-
-
-def _signal_only(gram: np.ndarray) -> None:
-    """With ``weights=``, the geometry may only hold mu: a Gram matrix cannot place vectors relative to M."""
-    if np.any(gram[1:]):
-        raise ParameterError("weights= holds the whole W_K^T W_Q: give only mu in the geometry (Geometry(mu_norm=...) "
-                             "or a Gram matrix whose w_K, w_Q rows are 0), and put the spikes into the weights.")
-
-
-def _gamma_grid(gamma: Any) -> np.ndarray:
-    grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
-                                                  "value such as 1e-4.)")
-    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
-
-
-def _seeds(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
-    hint = "The standard error needs at least two seeds (std with ddof=1)." if minimum == 2 else "Use at least one seed."
-    seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
-                            "(as the seeds of a sweep)")
-    return (seeds,
-            validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
-
-
-def _with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask_diagonal: Any,
-                    normalize: Any = None) -> Model:
-    """The model with its kind of attention: entrywise (f given, no softmax keywords) or softmax (f None, d = 0)."""
-    attention = validate.choice("attention", attention, ATTENTIONS)
-    if attention == "entrywise":
-        if f is None:
-            raise ParameterError("f = None: entrywise attention needs a nonlinearity (e.g. 'tanh(x)'); "
-                                 "for softmax attention pass attention='softmax'.")
-        if temperature is not None or mask_diagonal is not True or normalize is not None:
-            raise ParameterError("temperature, mask_diagonal and normalize apply to attention='softmax' only; leave "
-                                 "them out for entrywise attention (its diagonal is d).")
-        return model
-    if f is not None:
-        raise ParameterError(f"f = {f!r}: softmax attention fixes f (exp(S/tau), normalized over the keys); "
-                             "pass f=None.")
-    normalize = validate.choice("normalize", "keys" if normalize is None else normalize, NORMALIZATIONS,
-                                "('keys': each query's weights over its keys sum to one, standard attention; "
-                                "'queries': the transposed model.)")
-    if model.d != 0.0:
-        raise ParameterError(f"d = {model.d!r}: softmax attention masks the diagonal (K_ii = 0); leave d = 0, "
-                             "or pass mask_diagonal=False to keep the self-token in the softmax.")
-    if not isinstance(mask_diagonal, (bool, np.bool_)):
-        raise ParameterError(f"mask_diagonal = {mask_diagonal!r}: must be True or False.")
-    tau = validate.temperature(1.0 if temperature is None else temperature)
-    return dataclasses.replace(model, attention="softmax", temperature=tau, mask_diagonal=bool(mask_diagonal),
-                               normalize=normalize, label=f"softmax(tau={tau:g})")
 
 
 def _softmax_summary(model: Model) -> dict | None:
@@ -137,26 +40,11 @@ def _softmax_summary(model: Model) -> dict | None:
             "normalize": model.normalize, "scale": softmax_scale(model.n, model.p, model.temperature)}
 
 
-def _with_f(model: Model, f: Any, params: Any = None, check_centered: bool = False) -> Model:
-    """The model with f as a checked NumPy function (the one adapter; SymPy only for formulas); with
-    ``check_centered``, f at the values ``params`` of its parameters, refused unless :math:`a_0 = 0`;
-    softmax attention: as is (it fixes f)."""
-    if model.attention == "softmax":
-        if params is not None:
-            raise ParameterError(f"params = {params!r}: softmax attention fixes f (no parameters); leave params out.")
-        return model
-    if check_centered:
-        from ..nonlinearity.centering import centered_for_simulation    # NumPy and SciPy only for callables
-
-        f = centered_for_simulation(f, params)
-    return dataclasses.replace(model, f=numpy_callable(f), label=label_of(f))
-
-
 def _one_draw(model: Model, plan: Plan, grid: np.ndarray, rng: np.random.Generator,
               drawn: list | None = None) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
     """:func:`simulate_once` after validation; also returns the routes used.
 
-    ``drawn``: a list holding ``draw(model, rng)`` made ahead (:func:`_drawn_ahead`); it is emptied,
+    ``drawn``: a list holding ``draw(model, rng)`` made ahead (:meth:`~.setup.Setup.run_seeds`); it is emptied,
     so that the routes can release X and K as they go.
 
     The level-3 products run on the BLAS threads that :mod:`~symrmt.simulation.threads` measured
@@ -239,15 +127,15 @@ def simulate_once(
     >>> e_attn.shape, bool(np.all((0 <= e_lin) & (e_lin <= 1)))
     ((2,), True)
     """
-    model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
-    grid = _gamma_grid(gamma)
+    model, _ = validated_model(n, c, geometry, gram, d, random_frame, weights)
+    model = with_attention(model, f, attention, temperature, mask_diagonal, normalize)
+    grid = gamma_grid(gamma)
     plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
     if not isinstance(rng, np.random.Generator):
         raise ParameterError(f"rng = {rng!r}: must be a numpy.random.Generator (np.random.default_rng(seed)).")
     check_memory(plan, 1, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    attention, linear, _ = _one_draw(_with_f(model, f), plan, grid, rng)
+    attention, linear, _ = _one_draw(with_f(model, f), plan, grid, rng)
     return attention, linear
 
 
@@ -397,10 +285,9 @@ def simulate(
     >>> simulate(None, n=64, c=1.0, gamma=0.1, seeds=2, attention="softmax", temperature=2.0).softmax["temperature"]
     2.0
     """
-    model, c = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
-    grid = _gamma_grid(gamma)
-    seeds, seed = _seeds(seeds, seed, 2)
+    model, c = validated_model(n, c, geometry, gram, d, random_frame, weights)
+    setup = Setup.of(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, gamma, seeds, seed)
+    model = setup.model
     if not isinstance(theory, (bool, np.bool_)):
         raise ParameterError(f"theory = {theory!r}: must be True or False.")
     if theory and model.weights is not None:
@@ -408,18 +295,17 @@ def simulate(
                              "general weights= is that of their fit (symrmt.weights); compare with it directly.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
-    check_memory(plan, seeds, grid.size, weights=model.weights)
+    check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f, params, check_centered=True)
-    generators = _generators(seed, seeds)
-    drawn = _drawn_ahead(model, generators) if routes.concurrent(model.n, model.p) else (None,) * seeds
-    bar = progress_bar(zip(generators, drawn), desc="simulate", unit="seed", total=seeds, enabled=progress)
-    draws = [_one_draw(model, plan, grid, rng, box) for rng, box in bar]
+    setup = setup.with_f(f, params)
+    model, grid = setup.model, setup.grid
+    draws = setup.run_seeds(lambda rng, drawn: _one_draw(model, plan, grid, rng, drawn), progress=progress,
+                            ahead=routes.concurrent(model.n, model.p))
     attention = np.array([a for a, _, _ in draws])
     linear = np.array([lin for _, lin, _ in draws])
     result = SimulationResult(
-        *_frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
-        n=model.n, p=model.p, c=c, d=model.d, seeds=seeds, seed=seed, geometry=model.geometry,
+        *frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
+        n=model.n, p=model.p, c=c, d=model.d, seeds=setup.seeds, seed=setup.seed, geometry=model.geometry,
         gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
         weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
     )
@@ -493,9 +379,9 @@ def simulate_spectrum(
     True
     """
     matrix = validate.choice("matrix", matrix, SPECTRA, "('gram': K^T X^T X K/n, 'kernel': K.)")
-    model, _ = _model(n, c, geometry, gram, d, random_frame, weights)
-    model = _with_attention(model, f, attention, temperature, mask_diagonal, normalize)
-    seeds, seed = _seeds(seeds, seed, 1)
+    model, c = validated_model(n, c, geometry, gram, d, random_frame, weights)
+    setup = Setup(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, None, *seed_count(seeds, seed, 1))
+    model = setup.model
     if matrix == "kernel" and model.attention == "softmax":
         raise ParameterError("matrix='kernel' needs a symmetric K; softmax attention normalizes each query, so its "
                              "K' is not symmetric. Use matrix='gram'.")
@@ -504,18 +390,15 @@ def simulate_spectrum(
         if model.weights is not None and not model.weights.is_symmetric():
             raise ParameterError("matrix='kernel' needs a symmetric attention matrix K, i.e. symmetric weights "
                                  "M = M^T; these weights make K asymmetric. Use matrix='gram', or (M + M^T)/2.")
-    check_memory(Plan.of("exact", model.n, model.p), seeds, 0, spectrum=matrix, weights=model.weights)
+    check_memory(Plan.of("exact", model.n, model.p), setup.seeds, 0, spectrum=matrix, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f, params, check_centered=True)
-    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
-    spectra = [_spectrum_once(model, rng, matrix) for rng in bar]
+    setup = setup.with_f(f, params)
+    spectra = setup.run_seeds(lambda rng, _: _spectrum_once(setup.model, rng, matrix), progress=progress)
     return np.concatenate(spectra)
 
 
 def _spectrum_once(model: Model, rng: np.random.Generator, matrix: str) -> np.ndarray:
     """The eigenvalues of one draw (``matrix`` as in :func:`simulate_spectrum`), ascending."""
-    from scipy.linalg import eigvalsh
-
     _, X, vectors = draw(model, rng)
     S, _ = scores(X, vectors, keep_gram=False, weights=model.weights)
     K = attention_matrix(S, model)
@@ -534,41 +417,9 @@ def _spectrum_once(model: Model, rng: np.random.Generator, matrix: str) -> np.nd
     return np.sort(np.concatenate([np.zeros(max(n - p, 0)), eigenvalues]))
 
 
-def _drawn_ahead(model: Model, generators: list[np.random.Generator]) -> Iterator[list]:
-    """Each seed's ``draw(model, rng)`` in a one-element list (the caller pops it: nothing else keeps the
-    arrays alive), in order, the next one drawn in a worker thread while the caller works on this one.
-
-    Exact: each seed has its own generator, so what a seed draws does not depend on when. The
-    draw (0.4 of a score GEMM at n = 2048) then overlaps the single-threaded reductions of the
-    seed before. One more X is alive meanwhile, so :func:`simulate` asks for it only where
-    :func:`~symrmt.simulation.routes.concurrent` allows four arrays of the draw's size
-    (:mod:`~symrmt.simulation.memory` counts it there).
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="symrmt-draw") as pool:
-        pending = pool.submit(draw, model, generators[0])
-        for following in [*generators[1:], None]:
-            box = [pending.result()]
-            pending = None if following is None else pool.submit(draw, model, following)
-            yield box
-
-
-def _generators(seed: int, seeds: int) -> list[np.random.Generator]:
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(seeds)]
-
-
 def _route_counts(used: list[tuple[str, str]]) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {"attention": {}, "linear": {}}
     for attention, linear in used:
         counts["attention"][attention] = counts["attention"].get(attention, 0) + 1
         counts["linear"][linear] = counts["linear"].get(linear, 0) + 1
     return counts
-
-
-def _frozen(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Read-only float64 copies, so that a frozen result is really immutable."""
-    out = []
-    for array in arrays:
-        array = np.array(array, dtype=np.float64)
-        array.setflags(write=False)
-        out.append(array)
-    return out

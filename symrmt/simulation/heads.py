@@ -24,14 +24,12 @@ import numpy as np
 
 from .. import validate
 from ..errors import ParameterError
-from ..runtime.progress import progress_bar
-from ..analysis.seeds import mean_se
 from . import linalg
-from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory
-from .model import Model, _low_rank_scores, attention_matrix, draw, warn_large_norms
+from .model import Model, attention_matrix, draw, low_rank_scores, warn_large_norms
 from .result import CurveResult
 from .routes import Plan, unit_interval
+from .setup import Setup, validated_model
 
 __all__ = ["COMBINATIONS", "HeadsResult", "simulate_heads", "heads_once"]
 
@@ -60,7 +58,7 @@ def heads_once(model: Model, heads: int, combine: str, grid: np.ndarray, rng: np
     for h in range(heads):
         pairs = slice(1 + h * per_head, 1 + (h + 1) * per_head)
         keys, queries = vectors[pairs], vectors[pairs.start + rank:pairs.stop + rank]
-        K = attention_matrix(_low_rank_scores(X, 1.0, keys, queries, keep_gram=False)[0], model)
+        K = attention_matrix(low_rank_scores(X, 1.0, keys, queries, keep_gram=False)[0], model)
         if combine == "concat":
             features.append(X @ K)
         elif h == 0:
@@ -109,20 +107,19 @@ def simulate_heads(
     """
     if gram is None:
         raise ParameterError("gram = None: give the Gram matrix of (mu, w_K^(1..R), w_Q^(1..R)) of all the heads.")
-    model, c = _model(n, c, None, gram, d, random_frame)
+    model, c = validated_model(n, c, None, gram, d, random_frame)
     heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
     combine = validate.choice("combine", combine, COMBINATIONS)
     rank = (model.gram.shape[0] - 1) // 2
     if rank % heads:
         raise ParameterError(f"heads = {heads}: the Gram matrix has {rank} weight pairs, not a multiple of {heads} "
                              "(each head owns the same number r of pairs).")
-    grid = _gamma_grid(gamma)
-    seeds, seed = _seeds(seeds, seed, 2)
+    setup = Setup.of(model, c, gamma, seeds, seed)
     # The exact route's estimate for an H p x n feature matrix bounds this draw's peak from above.
-    check_memory(Plan.of("exact", model.n, model.p * (heads if combine == "concat" else 1)), seeds, grid.size)
+    check_memory(Plan.of("exact", model.n, model.p * (heads if combine == "concat" else 1)), setup.seeds,
+                 setup.grid.size)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f, None, check_centered=True)
-    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
-    per_seed = np.array([heads_once(model, heads, combine, grid, rng) for rng in bar])
-    return HeadsResult(*_frozen(grid, *mean_se(per_seed), per_seed), n=model.n, p=model.p, c=c, d=model.d,
-                       seeds=seeds, seed=seed, gram=model.gram, heads=heads, combine=combine)
+    setup = setup.with_f(f)
+    per_seed = setup.run_seeds(lambda rng, _: heads_once(setup.model, heads, combine, setup.grid, rng),
+                               progress=progress)
+    return HeadsResult(**setup.curve(np.array(per_seed)), heads=heads, combine=combine)

@@ -21,14 +21,12 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..geometry import Geometry
-from ..runtime.progress import progress_bar
-from ..analysis.seeds import mean_se
 from . import linalg
-from .api import _frozen, _gamma_grid, _generators, _model, _seeds, _with_f
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
 from .result import CurveResult
 from .routes import Plan, unit_interval
+from .setup import Setup, validated_model
 
 __all__ = ["KernelRidgeResult", "simulate_kernel_ridge", "kernel_ridge_once"]
 
@@ -74,14 +72,11 @@ def simulate_kernel_ridge(
     >>> res.per_seed.shape, bool(np.all((0 <= res.mean) & (res.mean <= 1)))
     ((2, 2), True)
     """
-    model, c = _model(n, c, geometry, gram, d, random_frame)
-    grid = _gamma_grid(gamma)
-    seeds, seed = _seeds(seeds, seed, 2)
+    setup = Setup.of(*validated_model(n, c, geometry, gram, d, random_frame), gamma, seeds, seed)
+    model = setup.model
     # The exact route's estimate (X, the scores, one n-by-n eigh) bounds this draw's peak from above.
-    check_memory(Plan.of("exact", model.n, model.p), seeds, grid.size)
+    check_memory(Plan.of("exact", model.n, model.p), setup.seeds, setup.grid.size)
     warn_large_norms(model.gram, model.p)
-    model = _with_f(model, f, params, check_centered=True)
-    bar = progress_bar(_generators(seed, seeds), desc="simulate", unit="seed", enabled=progress)
-    per_seed = np.array([kernel_ridge_once(model, grid, rng) for rng in bar])
-    return KernelRidgeResult(*_frozen(grid, *mean_se(per_seed), per_seed), n=model.n, p=model.p, c=c, d=model.d,
-                             seeds=seeds, seed=seed, gram=model.gram)
+    setup = setup.with_f(f, params)
+    per_seed = setup.run_seeds(lambda rng, _: kernel_ridge_once(setup.model, setup.grid, rng), progress=progress)
+    return KernelRidgeResult(**setup.curve(np.array(per_seed)))

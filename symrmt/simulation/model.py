@@ -27,8 +27,8 @@ from .softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
 from .weights import WeightMatrix
 
-__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "attention_matrix", "entrywise_matrix",
-           "softmax_matrix", "warn_large_norms"]
+__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "low_rank_scores", "attention_matrix",
+           "entrywise_matrix", "softmax_matrix", "warn_large_norms"]
 
 #: Rows of an n-by-n array processed per block (bounds the temporaries of f and of the low-rank term).
 BLOCK_ROWS = 256
@@ -115,15 +115,15 @@ def scores(X: np.ndarray, vectors: np.ndarray, keep_gram: bool,
     """
     if weights is None:
         keys, queries = _weight_pairs(vectors)
-        return _low_rank_scores(X, 1.0, keys, queries, keep_gram)
+        return low_rank_scores(X, 1.0, keys, queries, keep_gram)
     if weights.form == "factored":
-        return _low_rank_scores(X, weights.shift, weights.keys, weights.queries, keep_gram)
+        return low_rank_scores(X, weights.shift, weights.keys, weights.queries, keep_gram)
     S = _dense_scores(X, weights.matrix)
     return S, (gram_matrix(X) if keep_gram else None)
 
 
-def _low_rank_scores(X: np.ndarray, shift: float, keys: np.ndarray, queries: np.ndarray,
-                     keep_gram: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def low_rank_scores(X: np.ndarray, shift: float, keys: np.ndarray, queries: np.ndarray,
+                    keep_gram: bool) -> tuple[np.ndarray, np.ndarray | None]:
     r""":math:`S = (s X^\top X + U V^\top)/\sqrt p` with :math:`U = X^\top W_K`, :math:`V = X^\top W_Q` (n-by-r).
 
     :math:`X^\top X` is one SYRK (:func:`~symrmt.simulation.linalg.symmetric_product`); it

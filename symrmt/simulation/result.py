@@ -8,7 +8,7 @@ import numpy as np
 
 from ..geometry import Geometry
 
-__all__ = ["SimulationResult", "CurveResult"]
+__all__ = ["SimulationResult", "CurveResult", "frozen"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,3 +139,13 @@ class CurveResult:
     seeds: int
     seed: int
     gram: np.ndarray
+
+
+def frozen(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Read-only float64 copies, so that a frozen result is really immutable."""
+    out = []
+    for array in arrays:
+        array = np.array(array, dtype=np.float64)
+        array.setflags(write=False)
+        out.append(array)
+    return out

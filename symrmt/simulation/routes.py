@@ -1,4 +1,4 @@
-r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of a draw.
+r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of a draw; the cost model of ``"auto"``.
 
 ``method`` (:data:`METHODS`) chooses for the two Gram matrices of a draw, the attention
 :math:`K^\top X^\top X K/n` and the linear :math:`X^\top X/n`:
@@ -10,7 +10,7 @@ r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of
 ``"lanczos"``
     Lanczos quadrature with certified bounds, up to :data:`LANCZOS_MAX_STEPS` steps;
 ``"auto"``
-    Lanczos within the step budget of the cost model (:func:`~symrmt.simulation.linalg.step_budget`),
+    Lanczos within the step budget of the cost model (:func:`step_budget`, at the end of this module),
     tried only when the Marchenko--Pastur prior expects it to close within that budget.
 
 A Lanczos run that does not close falls back to the tridiagonal route, and a route whose
@@ -26,10 +26,11 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ConvergenceError
-from . import linalg, threads
+from . import linalg, threads, two_stage
+from .linalg.tridiagonal import TWO_STAGE_FROM
 
 __all__ = ["METHODS", "LANCZOS_MAX_STEPS", "Plan", "Instance", "keeps_gram", "concurrent", "errors",
-           "unit_interval"]
+           "unit_interval", "tridiagonal_cost", "lanczos_cost", "prior_steps", "step_budget"]
 
 #: The ``method`` values of :func:`~symrmt.simulation.simulate`.
 METHODS = ("auto", "exact", "tridiagonal", "lanczos")
@@ -82,7 +83,7 @@ class Plan:
         if method == "lanczos":
             steps = (min(n + 1, LANCZOS_MAX_STEPS),) * 2
         elif method == "auto":
-            steps = (linalg.step_budget(n, p, True, keeps), linalg.step_budget(n, p, False, keeps))
+            steps = (step_budget(n, p, True, keeps), step_budget(n, p, False, keeps))
         else:
             steps = (0, 0)
         return cls(method, n, p, keeps, *steps)
@@ -203,15 +204,15 @@ def _lanczos_budget(plan: Plan, grid: np.ndarray, attention: bool) -> tuple[int,
     steps = plan.attention_steps if attention else plan.linear_steps
     if plan.method != "auto":
         return steps, None
-    if steps < max(2 * linalg.CHECK_EVERY, linalg.prior_steps(n, p, float(grid.min()), attention)):
+    if steps < max(2 * linalg.CHECK_EVERY, prior_steps(n, p, float(grid.min()), attention)):
         return None
     return steps, _cheaper_than_tridiagonal(n, p, attention, plan.keeps_gram)
 
 
 def _cheaper_than_tridiagonal(n: int, p: int, attention: bool, keeps_gram: bool) -> Callable[[float], bool]:
     """Whether a Lanczos run of a predicted number of steps still costs no more than the tridiagonal route."""
-    limit = linalg.tridiagonal_cost(n, p, attention)
-    return lambda steps: linalg.lanczos_cost(steps, n, p, attention, keeps_gram) <= limit
+    limit = tridiagonal_cost(n, p, attention)
+    return lambda steps: lanczos_cost(steps, n, p, attention, keeps_gram) <= limit
 
 
 def _tridiagonal(instance: Instance, grid: np.ndarray, linear: bool, attention: bool,
@@ -257,3 +258,64 @@ def unit_interval(errors: np.ndarray, what: str, grid: np.ndarray) -> np.ndarray
             f"round-off ({CLIP_ATOL:g}); the linear algebra lost accuracy (try method='exact')."
         )
     return np.clip(errors, 0.0, 1.0)
+
+
+# ---------------------------------------------------------------------------
+# Cost model of the routes (the choice of method="auto")
+# ---------------------------------------------------------------------------
+# In flop-equivalents of a GEMM (2 m k n for an m-by-k times k-by-n product). Ratios measured on the
+# development machine, see docs/performance.md; only their order of magnitude matters for the choice,
+# never for the result (every route is exact).
+_PASS = 28.0            # one matrix element streamed by a matrix-vector product (22-32 on two threads and
+                        # 43-77 on one at n = 2048-4096, where n-by-n arrays no longer fit in cache)
+_SYRK = 1.4             # X^T X, per m*m*k (numpy uses SYRK, about 0.7 of a GEMM)
+_SYTRD = 6.0            # blocked dsytrd, per m^3 (as _PASS / 4.7, the ratio measured below n = 1024)
+_SYTRD_TWO_STAGE = 3.5  # dsytrd_2stage, per m^3: a pair of them on one BLAS thread each, 3.4 at 2048, 3.6 at 4096
+_STEP_OVERHEAD = 6e6    # Python overhead of one Lanczos step
+# Lanczos steps to close the bracket, about _STEPS * sqrt(kappa) with kappa the condition
+# number of the Marchenko-Pastur bulk shifted by gamma_min (times _STEPS_ATTENTION for
+# the attention Gram); measured with tanh at c = 1 (docs/performance.md): 5.6 for a bracket of 1e-8,
+# and 0.79 of that for LANCZOS_RTOL = 1e-6 (152 steps against 192 at n = 4096).
+_STEPS = 4.4
+_STEPS_ATTENTION = 1.35
+
+
+def _streamed(n: int, p: int, attention: bool, keeps_gram: bool) -> float:
+    r"""Matrix elements one Lanczos matrix-vector product streams.
+
+    The attention Gram :math:`K^\top C K` streams :math:`K, C, K^\top` when :math:`C = X^\top X/n`
+    is kept, else :math:`K, X, X^\top, K^\top`; the linear Gram streams :math:`C` or :math:`X` twice.
+    """
+    if attention:
+        return 3.0 * n * n if keeps_gram else 2.0 * n * n + 2.0 * p * n
+    return 1.0 * n * n if keeps_gram else 2.0 * p * n
+
+
+def tridiagonal_cost(n: int, p: int, attention: bool) -> float:
+    """Flop-equivalents of the tridiagonal route (features XK and their Gram for the attention)."""
+    m = min(n, p)
+    reduction = (_SYTRD_TWO_STAGE if m >= TWO_STAGE_FROM and two_stage.available() else _SYTRD) * m**3
+    if attention:
+        return 2.0 * p * n * n + _SYRK * m * m * max(n, p) + reduction
+    return (0.0 if p >= n else _SYRK * p * p * n) + reduction
+
+
+def lanczos_cost(steps: float, n: int, p: int, attention: bool, keeps_gram: bool) -> float:
+    """Flop-equivalents of ``steps`` Lanczos steps, reorthogonalization (4 k n per step) included."""
+    per_step = _PASS * _streamed(n, p, attention, keeps_gram) + _STEP_OVERHEAD
+    return steps * per_step + 2.0 * _PASS * n * steps * steps
+
+
+def prior_steps(n: int, p: int, gamma_min: float, attention: bool) -> float:
+    r"""Expected Lanczos steps, from the Marchenko--Pastur edges :math:`(\sqrt c \pm 1)^2` of :math:`X^\top X/n`."""
+    c = p / n
+    kappa = ((np.sqrt(c) + 1) ** 2 + gamma_min) / ((np.sqrt(c) - 1) ** 2 + gamma_min)
+    return _STEPS * np.sqrt(kappa) * (_STEPS_ATTENTION if attention else 1.0)
+
+
+def step_budget(n: int, p: int, attention: bool, keeps_gram: bool) -> int:
+    """The most Lanczos steps that cost no more than the tridiagonal route (the root of a quadratic)."""
+    a = 2.0 * _PASS * n
+    b = _PASS * _streamed(n, p, attention, keeps_gram) + _STEP_OVERHEAD
+    cost = tridiagonal_cost(n, p, attention)
+    return int((-b + np.sqrt(b * b + 4 * a * cost)) / (2 * a))

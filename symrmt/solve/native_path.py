@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import types
 import weakref
+from collections import namedtuple
 
 import numpy as np
 
@@ -34,7 +35,8 @@ from .compiled import CompiledSystem
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MIN_RATIO, PATH_GROWTH, STEP_CONTROL, STEPS_PER_DECADE,
                        TOLERANCE)
 
-__all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "REACHED", "NEWTON_FAILED", "STALLED"]
+__all__ = ["NativePath", "native_path", "LOOPS_COMPILE_SECONDS", "RELATIONS", "REACHED", "NEWTON_FAILED", "STALLED",
+           "Work", "Shape", "StepRules", "PathPoints", "PathOut", "PolishPoints", "PolishOut"]
 
 #: The budget of the compiled loops: they are compiled once the NumPy step logic they replace has cost this much
 #: in the process (:class:`symrmt.runtime.jit.Budget`, ski rental). Measured: compiling the three loops for the rank-1
@@ -46,6 +48,31 @@ RELATIONS = (">", ">=", "<", "<=")
 #: What :func:`path_points` reports for a point: it reached its target; Newton failed at the start; the step
 #: ratio fell below MIN_RATIO.
 REACHED, NEWTON_FAILED, STALLED = 0, 1, 2
+
+# The loops' arguments, named. Numba types a namedtuple as a tuple with named fields: reading a field is free and
+# the compiled code is that of positional arguments.
+
+#: The scratch arrays of one point, allocated once per call of a loop (:func:`_work`): the system's arguments ``X``
+#: and outputs ``out``; F, J and dF/dv read from them; the elimination's matrix ``a`` and right-hand sides ``b``, its
+#: solution ``x``; the Newton ``step`` and the ``rate``; the branch function's arguments ``branch_X`` and outputs
+#: ``sides``.
+Work = namedtuple("Work", ["X", "out", "F", "J", "dF", "a", "b", "x", "step", "rate", "branch_X", "sides"])
+#: What the loops read of a system besides its functions: its branch comparisons by their codes in
+#: :data:`RELATIONS`, and the sizes of its residual's and its branch function's outputs.
+Shape = namedtuple("Shape", ["relations", "outputs", "branch_outputs"])
+#: The rules of a path's steps (:class:`~.path.PathRules`), and whether its predictor is reciprocal.
+StepRules = namedtuple("StepRules", ["reciprocal", "corrections", "tolerance", "monotone", "componentwise",
+                                     "max_ratio"])
+#: The points of :func:`path_points`: their parameters ``table`` (P, N), the index of the variable among them, the
+#: start and target values of the variable, and the unknowns ``t0`` (U, N) at the start.
+PathPoints = namedtuple("PathPoints", ["table", "variable", "start", "target", "t0"])
+#: What :func:`path_points` writes: the unknowns, their rate, the value reached, the status and its detail.
+PathOut = namedtuple("PathOut", ["t", "rate", "value", "status", "detail"])
+#: The points of :func:`polish_points`: parameters, the variable's index and target, the unknowns (refined in
+#: place) and the number of refinements.
+PolishPoints = namedtuple("PolishPoints", ["table", "variable", "target", "t", "refinements"])
+#: What :func:`polish_points` writes besides the unknowns: converged, the residual, the rate.
+PolishOut = namedtuple("PolishOut", ["ok", "residual", "rate"])
 
 
 def _nan_max(a, b):
@@ -207,8 +234,8 @@ def _physical(branch, relations, t, variable, value, X, sides):
 
 
 def _newton(residual, t, variable, value, tolerance, w):
-    """:func:`~.path.newton` of one point, in place on ``t``; returns ``(converged, size)``, the rate in ``w[9]``."""
-    X, out, F, J, dF, a, b, x, step, rate = w[:10]
+    """:func:`~.path.newton` of one point, in place on ``t``; returns ``(converged, size)``, the rate in ``w.rate``."""
+    X, out, F, J, dF, a, b, x, step, rate = w.X, w.out, w.F, w.J, w.dF, w.a, w.b, w.x, w.step, w.rate
     size = math.inf
     for _ in range(MAX_NEWTON + 1):
         _evaluate(residual, t, variable, value, X, out, F, J, dF)
@@ -239,12 +266,12 @@ def _within_prediction(correction, guess, t, componentwise):
     return _max_abs(correction) <= STEP_CONTROL * allowed
 
 
-def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable, reciprocal, corrections,
-                    tolerance, monotone, componentwise, new, new_rate, guess, w, X2, sides):
+def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable, rules, new, new_rate, guess, w):
     """:func:`~.path._corrected_step` of one point: ``new``, ``new_rate`` in place; returns whether accepted."""
-    X, out, F, J, dF, a, b, x, step, step_rate = w[:10]
+    X, out, F, J, dF, a, b, x, step, step_rate = w.X, w.out, w.F, w.J, w.dF, w.a, w.b, w.x, w.step, w.rate
+    corrections, tolerance, monotone = rules.corrections, rules.tolerance, rules.monotone
     u = t.size
-    scale = (v_from / v_to) if reciprocal else 1.0
+    scale = (v_from / v_to) if rules.reciprocal else 1.0
     for k in range(u):
         guess[k] = t[k] + rate[k] * (v_to - v_from) * scale
         new[k] = guess[k]
@@ -259,12 +286,12 @@ def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable
         finite = np.isfinite(size) and _all_finite(step) and _all_finite(new_rate)
         converged = finite and size <= tolerance * (1.0 + _max_abs(new))
         if converged:
-            converged = _physical(branch, relations, new, variable, v_to, X2, sides)
+            converged = _physical(branch, relations, new, variable, v_to, w.branch_X, w.sides)
         if converged:
             return True
         keep = finite and size <= (0.5 if monotone else 1e3) * previous
         if k == 0:
-            keep = keep and _within_prediction(step, guess, t, componentwise)
+            keep = keep and _within_prediction(step, guess, t, rules.componentwise)
         previous = size
         if not keep:
             return False
@@ -274,31 +301,30 @@ def _corrected_step(residual, branch, relations, t, rate, v_from, v_to, variable
 
 
 def _work(u, arguments, outputs, branch_outputs):
-    """The scratch arrays of one point, allocated once per call of a loop: the system's arguments X and outputs,
-    F, J and dF/dv read from them, the elimination's matrix and right-hand sides, its solution, the Newton step,
-    the rate, and the branch function's arguments and outputs."""
-    return (np.empty((arguments, 1)), np.empty((outputs, 1)), np.empty(u), np.empty((u, u)), np.empty(u),
-            np.empty((u, u)), np.empty((u, 2)), np.empty((u, 2)), np.empty(u), np.empty(u),
-            np.empty((arguments, 1)), np.empty((max(branch_outputs, 1), 1)))
+    """The scratch arrays of one point (:data:`Work`), allocated once per call of a loop."""
+    return Work(np.empty((arguments, 1)), np.empty((outputs, 1)), np.empty(u), np.empty((u, u)), np.empty(u),
+                np.empty((u, u)), np.empty((u, 2)), np.empty((u, 2)), np.empty(u), np.empty(u),
+                np.empty((arguments, 1)), np.empty((max(branch_outputs, 1), 1)))
 
 
 def _begin(table, i, source, t, w):
     """Point ``i``: its parameters into the arguments of both functions, its unknowns from ``source`` into ``t``."""
-    _load(table[:, i], t.size, w[0])
-    _load(table[:, i], t.size, w[10])
+    _load(table[:, i], t.size, w.X)
+    _load(table[:, i], t.size, w.branch_X)
     for k in range(t.size):
         t[k] = source[k, i]
 
 
-def path_points(residual, branch, relations, outputs, branch_outputs, table, variable, start, target, t0,
-                reciprocal, corrections, tolerance, monotone, componentwise, max_ratio, t_out, rate_out, value_out,
-                status, detail):
-    """:func:`~.path.continue_path` from the start for every column of ``table`` (P, N): ``t0`` (U, N) at
-    ``start``, down to ``target``. Writes the unknowns, their rate and the value reached; ``status`` is
-    REACHED, NEWTON_FAILED (``detail``: the residual) or STALLED (``detail``: the value where it stalled)."""
+def path_points(residual, branch, shape, points, rules, out):
+    """:func:`~.path.continue_path` from the start for every column of ``points.table`` (P, N): ``points.t0`` (U, N)
+    at ``points.start``, down to ``points.target``, by the step ``rules`` (:data:`StepRules`). Writes the unknowns,
+    their rate and the value reached into ``out`` (:data:`PathOut`); ``out.status`` is REACHED, NEWTON_FAILED
+    (``out.detail``: the residual) or STALLED (``out.detail``: the value where it stalled)."""
+    table, variable, start, target, t0 = points.table, points.variable, points.start, points.target, points.t0
+    t_out, rate_out, value_out, status, detail = out.t, out.rate, out.value, out.status, out.detail
+    relations = shape.relations
     u, n = t0.shape[0], t0.shape[1]
-    w = _work(u, u + table.shape[0], outputs, branch_outputs)
-    X2, sides = w[10], w[11]
+    w = _work(u, u + table.shape[0], shape.outputs, shape.branch_outputs)
     t = np.empty(u)
     rate = np.empty(u)
     new = np.empty(u)
@@ -309,7 +335,7 @@ def path_points(residual, branch, relations, outputs, branch_outputs, table, var
         _begin(table, i, t0, t, w)
         converged, size = _newton(residual, t, variable, start[i], TOLERANCE, w)
         for k in range(u):
-            rate[k] = w[9][k]
+            rate[k] = w.rate[k]
         value = start[i]
         status[i] = REACHED
         if not converged:
@@ -318,13 +344,13 @@ def path_points(residual, branch, relations, outputs, branch_outputs, table, var
         ratio = first_ratio
         while status[i] == REACHED and value > target[i]:
             v_next = _nan_max(value / ratio, target[i])
-            if _corrected_step(residual, branch, relations, t, rate, value, v_next, variable, reciprocal,
-                               corrections, tolerance, monotone, componentwise, new, new_rate, guess, w, X2, sides):
+            if _corrected_step(residual, branch, relations, t, rate, value, v_next, variable, rules, new, new_rate,
+                               guess, w):
                 for k in range(u):
                     t[k] = new[k]
                     rate[k] = new_rate[k]
                 value = v_next
-                ratio = min(ratio ** 1.5, max_ratio)
+                ratio = min(ratio ** 1.5, rules.max_ratio)
             else:
                 ratio = math.sqrt(ratio)
                 if ratio < MIN_RATIO:
@@ -336,25 +362,28 @@ def path_points(residual, branch, relations, outputs, branch_outputs, table, var
         value_out[i] = value
 
 
-def polish_points(residual, branch, relations, outputs, branch_outputs, table, variable, target, t_io, refinements,
-                  ok, residual_out, rate_out):
-    """Newton at ``target`` from ``t_io`` (in place), the refinements of :func:`~.exact._refine` where it converged,
-    and the branch conditions: :func:`~.exact._polish` for every column of ``table``."""
+def polish_points(residual, branch, shape, points, out):
+    """Newton at ``points.target`` from ``points.t`` (in place), the refinements of :func:`~.exact._refine` where it
+    converged, and the branch conditions: :func:`~.exact._polish` for every column of ``points.table``
+    (:data:`PolishPoints`); converged, the residual and the rate go to ``out`` (:data:`PolishOut`)."""
+    table, variable, target, t_io = points.table, points.variable, points.target, points.t
+    refinements = points.refinements
+    ok, residual_out, rate_out = out.ok, out.residual, out.rate
+    relations = shape.relations
     u, n = t_io.shape[0], t_io.shape[1]
-    w = _work(u, u + table.shape[0], outputs, branch_outputs)
-    X2, sides = w[10], w[11]
+    w = _work(u, u + table.shape[0], shape.outputs, shape.branch_outputs)
     t = np.empty(u)
     previous = np.empty(u)
     for i in range(n):
         _begin(table, i, t_io, t, w)
         converged, size = _newton(residual, t, variable, target[i], TOLERANCE, w)
-        rate = w[9]
+        rate = w.rate
         for k in range(u):
             rate_out[k, i] = rate[k]
         if converged:
-            X, out, F, J, dF, a, b, x, step, step_rate = w[:10]
+            X, values, F, J, dF, a, b, x, step, step_rate = w.X, w.out, w.F, w.J, w.dF, w.a, w.b, w.x, w.step, w.rate
             for count in range(refinements + 1):
-                _evaluate(residual, t, variable, target[i], X, out, F, J, dF)
+                _evaluate(residual, t, variable, target[i], X, values, F, J, dF)
                 now = _max_abs(F)
                 if count:
                     if not (np.isfinite(now) and now < size):
@@ -370,7 +399,7 @@ def polish_points(residual, branch, relations, outputs, branch_outputs, table, v
                 for k in range(u):
                     previous[k] = t[k]
                     t[k] -= step[k]
-            converged = _physical(branch, relations, t, variable, target[i], X2, sides)
+            converged = _physical(branch, relations, t, variable, target[i], w.branch_X, w.sides)
         ok[i] = converged
         residual_out[i] = size
         for k in range(u):
@@ -382,7 +411,7 @@ def error_points(residual, outputs, table, variable, t_in, error):
     unknown (an unknown below 1e-12 of the largest measured against that)."""
     u, n = t_in.shape[0], t_in.shape[1]
     w = _work(u, u + table.shape[0], outputs, 0)
-    X, out, F, J, dF, a, b, x, step, rate = w[:10]
+    X, out, F, J, dF, a, b, x, step, rate = w.X, w.out, w.F, w.J, w.dF, w.a, w.b, w.x, w.step, w.rate
     t = np.empty(u)
     for i in range(n):
         _begin(table, i, t_in, t, w)
@@ -419,17 +448,21 @@ class NativePath:
         self._warm(compiled)
         return compiled
 
+    def _shape(self) -> Shape:
+        """The loops' :data:`Shape` of this system (read at each call: a test plants wrong ``relations``)."""
+        return Shape(self.relations, self.outputs, self.branch_outputs)
+
     def _warm(self, compiled) -> None:
         """Compile the loops for this system's functions now (a call on no points), so that compiling is the
         budget's cost and not that of the first solve."""
         residual, branch, path, polish, errors = compiled
         u, p = len(self.compiled.unknowns), len(self.compiled.parameters)
         table, none, columns = np.zeros((p, 0)), np.zeros(0), np.zeros((u, 0))
-        rules = (1, 1.0, True, True, 2.0)
-        path(residual, branch, self.relations, self.outputs, self.branch_outputs, table, 0, none, none, columns,
-             True, *rules, columns.copy(), columns.copy(), none.copy(), np.zeros(0, np.int64), none.copy())
-        polish(residual, branch, self.relations, self.outputs, self.branch_outputs, table, 0, none, columns.copy(), 0,
-               np.zeros(0, bool), none.copy(), columns.copy())
+        rules = StepRules(True, 1, 1.0, True, True, 2.0)
+        path(residual, branch, self._shape(), PathPoints(table, 0, none, none, columns), rules,
+             PathOut(columns.copy(), columns.copy(), none.copy(), np.zeros(0, np.int64), none.copy()))
+        polish(residual, branch, self._shape(), PolishPoints(table, 0, none, columns.copy(), 0),
+               PolishOut(np.zeros(0, bool), none.copy(), columns.copy()))
         errors(residual, self.outputs, table, 0, columns, none.copy())
 
     def path(self, table, variable: int, start, target, t0, rules):
@@ -439,12 +472,13 @@ class NativePath:
             return None
         residual, branch, path, _, _ = native
         u, n = t0.shape
-        out = (np.empty((u, n)), np.empty((u, n)), np.empty(n), np.empty(n, np.int64), np.zeros(n))
-        path(residual, branch, self.relations, self.outputs, self.branch_outputs, np.ascontiguousarray(table, float),
-             variable, np.ascontiguousarray(start, float), np.ascontiguousarray(target, float),
-             np.ascontiguousarray(t0, float), self.compiled.predictor == "reciprocal", rules.corrections,
-             rules.tolerance, rules.monotone, rules.componentwise, rules.max_ratio, *out)
-        return out
+        out = PathOut(np.empty((u, n)), np.empty((u, n)), np.empty(n), np.empty(n, np.int64), np.zeros(n))
+        points = PathPoints(np.ascontiguousarray(table, float), variable, np.ascontiguousarray(start, float),
+                            np.ascontiguousarray(target, float), np.ascontiguousarray(t0, float))
+        steps = StepRules(self.compiled.predictor == "reciprocal", rules.corrections, rules.tolerance, rules.monotone,
+                          rules.componentwise, rules.max_ratio)
+        path(residual, branch, self._shape(), points, steps, out)
+        return tuple(out)
 
     def polish(self, table, variable: int, target, t, refinements: int):
         """:func:`polish_points` as ``(t, ok, residual, rate)``, or None while not compiled."""
@@ -454,10 +488,11 @@ class NativePath:
         residual, branch, _, polish, _ = native
         u, n = t.shape
         t = np.array(t, dtype=float, order="C")
-        ok, size, rate = np.zeros(n, bool), np.empty(n), np.empty((u, n))
-        polish(residual, branch, self.relations, self.outputs, self.branch_outputs, np.ascontiguousarray(table, float),
-               variable, np.ascontiguousarray(target, float), t, refinements, ok, size, rate)
-        return t, ok, size, rate
+        out = PolishOut(np.zeros(n, bool), np.empty(n), np.empty((u, n)))
+        points = PolishPoints(np.ascontiguousarray(table, float), variable, np.ascontiguousarray(target, float), t,
+                              refinements)
+        polish(residual, branch, self._shape(), points, out)
+        return (t, *out)
 
     def newton_error(self, table, variable: int, t):
         """:func:`error_points` as an array, or None while not compiled."""

@@ -5,6 +5,7 @@ from typing import Mapping
 
 from ..models import ATTENTION, names
 from ..models import get as get_model
+from ..errors import SymrmtInputError
 from ..validate import choice, integer, within
 from .forms import check_form
 
@@ -20,19 +21,26 @@ MAX_DIGITS = 17
 
 def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
-          form: str = "quadrature") -> str:
+          form: str = "quadrature", body: bool = False, label_prefix: str | None = None,
+          solver_data: bool = False) -> str:
     r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
 
-    Without ``document``: ``aligned`` blocks separated by blank lines (KaTeX strict mode and
-    MathJax render them). With ``document``: a complete LaTeX document, every equation numbered
-    and labelled (``attention:t11``, ...), that ``pdflatex`` compiles.
+    Without ``document`` or ``body``: ``aligned`` blocks separated by blank lines (KaTeX strict
+    mode and MathJax render them). With ``body``: the text a paper ``\input``\ s (it needs
+    ``amsmath`` and ``amssymb`` only): the model, its deterministic equivalent, every equation
+    numbered and labelled (``attention:t11``, ... or ``<label_prefix>:t11``), and the definitions.
+    With ``document``: that body in a complete LaTeX document that ``pdflatex`` compiles.
+    Every expression is printed in the simplest form SymPy proves equal to the one solved
+    (:func:`symrmt.derive.simplify.simplest`).
 
     Parameters
     ----------
     f : str, SymPy expression, HermiteCoefficients or None
-        The nonlinearity: :math:`a_1` is put in (exactly when a closed form exists), and
-        :math:`b^2 = \nu - a_1^2` stays one symbol, defined with f, :math:`a_1` and :math:`\nu` in
-        the "where" block. Linear regression does not depend on f (a given f is ignored).
+        The nonlinearity: :math:`a_1` and :math:`b` stay symbols in the equations, and f,
+        :math:`a_1`, :math:`\nu` and :math:`b^2 = \nu - a_1^2` (factored) are given once, exactly
+        where a closed form exists (a table in the body, the "where" block otherwise).
+        :math:`a_1 = 0` and :math:`b = 0` are put in (they change the system). Linear regression
+        does not depend on f (a given f is ignored).
     kind : str
         A registered model (:func:`symrmt.models.names`: attention, linear, gram_density, kernel_density,
         kernel_ridge, and any a user registers).
@@ -51,9 +59,19 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
         (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a scalar of the system
         is printed with a tilde.
     numeric : bool
-        Evaluate the closed forms of f's data to ``digits`` significant digits.
+        Put f's data into the equations as numbers, to ``digits`` significant digits.
     document : bool
         Return a complete, compilable LaTeX document instead of fragments.
+    body : bool
+        Return the body of a paper (to ``\input``) instead of fragments.
+    label_prefix : str, optional
+        The prefix of the labels (default: the system's name, e.g. ``attention``), so that two
+        systems can share one paper: a letter, then letters, digits or ``-_.:``.
+    solver_data : bool
+        Also print the solver's data (parameter domains, continuation start, branch conditions,
+        admissible ranges): in the fragments as one more block, in a body or document in an
+        environment ``symrmtsolverdata`` of their own, which a paper may define first (e.g.
+        ``\newenvironment{symrmtsolverdata}{\section{Solver data}}{}`` in its appendix).
     form : {"quadrature", "algebraic", "auto"}
         The form printed: with its spectral averages :math:`\mathbb E_\lambda[\cdot]` (the default), or in
         closed form (``"algebraic"``, also ``"auto"``: the form ``form="auto"`` solves); for an f with
@@ -66,9 +84,11 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     True
     >>> r"\documentclass" in latex("erf(x)", document=True)
     True
+    >>> r"\label{lrelu:t11}" in latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
+    True
     """
-    from ..derive.latex import system_document, system_latex
-    from ..derive.registry import printed_hermite
+    from ..derive.latex import system_latex
+    from ..derive.paper import check_label_prefix, hermite_given, system_body, system_document
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
 
@@ -78,18 +98,24 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     digits = within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
     rank = within("rank", integer("rank", rank, 1), 1, MAX_RANK, "(the printed system grows like r^2)")
     printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
+    if label_prefix is not None:
+        check_label_prefix(label_prefix)
+    if body and document:
+        raise SymrmtInputError("body and document: choose one (the document is the body in a preamble)")
     substitution, given, symbols = None, [], ()
     if f is not None and S.a1 in model.system(rank).parameters:     # the model depends on f
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
         h.require_centered()
-        substitution, given = printed_hermite(h, digits if numeric else None)
+        substitution, given = hermite_given(h, numeric)
         symbols = tuple(h.parameters or ())
     # An f with a_1 = 0 has its own algebraic form (the general one divides by a_1).
     zero = printed == "algebraic" and substitution is not None and substitution.get(S.a1) == 0
     system = model.system(rank, printed, without_linear_part=zero)
-    if document:
-        return system_document(system, substitution, digits, given=given, parameters=symbols)
-    return system_latex(system, substitution, digits, given=given, parameters=symbols)
+    options = dict(given=given, parameters=symbols, solver_data=solver_data)
+    if document or body:
+        write = system_document if document else system_body
+        return write(system, substitution, digits, label_prefix=label_prefix, **options)
+    return system_latex(system, substitution, digits, **options)
 

@@ -29,10 +29,10 @@ def test_bad_input_exits_2_with_a_message(capsys, argv):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    ([*THEORY, "--diag", "nan"], "--diag nan"),
-    ([*THEORY, "--diag", "inf"], "--diag inf"),
-    ([*THEORY, "--mu-norm=-inf"], "--mu-norm -inf"),
-    (["theory", "--f", "tanh(x)", "--c", "nan", "--gamma", "0.1"], "--c nan"),
+    ([*THEORY, "--diag", "nan"], "--diag 'nan'"),
+    ([*THEORY, "--diag", "inf"], "--diag 'inf'"),
+    ([*THEORY, "--mu-norm=-inf"], "--mu-norm '-inf'"),
+    (["theory", "--f", "tanh(x)", "--c", "nan", "--gamma", "0.1"], "--c 'nan'"),
 ])
 def test_non_finite_numbers_are_one_line_and_exit_2(capsys, argv, needle):
     assert_refused(capsys, argv, needle)

@@ -8,8 +8,21 @@ from .runner import assert_refused
 
 @pytest.mark.parametrize("argv, needle", [
     (["theory", "--f", "tanh(x)", "--c", "1"], "required"),
-    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "invalid float"),
+    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "--c 'one': give LO:HI:NUM"),
+    (["simulate", "--f", "tanh(x)", "--n", "64", "--c", "one", "--gamma", "0.1"], "invalid float"),
     (["nonsense"], "invalid choice"),
 ])
 def test_argparse_refusals_are_one_line_and_exit_2(capsys, argv, needle):
     assert_refused(capsys, argv, needle)
+
+
+def test_the_method_help_states_the_routes_promise():
+    """--method's help says what the routes promise (simulation.linalg.LANCZOS_RTOL), as the README does."""
+    import re
+
+    from symrmt.cli import build_parser
+    from symrmt.simulation import linalg
+
+    text = build_parser()._subparsers._group_actions[0].choices["simulate"].format_help()
+    promised = re.search(r"agree to ([0-9.e-]+) relative", " ".join(text.split())).group(1)
+    assert float(promised) == linalg.LANCZOS_RTOL

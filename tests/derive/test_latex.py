@@ -55,18 +55,33 @@ def _equations_and_where(text: str) -> tuple[str, str]:
     return equations, where
 
 
-def test_b_squared_is_one_symbol_defined_once():
-    # f = x exp(-x^2/2): b^2 = sqrt(3)/9 - 1/8 used to be expanded into five entries
+def test_hermite_data_are_symbols_given_once():
+    # f = x exp(-x^2/2): a_1 and b stay symbols in the equations, their values are given once in the where block
     from symrmt import latex
 
     equations, where = _equations_and_where(latex("x*exp(-x**2/2)"))
-    assert r"\frac{\sqrt{3}}{9}" not in equations and equations.count("b^{2}") >= 5
-    assert where.count(r"\frac{\sqrt{3}}{9}") == 2                    # nu = sqrt(3)/9 and b^2 = nu - a_1^2 = ...
-    assert r"b^{2} = \nu - a_1^2 = - \frac{1}{8} + \frac{\sqrt{3}}{9}" in where
+    assert r"\sqrt{3}" not in equations and r"\sqrt{2}" not in equations and equations.count("b^{2}") >= 3
+    assert r"a_{1} \left(\lambda - 1\right) - b^{2} t_{12} + d" in equations      # collected, a_1 factored
+    assert r"a_{1} = \mathbb{E}[\xi f(\xi)] = \frac{\sqrt{2}}{4}" in where
+    assert r"\nu = \mathbb{E}[f(\xi)^2] = \frac{\sqrt{3}}{9}" in where
+    assert r"b^{2} = \nu - a_1^2 = \frac{\sqrt{3}}{9} - \frac{1}{8}" in where
     assert r"f(x) = x e^{- \frac{x^{2}}{2}}" in where
     # b = 0 is put in: f = x has no Wigner part, so the t's leave M(lambda)
     linear_f, _ = _equations_and_where(latex("x"))
-    assert "b^{2}" not in linear_f and r"M(\lambda) &= \begin{pmatrix}\gamma & d + \lambda - 1" in linear_f
+    assert "b^{2}" not in linear_f and r"M(\lambda) &= \begin{pmatrix}\gamma & a_{1} \left(\lambda - 1\right) + d" in linear_f
+
+
+def test_b_squared_of_a_leaky_relu_is_factored():
+    # the new user's example: lambda (s/2 + 1/2) - s/2 - 1/2 and b^2 = (-2 (s-1)^2 + pi (2 s^2 - (s+1)^2 + 2))/(4 pi)
+    from symrmt import latex
+
+    text = latex("leaky_relu(x, s)", center=True)
+    equations, where = _equations_and_where(text)
+    assert r"\frac{s}{2}" not in equations and r"a_{1} \left(\lambda - 1\right)" in equations
+    assert r"a_{1} = \mathbb{E}[\xi f(\xi)] = \frac{s + 1}{2}" in where
+    assert r"b^{2} = \nu - a_1^2 = \frac{\left(\pi - 2\right) \left(s - 1\right)^{2}}{4 \pi}" in where
+    numeric = latex("leaky_relu(x, s)", center=True, params={"s": 0.5}, numeric=True)
+    assert "0.75" in _equations_and_where(numeric)[0]                # --numeric: the numbers in the equations
 
 
 def test_derivatives_use_an_upright_d():
@@ -77,7 +92,7 @@ def test_derivatives_use_an_upright_d():
 def test_every_printed_vector_and_woodbury_object_is_defined():
     _, where = _equations_and_where(system_latex(attention_system(rank=2)))
     for needle in (r"y \in \{\pm 1\}^n", r"s = Z^\top \mu", r"k_{1} = Z^\top w_K^{(1)}", r"q_{2} = Z^\top w_Q^{(2)}",
-                   r"\mathsf{G} = \mathcal{U}^\top R\,\mathcal{U}/n", r"g = \mathcal{U}^\top R\, e/n",
+                   r"\mathsf{G} = \mathcal{U}^\top H_N^{-1}\,\mathcal{U}/n", r"g = \mathcal{U}^\top H_N^{-1} e/n",
                    r"\mathsf{C} = n\,\mathcal{C}", r"e = y \text{ in pencil block } 1", r"Z \in \mathbb{R}^{p \times n}",
                    r"W_K^\top W_Q = I_p + \sum_{h=1}^{2} w_K^{(h)} w_Q^{(h)\top}"):
         assert needle in where, needle
@@ -90,7 +105,7 @@ def test_a_parameter_named_like_a_vector_renames_the_vector():
     equations, where = _equations_and_where(text)
     assert r"u^{(1)} = (y, z_{\mu}, q)" in equations and r"z_{\mu} = Z^\top \mu" in where
     assert r"s = Z^\top" not in text and r"f(x) = \tanh{\left(s x \right)}" in where
-    assert r"a_{1}(s) = \mathbb{E}[\xi f(\xi)]" in where and r"\nu(s) = \mathbb{E}[f(\xi)^2]" in where
+    assert r"a_{1} = \mathbb{E}[\xi f(\xi)] = a_{1}(s)" in where and r"\nu = \mathbb{E}[f(\xi)^2] = \nu(s)" in where
     both = latex("tanh(k*x) + y*x**3")
     assert r"u^{(2)} = (\boldsymbol{y}, z_{\mu}, z_{K})" not in both          # s is free: only k and y move
     assert r"u^{(2)} = (\boldsymbol{y}, s, z_{K})" in both and r"z_{K} = Z^\top w_K" in both
@@ -99,8 +114,8 @@ def test_a_parameter_named_like_a_vector_renames_the_vector():
 def test_a_parameter_named_like_a_scalar_gets_a_tilde():
     from symrmt import latex
 
-    equations, where = _equations_and_where(latex("erf(d*x)"))
-    assert r"\tilde{d}" in equations and r"+ d +" in equations        # the user's d and the diagonal d
+    equations, where = _equations_and_where(latex("erf(d*x)", numeric=True))
+    assert r"\tilde{d}" in equations and r"+ d" in equations        # the user's d and the diagonal d
     assert r"f(x) = \operatorname{erf}{\left(\tilde{d} x \right)}" in where
     assert r"d = K_{ii}" in where
 
@@ -111,7 +126,9 @@ def test_digits_round_closed_forms_only_when_numeric():
     exact = latex("erf(x)", digits=4)
     numeric = latex("erf(x)", digits=4, numeric=True)
     assert r"\sqrt{\pi}" in exact and r"\sqrt{\pi}" not in numeric and "0.6515" in numeric
-    assert "0.605706" in latex("tanh(x)")                    # 0.6057055096..., rounded in decimal
+    equations, where = _equations_and_where(latex("tanh(x)"))
+    assert "0.605706" not in equations and "0.605706" in where      # 0.6057055096..., rounded in decimal, once
+    assert "0.605706" in _equations_and_where(latex("tanh(x)", numeric=True))[0]
 
 
 def test_long_lists_of_vectors_are_split():
@@ -126,8 +143,9 @@ def test_document_numbers_and_labels_every_equation():
 
     document = latex("tanh(x)", document=True)
     assert document.startswith(r"\documentclass") and document.rstrip().endswith(r"\end{document}")
-    assert r"\begin{aligned}" not in document and document.count(r"\begin{align}") == 6
+    assert r"\begin{aligned}" not in document and document.count(r"\begin{align}") == 2
     labels = re.findall(r"\\label\{([^}]*)\}", document)
     assert len(labels) == len(set(labels)) >= 20
-    assert {"attention:Mlambda", "attention:t11", "attention:tauA33", "attention:G12", "attention:Eattngamma"} <= set(labels)
-    assert r"\text{where }" not in document and r"\paragraph{Where.}" in document
+    assert {"attention:Mlambda", "attention:t11", "attention:tauij", "attention:G12", "attention:Eattngamma"} <= set(labels)
+    assert r"\text{where }" not in document and r"\paragraph{Definitions.}" in document
+    assert latex("tanh(x)", body=True) in document                   # the document is the body in a preamble

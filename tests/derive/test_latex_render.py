@@ -70,8 +70,12 @@ def _katex_available() -> bool:
     return probe.returncode == 0
 
 
+#: One compile takes 2-5 s: the default suite compiles the first case, CI all of them.
+DOCUMENTS = [CASES[0], *(pytest.param(case, marks=pytest.mark.slow) for case in CASES[1:])]
+
+
 @pytest.mark.skipif(_engine() is None, reason="no LaTeX engine (pdflatex, lualatex, xelatex) on PATH")
-@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("case", DOCUMENTS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
 def test_document_compiles(case, tmp_path, capsys):
     argv = ["latex", "--kind", case["kind"], "--document", str(tmp_path / "system.tex")]
     if "f" in case and case["kind"] != "linear":
@@ -90,6 +94,42 @@ def _compile(folder) -> tuple[int, str]:
     run = subprocess.run([_engine(), "-interaction=nonstopmode", "-halt-on-error", "system.tex"], cwd=folder,
                          capture_output=True, text=True, timeout=300)
     return run.returncode, (folder / "system.log").read_text(errors="replace")
+
+
+#: Every kind, ranks 1-3 where the rank exists, both forms, and an f with a parameter (leaky ReLU of slope s).
+BODIES = [dict(kind=kind, rank=rank, form=form, **extra) for form in ("quadrature", "algebraic")
+          for kind, ranks, extra in (("attention", (1, 2, 3), {}), ("kernel_ridge", (1, 2, 3), {}), ("linear", (1,), {}),
+                                     ("gram_density", (1,), {}), ("kernel_density", (1,), {}),
+                                     ("attention", (1,), dict(f="leaky_relu(x, s)", center=True)))
+          for rank in ranks] + [dict(kind="attention", f="tanh(x)", numeric=True, solver_data=True)]
+
+_ARTICLE = r"""\documentclass{article}
+\usepackage{amsmath,amssymb}
+\begin{document}
+%s
+\end{document}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_engine() is None, reason="no LaTeX engine (pdflatex, lualatex, xelatex) on PATH")
+def test_bodies_compile_in_a_plain_article(tmp_path):
+    """Every body, each with its own label prefix, \\input into one article that loads only amsmath and amssymb.
+
+    The references to each body's equations resolve, and no label is defined twice.
+    """
+    lines = []
+    for i, case in enumerate(BODIES):
+        options = dict(case)
+        text = latex(options.pop("f", None), body=True, label_prefix=f"s{i}", **options)
+        (tmp_path / f"body{i}.tex").write_text(text)
+        first = re.search(r"\\label\{([^}]*)\}", text.split(r"\paragraph{Its deterministic")[1])[1]
+        lines += [rf"\section{{{i}}}", rf"\input{{body{i}}}", rf"See \eqref{{{first}}} and \eqref{{s{i}:X}}."]
+    (tmp_path / "system.tex").write_text(_ARTICLE % "\n".join(lines))
+    for _ in range(2):                                                # the second run resolves the references
+        status, log = _compile(tmp_path)
+        assert status == 0, log[-3000:]
+    assert "multiply defined" not in log and "undefined" not in log.lower() and "Undefined control" not in log
 
 
 @pytest.mark.skipif(_engine() is None, reason="no LaTeX engine (pdflatex, lualatex, xelatex) on PATH")

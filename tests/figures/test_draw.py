@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from symrmt.figures import Curve, Figure, Panel, draw
-from symrmt.figures._core import finite_size_note
+from symrmt.figures.figure import finite_size_note
 
 matplotlib.use("Agg")
 

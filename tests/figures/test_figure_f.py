@@ -163,4 +163,4 @@ def test_a_centred_f_is_named_so_in_the_csv_and_has_no_params_column():
     f = figure_f("relu(x)", center=True)
     assert f.h.a0 == pytest.approx(0.0, abs=1e-12)
     assert f.tags()["f"] == "relu(x) (centred)" and "params" not in f.tags()
-    assert f.title(CLAIMS["rank"]) == "rank, f = relu(x) (centred)"
+    assert CLAIMS["rank"].title_for(f) == "rank, f = relu(x) (centred)"

@@ -14,7 +14,7 @@ from scipy import stats
 
 import symrmt
 from symrmt.figures import FIGURES, FigureUnavailable, csv_rows, run
-from symrmt.figures._core import FIXED_COLUMNS, STAT_COLUMNS
+from symrmt.figures.figure import FIXED_COLUMNS, STAT_COLUMNS
 from symrmt.figures.claims import CLAIMS
 
 #: The formulas of the f names the figures write into their CSVs (kept here, apart from the figure code).

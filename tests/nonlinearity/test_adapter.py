@@ -61,11 +61,11 @@ def test_non_entrywise_callables_are_refused():
 
 
 def test_simulation_uses_the_adapter_and_stays_free_of_sympy():
-    from symrmt.simulation import api
+    from symrmt.simulation import setup
 
-    model = api._with_f(api._model(20, 1.0, None, None, 0.0, False)[0], "relu(x)")
+    model = setup.with_f(setup.validated_model(20, 1.0, None, None, 0.0, False)[0], "relu(x)")
     np.testing.assert_array_equal(model.f(np.array([-1.0, 2.0])), [0.0, 2.0])
-    assert model.label == "relu(x)" and api.numpy_callable is numpy_callable
+    assert model.label == "relu(x)" and setup.numpy_callable is numpy_callable
     code = ("import sys, numpy as np, symrmt.simulation as s; from symrmt.nonlinearity import numpy_callable; "
             "numpy_callable(np.tanh); s.simulate(np.tanh, 20, 1.0, 0.1, seeds=2); print('sympy' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

@@ -12,7 +12,7 @@ import sympy as sp
 
 from symrmt.errors import NonlinearityError, ParameterError, SymrmtInputError
 from symrmt.geometry import Geometry
-from symrmt.simulation import (FiniteSizeWarning, SimulationResult, api, linalg, memory, model, routes, simulate,
+from symrmt.simulation import (FiniteSizeWarning, SimulationResult, api, linalg, memory, model, routes, setup, simulate,
                                simulate_once, simulate_spectrum)
 from symrmt.simulation.linalg import GRAM_RTOL, errors_gram
 
@@ -165,7 +165,8 @@ def test_linear_baseline_ignores_f_and_d():
     np.testing.assert_array_equal(lin_a, lin_b)
 
 
-@pytest.mark.parametrize("module", [api, memory, routes, linalg, model], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [api, memory, routes, linalg, linalg.exact, linalg.tridiagonal, linalg.lanczos,
+                                    linalg.gram, model], ids=lambda m: m.__name__)
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
 
@@ -404,6 +405,7 @@ def test_drawing_the_next_seed_ahead_changes_no_number(monkeypatch):
         return real_draw(model_, rng)
 
     monkeypatch.setattr(api, "draw", spy)
+    monkeypatch.setattr(setup, "draw", spy)      # Setup.run_seeds draws ahead, api._one_draw in turn
     ahead = simulate(np.tanh, 96, 1.0, GAMMAS, ASYMMETRIC, seeds=3, seed=5)
     assert where == [False] * 3                 # all three drawn in the worker
     where.clear()

@@ -1,5 +1,5 @@
 """Unit tests of symrmt.simulation.linalg: each route against a dense reference, the Lanczos
-bracket, the rounding fallbacks, the blocked products and the cost model."""
+bracket, the rounding fallbacks and the blocked products (the cost model: tests/simulation/test_routes.py)."""
 from __future__ import annotations
 
 import time
@@ -7,8 +7,10 @@ import time
 import numpy as np
 import pytest
 
-from symrmt.simulation import linalg
+from symrmt.simulation import linalg, two_stage
 from symrmt.simulation.linalg import GRAM_RTOL, errors_gram, errors_svd, exact_errors
+from symrmt.simulation.linalg import exact as exact_route, gram as gram_products, lanczos as lanczos_route
+from symrmt.simulation.linalg import tridiagonal as tridiagonal_route
 
 GAMMAS = np.geomspace(1e-3, 1e2, 9)
 
@@ -77,7 +79,7 @@ def test_tiny_gamma_dispatches_to_svd(monkeypatch):
     gammas = np.array([1e-9, 1.0])
     assert errors_gram(F, y, gammas)[1] > GRAM_RTOL
     shapes = []
-    monkeypatch.setattr(linalg, "errors_svd", lambda F, y, g: shapes.append(F.shape) or g)
+    monkeypatch.setattr(exact_route, "errors_svd", lambda F, y, g: shapes.append(F.shape) or g)
     exact_errors(F, y, gammas)
     assert shapes == [(60, 60)]  # reduced by QR before the SVD
 
@@ -125,16 +127,16 @@ def test_gauss_and_radau_bounds_bracket_the_truth_at_every_step():
     a2 = (basis.T @ y) ** 2 / (y @ y)
     truth = (1 / (lam[None, :] + gammas[:, None]) ** 2) @ a2
     tau = 1e-9 * gammas.min()
-    store = linalg._Basis(n, n + 1)
+    store = lanczos_route._Basis(n, n + 1)
     store.append(y / np.linalg.norm(y))
     alpha, beta, widths = [], [], []
     for k in range(1, 31):
-        a, b = linalg._lanczos_step(G @ store.active[-1], store, beta[-1] if beta else 0.0)
+        a, b = lanczos_route._lanczos_step(G @ store.active[-1], store, beta[-1] if beta else 0.0)
         alpha.append(a)
         beta.append(b)
         if k == 1:
             continue   # LAPACK's ptsv needs two rows (lanczos_errors checks first at CHECK_EVERY = 8)
-        lower, upper = linalg._bracket(np.array(alpha), np.array(beta[:-1]), b, gammas, tau)
+        lower, upper = lanczos_route._bracket(np.array(alpha), np.array(beta[:-1]), b, gammas, tau)
         # rounding of the 80-by-80 Lanczos recurrence is ~1e-13 relative
         assert np.all(lower <= truth * (1 + 1e-12)) and np.all(truth <= upper * (1 + 1e-12))
         widths.append(np.max((upper - lower) / truth))
@@ -154,7 +156,7 @@ def test_tridiagonal_push_through_side():
 def test_first_column_solves_fall_back_to_banded_lu():
     """ptsv refuses an indefinite T + gamma (rounding at an eigenvalue far below gamma); LU solves it."""
     diag, off, gammas = np.array([-1.0, 2.0, 1.0]), np.array([0.1, 0.2]), np.array([0.5, 3.0])
-    u1, unorm2 = linalg._first_column_solves(diag, off, gammas)
+    u1, unorm2 = linalg.first_column_solves(diag, off, gammas)
     for i, g in enumerate(gammas):
         T = np.diag(diag + g) + np.diag(off, 1) + np.diag(off, -1)
         u = np.linalg.solve(T, np.eye(3)[:, 0])
@@ -164,7 +166,7 @@ def test_first_column_solves_fall_back_to_banded_lu():
 def test_blocked_symmetric_product(monkeypatch):
     """Above SYRK_COLUMNS the Gram matrix is built by blocks: same values, exactly symmetric."""
     F = np.random.default_rng(0).standard_normal((30, 70))
-    monkeypatch.setattr(linalg, "SYRK_COLUMNS", 16)
+    monkeypatch.setattr(gram_products, "SYRK_COLUMNS", 16)
     blocked = linalg.symmetric_product(F)
     np.testing.assert_array_equal(blocked, blocked.T)
     np.testing.assert_allclose(blocked, F.T @ F, rtol=1e-13, atol=1e-12)
@@ -186,24 +188,6 @@ def test_serial_blas_nests_and_restores():
     assert blas_threads() == before
 
 
-@pytest.mark.parametrize("n, p", [(256, 256), (1024, 512), (2048, 4096), (4096, 1024)])
-@pytest.mark.parametrize("attention", [True, False])
-@pytest.mark.parametrize("keeps_gram", [True, False])
-def test_step_budget_is_the_most_steps_cheaper_than_tridiagonal(n, p, attention, keeps_gram):
-    steps = linalg.step_budget(n, p, attention, keeps_gram)
-    limit = linalg.tridiagonal_cost(n, p, attention)
-    assert steps > 0
-    assert linalg.lanczos_cost(steps, n, p, attention, keeps_gram) <= limit
-    assert linalg.lanczos_cost(steps + 1, n, p, attention, keeps_gram) > limit
-
-
-def test_prior_steps_grow_as_gamma_shrinks_and_at_the_hard_edge():
-    """sqrt(kappa) of the Marchenko-Pastur bulk: more steps for smaller gamma, most at c = 1."""
-    assert linalg.prior_steps(1000, 1000, 1e-3, False) > linalg.prior_steps(1000, 1000, 1e-1, False)
-    assert linalg.prior_steps(1000, 1000, 1e-3, False) > linalg.prior_steps(1000, 4000, 1e-3, False)
-    assert linalg.prior_steps(1000, 1000, 1e-3, True) > linalg.prior_steps(1000, 1000, 1e-3, False)
-
-
 @pytest.mark.parametrize("shape", [(30, 70), (300, 517), (517, 300)])
 def test_symmetric_product_is_exactly_symmetric(shape):
     """F^T F to rounding, exactly symmetric (the tridiagonal route needs it), C-contiguous (the scores
@@ -218,14 +202,14 @@ def test_symmetric_product_is_exactly_symmetric(shape):
     assert not np.array_equal(planted, planted.T)
 
 
-@pytest.mark.skipif(not linalg.two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
+@pytest.mark.skipif(not two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
 @pytest.mark.parametrize("m", [5, 300, 1100])
 def test_two_stage_reduction_keeps_e1_and_the_spectrum(m):
     """dsytrd_2stage's T has G's eigenvalues and e_1^T f(T) e_1 = e_1^T f(G) e_1: the route's identity holds."""
     rng = np.random.default_rng(m)
     Z = rng.standard_normal((m, m))
     G = Z.T @ Z / m
-    diag, off = linalg.two_stage.tridiagonalize(np.asfortranarray(G))
+    diag, off = two_stage.tridiagonalize(np.asfortranarray(G))
     T = np.diag(diag) + np.diag(off, 1) + np.diag(off, -1)
     lam, vectors = np.linalg.eigh(G)
     np.testing.assert_allclose(np.linalg.eigvalsh(T), lam, rtol=0, atol=1e-11 * lam[-1])
@@ -235,10 +219,10 @@ def test_two_stage_reduction_keeps_e1_and_the_spectrum(m):
         np.testing.assert_allclose(got @ got, want, rtol=1e-8)
 
 
-@pytest.mark.skipif(not linalg.two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
+@pytest.mark.skipif(not two_stage.available(), reason="no dsytrd_2stage in SciPy's LAPACK")
 def test_tridiagonal_route_above_two_stage_from_matches_dense(monkeypatch):
     """With the two-stage reduction (threshold lowered to reach it at a test size) the route still equals exact."""
-    monkeypatch.setattr(linalg, "TWO_STAGE_FROM", 64)
+    monkeypatch.setattr(tridiagonal_route, "TWO_STAGE_FROM", 64)
     F, y = problem(150, 120, seed=3)
     np.testing.assert_allclose(tridiagonal(F, y, GAMMAS), dense_errors(F, y, GAMMAS), rtol=1e-9)
     F, y = problem(90, 160, seed=4)      # p < n: the push-through side, 90-by-90
@@ -285,13 +269,13 @@ def test_lanczos_steps_run_on_the_thread_count_they_time_faster(slow):
     seen = []
 
     def step():
-        count = linalg.available_threads()
+        count = lanczos_route.available_threads()
         seen.append(count)
         if count == slow:
             time.sleep(0.002)
         return len(seen) < 300
 
-    linalg._run_steps(step, (1, 2))
+    lanczos_route._run_steps(step, (1, 2))
     fast = 3 - slow
     assert seen.count(fast) > 0.8 * len(seen)
-    assert seen.count(slow) >= 2 * linalg._TRIAL_STEPS   # but tried again after the first trial round
+    assert seen.count(slow) >= 2 * lanczos_route._TRIAL_STEPS   # but tried again after the first trial round

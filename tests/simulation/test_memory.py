@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from symrmt.errors import ParameterError
-from symrmt.simulation import api, memory, memory_estimate, simulate, simulate_spectrum
+from symrmt.simulation import api, memory, setup, memory_estimate, simulate, simulate_spectrum
 from symrmt.simulation.routes import Plan
 
 
@@ -20,7 +20,8 @@ def test_huge_sizes_are_refused_before_allocating(n, c, monkeypatch):
         raise AssertionError("reached past the memory check")
 
     monkeypatch.setattr(api, "draw", never)
-    monkeypatch.setattr(api, "_with_f", never)
+    monkeypatch.setattr(setup, "draw", never)
+    monkeypatch.setattr(setup, "with_f", never)
     with pytest.raises(ParameterError, match=r"GiB.*available"):
         simulate("tanh(x)", n, c, [0.1], seeds=2)
 

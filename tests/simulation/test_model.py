@@ -6,7 +6,7 @@ import pytest
 
 from symrmt.errors import NonlinearityError
 from symrmt.geometry import Geometry
-from symrmt.simulation import api
+from symrmt.simulation import setup
 from symrmt.simulation import model as sim_model
 
 from .reference import ASYMMETRIC, GAMMAS, RANK2, reference_draw, reference_errors
@@ -14,7 +14,7 @@ from .reference import ASYMMETRIC, GAMMAS, RANK2, reference_draw, reference_erro
 
 def built(n, c, geometry=None, gram=None, d=0.0, random_frame=False, f=np.tanh):
     """A validated Model with f, as :func:`symrmt.simulation.simulate` builds it."""
-    return api._with_f(api._model(n, c, geometry, gram, d, random_frame)[0], f)
+    return setup.with_f(setup.validated_model(n, c, geometry, gram, d, random_frame)[0], f)
 
 
 def test_reference_has_teeth_on_asymmetry():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from symrmt.errors import ConvergenceError
-from symrmt.simulation import linalg, routes, simulate, simulate_once
+from symrmt.simulation import routes, simulate, simulate_once
 from symrmt.simulation.linalg import LANCZOS_RTOL
 from symrmt.simulation.routes import Plan, unit_interval
 
@@ -62,8 +62,8 @@ def test_lanczos_route_itself_agrees_with_exact(c, monkeypatch):
 def test_the_lanczos_budget_is_computed_once_per_call(monkeypatch):
     """One step budget per curve for a whole call (memory check and every seed), not one per seed."""
     calls = []
-    budget = linalg.step_budget
-    monkeypatch.setattr(linalg, "step_budget", lambda *args: calls.append(args) or budget(*args))
+    budget = routes.step_budget
+    monkeypatch.setattr(routes, "step_budget", lambda *args: calls.append(args) or budget(*args))
     simulate(np.tanh, 64, 1.0, [1.0, 10.0], seeds=3, method="auto", progress=False)
     assert len(calls) == 2     # attention and linear
 
@@ -74,7 +74,7 @@ def test_plans(method, keeps, steps):
     plan = Plan.of(method, 100, 100)
     assert plan.keeps_gram is keeps and (plan.attention_steps, plan.linear_steps) == steps
     auto = Plan.of("auto", 2048, 2048)
-    assert auto.attention_steps == linalg.step_budget(2048, 2048, True, True) and auto.lanczos_steps > 0
+    assert auto.attention_steps == routes.step_budget(2048, 2048, True, True) and auto.lanczos_steps > 0
     assert not Plan.of("tridiagonal", 100, 99).keeps_gram and Plan.of("auto", 100, 50).keeps_gram
 
 
@@ -86,3 +86,21 @@ def test_clipping_only_of_round_off():
         unit_interval(np.array([0.1, 0.5, 1 + 1e-9]), "attention", grid)
     with pytest.raises(ConvergenceError, match="outside"):
         unit_interval(np.array([0.1, np.nan, 0.5]), "linear", grid)
+
+
+@pytest.mark.parametrize("n, p", [(256, 256), (1024, 512), (2048, 4096), (4096, 1024)])
+@pytest.mark.parametrize("attention", [True, False])
+@pytest.mark.parametrize("keeps_gram", [True, False])
+def test_step_budget_is_the_most_steps_cheaper_than_tridiagonal(n, p, attention, keeps_gram):
+    steps = routes.step_budget(n, p, attention, keeps_gram)
+    limit = routes.tridiagonal_cost(n, p, attention)
+    assert steps > 0
+    assert routes.lanczos_cost(steps, n, p, attention, keeps_gram) <= limit
+    assert routes.lanczos_cost(steps + 1, n, p, attention, keeps_gram) > limit
+
+
+def test_prior_steps_grow_as_gamma_shrinks_and_at_the_hard_edge():
+    """sqrt(kappa) of the Marchenko-Pastur bulk: more steps for smaller gamma, most at c = 1."""
+    assert routes.prior_steps(1000, 1000, 1e-3, False) > routes.prior_steps(1000, 1000, 1e-1, False)
+    assert routes.prior_steps(1000, 1000, 1e-3, False) > routes.prior_steps(1000, 4000, 1e-3, False)
+    assert routes.prior_steps(1000, 1000, 1e-3, True) > routes.prior_steps(1000, 1000, 1e-3, False)

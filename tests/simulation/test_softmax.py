@@ -9,7 +9,7 @@ import pytest
 from symrmt import simulate
 from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
-from symrmt.simulation import api, simulate_once, simulate_spectrum
+from symrmt.simulation import setup, simulate_once, simulate_spectrum
 from symrmt.simulation import model as sim_model
 from symrmt.simulation.linalg import LANCZOS_RTOL
 from symrmt.simulation.softmax import softmax_scale
@@ -20,8 +20,8 @@ from .reference import ASYMMETRIC, GAMMAS, reference_draw, reference_errors, ref
 
 def softmax_model(n, c, geometry=None, tau=1.0, mask=True, weights=None, normalize=None):
     """A validated softmax Model, as :func:`symrmt.simulate` builds it."""
-    model, _ = api._model(n, c, geometry, None, 0.0, False, weights)
-    return api._with_attention(model, None, "softmax", tau, mask, normalize)
+    model, _ = setup.validated_model(n, c, geometry, None, 0.0, False, weights)
+    return setup.with_attention(model, None, "softmax", tau, mask, normalize)
 
 
 def simulated_softmax(n, c, geometry, tau, seed, mask=True, normalize=None):

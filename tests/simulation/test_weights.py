@@ -11,7 +11,7 @@ from symrmt.geometry import Geometry, realize
 from symrmt.simulation import (WeightMatrix, align_signal, memory, memory_estimate, simulate, simulate_once,
                                simulate_spectrum)
 from symrmt.simulation import model as sim_model
-from symrmt.simulation import api
+from symrmt.simulation import api, setup
 from symrmt.simulation.model import BLOCK_ROWS
 from symrmt.simulation.weights import resolve_weights
 
@@ -150,7 +150,7 @@ def test_the_signal_goes_along_the_first_axis_or_a_random_one():
     p = 30
 
     def mu(random_frame, seed):
-        model = api._with_f(api._model(25, p / 25, Geometry(mu_norm=2.0), None, 0.0, random_frame,
+        model = setup.with_f(setup.validated_model(25, p / 25, Geometry(mu_norm=2.0), None, 0.0, random_frame,
                                        weights=np.eye(p))[0], np.tanh)
         return sim_model.draw(model, np.random.default_rng(seed))[2][0]
 
@@ -270,7 +270,8 @@ def test_memory_refusal_counts_the_weights(monkeypatch):
     n = p = 1500
     without = memory_estimate(n, p, 2, 1)
     monkeypatch.setattr(memory, "available_memory", lambda: without + 2**20)
-    monkeypatch.setattr(api, "draw", lambda *a: (_ for _ in ()).throw(AssertionError("drew")))
+    for module in (api, setup):
+        monkeypatch.setattr(module, "draw", lambda *a: (_ for _ in ()).throw(AssertionError("drew")))
     with pytest.raises(ParameterError, match="GiB"):
         simulate(np.tanh, n, 1.0, [0.1], seeds=2, weights=np.eye(p), progress=False)
 

@@ -25,9 +25,10 @@ def add_converge(sub) -> None:
     add_params(p)
     p.add_argument("--ns", type=argument_type(parse_sizes), default=None, metavar="N1,N2,...",
                    help="at least three sizes (default 256,512,1024,2048,4096)")
-    p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
+    p.add_argument("--seeds", type=argument_type(_seed_counts), default=DEFAULT_SEEDS, metavar="S|S1,S2,...",
                    help=f"seeds at the largest size; each smaller size is timed on this machine and gets the "
-                        f"seeds that cost about the same (default {DEFAULT_SEEDS})")
+                        f"seeds that cost about the same (default {DEFAULT_SEEDS}); or one count per size, in the "
+                        f"order of --ns, which repeats a run exactly (the JSON's 'seeds' of an earlier run)")
     p.add_argument("--target", type=float, default=DEFAULT_TARGET, metavar="REL",
                    help=f"relative half-width of the 95%% interval of the limit below which the ladder decides "
                         f"(default {DEFAULT_TARGET:g}); wider: it says so and estimates the seeds that would reach it")
@@ -91,3 +92,9 @@ def _print_convergence(result) -> None:
                 notes.append(f"{quantity.name}, gamma = {result.gamma[g]:.4g}: {decision['reason']}.")
     for note in notes:
         print(note)
+
+
+def _seed_counts(text: str) -> int | list[int]:
+    """``--seeds 6`` (the largest size's; the others by their measured cost) or ``--seeds 24,12,6`` (one per size)."""
+    counts = parse_sizes(text, "--seeds")
+    return int(counts[0]) if "," not in text else [int(v) for v in counts]

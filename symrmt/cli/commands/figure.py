@@ -47,9 +47,9 @@ def cmd_figure(args: argparse.Namespace) -> dict:
     override = _f_override(args)
     try:
         sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
-        from ...figures import _core
+        from ...figures import figure
 
-        _core.QUIET = bool(args.quiet)
+        figure.QUIET = bool(args.quiet)
         written = run(args.name, quick=args.quick, out=args.out, fmt=args.format, **override, **sizes)
     except FigureUnavailable as exc:
         raise SymrmtInputError(f"figure {args.name!r} is not available in this installation: {exc}") from None

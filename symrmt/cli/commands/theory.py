@@ -14,10 +14,13 @@ from ...geometry import Geometry
 from ...theory.forms import DEFAULT_FORM, FORMS
 from ...theory.latex import MAX_DIGITS, MAX_RANK
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
-                         check_attention, check_c, geometry, parameter_axes, parameter_values, single_point)
+                         axis_parser, check_attention, check_c, geometry, parameter_axes, parameter_values,
+                         single_point)
 from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
+from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
+from ...runtime.files import write_atomically
 from ..values import parse_grid
 
 _FORM_HELP = ("form of the derived system: auto (the default: algebraic, quadrature where it does not hold; "
@@ -31,11 +34,13 @@ def add_theory(sub) -> None:
     p = sub.add_parser("theory", help="deterministic equivalents of E_attn and E_lin")
     add_f(p, required=False)
     add_attention(p)
-    add_common(p)
-    add_geometry(p)
+    add_common(p, grids=True)
+    add_geometry(p, grids=True)
     add_params(p, grids=True)
     add_strict(p)
     p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
+    p.add_argument("--csv", metavar="FILE.csv", default=None,
+                   help="also write the points as CSV, one row per point (replaced atomically if it exists)")
 
 
 def add_latex(sub) -> None:
@@ -48,9 +53,19 @@ def add_latex(sub) -> None:
     p.add_argument("--digits", type=int, default=6,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
     p.add_argument("--numeric", action="store_true",
-                   help="also round f's closed forms (a_1, nu, b^2) to --digits significant digits")
+                   help="put f's data (a_1, b^2) into the equations as numbers with --digits significant digits "
+                        "(default: a_1 and b stay symbols, their values are given once)")
     p.add_argument("--document", metavar="FILE.tex", default=None,
                    help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
+    p.add_argument("--body", metavar="FILE.tex", default=None,
+                   help="write the body of a paper to \\input (amsmath, amssymb): the model, its numbered and "
+                        "labelled equations, the definitions")
+    p.add_argument("--label-prefix", default=None,
+                   help="prefix of the \\label's of --body and --document (default: the system's name, e.g. "
+                        "attention), so that two systems can share one paper")
+    p.add_argument("--solver-data", action="store_true",
+                   help="also print the solver's data (continuation start, branch conditions, admissible ranges), "
+                        "in an environment symrmtsolverdata of their own with --body or --document")
     p.add_argument("--form", choices=FORMS, default="quadrature",
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
@@ -60,12 +75,13 @@ def add_latex(sub) -> None:
 def add_spectrum(sub) -> None:
     p = sub.add_parser("spectrum", help="predicted eigenvalue density of K^T X^T X K/n or of K")
     add_f(p)
-    p.add_argument("--c", type=float, required=True, help="c = p/n > 0")
+    p.add_argument("--c", type=axis_parser("c"), required=True, metavar="C|C1,C2,...|LO:HI:NUM",
+                   help="c = p/n > 0 (a list or grid: one density per value)")
     p.add_argument("--x", type=argument_type(parse_grid), required=True, metavar="LO:HI:NUM|x1,x2,...")
     p.add_argument("--eta", type=float, default=0.0, help="distance to the real axis (default 0: the density itself)")
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")
-    add_geometry(p)
+    add_geometry(p, diag_grid=True)
     add_params(p, grids=True)
     add_strict(p)
     p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
@@ -149,6 +165,12 @@ def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
+    if args.csv is not None:
+        check_output_file(args.csv, "--csv", ("csv",))
+    axes = grid_axes(args)
+    if axes:
+        return _theory_points(args, axes)
+    collapse_axes(args)
     h, attention, linear, failed = theory_curves(args, geometry(args))
     params = dict(args.param)
     if h.parameters:
@@ -158,6 +180,9 @@ def cmd_theory(args: argparse.Namespace) -> dict:
            "a1": h.a1, "nu": h.nu, **({"params": point} if point else {}), "failed": failed}
     if isinstance(h, SoftmaxData):
         out.update(f=h.f, temperature=h.temperature)
+    if args.csv is not None:
+        _write_points(args.csv, ["gamma", "attention", "linear"],
+                      zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)))
     if not args.json:
         at = "".join(f", {k} = {v:g}" for k, v in point.items())
         shown = describe(h) if isinstance(h, SoftmaxData) else f"f = {args.f}"
@@ -167,6 +192,67 @@ def cmd_theory(args: argparse.Namespace) -> dict:
             print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
         print_failures(failed)
     return out
+
+
+def _theory_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dict:
+    """Grids of c, d or the geometry: one output axis each (then f's parameters, then gamma), one row per point."""
+    from ... import hermite, solve_attention, solve_linear
+
+    check_attention(args)
+    if args.attention == "softmax":
+        raise SymrmtInputError(f"grids of {', '.join('--' + k.replace('_', '-') for k in axes)} are for entrywise "
+                               "attention; for softmax give one value each and a grid of --gamma.")
+    params = parameter_values(args, len(args.gamma) * int(np.prod([len(v) for v in axes.values()])))
+    h = hermite(args.f, center=args.center)
+    names = [*axes, *params, "gamma"]
+    shaped = parameter_axes({**axes, **params, "gamma": args.gamma})
+    values = {name: shaped[name] if name in shaped else _single(args, name) for name in AXES}
+    gram = gram_grid(args, values)
+    grids = {k: shaped[k] for k in params} or None
+    form = getattr(args, "form", "auto")
+    attention = solve_attention(h, values["c"], shaped["gamma"], d=values["diag"], gram=gram, params=grids,
+                                partial=True, form=form)
+    linear = solve_linear(values["c"], shaped["gamma"], gram=gram, partial=True, form=form)
+    shape = np.broadcast_shapes(*(v.shape for v in shaped.values()))
+    columns = [np.broadcast_to(shaped[name], shape).ravel() for name in names]
+    e_attn = np.ma.filled(np.broadcast_to(attention.error, shape), np.nan).ravel()
+    e_lin = np.ma.filled(np.broadcast_to(linear.error, shape), np.nan).ravel()
+    axes_list = [(name, np.ravel(shaped[name])) for name in names]
+    failed = failed_points(attention.failures, axes_list, "attention") + failed_points(linear.failures, axes_list,
+                                                                                          "linear")
+    settle(failed, 2 * e_attn.size, args.strict)
+    header = [*names, "attention", "linear"]
+    rows = list(zip(*columns, e_attn, e_lin))
+    if args.csv is not None:
+        _write_points(args.csv, header, rows)
+    out = {"f": args.f, "columns": header,
+           "points": [{k: (None if not np.isfinite(v) else float(v)) for k, v in zip(header, row)} for row in rows],
+           "failed": failed}
+    if not args.json:
+        print(f"f = {h.f} on the grid of {', '.join(names)} (one row per point; E_lin does not depend on f or d)")
+        print(" ".join(f"{n:>10}" for n in [*names, "E_attn", "E_lin"]))
+        for row in rows:
+            print(" ".join(f"{v:10.4g}" for v in row[:-2]) + f" {cell(row[-2], 10)} {cell(row[-1], 10)}")
+        print_failures(failed)
+    return out
+
+
+def _single(args: argparse.Namespace, name: str):
+    """The one value of an axis flag that is not a grid (None for a geometry flag not given)."""
+    value = getattr(args, name, None)
+    return None if value is None else float(np.ravel(value)[0])
+
+
+def _write_points(path: str, header: list[str], rows) -> None:
+    """The points as CSV, one row per point, written atomically."""
+    import csv
+
+    def write(stream) -> None:
+        out = csv.writer(stream)
+        out.writerow(header)
+        out.writerows([("" if not np.isfinite(v) else repr(float(v))) for v in row] for row in rows)
+
+    write_atomically(path, write)
 
 
 def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, failed: list) -> dict:
@@ -203,8 +289,11 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     if args.rank != 1 and not model.takes_rank:
         raise SymrmtInputError(f"--rank {args.rank}: the {model.name} model takes no rank of weights; leave --rank "
                                "out.")
-    if args.document is not None:
-        check_output_file(args.document, "--document", ("tex",))
+    if args.document is not None and args.body is not None:
+        raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
+    target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
+    if target is not None:
+        check_output_file(target, flag, ("tex",))
     uses_f = _depends_on_f(model)
     note = None
     if args.f is not None and not uses_f:
@@ -213,14 +302,15 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     params = parameter_values(args, optional=True) if args.f is not None and uses_f else {}
     text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
-                 document=args.document is not None, form=args.form)
+                 document=args.document is not None, form=args.form, body=args.body is not None,
+                 label_prefix=args.label_prefix, solver_data=args.solver_data)
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
-    if args.document is not None:
-        Path(args.document).write_text(text, encoding="utf-8")
-        out["document"] = args.document
+    if target is not None:
+        Path(target).write_text(text, encoding="utf-8")
+        out[flag[2:]] = target
         if not args.json:
-            print(f"document written to {args.document}")
+            print(f"{flag[2:]} written to {target}")
     elif not args.json:
         print(text)
     if model.takes_rank:
@@ -240,6 +330,10 @@ def _depends_on_f(model) -> bool:
 def cmd_spectrum(args: argparse.Namespace) -> dict:
     from ... import hermite, spectral_density
 
+    axes = grid_axes(args)
+    if axes:
+        return _spectrum_points(args, axes)
+    collapse_axes(args)
     check_c(args.c)
     params = parameter_values(args, len(args.x))
     h = hermite(args.f, center=args.center)
@@ -260,6 +354,34 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
         for x, rho in zip(result.x, np.ma.filled(result.density, np.nan)):
             print(f"{x:10.4g} " + (f"{rho:12.6g}" if np.isfinite(rho) else f"{'-':>12}"))
         print_failures(failed)
+    return out
+
+
+def _spectrum_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dict:
+    """Lists or grids of c and d: one density per point (then f's parameters), one row per (point, x)."""
+    from ... import hermite, spectral_density
+
+    params = parameter_values(args, len(args.x) * int(np.prod([len(v) for v in axes.values()])))
+    h = hermite(args.f, center=args.center)
+    names = [*axes, *params]
+    grid = [np.ravel(v) for v in np.meshgrid(*axes.values(), *params.values(), indexing="ij")]
+    shown = geometry(args)
+    header, rows, atoms = [*names, "x", "density"], [], []
+    for values in zip(*grid):
+        point = dict(zip(names, values))
+        data = h.at(**{k: point[k] for k in params}) if params else h
+        result = spectral_density(data, point.get("c", _single(args, "c")), args.x, eta=args.eta,
+                                  matrix=args.matrix, d=point.get("diag", _single(args, "diag")), geometry=shown,
+                                  gram=args.gram, form=args.form)
+        atoms.append({**{k: float(v) for k, v in point.items()}, "atom": result.atom})
+        rows += [(*values, x, rho) for x, rho in zip(result.x, np.asarray(result.density, float))]
+    out = {"f": args.f, "matrix": args.matrix, "eta": args.eta, "columns": header,
+           "points": [dict(zip(header, map(float, row))) for row in rows], "atoms": atoms}
+    if not args.json:
+        print(f"f = {h.f}: density of the {args.matrix} matrix on the grid of {', '.join(names)}, eta = {args.eta}")
+        print(" ".join(f"{n:>10}" for n in header))
+        for row in rows:
+            print(" ".join(f"{v:10.4g}" for v in row))
     return out
 
 

@@ -27,14 +27,19 @@ def test_converge_json_contract(capsys):
 
 def test_converge_table_and_plot(capsys, tmp_path):
     plot = tmp_path / "ladder.png"
-    status, out, err = run(capsys, *SMALL[:-3], "--seeds", "8,4,2", "--quiet", "--gram", "[[1,0,0],[0,0,0],[0,0,0]]",
-                           "--plot", str(plot))
-    assert status == 2                       # --seeds is the count at the largest size, one integer
     status, out, err = run(capsys, *SMALL, "--gram", "[[1,0,0],[0,0,0],[0,0,0]]", "--plot", str(plot))
     assert status == 0, err
     assert "n (seeds): 32 (" in out and "128 (2)" in out and "95% interval" in out and "gap" in out
     assert "measured seconds per seed" in out and "decision" in out
     assert plot.stat().st_size > 10_000
+
+
+def test_one_seed_count_per_size_repeats_a_run_exactly(capsys):
+    """--seeds S1,S2,... (an earlier run's JSON 'seeds') gives the same numbers; an integer lets the cost decide."""
+    first = run_json(capsys, *SMALL[:-3], "--seeds", "6,4,2", "--quiet")
+    again = run_json(capsys, *SMALL[:-3], "--seeds", "6,4,2", "--quiet")
+    assert first["seeds"] == [6, 4, 2] and first["attention"]["mean"] == again["attention"]["mean"]
+    assert_refused(capsys, [*SMALL[:-3], "--seeds", "6,4", "--quiet"], "seeds")
 
 
 def test_converge_centers_f(capsys):

@@ -28,10 +28,30 @@ def test_latex_general_and_with_f(capsys):
     assert r"\mathsf{G}" in general and "a_{1}" in general
     erf = run_json(capsys, "latex", "--f", "erf(x)")["latex"]
     equations, where = erf.rsplit("\n\n", 1)
-    assert "a_{1}" not in equations and "b^{2}" in equations       # a_1 put in, b^2 one symbol
+    assert r"\operatorname{asin}" not in equations and "b^{2}" in equations   # a_1 and b symbols, given once
     assert r"\operatorname{asin}" in where and r"b^{2} = \nu - a_1^2 = " in where
+    numeric = run_json(capsys, "latex", "--f", "erf(x)", "--numeric")["latex"]
+    assert "a_{1}" not in numeric.rsplit("\n\n", 1)[0]                   # --numeric puts the numbers in
     linear = run_json(capsys, "latex", "--kind", "linear")["latex"]
     assert r"E_\mathrm{lin}" in linear
+
+
+def test_latex_body_for_a_paper(capsys, tmp_path):
+    body = tmp_path / "lrelu.tex"
+    out = run_json(capsys, "latex", "--f", "leaky_relu(x, s)", "--center", "--body", str(body), "--label-prefix", "lrelu")
+    text = body.read_text()
+    assert out["body"] == str(body) and out["latex"] == text
+    assert r"\label{lrelu:t11}" in text and r"\label{lrelu:X}" in text and "symrmtsolverdata" not in text
+    run_json(capsys, "latex", "--f", "tanh(x)", "--body", str(body), "--solver-data")
+    assert r"\begin{symrmtsolverdata}" in body.read_text()
+
+
+def test_latex_refuses_body_with_document_and_a_bad_prefix(capsys, tmp_path):
+    assert main(["latex", "--body", str(tmp_path / "a.tex"), "--document", str(tmp_path / "b.tex")]) == 2
+    assert "--document and --body" in capsys.readouterr().err
+    assert main(["latex", "--body", str(tmp_path / "a.tex"), "--label-prefix", "two words"]) == 2
+    assert "label prefix" in capsys.readouterr().err and not (tmp_path / "a.tex").exists()
+    assert main(["latex", "--body", str(tmp_path / "a.txt")]) == 2                       # not a .tex file
 
 
 def test_spectrum_json_contract(capsys):

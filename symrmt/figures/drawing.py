@@ -17,7 +17,7 @@ import textwrap
 
 import numpy as np
 
-from ._core import Curve, Figure, Panel
+from .figure import Curve, Figure, Panel
 
 __all__ = ["draw", "IMAGE_FORMATS"]
 

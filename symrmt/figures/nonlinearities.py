@@ -1,19 +1,17 @@
-"""Small pieces the figure modules share: the nonlinearities, their colours, and Monte Carlo calls."""
+"""The nonlinearities of the figures: the fixed set some draw (from :data:`symrmt.nonlinearity.ZOO`, with their
+legend names and colours), and the one f of a figure built around a single f (:func:`figure_f`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
-
-from ._core import Curve, cell, paired_difference
+from ..nonlinearity.zoo import ZOO as NAMED
+from .figure import cell
 
 if TYPE_CHECKING:
     from ..nonlinearity import HermiteCoefficients
-    from .claims import Claim
 
-__all__ = ["Nonlinearity", "ZOO", "NONLINEAR", "nonlinearity", "FigureF", "figure_f", "mc_over_gamma",
-           "theory_curve", "mc_curve", "mc_gap", "LINEAR_STYLE", "n_label"]
+__all__ = ["Nonlinearity", "ZOO", "NONLINEAR", "nonlinearity", "FigureF", "figure_f", "DEFAULT_F", "TAKE_F"]
 
 
 @dataclass(frozen=True)
@@ -30,21 +28,19 @@ class Nonlinearity:
         return hermite(self.formula, center=True)
 
 
-#: The nonlinearities of the random-input figure, centred (the theory needs a_0 = 0).
-ZOO: dict[str, Nonlinearity] = {n.name: n for n in (
-    Nonlinearity("tanh", "tanh(x)", "C0"),
-    Nonlinearity("ReLU (centred)", "relu(x) - 1/sqrt(2*pi)", "C1"),
-    Nonlinearity("erf", "erf(x)", "C2"),
-    Nonlinearity("sin", "sin(x)", "C3"),
-    Nonlinearity("GELU (centred)", "gelu(x) - 1/(2*sqrt(pi))", "C4"),
-    Nonlinearity("x", "x", "C5"),
+#: The nonlinearities of the random-input figure by their legend names: members of
+#: :data:`symrmt.nonlinearity.ZOO` (centred: the theory needs a_0 = 0), each with its colour.
+ZOO: dict[str, Nonlinearity] = {name: Nonlinearity(name, NAMED[key], color) for name, key, color in (
+    ("tanh", "tanh", "C0"),
+    ("ReLU (centred)", "relu", "C1"),
+    ("erf", "erf", "C2"),
+    ("sin", "sin", "C3"),
+    ("GELU (centred)", "gelu", "C4"),
+    ("x", "x", "C5"),
 )}
 
 #: The genuinely nonlinear members of :data:`ZOO` (f = x is linear attention).
 NONLINEAR: tuple[str, ...] = tuple(name for name in ZOO if name != "x")
-
-#: Linear regression is drawn in black, dashed, in every figure.
-LINEAR_STYLE = {"color": "k", "linestyle": "--", "marker": "s"}
 
 
 def nonlinearity(name: str) -> Nonlinearity:
@@ -58,8 +54,9 @@ class FigureF:
 
     The figure reads everything about f from here: the Hermite data :attr:`h` at the point (what the
     theory and, through ``h.f``, the Monte Carlo use), the CSV's ``f`` and ``params`` columns
-    (:meth:`tags`), and the title and the first caption sentence. The figure's claim
-    (:mod:`symrmt.figures.claims`) is checked for the default f only, so another f gets a neutral title.
+    (:meth:`tags`), and how titles and captions name it (:attr:`text`). The figure's claim
+    (:mod:`symrmt.figures.claims`) is checked for the default f only, so another f gets a neutral title
+    (:meth:`~symrmt.figures.claims.Claim.title_for`).
 
     Attributes
     ----------
@@ -97,16 +94,6 @@ class FigureF:
         values = {"params": "; ".join(f"{k}={cell(v)}" for k, v in self.params.items())} if self.params else {}
         return {"f": self.name, **values, "a1": self.h.a1, "nu": self.h.nu}
 
-    def title(self, claim: "Claim") -> str:
-        """The claim's title for the default f; for another f, the figure's name and f (no claim asserted)."""
-        return claim.title if self.default else f"{claim.figure}, f = {self.text}"
-
-    def sentence(self, claim: "Claim") -> str:
-        """The caption's first sentence: the claim with its region for the default f, else what f is."""
-        if self.default:
-            return claim.sentence
-        return f"The figure's claim is made for f = {DEFAULT_F} and is not asserted for this f."
-
 
 #: The nonlinearity of the figures built around one f, unless the user gives another.
 DEFAULT_F = "tanh"
@@ -141,37 +128,3 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
     h.require_centered()
     values = {str(k): float(v) for k, v in sorted((params or {}).items())}
     return FigureF(f.strip(), h, values, centred=bool(center))
-
-
-def n_label(n: int, seeds: int) -> str:
-    return f", n = {n}, {seeds} seeds"
-
-
-def theory_curve(label: str | None, quantity: str, x: str, params: dict[str, Any], value, style: dict,
-                 series: str | None = None) -> Curve:
-    return Curve(label=label, source="theory", quantity=quantity, x=x, params=params, value=value, style=style,
-                 series=series)
-
-
-def mc_curve(series: str, quantity: str, x: str, params: dict[str, Any], mean, se, style: dict,
-             theory=None, label: str | None = None) -> Curve:
-    """Monte Carlo markers of ``series``; ``theory``: the deterministic equivalent at the same points."""
-    if theory is not None:
-        params = {**params, "theory": np.asarray(theory, dtype=float)}
-    return Curve(label=label, source="monte_carlo", quantity=quantity, x=x, params=params, value=mean, se=se,
-                 style=style, series=series)
-
-
-def mc_over_gamma(f: str | Callable | None, n: int, c: float, gamma, geometry=None, d: float = 0.0,
-                  seeds: int = 4, seed: int = 0, gram=None, **attention):
-    """One :func:`symrmt.simulate` call: every gamma from the same draws (``attention``: e.g. softmax's keywords)."""
-    from .. import simulate
-
-    return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed,
-                    gram=gram, progress=False, **attention)   # the figure's own bar counts the settings
-
-
-def mc_gap(run, index: int = 0) -> tuple[float, float]:
-    r"""Paired :math:`E_\mathrm{attn} - E_\mathrm{lin}` of one simulation at its ``index``-th gamma: (mean, se)."""
-    mean, se = paired_difference(run.attention_per_seed[:, index], run.linear_per_seed[:, index])
-    return float(mean), float(se)

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._common import mc_curve, theory_curve
-from ._core import Curve, Panel, relative_text
+from .figure import Curve, Panel, relative_text
+from .series import mc_curve, theory_curve
 
 __all__ = ["run_ladder", "ladder_curves", "convergence_panel", "ladder_sentence", "fit_formula", "LADDERS"]
 

@@ -1,0 +1,233 @@
+r"""A derived system as the LaTeX of a paper: :func:`system_body`, one file to ``\input``.
+
+The body states the model first (:math:`X`, :math:`S`, :math:`K = f(S)/\sqrt p` with its
+diagonal, the ridge probe :math:`Q`, :math:`\Phi` and :math:`E`, or the Stieltjes transform
+for a density), then its deterministic equivalent (the Dyson matrix, the fixed point, the
+spectral averages, the low-rank part) in numbered ``align`` environments with a ``\label``
+on every equation, and closes with the definitions: a table of f's Hermite data and the
+meaning of every other symbol, each defined once. Only ``amsmath`` is needed (``amssymb``
+for :math:`\mathbb R`, :math:`\mathbb E`). The solver's data (continuation start, branch
+conditions, admissible ranges) are printed only on request, in an environment of their own,
+``symrmtsolverdata``, that a paper may define itself (e.g. as an appendix section) before
+the ``\input``.
+
+Every printed expression is :func:`simplest`: the shortest of the forms that SymPy proves equal
+(factored, collected in the unknowns with factored coefficients). A :class:`Ledger` records
+each printed expression next to the expression of the system that the solver compiles, so that
+a test proves them equal.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Sequence
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from . import symbols as S
+from .fixed_point import FixedPointSystem
+from .latex import (Page, average_lines, definition_lines, equation_label, equation_lines, observable_lines,
+                    observable_name, slug, solver_data_lines, where_entries)
+from .simplify import Ledger, simplest
+
+__all__ = ["hermite_given", "system_body", "system_document", "page_body", "solver_data_environment",
+           "check_label_prefix", "SOLVER_DATA_ENVIRONMENT"]
+
+#: The environment that holds the solver's data; a paper may define it before ``\input`` (e.g. as an appendix).
+SOLVER_DATA_ENVIRONMENT = "symrmtsolverdata"
+#: A label prefix: letters, digits and ``-_.:`` (what ``\label`` and ``\eqref`` take without escaping).
+_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
+
+
+def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[tuple]]:
+    r"""f's Hermite data for a printed system: ``(substitution, given)`` for :func:`~.latex.system_latex`.
+
+    :math:`a_1` and :math:`b` stay symbols in the equations and ``given`` holds their values,
+    once: ``(name, definition, value)`` rows for f, :math:`a_1`, :math:`\nu` and
+    :math:`b^2 = \nu - a_1^2` (in its :func:`simplest` form). Only the values that change the
+    system's structure are put in: :math:`a_1 = 0` (an f without a linear part) and :math:`b = 0`
+    (a linear f, no fixed point). With ``numeric``, the closed forms are evaluated (to a float64's
+    17 digits; the printer rounds) and :math:`a_1` is put into the equations as a number.
+    A datum without a closed form for an f with parameters is a named function,
+    :math:`a_1(s)`, :math:`\nu(s)`.
+    """
+    from .registry import hermite_values, nonlinear_share
+
+    a1, nu = hermite_values(hermite_data)
+    if numeric:
+        a1, nu = (v if v.has(AppliedUndef) else sp.N(v, 17) for v in (a1, nu))
+    closed = not (a1.has(AppliedUndef) or nu.has(AppliedUndef))
+    b2 = simplest(nonlinear_share(a1, nu)) if closed else nonlinear_share(a1, nu)
+    given: list[tuple] = []
+    if isinstance(hermite_data.f, sp.Basic):
+        given.append(("f(x)", hermite_data.f))
+    given.append((S.a1, r"\mathbb{E}[\xi f(\xi)]", a1))
+    given.append((S.nu, r"\mathbb{E}[f(\xi)^2]", nu))
+    substitution: dict = {S.a1: a1} if numeric else {}
+    if a1 == 0:
+        substitution[S.a1] = sp.Integer(0)
+    if b2 == 0:
+        substitution[S.b] = sp.Integer(0)
+    given.append((S.b**2, r"\nu - a_1^2", b2))
+    return substitution, given
+
+
+# --------------------------------------------------------------------------- the body
+
+
+def check_label_prefix(prefix: str) -> str:
+    """``prefix`` if it can start a ``\\label`` (a letter, then letters, digits, ``-_.:``); else a ValueError."""
+    from ..errors import SymrmtInputError
+
+    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
+        raise SymrmtInputError(f"label prefix {prefix!r}: use a letter followed by letters, digits or - _ . : "
+                               "(e.g. 'lrelu'), so that \\label and \\eqref take it as it is.")
+    return prefix
+
+
+def model_lines(page, ledger: Ledger | None = None) -> list[tuple[str, str | None]]:
+    r"""The model the system is the deterministic equivalent of: ``(line, label or None)`` pairs.
+
+    The observables defined from others (:math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma`,
+    :math:`\rho_\eta = \operatorname{Im} m/\pi`) are printed here from the system's expressions.
+    """
+    s, tex = page.system, page.tex
+    lines: list[tuple[str, str | None]] = list(s.statement)
+    for o, value in s.observables.items():
+        if _is_derived(value, s):
+            lines.append((observable_name(s, o, tex) + " &= " + tex(value), None))
+    return lines
+
+
+def _is_derived(value, system) -> bool:
+    """An observable written in the other observables (E from Phi, rho from m): the model defines it."""
+    from .components import WoodburyForm
+
+    return not isinstance(value, WoodburyForm) and bool(sp.sympify(value).free_symbols & set(system.observables))
+
+
+def solver_data_environment(lines: list[tuple[str, bool]], label) -> str:
+    r"""The solver's data in an environment ``symrmtsolverdata`` of their own, defined only if the paper has not."""
+    name = SOLVER_DATA_ENVIRONMENT
+    rows = [text + (r" \label{" + label(text) + "}" if numbered else r" \nonumber") for text, numbered in lines]
+    return ("\\ifcsname " + name + "\\endcsname\\else\n\\newenvironment{" + name + "}"
+            "{\\par\\medskip\\noindent\\textbf{Solver data.}\\ }{\\par}\n\\fi\n"
+            "\\begin{" + name + "}\nPrinted by \\texttt{symrmt latex} from the SymPy system that its solver "
+            "compiles: the continuation start, the conditions that select the physical branch and the "
+            "admissible ranges of the observables.\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
+            "\\end{" + name + "}")
+
+
+def page_body(page, label_prefix: str | None = None, solver_data: bool = False, title: str | None = None) -> str:
+    r"""The body of a paper for a printed page (:class:`~.latex._Page`): model, equivalent, definitions, solver data.
+
+    Called by :func:`system_body`, which documents the arguments.
+    """
+    s = page.system
+    prefix = check_label_prefix(label_prefix) if label_prefix is not None else (slug(s.name) or "system")
+    used: set[str] = set()
+
+    def label(text: str, explicit: str | None = None) -> str:
+        if explicit is None:
+            return equation_label(prefix, text, used)
+        unique, k = f"{prefix}:{explicit}", 2
+        while unique in used:
+            unique, k = f"{prefix}:{explicit}-{k}", k + 1
+        used.add(unique)
+        return unique
+
+    def align(rows: list[str]) -> str:
+        return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+
+    model = [text + r" \label{" + label(text, explicit) + "}" for text, explicit in model_lines(page)]
+    derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
+    observables = [(text.replace(" &= ", r" &\simeq ", 1) if i == 0 else text, numbered)
+                   for i, (text, numbered) in enumerate(observable_lines(page, skip=derived))]
+    equivalent = [*definition_lines(page), *equation_lines(page), *average_lines(page, compact=True), *observables]
+    rows = [text + (r" \label{" + label(text, page.hints.get(text)) + "}" if numbered else r" \nonumber")
+            for text, numbered in equivalent]
+    size = max([3, *(m.shape[1] for m in _matrices(s))])
+    parts = [f"% {title or s.name}: printed by symrmt latex --body; needs amsmath and amssymb.",
+             r"\begingroup\allowdisplaybreaks",
+             *([rf"\ifnum\value{{MaxMatrixCols}}<{size} \setcounter{{MaxMatrixCols}}{{{size}}}\fi"] if size > 10 else []),
+             r"\paragraph{The model.}", align(model),
+             r"\paragraph{Its deterministic equivalent.} As $n, p \to \infty$ with $c = p/n$ fixed:", align(rows),
+             r"\paragraph{Definitions.}", _definitions_text(page)]
+    if solver_data:
+        parts.append(solver_data_environment(solver_data_lines(page), label))
+    parts.append(r"\endgroup")
+    return "\n".join(parts) + "\n"
+
+
+def _matrices(system) -> Iterable[sp.MatrixBase]:
+    for value in system.definitions.values():
+        if isinstance(value, sp.MatrixBase):
+            yield value
+    from .components import WoodburyForm
+
+    for value in system.observables.values():
+        if isinstance(value, WoodburyForm) and value.size:
+            yield value.gram
+
+
+def _definitions_text(page) -> str:
+    """f's Hermite data in a table (symbol, definition, value), then every other symbol's meaning."""
+    tex = page.tex
+    rows = []
+    for entry in page.given:
+        if len(entry) == 2:
+            name, value = entry
+            rows.append(f"${tex(name)}$ & & $\\displaystyle {tex(value)}$")
+        else:
+            name, meaning, value = entry
+            rows.append(f"${tex(name)}$ & ${meaning}$ & $\\displaystyle {tex(value)}$")
+    table = ""
+    if rows:
+        table = ("The nonlinearity and its Hermite data ($\\xi \\sim \\mathcal{N}(0, 1)$):\n\\begin{center}\n"
+                 "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
+    entries = where_entries(page, paper=True)
+    where = "\\begin{align*}\n" + " \\\\\n".join("& " + e for e in entries) + "\n\\end{align*}" if entries else ""
+    return table + where
+
+
+# --------------------------------------------------------------------------- the system as a body or a document
+
+
+def system_body(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), label_prefix: str | None = None,
+                solver_data: bool = False, ledger: Ledger | None = None, title: str | None = None) -> str:
+    r"""The system as the body of a paper: one file to ``\input`` into an ``article`` with ``amsmath`` and ``amssymb``.
+
+    The model, its deterministic equivalent (numbered ``align`` environments, a ``\label`` on
+    every equation: ``<prefix>:<left-hand side>``, e.g. ``attention:t11``, ``attention:Mlambda``;
+    ``label_prefix`` replaces the system's name so that two systems can share a paper), then the
+    definitions (f's Hermite data in a table, every other symbol once). With ``solver_data``,
+    the solver's data follow in an environment ``symrmtsolverdata``. Other
+    arguments as for :func:`system_latex`.
+    """
+    page = Page(system, substitution, digits, given, parameters, ledger)
+    return page_body(page, label_prefix, solver_data, title)
+
+
+def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
+                    given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None,
+                    label_prefix: str | None = None, solver_data: bool = False, ledger: Ledger | None = None) -> str:
+    r"""The :func:`system_body` as a complete LaTeX document (``amsmath``, ``amssymb``; ``geometry`` when installed).
+
+    Arguments as for :func:`system_body`; ``title`` heads the document (default: the system's name).
+    """
+    body = system_body(system, substitution, digits, given=given, parameters=parameters, label_prefix=label_prefix,
+                       solver_data=solver_data, ledger=ledger, title=title)
+    heading = title or f"The {system.name} system"
+    return PREAMBLE + r"\section*{" + escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
+
+
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{amsmath,amssymb}
+\IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
+\begin{document}
+"""
+
+
+def escape_text(text: str) -> str:
+    return re.sub(r"([#$%&_{}])", r"\\\1", text)

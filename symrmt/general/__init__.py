@@ -1,0 +1,7 @@
+r"""The deterministic equivalent of nonlinear attention for any weight matrix :math:`M = W_K^\top W_Q`.
+
+See docs/general_weights.md. Public: :func:`attention_error_general`, :func:`solve_general`.
+"""
+from .solver import GeneralSolution, attention_error_general, resolve_matrix, solve_general
+
+__all__ = ["attention_error_general", "solve_general", "GeneralSolution", "resolve_matrix"]

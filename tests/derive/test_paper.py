@@ -1,0 +1,170 @@
+"""symrmt.derive.paper: the body of a paper; what is printed is proven equal to what is compiled and solved."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+
+from symrmt.derive import symbols as S
+from symrmt.derive.components import WoodburyForm
+from symrmt.derive.latex import system_latex
+from symrmt.derive.paper import hermite_given, system_body
+from symrmt.derive.simplify import Ledger, common_factor, simplest
+from symrmt import models
+
+#: Every kind, ranks 1-3 where the rank exists, both printed forms.
+SYSTEMS = [(kind, rank, form) for form in ("quadrature", "algebraic")
+           for kind, ranks in (("attention", (1, 2, 3)), ("kernel_ridge", (1, 2, 3)), ("linear", (1,)),
+                               ("gram_density", (1,)), ("kernel_density", (1,)))
+           for rank in ranks]
+#: All of them take about 25 s: the default suite proves the first (attention, rank 1, quadrature), CI all.
+CASES = [SYSTEMS[0], *(pytest.param(*case, marks=pytest.mark.slow) for case in SYSTEMS[1:])]
+
+
+def _compiled(system) -> list[sp.Expr]:
+    """Every expression the solver compiles: residuals, definitions, integrands, observables, start, initial values."""
+    out = [t - r if t not in sp.expand(t - r).free_symbols else r for t, r in system.residuals.items()]
+    for value in system.definitions.values():
+        out += list(value) if isinstance(value, sp.MatrixBase) else []
+    out += [a.integrand for a in system.averages.values()]
+    for value in system.observables.values():
+        out += [e for e in value.entries() if e != 0] if isinstance(value, WoodburyForm) else [value]
+    out += [system.continuation.start, *system.continuation.initial.values()]
+    return [e for e in out if isinstance(e, sp.Expr) and not e.is_Atom]
+
+
+def _unproven(ledger: Ledger) -> list[tuple]:
+    """The printed expressions that SymPy cannot prove equal to the system's (simplify(printed - source) != 0)."""
+    return [(source, printed) for source, printed in ledger.pairs
+            if printed != source and sp.simplify(printed - source) != 0]
+
+
+@pytest.mark.parametrize("kind, rank, form", CASES, ids=lambda v: str(v))
+def test_printed_equals_solved(kind, rank, form):
+    """Each printed expression equals the compiled one (sympy.simplify of the difference is 0), and none is missed."""
+    system = models.get(kind).system(rank, form)
+    for write in (lambda ledger: system_body(system, solver_data=True, ledger=ledger),
+                  lambda ledger: system_latex(system, solver_data=True, ledger=ledger)):
+        ledger = Ledger()
+        write(ledger)
+        assert not _unproven(ledger)
+        missing = [e for e in _compiled(system) if e not in ledger.sources()]
+        assert not missing, missing[:3]
+
+
+def test_printed_equals_solved_for_an_f_without_a_linear_part():
+    # a_1 = 0 is put in, and its algebraic form is its own system (the general one divides by a_1)
+    system = models.ATTENTION.system(1, "algebraic", without_linear_part=True)
+    ledger = Ledger()
+    system_body(system, solver_data=True, ledger=ledger)
+    assert not _unproven(ledger) and all(e in ledger.sources() for e in _compiled(system))
+
+
+def test_the_printed_equals_solved_check_has_power(monkeypatch):
+    """A simplifier that drops one term of one expression (the a_1 lambda of M) is caught."""
+    import symrmt.derive.latex as printing
+
+    def wrong(expr, unknowns=()):
+        return simplest(expr, unknowns).subs(S.lam, 1) if hasattr(expr, "has") and expr.has(S.b) else \
+            simplest(expr, unknowns)
+
+    monkeypatch.setattr(printing, "simplest", wrong)
+    ledger = Ledger()
+    system_body(models.ATTENTION.system(1, "quadrature"), ledger=ledger)
+    assert _unproven(ledger)
+
+
+def test_simplest_factors_and_collects():
+    assert simplest(S.a1 * S.lam - S.a1 + S.d) == S.a1 * (S.lam - 1) + S.d
+    s = sp.Symbol("s", real=True)
+    t12 = S.trace_symbol(1, 1)
+    messy = S.lam * (s / 2 + sp.Rational(1, 2)) - s / 2 - sp.Rational(1, 2) - S.b**2 * t12
+    assert simplest(messy, [t12]) == (s + 1) * (S.lam - 1) / 2 - S.b**2 * t12
+    b2 = (-2 * (s - 1)**2 + sp.pi * (2 * s**2 - (s + 1)**2 + 2)) / (4 * sp.pi)
+    assert simplest(b2) == (sp.pi - 2) * (s - 1)**2 / (4 * sp.pi)
+    assert {abs(f) for f in simplest(0.605706 * S.lam - 0.605706).atoms(sp.Float)} == {sp.Float(0.605706)}
+
+
+def test_common_factor_of_a_matrix():
+    k, m = common_factor(sp.Matrix([[S.a1 * S.theta / S.c, S.a1 / S.c], [0, S.a1 * S.alpha_K / S.c]]))
+    assert k == S.a1 / S.c and m == sp.Matrix([[S.theta, 1], [0, S.alpha_K]])
+    assert common_factor(sp.Matrix([[S.theta, 1], [1, 0]]))[0] == 1
+
+
+def test_leaky_relu_data_are_given_exactly_and_factored():
+    from symrmt import hermite
+
+    _, given = hermite_given(hermite("leaky_relu(x, s)", center=True))
+    values = {str(entry[0]): entry[-1] for entry in given}
+    s = next(iter(values["a_1"].free_symbols))
+    assert sp.simplify(values["a_1"] - (s + 1) / 2) == 0
+    assert values["b**2"] == (sp.pi - 2) * (s - 1)**2 / (4 * sp.pi)                       # printed as it stands
+    assert sp.simplify(values["b**2"] - (values["nu"] - values["a_1"]**2)) == 0
+
+
+# --------------------------------------------------------------------------- the body
+
+
+def _labels(text: str) -> list[str]:
+    return re.findall(r"\\label\{([^}]*)\}", text)
+
+
+def test_the_body_opens_with_the_model_and_closes_with_the_definitions():
+    from symrmt import latex
+
+    body = latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
+    model, rest = body.split(r"\paragraph{Its deterministic equivalent.}")
+    for needle in (r"X &= Z + \mu y^\top", r"K_{ij} &= \frac{f(S_{ij})}{\sqrt{p}} \ (i \ne j), \quad K_{ii} = d",
+                   r"Q(\gamma) &= \left(\frac{K^\top X^\top X K}{n} + \gamma I_n\right)^{-1}",
+                   r"\Phi(\gamma) &= \frac{y^\top Q(\gamma)\, y}{n}", r"E_\mathrm{attn}(\gamma) &= - \gamma^{2}"):
+        assert needle in model, needle
+    equations, definitions = rest.split(r"\paragraph{Definitions.}")
+    assert r"\Phi(\gamma) &\simeq \tau_{11}" in equations and r"a_{1} \left(\lambda - 1\right)" in equations
+    assert r"\frac{s}{2}" not in equations and r"\mathbb{E}[\xi f(\xi)]" not in equations
+    assert r"\begin{tabular}" in definitions and r"\frac{\left(\pi - 2\right) \left(s - 1\right)^{2}}{4 \pi}" in definitions
+    # each symbol defined once: the model's X, y, d, gamma are not defined again, R only as the Dyson inverse
+    assert "the ridge parameter" not in definitions and "K_{ii}" not in definitions and r"\pm 1" not in definitions
+    assert r"R(\lambda) &= M(\lambda)^{-1}" in equations and "resolvent" not in body and r"R\," not in body
+    assert "symrmt latex" not in body.split("\n", 1)[1] and "physical branch" not in body and r"\gamma_{0}" not in body
+
+
+def test_labels_carry_the_prefix_so_two_systems_share_a_paper():
+    from symrmt import latex
+
+    one = latex("tanh(x)", body=True, label_prefix="tanh")
+    two = latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
+    assert {"tanh:t11", "tanh:Mlambda", "tanh:Q", "tanh:Eattngamma"} <= set(_labels(one))
+    assert all(label.startswith("lrelu:") for label in _labels(two))
+    both = _labels(one) + _labels(two)
+    assert len(both) == len(set(both))
+    assert _labels(latex(body=True))[0] == "attention:X"                          # default: the system's name
+
+
+def test_a_bad_label_prefix_is_one_clear_error():
+    from symrmt import latex
+    from symrmt.errors import SymrmtInputError
+
+    with pytest.raises(SymrmtInputError, match="label prefix"):
+        latex(body=True, label_prefix="my prefix}")
+
+
+def test_solver_data_only_on_request_in_their_own_environment():
+    from symrmt import latex
+
+    plain = latex("tanh(x)", body=True)
+    data = latex("tanh(x)", body=True, solver_data=True)
+    assert "symrmtsolverdata" not in plain and "physical branch" not in plain
+    inside = data.split(r"\begin{symrmtsolverdata}")[1].split(r"\end{symrmtsolverdata}")[0]
+    assert "physical branch" in inside and r"\gamma_{0}" in inside and "Printed by" in inside
+    assert data.startswith(plain.rsplit(r"\endgroup", 1)[0])          # the rest of the body is unchanged
+    assert "physical branch" not in latex("tanh(x)") and "physical branch" in latex("tanh(x)", solver_data=True)
+
+
+def test_numeric_puts_the_numbers_in():
+    from symrmt import latex
+
+    symbolic = latex("tanh(x)", body=True).split(r"\paragraph{Definitions.}")
+    numeric = latex("tanh(x)", body=True, numeric=True).split(r"\paragraph{Definitions.}")
+    assert "0.605706" not in symbolic[0] and "0.605706" in symbolic[1]
+    assert "0.605706" in numeric[0] and "a_{1}" not in numeric[0].split(r"\paragraph{Its")[1]

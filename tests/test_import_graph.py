@@ -1,0 +1,153 @@
+"""No import circle inside symrmt, counting the imports made inside functions.
+
+Every ``import`` and ``from ... import`` statement of every module is read (also inside functions,
+methods and ``if TYPE_CHECKING:`` blocks), relative imports are resolved, and ``from package import
+name`` counts as an import of the submodule ``package.name`` when there is one, else of the package.
+The implicit import of a parent package by its submodules is not an edge (every package would
+otherwise close a circle with its own ``__init__``). A function-local import is fine for a heavy
+dependency (SymPy, matplotlib, a module of symrmt that loads one); it may never close a circle.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).parents[1] / "symrmt"
+
+
+def modules(root: pathlib.Path) -> dict[str, tuple[pathlib.Path, bool]]:
+    """Dotted module name -> (file, whether it is a package's ``__init__``) for every module under ``root``."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if package else parts)] = (path, package)
+    return found
+
+
+def import_graph(root: pathlib.Path) -> dict[str, dict[str, int]]:
+    """Module -> {imported module of the same tree: line of the first such import}."""
+    known = modules(root)
+    graph: dict[str, dict[str, int]] = {name: {} for name in known}
+    for name, (path, package) in known.items():
+        here = name if package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
+                           for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target not in known and "." in target:   # symrmt.x.name -> symrmt.x
+                    target = target.rpartition(".")[0]
+                if target in known and target != name:
+                    graph[name].setdefault(target, node.lineno)
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def describe(graph: dict[str, dict[str, int]], component: list[str]) -> str:
+    return "; ".join(f"{a} -> {b} (line {graph[a][b]})" for a in component for b in graph[a] if b in component)
+
+
+def test_symrmt_has_no_import_circle():
+    graph = import_graph(PACKAGE)
+    assert len(graph) > 100 and sum(map(len, graph.values())) > 300      # the walk saw the package
+    found = circles(graph)
+    assert not found, "import circles: " + " | ".join(describe(graph, c) for c in found)
+
+
+def private_imports(root: pathlib.Path) -> list[str]:
+    """``module:line name`` for each underscore name imported from another module of the package ``root``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                found += [f"{path.relative_to(root.parent)}:{node.lineno} {alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("package", ["nonlinearity", "simulation", "figures", "weights"])
+def test_what_modules_share_is_public(package):
+    """What one module of the package takes from another is public inside the package (no leading underscore)."""
+    assert private_imports(PACKAGE / package) == []
+
+
+def test_a_planted_private_import_is_caught(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from .b import _hidden\n")
+    assert private_imports(tmp_path / "pkg") == ["pkg/a.py:2 _hidden"]
+
+
+def test_function_local_imports_are_edges():
+    """The import inside nonlinearity.simulated's function (SymPy, through api) is seen."""
+    assert "symrmt.nonlinearity.api" in import_graph(PACKAGE)["symrmt.nonlinearity.simulated"]
+
+
+@pytest.mark.parametrize("where", ["top", "function", "type_checking"])
+def test_a_planted_circle_is_caught(tmp_path, where):
+    """Power: a circle through a relative import, hidden in a function or a TYPE_CHECKING block, is found."""
+    package = tmp_path / "symrmt" / "inner"
+    package.mkdir(parents=True)
+    (tmp_path / "symrmt" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("from .a import A\n")
+    (package / "a.py").write_text("from .b import B\nA = 1\n")
+    back = {"top": "from . import a\n",
+            "function": "def f():\n    from ..inner.a import A\n    return A\n",
+            "type_checking": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from symrmt.inner import a\n"}
+    (package / "b.py").write_text(back[where] + "B = 2\n")
+    graph = import_graph(tmp_path / "symrmt")
+    assert circles(graph) == [["symrmt.inner.a", "symrmt.inner.b"]]
+    (package / "b.py").write_text("B = 2\n")
+    assert circles(import_graph(tmp_path / "symrmt")) == []
