@@ -1,12 +1,12 @@
 """The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON.
 
 Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``converge``, ``latex``, ``spectrum``, ``demo``,
-``figure``, ``sweep``. Every command takes ``--json``; the JSON shapes are a stable contract
+``figure``, ``sweep``, ``weights``, ``check``. Every command takes ``--json``; the JSON shapes are a stable contract
 documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
 output that cannot be written (one line naming the problem), 3 a solver that did not
 converge at any point (or at some point, with ``--strict``; otherwise the points it could
 not solve are listed under ``failed``, :mod:`.failures`), 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
-SIGPIPE), 1 a bug; ``--debug`` shows the traceback.
+SIGPIPE), 1 a bug, or for ``symrmt check`` a property that failed; ``--debug`` shows the traceback.
 
 The package is a thin dispatcher: :mod:`.parser` builds the parser from one module per command
 group in :mod:`.commands`, which share the flag groups of :mod:`.arguments` and the parsers of
@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
         _report(args, f"{command}: internal error ({type(exc).__name__}: {one_line(exc)[:300]}); this is a bug, "
                       "please report it with the command line (run with --debug for the traceback)")
         return 1
-    return 0
+    return getattr(out, "exit_status", 0)          # symrmt check: 1 when a property fails
 
 
 def _report(args: argparse.Namespace, line: str) -> None:

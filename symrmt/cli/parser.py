@@ -7,6 +7,7 @@ import io
 import sys
 from typing import Sequence
 
+from .commands.check import add_check
 from .commands.converge import add_converge
 from .commands.demo import add_demo
 from .commands.figure import add_figure
@@ -22,7 +23,7 @@ DESCRIPTION = "The ``symrmt`` command line: parses arguments, calls the library,
 
 #: The sub-parsers in the order ``symrmt --help`` lists them.
 _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge, add_latex, add_spectrum, add_demo,
-               add_figure, add_sweep, add_weights)
+               add_figure, add_sweep, add_weights, add_check)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,7 +19,7 @@ from symrmt.derive.attention import DYSON
 from symrmt.derive.components import SpectralAverage
 from symrmt.solve import marchenko_pastur_rule
 
-from properties.reference import mp_stieltjes
+from symrmt.testing.reference import mp_stieltjes
 
 NODES = 48 * 81
 POINT = {S.c: 0.7, S.gamma: 0.3, S.a1: 0.6, S.b: 0.4, S.d: 0.25, S.x: 0.8, S.eta: 0.2}

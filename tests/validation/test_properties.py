@@ -1,18 +1,20 @@
 r"""Property-based verification of symrmt: derived properties that would catch a wrong derivation
 even where no simulation was run (issue 4).
 
-Every property is a plain function in ``tests/properties/checks.py`` that takes the
-theory as an argument and states, in its docstring, the derivation it checks; the
-independent derivations it compares with are in ``tests/properties/reference.py``
-(no symrmt import there). Here the properties run on Hypothesis draws against the
-public API; ``tests/validation/test_property_mutations.py`` runs the same functions on
-deliberately wrong copies of the derivation and requires every mutant to be caught.
+Every property is a public check of the catalogue ``symrmt.testing.CATALOGUE``
+(``symrmt/testing/checks.py``) that takes the theory as an argument and states, in its
+docstring, the derivation it checks; the independent derivations it compares with are in
+``symrmt/testing/reference.py`` (no symrmt import there), the strategies in
+``symrmt/testing/strategies.py``. Here the properties run on Hypothesis draws against the
+public API; ``tests/validation/test_property_mutations.py`` runs the same checks on
+deliberately wrong theories (``symrmt.testing.planted``) and requires every one to be caught.
 
 1. Bounds and monotonicity; large-gamma expansion against an independently derived m1.
 2. Invariances: f -> -f, f -> s f, y -> -y, (w_K, w_Q) -> (t w_K, w_Q/t), one-sided
    weights, Gram-only dependence (and rotation invariance in simulation).
-3. Limits and special cases: a1 = 0; f linear (polynomial in Wishart, closed form);
-   noise only (section 3, solved independently); c -> 0 and c -> oo.
+3. Limits and special cases: a1 = 0 (with its cubic); f linear (polynomial in Wishart, closed form);
+   noise only (section 3, solved independently); c -> 0 and c -> oo; gamma -> 0; rank r -> 1;
+   softmax at tau -> oo; the density's mass.
 4. Theory against Monte Carlo on a few random draws, tolerance from n and the seeds.
 5. Symbolic layer: Hermite coefficients of random polynomials and of families with
    known closed forms, exact vs numeric paths, parsing never executes code.
@@ -42,12 +44,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import strategies as S
-from properties import checks
-from properties import reference as ref
-from properties.theories import PackageTheory, Point
+import strategies as parser_strings
 from symrmt import Geometry, attention_error, hermite, linear_error, parse_nonlinearity, simulate
 from symrmt.errors import SymrmtInputError
+from symrmt.testing import PackageTheory, Point, checks
+from symrmt.testing import reference as ref
+from symrmt.testing import strategies as S
 
 THEORY = PackageTheory()
 #: Solver-heavy or reference-heavy properties run fewer examples than the profile's 25.
@@ -88,9 +90,9 @@ def test_sign_symmetry(point):
 
 
 @given(point=S.points(), s=S.log_uniform(0.3, 3.0))
-def test_scaling(point, s):
+def test_scale_law(point, s):
     """f -> s f with d -> s d maps E_attn(gamma) to E_attn(gamma / s^2)."""
-    checks.check_scaling(THEORY, point, s)
+    checks.check_scale_law(THEORY, point, s)
 
 
 @given(point=S.points())
@@ -111,7 +113,7 @@ def test_one_sided_weights(point):
     checks.check_one_sided_weights(THEORY, point)
 
 
-@given(geometry=S.geometries(), a1_nu=S.hermite_pairs(), c=S.ratios(), d=S.diagonals(), gamma=S.ridges())
+@given(geometry=S.geometries(), a1_nu=S.hermite_data(), c=S.ratios(), d=S.diagonals(), gamma=S.ridges())
 def test_error_depends_on_geometry_only_through_gram(geometry, a1_nu, c, d, gamma):
     """Geometry(norms, cosines) and the Gram entries of the same three vectors give the same E (public API)."""
     by_geometry = attention_error(a1_nu, c, gamma, geometry.geometry, d=d)
@@ -121,7 +123,7 @@ def test_error_depends_on_geometry_only_through_gram(geometry, a1_nu, c, d, gamm
     assert by_geometry == pytest.approx(linear_error(c, gamma, gram=geometry.gram), abs=checks.SOLVER_ATOL)
 
 
-@given(cosines=st.tuples(*[st.floats(-1.0, 1.0)] * 3), mu_norm=st.floats(0.0, 2.0), a1_nu=S.hermite_pairs(),
+@given(cosines=st.tuples(*[st.floats(-1.0, 1.0)] * 3), mu_norm=st.floats(0.0, 2.0), a1_nu=S.hermite_data(),
        c=S.ratios(), d=S.diagonals(), gamma=S.ridges())
 def test_no_weights_no_cosine_dependence(cosines, mu_norm, a1_nu, c, d, gamma):
     """w_K = w_Q = 0 removes every dependence on the cosines (any cosines at all, even unrealizable ones, are accepted
@@ -207,19 +209,11 @@ def test_a1_zero_with_diagonal_depends_on_signal(theta):
     assert with_signal < 1 / math.sqrt(5) - 0.01
 
 
-#: The independent section-3 reference integrates the MP density with its 1/lambda factor; when c is
-#: within 1e-3 of 1 (but not 1), lambda_- ~ (1 - 1/sqrt(c))^2 < 1e-7 puts that pole next to the support and
-#: the reference's quadrature does not converge (seen: c = 1.000001, 97200 nodes). The package's own rule
-#: subtracts the pole; those c are covered by the other properties.
-NEAR_ONE = 1e-3
-
-
 @FEW
-@given(a1_nu=S.hermite_pairs(), c=S.ratios().filter(lambda c: c == 1.0 or abs(c - 1.0) > NEAR_ONE),
-       d=S.diagonals())
+@given(a1_nu=S.hermite_data(), c=S.ratios(), d=S.diagonals())
 def test_noise_only_matches_section3(a1_nu, c, d):
     """mu = 0 and w = 0 reduce to the noise-only system of docs/theory.md section 5 (solved independently)."""
-    checks.check_noise_only_section3(THEORY, Point(*a1_nu, c=c, d=d))
+    checks.check_noise_only(THEORY, Point(*a1_nu, c=c, d=d))
 
 
 @given(point=S.points(linear=True))
@@ -258,6 +252,34 @@ def test_large_c_limits(point):
 def test_error_is_derivative_of_phi(point):
     """E = -gamma^2 dPhi/dgamma (the solver's implicit derivative against a difference quotient)."""
     checks.check_error_is_derivative_of_phi(THEORY, point)
+
+
+@FEW
+@given(point=S.points())
+def test_ridgeless_limit(point):
+    """c < 1 without signal: E_attn(0+) = E_lin(0+) = 1 - c (the null space of C)."""
+    checks.check_ridgeless(THEORY, point)
+
+
+@FEW
+@given(point=S.points())
+def test_rank_reduction(point):
+    """Rank-2 weights with a zero second spike, or one orthogonal to mu and the first, give the rank-1 error."""
+    checks.check_rank_reduction(THEORY, point)
+
+
+@FEW
+@given(point=S.points())
+def test_softmax_large_temperature(point):
+    """Softmax attention tends to the linear f = x as tau -> oo (closed form)."""
+    checks.check_softmax_large_temperature(THEORY, point)
+
+
+@FEW
+@given(point=S.points())
+def test_density_normalized(point):
+    """The smoothed density of K^T X^T X K/n is >= 0 and integrates to 1."""
+    checks.check_density_normalized(THEORY, point)
 
 
 # ---- the solver's continuation bug found by this suite (fixed in symrmt.solve, 23443d9 and a969d1b)
@@ -350,9 +372,9 @@ def test_hermite_of_random_monomial_polynomials(coefficients):
 
 
 @settings(max_examples=8)
-@given(f=S.known_nonlinearities())
+@given(f=S.nonlinearities(parameters=False, smooth=False))
 def test_numeric_path_against_closed_forms(f):
-    """The verified quadrature (method="numeric") reproduces closed forms derived in tests/strategies.py to 12 digits."""
+    """The verified quadrature (method="numeric") reproduces closed forms derived in symrmt/testing/strategies.py to 12 digits."""
     h = hermite(f.text, center=f.center, method="numeric")
     scale = max(1.0, math.sqrt(h.nu))
     assert abs(h.a1 - float(f.a1)) <= 1e-12 * scale
@@ -483,7 +505,7 @@ def test_audit_hook_sees_eval():
 
 
 @settings(max_examples=200)
-@given(text=st.one_of(S.injection_strings(), S.formula_like_strings(), st.text(max_size=40)))
+@given(text=st.one_of(parser_strings.injection_strings(), parser_strings.formula_like_strings(), st.text(max_size=40)))
 def test_parsing_never_executes_code(text):
     """Any string is either refused with SymrmtInputError or parsed to a real expression in x -- never executed.
 

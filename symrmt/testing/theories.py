@@ -1,10 +1,12 @@
-r"""The theory under test behind one small interface, so that every property can run on
-the real package or on a deliberately wrong copy of its derivation.
+r"""The theory under test behind one small interface: the real package, or a deliberately wrong copy.
+
+Every property of :mod:`symrmt.testing.checks` runs on either.
 
 :class:`PackageTheory` goes through the public API (:func:`symrmt.theory.solve_attention`,
-:func:`symrmt.theory.solve_linear`); :class:`DerivedTheory` solves any pair of
+:func:`symrmt.theory.solve_linear`, :func:`symrmt.theory.spectral_density`); :class:`DerivedTheory` solves any pair of
 :class:`~symrmt.derive.FixedPointSystem` (e.g. mutated ones) with :func:`symrmt.solve.solve`,
-which compiles them with :func:`symrmt.codegen.compile_system`.
+which compiles them with :func:`symrmt.codegen.compile_system`. :mod:`symrmt.testing.planted` wraps
+either to plant an error.
 
 A :class:`~symrmt.errors.ConvergenceError` is not caught here: the properties report it
 as a violation (a theory that gives no physical answer fails them).
@@ -19,7 +21,7 @@ import numpy as np
 import symrmt.solve as solve_module
 from symrmt.codegen import compile_system
 from symrmt.derive import symbols as S
-from symrmt.theory import ridge_solution, solve_attention, solve_linear
+from symrmt.theory import ridge_solution, solve_attention, solve_linear, spectral_density
 
 __all__ = ["Point", "Theory", "PackageTheory", "DerivedTheory", "GRAM_NAMES"]
 
@@ -53,6 +55,12 @@ class Point:
     def gram(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in GRAM_NAMES}
 
+    @property
+    def gram_matrix(self) -> np.ndarray:
+        r"""The :math:`3 \times 3` Gram matrix of :math:`(\mu, w_K, w_Q)`."""
+        return np.array([[self.theta, self.alpha_K, self.alpha_Q], [self.alpha_K, self.omega_KK, self.omega_KQ],
+                         [self.alpha_Q, self.omega_KQ, self.omega_QQ]])
+
     def replace(self, **changes) -> "Point":
         return dataclasses.replace(self, **changes)
 
@@ -66,7 +74,15 @@ class Point:
 
 
 class Theory:
-    """``attention(point, gamma)`` and ``linear(point, gamma)`` return :class:`symrmt.solve.SolveResult` over ``gamma``."""
+    r"""What the properties ask of a theory: ridge errors at rank one and rank r, and eigenvalue densities.
+
+    ``attention(point, gamma)`` and ``linear(point, gamma)`` return a :class:`symrmt.theory.RidgeSolution`
+    over ``gamma`` (``error``, ``phi``); ``attention_gram(point, gamma, gram)`` the same for the rank-r Gram
+    matrix ``gram`` of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` instead of the point's rank-one entries;
+    ``density(point, x, eta)`` the density of :math:`K^\top X^\top X K/n` at ``x``, smoothed by ``eta``.
+    Subclasses define ``_attention`` and ``_linear``; the rank-r route and the density are the package's
+    unless a subclass replaces them (the derived rank-one systems do not cover them).
+    """
 
     name = "theory"
 
@@ -75,6 +91,12 @@ class Theory:
 
     def linear(self, point: Point, gamma):
         return self._linear(point, np.asarray(gamma, float))
+
+    def attention_gram(self, point: Point, gamma, gram: np.ndarray):
+        return solve_attention((point.a1, point.nu), point.c, np.asarray(gamma, float), d=point.d, gram=gram)
+
+    def density(self, point: Point, x, eta: float) -> np.ndarray:
+        return np.asarray(spectral_density((point.a1, point.nu), point.c, np.asarray(x, float), eta, d=point.d).density)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -36,8 +36,8 @@ __all__ = [
     "mp_moments", "mp_stieltjes", "large_gamma_m1", "linear_m1", "signal_resolvent",
     "kernel_polynomial_error", "linear_f_attention_error", "linear_regression_error",
     "section3_noise_only", "wishart_square_limit", "linear_small_c_limit", "large_c_ridge_limit",
-    "linear_large_c_slope",
-    "Extrapolation", "extrapolate",
+    "linear_large_c_slope", "a1_zero_error",
+    "Extrapolation", "extrapolate", "gauss_legendre_on_line",
 ]
 
 
@@ -372,6 +372,58 @@ def linear_large_c_slope(g, theta: float):
     """
     g = np.asarray(g, dtype=float)
     return 3 * g**2 / (1 + g) ** 4 - 2 * theta * g**2 / (1 + g) ** 3
+
+
+# --------------------------------------------------------------------------- a1 = 0
+
+
+def a1_zero_error(nu: float, c: float, gamma) -> np.ndarray:
+    r""":math:`E_\mathrm{attn}` for :math:`a_1 = 0`, :math:`d = 0` (docs/theory.md section 12): a cubic in :math:`x = \gamma\Phi`.
+
+    With :math:`a_1 = \kappa = 0` the symmetry :math:`\Xi \to -\Xi` gives :math:`t_{12} = 0`, the signal
+    decouples and :math:`\Phi = 1/(\gamma - \nu t_{22})`. The remaining equation
+    :math:`\gamma\Phi = \mathbb E_\lambda[1/(1 + \nu\Phi\lambda)]` with the Marchenko--Pastur quadratic gives
+
+    .. math::
+
+        \nu x^2 (x + c - 1) = c\gamma(1 - x), \qquad x \in (\max(0, 1 - c), 1),
+
+    whose left side minus right side increases on that interval (negative at its lower end,
+    :math:`\nu c` at 1), so the physical root is unique; implicit differentiation gives
+    :math:`E = x - \gamma x' = x - c\gamma(1 - x)/(\nu(3x^2 + 2(c - 1)x) + c\gamma)`.
+    """
+    out = []
+    lower = max(0.0, 1.0 - c)
+    for g in np.atleast_1d(np.asarray(gamma, float)):
+        roots = np.roots([nu, nu * (c - 1), c * g, -c * g])
+        real = roots[(np.abs(roots.imag) <= 1e-9 * (1 + np.abs(roots.real)))].real
+        inside = real[(real > lower - 1e-12) & (real < 1 + 1e-12)]
+        x = float(inside.max())
+        out.append(x - c * g * (1 - x) / (nu * (3 * x * x + 2 * (c - 1) * x) + c * g))
+    return np.array(out)
+
+
+# --------------------------------------------------------------------------- quadrature on the real line
+
+
+@lru_cache(maxsize=8)
+def _legendre(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.legendre.leggauss(nodes)
+
+
+def gauss_legendre_on_line(center: float, scale: float, reach: float, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Nodes and weights for :math:`\int_{x_0 - R}^{x_0 + R} g(x)\,\mathrm dx` through :math:`x = x_0 + s\tan\vartheta`.
+
+    :math:`\mathrm dx = s\sec^2\vartheta\,\mathrm d\vartheta` on :math:`|\vartheta| \le \arctan(R/s)`,
+    Gauss--Legendre in :math:`\vartheta`: a density with Cauchy tails :math:`\propto 1/x^2` becomes a
+    bounded, smooth integrand. The mass beyond :math:`\pm R` of a measure smoothed by the Cauchy
+    kernel of width :math:`\eta` is :math:`2\eta/(\pi R)(1 + O((m/R)^2))` for a measure within
+    :math:`m` of :math:`x_0`; the caller adds it.
+    """
+    t, w = _legendre(nodes)
+    top = np.arctan(reach / scale)
+    theta = t * top
+    return center + scale * np.tan(theta), w * top * scale / np.cos(theta) ** 2
 
 
 # --------------------------------------------------------------------------- extrapolation
