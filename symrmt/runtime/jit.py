@@ -182,7 +182,8 @@ class Budget:
     def native(self) -> Callable | None:
         if self._kernel is not None:
             return self._kernel if current_mode() != "never" else None
-        if self._failed or not available() or not (forced() or self._paid()):
+        # the rule and the budget first: available() imports Numba, half a second a short process need not pay
+        if self._failed or current_mode() == "never" or not (forced() or self._paid()) or not available():
             return None
         if not self._lock.acquire(blocking=False):
             return None
