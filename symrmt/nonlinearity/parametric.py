@@ -32,6 +32,7 @@ from .closed_forms import _exponential_exact, _polynomial_exact, _symbolic, _tab
 from .coefficients import _agrees
 from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
 from .parse import formula_parameters, parse_nonlinearity
+from . import parametric_cache
 from .gauss_hermite import gauss_hermite_data
 from .tanh_sinh import _numeric
 
@@ -79,8 +80,13 @@ def parametric_hermite(f: Any, parameters: Sequence[str], center: bool, method: 
     expr = parse_nonlinearity(f, parameters)
     symbols = tuple(sorted(expr.free_symbols - {X}, key=lambda s: parameters.index(s.name)))
     label = repr(str(expr)[:80])
-    probes, references = _probes(expr, symbols, label)
-    exact, source = _closed_forms(expr, method, timeout, probes, references)
+    stored = parametric_cache.load(expr, symbols, method, timeout)
+    if stored is None:
+        probes, references = _probes(expr, symbols, label)
+        exact, source = _closed_forms(expr, method, timeout, probes, references)
+        parametric_cache.store(expr, method, timeout, exact, source)
+    else:
+        exact, source = stored
     centered, exact, source = _centered(expr, exact, source, center)
     return ParametricData(centered, exact, source, symbols, center, expr)
 
