@@ -14,12 +14,19 @@ for all points in one vectorized call, and
 by each rule. The error estimate of a datum is the largest difference between the rule
 of the highest order and the two others. A point is accepted only when every datum's
 estimate is at most :data:`RTOL` of its scale :math:`\max(|a_k|, \sqrt\nu)` and f is
-finite on all nodes; every other point goes to the verified 30-digit mpmath quadrature
-(:mod:`.tanh_sinh`). An n-point rule is exact for polynomials of degree :math:`2n - 1` and
-converges geometrically for an f analytic in a strip around the real line (softplus,
-tanh, erf); at a kink (ReLU, :math:`|x - s|`) it converges only algebraically, so the
-rules disagree by far more than :data:`RTOL` and the point falls back: the estimate, not
-a list of kinky functions, decides.
+finite on all nodes. An n-point rule is exact for polynomials of degree :math:`2n - 1` and
+converges geometrically for an f analytic in a wide strip around the real line (tanh, erf,
+softplus(x/T) at moderate T), but slowly when the strip is narrow (softplus(x/T) at small T:
+poles at distance :math:`\pi T`).
+
+The points it leaves get a second stage: composite 10-point Gauss-Legendre on
+:math:`[-20, 20]` at two resolutions (:data:`PANEL_WIDTHS`), judged the same way, where
+:math:`|x| f(x)^2 \varphi(x)` at :math:`\pm 20` must be below :math:`10^{-16}\nu` (the tail
+left out). x = 0 is a panel boundary of both, so a kink there (ReLU) costs nothing; a kink
+elsewhere (:math:`\operatorname{relu}(x - s)`, :math:`|x - s|`) makes both stages converge only
+algebraically, the rules disagree by far more than :data:`RTOL`, and the point goes to the
+verified 30-digit mpmath quadrature (:mod:`.tanh_sinh`): the estimate, not a list of kinky
+functions, decides.
 
 With ``center=True`` (and no closed-form :math:`a_0`), each point is centered by its own
 :math:`a_0`, :math:`\nu` is computed as :math:`\mathbb E(f - a_0)^2` (not :math:`\nu - a_0^2`,
