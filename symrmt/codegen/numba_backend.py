@@ -25,7 +25,8 @@ function's, and the arithmetic is IEEE without fast-math: the two agree bit for 
 -1, 1/2, 2) the kernel computes the same thing. Arithmetic, integer powers, square roots, ``Max``,
 ``Min``, ``Abs`` and ``Piecewise`` (comparisons and logical operators) are compiled; a function with
 anything else (a transcendental function, whose NumPy implementation is not libm's) keeps its NumPy
-function. When a kernel is compiled is :mod:`symrmt.runtime.jit`'s decision.
+function. When a kernel is compiled is :mod:`symrmt.runtime.jit`'s decision; compiled kernels are kept on
+disk by :mod:`symrmt.runtime.kernel_cache`.
 """
 from __future__ import annotations
 
@@ -37,10 +38,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..runtime import jit
+from ..runtime import jit, kernel_cache
 
 __all__ = ["kernel_source", "PointwiseKernel", "pointwise_kernel"]
 
+#: The kernels' one signature: kernel(X, out), both C-contiguous float64 matrices.
+_SIGNATURE = "void(float64[:, ::1], float64[:, ::1])"
 #: NumPy's comparisons as SymPy prints them, and the Python operators they become.
 _COMPARISONS = {"greater": ast.Gt, "greater_equal": ast.GtE, "less": ast.Lt, "less_equal": ast.LtE,
                 "equal": ast.Eq, "not_equal": ast.NotEq}
@@ -193,15 +196,32 @@ class PointwiseKernel:
     def __init__(self, function: Callable, outputs: int) -> None:
         self.function = function
         self.outputs = outputs
-        self.budget = jit.Budget(self._compile)
+        self._source: str | None = None
+        self._stored: bool | None = None
+        self.budget = jit.Budget(self._compile, on_disk=self._on_disk)
+
+    def _kernel_source(self) -> str | None:
+        if self._source is None:
+            self._source = kernel_source(self.function) or ""
+        return self._source or None
+
+    def _on_disk(self) -> bool:
+        """Whether the kernel is in the disk cache (then it is loaded, not compiled; looked up once)."""
+        if self._stored is None:
+            source = self._kernel_source()
+            self._stored = source is not None and kernel_cache.on_disk(source, _SIGNATURE)
+        return self._stored
 
     def _compile(self) -> Callable:
-        source = kernel_source(self.function)
+        source = self._kernel_source()
         if source is None:
             raise TypeError("the generated function has something the kernel does not compute bit for bit")
+        kernel = kernel_cache.cached_kernel(source, _SIGNATURE, lambda fn, sig: jit.njit(fn, sig, cache=True))
+        if kernel is not None:
+            return kernel
         namespace = {"sqrt": math.sqrt, "pi": math.pi, "nan": math.nan}
         exec(compile(source, "<symrmt kernel>", "exec"), namespace)    # noqa: S102 - lambdify's statements, rewritten
-        return jit.njit(namespace["kernel"], "void(float64[:, ::1], float64[:, ::1])")
+        return jit.njit(namespace["kernel"], _SIGNATURE)
 
     def spend(self, seconds: float) -> None:
         self.budget.spend(seconds)

@@ -126,9 +126,11 @@ class HermiteCoefficients:
           ``"table"``) is its compiled expression, evaluated in float64 (where the form is
           ill-conditioned digits are lost, e.g. :math:`10^{-16}s` for :math:`\operatorname{erf}(sx)`
           at large s; :meth:`at` is exact), or a verified quadrature where float64 overflows;
-          any other is a verified 30-digit quadrature at each distinct point (:func:`hermite`
-          with ``method="numeric"``);
-        - with ``center=True`` centering is per point: ``a0`` is 0 (to 30 digits) and ``nu`` is the
+          any other is float64 Gauss-Hermite quadrature at all distinct points at once, kept where
+          three rules agree to :math:`10^{-11}` of the scale (:mod:`.gauss_hermite`), and a verified
+          30-digit quadrature (:func:`hermite` with ``method="numeric"``) at the points where they
+          do not (kinks, poles near the real line, overflow);
+        - with ``center=True`` centering is per point: ``a0`` is 0 and ``nu`` is the
           variance :math:`\nu - a_0^2` of the original f;
         - bad values raise :class:`~symrmt.errors.ParameterError` naming the parameter; a point
           where f is not usable (zero or constant, too small or too large in scale, not

@@ -91,15 +91,11 @@ def cache_folder() -> pathlib.Path | None:
     (an absolute ``XDG_CACHE_HOME`` only, as the XDG specification says), else
     ``~/.cache/symrmt``; with ``hermite`` appended and ``~`` expanded.
     """
-    explicit = os.environ.get("SYMRMT_CACHE_DIR")
-    if explicit is not None:
-        explicit = explicit.strip()
-        if not explicit or explicit.lower() == "off":
-            return None
-        root = pathlib.Path(os.path.expanduser(explicit))
-    else:
-        xdg = os.path.expanduser(os.environ.get("XDG_CACHE_HOME", "").strip())
-        root = pathlib.Path(xdg) / "symrmt" if os.path.isabs(xdg) else pathlib.Path.home() / ".cache" / "symrmt"
+    from symrmt.runtime.cache_dir import cache_root
+
+    root = cache_root()
+    if root is None:
+        return None
     return root / "hermite"
 
 

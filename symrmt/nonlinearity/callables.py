@@ -22,7 +22,6 @@ import warnings
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import IntegrationWarning, quad
 
 from symrmt.errors import NonlinearityError
 
@@ -98,6 +97,8 @@ def _call(g: Callable, points: np.ndarray, label: str) -> np.ndarray:
 
 
 def _adaptive(g: Callable, integrand: Callable, label: str) -> tuple[float, float]:
+    from scipy.integrate import IntegrationWarning, quad     # here: a process without a callable f skips its import
+
     def scalar(t: float) -> float:
         value = float(g(np.array(t))[()])
         return integrand(value, t) * math.exp(-t * t / 2 - _LOG_SQRT_2PI)

@@ -13,8 +13,10 @@ So each is compiled only once the NumPy code it replaces has cost, in this proce
 it (:class:`Budget`, the rule of ski rental: the total time is then at most about twice the best possible).
 A single call in a fresh process (``symrmt theory``) never compiles; a notebook or a sweep that
 evaluates many grids does so once it has spent that long in that code. Numba is optional
-(``pip install "symrmt[fast]"``); without it every function runs as NumPy code. Compiled kernels
-live in memory only: nothing is written to or read from disk.
+(``pip install "symrmt[fast]"``); without it every function runs as NumPy code. The pointwise kernels
+are kept on disk (:mod:`.kernel_cache`, checked by hash before use): a kernel found there costs loading,
+not compiling, so its budget is :data:`LOAD_SECONDS`. The compiled step logic (:mod:`symrmt.solve.native_path`)
+is compiled in memory only: it takes compiled functions as arguments, which Numba's disk cache does not keep.
 
 ``SYMRMT_JIT`` sets the rule for the process: ``auto`` (default; the budget above), ``always``
 (compile at first use) or ``never``. :func:`mode` changes it in code (tests, benchmarks).
@@ -30,7 +32,7 @@ from typing import Callable, Iterator
 from ..errors import ParameterError
 
 __all__ = ["installed", "available", "current_mode", "mode", "forced", "njit", "njit_lazy", "spent", "Budget", "COMPILE_SECONDS",
-           "MODES"]
+           "LOAD_SECONDS", "MODES"]
 
 #: The rules: compile after the NumPy code has cost COMPILE_SECONDS, at first use, or never.
 MODES = ("auto", "always", "never")
@@ -40,6 +42,8 @@ MODES = ("auto", "always", "never")
 #: The measurement behind the number is in docs/performance.md ("Compile costs and when"). The compiled step logic
 #: has a budget of its own (symrmt.solve.native_path).
 COMPILE_SECONDS = 5.5
+#: The budget of a kernel found in the disk cache: about what importing Numba and loading it costs.
+LOAD_SECONDS = 1.0
 
 _forced: list[str] = []
 
@@ -90,10 +94,11 @@ def mode(rule: str) -> Iterator[None]:
         _forced.pop()
 
 
-def njit(function: Callable, signature: str) -> Callable:
+def njit(function: Callable, signature: str, cache: bool = False) -> Callable:
     """``function`` compiled now by Numba for ``signature``: without the GIL, IEEE arithmetic as NumPy's (no
-    fast-math, so no reordering or fused multiply-adds), and NumPy's error model (1/0 is inf, not an exception)."""
-    return _numba().njit(signature, nogil=True, fastmath=False, error_model="numpy", cache=False)(function)
+    fast-math, so no reordering or fused multiply-adds), and NumPy's error model (1/0 is inf, not an exception).
+    ``cache=True``: Numba's disk cache (for a function defined in a file; see :mod:`.kernel_cache`)."""
+    return _numba().njit(signature, nogil=True, fastmath=False, error_model="numpy", cache=cache)(function)
 
 
 def njit_lazy(function: Callable) -> Callable:
@@ -127,9 +132,11 @@ class Budget:
     goes on with NumPy. A kernel that fails to compile is never tried again (NumPy is always correct).
     """
 
-    def __init__(self, build: Callable[[], Callable], seconds: float | None = None) -> None:
+    def __init__(self, build: Callable[[], Callable], seconds: float | None = None,
+                 on_disk: Callable[[], bool] | None = None) -> None:
         self._build = build
         self._seconds = seconds
+        self._on_disk = on_disk                     # whether the kernel can be loaded rather than compiled
         self._spent = 0.0
         self._kernel: Callable | None = None
         self._failed = False
@@ -150,7 +157,9 @@ class Budget:
     def _paid(self) -> bool:
         if self._seconds is not None:
             return self._spent >= self._seconds
-        return _Ledger.seconds >= COMPILE_SECONDS
+        if _Ledger.seconds >= COMPILE_SECONDS:
+            return True
+        return _Ledger.seconds >= LOAD_SECONDS and self._on_disk is not None and self._on_disk()
 
     def compiled(self) -> Callable | None:
         """The compiled kernel now, whatever the budget (for machine code that calls it), or None without Numba or
@@ -173,7 +182,8 @@ class Budget:
     def native(self) -> Callable | None:
         if self._kernel is not None:
             return self._kernel if current_mode() != "never" else None
-        if self._failed or not available() or not (forced() or self._paid()):
+        # the rule and the budget first: available() imports Numba, half a second a short process need not pay
+        if self._failed or current_mode() == "never" or not (forced() or self._paid()) or not available():
             return None
         if not self._lock.acquire(blocking=False):
             return None

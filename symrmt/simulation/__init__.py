@@ -93,13 +93,15 @@ Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :m
 """
 from __future__ import annotations
 
-from .api import SimulationResult, simulate, simulate_once, simulate_spectrum
-from .heads import HeadsResult, simulate_heads
-from .kernel_ridge import KernelRidgeResult, simulate_kernel_ridge
-from .memory import memory_estimate
-from .model import FiniteSizeWarning
-from .routes import METHODS
-from .weights import WeightMatrix, align_signal
+from ..runtime.lazy import lazy_exports
+
+# Imported on first use: the CLI's argument parser reads symrmt.simulation.softmax, and a theory call must not pay
+# for the simulator's imports (scipy.linalg and its dependencies).
+_EXPORTS = {"SimulationResult": "api", "simulate": "api", "simulate_once": "api", "simulate_spectrum": "api",
+            "HeadsResult": "heads", "simulate_heads": "heads", "KernelRidgeResult": "kernel_ridge",
+            "simulate_kernel_ridge": "kernel_ridge", "memory_estimate": "memory", "FiniteSizeWarning": "model",
+            "METHODS": "routes", "WeightMatrix": "weights", "align_signal": "weights"}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = ["SimulationResult", "FiniteSizeWarning", "simulate", "simulate_once", "simulate_spectrum",
            "memory_estimate", "METHODS", "KernelRidgeResult", "simulate_kernel_ridge", "HeadsResult", "simulate_heads",

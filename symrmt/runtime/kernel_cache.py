@@ -1,0 +1,184 @@
+r"""Compiled kernels kept on disk, so that a new process gets them at the cost of loading, not compiling.
+
+Numba caches machine code on disk only for functions defined in files (``cache=True``); the
+kernels of :mod:`symrmt.codegen.numba_backend` are generated as source text. So the source of a
+kernel is written to a file of its own in the ``kernels/`` folder of the disk cache
+(:func:`symrmt.runtime.cache_dir.cache_root`: ``$SYMRMT_CACHE_DIR``, ``off`` to disable), named by
+the SHA-256 of the source together with the Python, NumPy and Numba versions and this format,
+compiled under that file's name with Numba's cache on (its files in ``__pycache__`` beside it).
+
+What is checked before anything in the folder is used
+----------------------------------------------------
+- The source file is never executed: the kernel is compiled from the text generated in this process
+  (the system's NumPy code, rewritten), under the file's name so that Numba finds its cache. The file
+  must be byte for byte that text (its first line carries the hash); one that differs (truncated,
+  edited, another kernel's) is replaced, with a :class:`KernelCacheWarning`, and Numba's files of that
+  kernel are deleted with it.
+- Numba's own files (its index ``.nbi`` and code ``.nbc``, which Numba reads with pickle) are used only
+  when each one's SHA-256 is the one recorded in the JSON manifest written right after Numba wrote
+  them; any other file of that kernel's in ``__pycache__`` (no manifest, a changed or an extra file) is
+  deleted first, and Numba compiles again. Numba itself also refuses files of another Python or Numba
+  version, or of a source whose size or time stamp changed.
+
+A forger with write access to the user's cache folder could rewrite a file and its recorded hash
+together, as for any cache in the user's own folder; the checks stop corruption, stale and foreign
+files, not the user's own account. A folder that cannot be written turns the disk cache off for the
+process (kernels are then compiled in memory, as without it).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import pathlib
+import sys
+import tempfile
+import types
+import warnings
+from functools import lru_cache
+from typing import Callable
+
+from .cache_dir import cache_root
+
+__all__ = ["KernelCacheWarning", "kernel_folder", "cached_kernel", "on_disk", "FORMAT"]
+
+#: Bump when the file layout changes: old files are then never matched.
+FORMAT = 1
+_HEADER = "# symrmt kernel {digest}\nfrom math import nan, pi, sqrt\n\n"
+_unusable: set[str] = set()
+
+
+class KernelCacheWarning(UserWarning):
+    """A file of the compiled-kernel cache was refused (and replaced), or the cache is unusable."""
+
+
+def kernel_folder() -> pathlib.Path | None:
+    """The folder of the cached kernels (``<cache root>/kernels``), or None when the disk cache is off."""
+    root = cache_root()
+    return None if root is None else root / "kernels"
+
+
+@lru_cache(maxsize=1)
+def _versions() -> tuple[str, str]:
+    """NumPy's and Numba's versions, read without importing Numba (which takes half a second)."""
+    import numpy
+
+    return numpy.__version__, importlib.metadata.version("numba")
+
+
+def _digest(source: str, signature: str) -> str:
+    numpy_version, numba_version = _versions()
+    tag = json.dumps({"format": FORMAT, "python": sys.version, "numpy": numpy_version,
+                      "numba": numba_version, "signature": signature, "source": source}, sort_keys=True)
+    return hashlib.sha256(tag.encode()).hexdigest()
+
+
+def on_disk(source: str, signature: str) -> bool:
+    """Whether the kernel of ``source`` was compiled into the disk cache before (its manifest exists; the files
+    are checked when it is loaded). Cheap: no Numba import."""
+    folder = kernel_folder()
+    if folder is None:
+        return False
+    try:
+        return (folder / f"k_{_digest(source, signature)[:40]}.json").is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _sha(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _atomic_write(path: pathlib.Path, text: str) -> None:
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        pathlib.Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _numba_files(folder: pathlib.Path, stem: str) -> list[pathlib.Path]:
+    cache = folder / "__pycache__"
+    return sorted(cache.glob(f"{stem}.*.nb[ic]")) if cache.is_dir() else []
+
+
+def _clean_numba_files(folder: pathlib.Path, stem: str, manifest: pathlib.Path) -> None:
+    """Delete Numba's files of this kernel unless every one has the hash recorded in the manifest."""
+    files = _numba_files(folder, stem)
+    if not files:
+        return
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        good = (isinstance(recorded, dict) and recorded.get("format") == FORMAT
+                and sorted(recorded.get("files", {})) == sorted(p.name for p in files)
+                and all(recorded["files"][p.name] == _sha(p) for p in files))
+    except (OSError, ValueError, TypeError, AttributeError):
+        good = False
+    if not good:
+        warnings.warn(f"symrmt: compiled-kernel cache files of {stem} in {str(folder)[:200]!r} do not match their "
+                      "recorded hashes: deleted, the kernel is compiled again", KernelCacheWarning, stacklevel=4)
+        for path in files:
+            path.unlink(missing_ok=True)
+        manifest.unlink(missing_ok=True)
+
+
+def _source_file(folder: pathlib.Path, stem: str, text: str) -> pathlib.Path:
+    """The kernel's source file, written (or replaced, with a warning, when it is not ``text``)."""
+    path = folder / f"{stem}.py"
+    try:
+        current = path.read_bytes() if path.exists() else None
+    except OSError:
+        current = b""
+    if current != text.encode():
+        if current is not None:
+            warnings.warn(f"symrmt: the cached kernel source {str(path)[:200]!r} is not what this system "
+                          "generates (corrupt or foreign): not imported, replaced", KernelCacheWarning, stacklevel=4)
+            for stale in _numba_files(folder, stem):
+                stale.unlink(missing_ok=True)
+        _atomic_write(path, text)
+    return path
+
+
+def cached_kernel(source: str, signature: str, compile_function: Callable[[Callable, str], Callable],
+                  name: str = "kernel") -> Callable | None:
+    """The kernel ``name`` defined by ``source``, compiled by ``compile_function(function, signature)`` with Numba's
+    cache on, from and into the disk cache; None when the disk cache is off or unusable (the caller then compiles
+    in memory).
+
+    ``source`` may use ``sqrt``, ``pi`` and ``nan`` (imported from :mod:`math` by the file's header).
+    """
+    folder = kernel_folder()
+    if folder is None or str(folder) in _unusable:
+        return None
+    digest = _digest(source, signature)
+    stem = f"k_{digest[:40]}"
+    text = _HEADER.format(digest=digest) + source
+    manifest = folder / f"{stem}.json"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = _source_file(folder, stem, text)
+        _clean_numba_files(folder, stem, manifest)
+        had_files = bool(_numba_files(folder, stem))
+        # What runs is the text built here, never what is read from the file: the file is there for Numba, which
+        # finds its cache beside the function's file (co_filename) and checks the file's size and time stamp.
+        # It is registered as a module: Numba names the module of a cached function, and imports it when loading.
+        module = types.ModuleType(f"symrmt_kernel_{digest[:40]}")
+        module.__file__ = str(path)
+        exec(compile(text, str(path), "exec"), module.__dict__)     # noqa: S102 - our own generated source
+        sys.modules[module.__name__] = module
+        namespace = module.__dict__
+        kernel = compile_function(namespace[name], signature)
+        if not had_files:
+            files = {p.name: _sha(p) for p in _numba_files(folder, stem)}
+            if files:
+                _atomic_write(manifest, json.dumps({"format": FORMAT, "digest": digest, "files": files}, indent=1))
+        return kernel
+    except OSError as exc:
+        _unusable.add(str(folder))
+        warnings.warn(f"symrmt: the compiled-kernel cache is off: cannot use {str(folder)[:200]!r} ({exc}); set "
+                      "SYMRMT_CACHE_DIR to a writable folder, or to 'off'", KernelCacheWarning, stacklevel=3)
+        return None
