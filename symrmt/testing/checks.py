@@ -23,17 +23,14 @@ than chosen.
 """
 from __future__ import annotations
 
-import contextvars
-import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from symrmt.errors import ConvergenceError
-
 from . import reference as ref
+from .deviations import Deviation, PropertyViolation, at_most, close, measured
 from .theories import Point, Theory
 
 __all__ = ["PropertyViolation", "Deviation", "Property", "CATALOGUE", "GAMMAS", "SOLVER_ATOL", "catalogue_markdown"] + [
@@ -51,93 +48,10 @@ GAMMAS = np.geomspace(1e-2, 1e2, 9)
 SOLVER_ATOL = 3e-8
 
 
-@dataclass(frozen=True)
-class Deviation:
-    """The worst comparison of one run of a property: ``gap`` (how far a value was from what the property
-    says, or by how much an inequality failed; 0 when it held) and the ``tolerance`` it was allowed."""
-
-    gap: float
-    tolerance: float
-
-    @property
-    def ratio(self) -> float:
-        """``gap / tolerance``: at most 1 where the property held."""
-        if self.gap == 0:
-            return 0.0
-        return self.gap / self.tolerance if self.tolerance > 0 else math.inf
-
-
-class PropertyViolation(AssertionError):
-    """A derived property of the theory does not hold; ``deviation`` is the comparison that failed."""
-
-    def __init__(self, message: str, deviation: Deviation | None = None) -> None:
-        super().__init__(message)
-        self.deviation = deviation if deviation is not None else Deviation(math.inf, 0.0)
-
-
-#: ``[worst Deviation so far]`` of the property running in this context (None outside a property).
-_WORST: contextvars.ContextVar[list | None] = contextvars.ContextVar("symrmt_testing_worst", default=None)
-
-
-def _record(gap: float, tolerance: float) -> Deviation:
-    deviation = Deviation(float(gap), float(tolerance))
-    worst = _WORST.get()
-    if worst is not None and (worst[0] is None or deviation.ratio > worst[0].ratio
-                              or (deviation.ratio == worst[0].ratio and deviation.gap > worst[0].gap)):
-        worst[0] = deviation
-    return deviation
-
-
-def _close(name: str, got, expected, atol, context) -> Deviation:
-    """``|got - expected| <= atol`` elementwise (non-finite ``got`` fails); records and returns the worst comparison."""
-    got, expected, atol = np.broadcast_arrays(np.asarray(got, float), np.asarray(expected, float),
-                                              np.asarray(atol, float))
-    gap = np.abs(got - expected)
-    gap = np.where(np.isfinite(gap), gap, np.inf)
-    ratio = np.where(gap == 0, 0.0, np.inf)
-    np.divide(gap, atol, out=ratio, where=(atol > 0) & (gap > 0))
-    i = int(np.argmax(ratio))
-    deviation = _record(gap.ravel()[i], atol.ravel()[i])
-    if np.any(gap > atol):
-        i = int(np.argmax(gap - atol))
-        raise PropertyViolation(
-            f"{name}: got {got.ravel()[i]!r}, expected {expected.ravel()[i]!r} (gap {gap.ravel()[i]:.3g} > "
-            f"tolerance {atol.ravel()[i]:.3g}) at {context}", Deviation(float(gap.ravel()[i]), float(atol.ravel()[i])))
-    return deviation
-
-
-def _at_most(name: str, lower, upper, atol: float, context) -> None:
-    """``lower <= upper + atol`` elementwise; the gap is by how much ``lower`` exceeds ``upper`` (0 when it does not)."""
-    lower, upper = np.broadcast_arrays(np.asarray(lower, float), np.asarray(upper, float))
-    excess = np.where(np.isfinite(lower - upper), np.maximum(lower - upper, 0.0), np.inf)
-    i = int(np.argmax(excess))
-    _record(excess.ravel()[i], atol)
-    if excess.ravel()[i] > atol:
-        raise PropertyViolation(f"{name} fails by {excess.ravel()[i]:.3g} (tolerance {atol:.3g}) at {context}",
-                                Deviation(float(excess.ravel()[i]), atol))
-
-
-def _property(fn: Callable[..., None]) -> Callable[..., Deviation]:
-    """Track the worst comparison and return it; report a refusal of the theory (ConvergenceError) as a violation."""
-
-    @functools.wraps(fn)
-    def wrapper(theory: Theory, *args, **kwargs) -> Deviation:
-        token = _WORST.set([None])
-        try:
-            fn(theory, *args, **kwargs)
-            return _WORST.get()[0] or Deviation(0.0, 0.0)
-        except ConvergenceError as exc:
-            raise PropertyViolation(f"{fn.__name__}: {theory!r} gave no physical solution: {exc}") from exc
-        finally:
-            _WORST.reset(token)
-
-    return wrapper
-
-
 # --------------------------------------------------------------------------- 1. bounds, monotonicity, large gamma
 
 
-@_property
+@measured
 def check_bounds_and_monotonicity(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`0 \le (\gamma\Phi)^2 \le E \le \gamma\Phi \le 1` and :math:`E` nondecreasing in :math:`\gamma`, attention and linear.
 
@@ -152,14 +66,14 @@ def check_bounds_and_monotonicity(theory: Theory, point: Point, gammas=GAMMAS) -
     for label, result in (("attention", theory.attention(point, gammas)), ("linear", theory.linear(point, gammas))):
         error, x = result.error, gammas * result.phi
         context = f"{label} {point}, gammas={gammas.tolist()}, E={error.tolist()}, gamma Phi={x.tolist()}"
-        _at_most("E >= 0", -error, 0.0, SOLVER_ATOL, context)
-        _at_most("(gamma Phi)^2 <= E", x**2, error, SOLVER_ATOL, context)
-        _at_most("E <= gamma Phi", error, x, SOLVER_ATOL, context)
-        _at_most("gamma Phi <= 1", x, 1.0, SOLVER_ATOL, context)
-        _at_most("E nondecreasing in gamma", -np.diff(error), 0.0, SOLVER_ATOL, context)
+        at_most("E >= 0", -error, 0.0, SOLVER_ATOL, context)
+        at_most("(gamma Phi)^2 <= E", x**2, error, SOLVER_ATOL, context)
+        at_most("E <= gamma Phi", error, x, SOLVER_ATOL, context)
+        at_most("gamma Phi <= 1", x, 1.0, SOLVER_ATOL, context)
+        at_most("E nondecreasing in gamma", -np.diff(error), 0.0, SOLVER_ATOL, context)
 
 
-@_property
+@measured
 def check_large_gamma(theory: Theory, point: Point) -> None:
     r""":math:`\gamma(1 - E(\gamma)) \to 2 m_1` as :math:`\gamma \to \infty`, with :math:`m_1` from :func:`.reference.large_gamma_m1`.
 
@@ -185,9 +99,9 @@ def check_large_gamma(theory: Theory, point: Point) -> None:
         gammas = gamma0 * np.array([1.0, 2.0, 4.0])
         error = solve(point, gammas).error
         context = f"{label} {point}, gammas={gammas.tolist()}"
-        _close("E -> 1 as gamma -> oo", error, np.ones(3), 10 * (1 + 2 * m1) / gammas, context)
+        close("E -> 1 as gamma -> oo", error, np.ones(3), 10 * (1 + 2 * m1) / gammas, context)
         ext = ref.extrapolate(gammas * (1 - error))
-        _close("gamma (1 - E) -> 2 m1", ext.value, 2 * m1, ext.bound + 1e-4 * 2 * m1 + 1e-9, context)
+        close("gamma (1 - E) -> 2 m1", ext.value, 2 * m1, ext.bound + 1e-4 * 2 * m1 + 1e-9, context)
 
 
 # --------------------------------------------------------------------------- 2. invariances
@@ -197,11 +111,11 @@ def _same_error(theory, name, first: Point, second: Point, gammas, second_gammas
     gammas = np.asarray(gammas, float)
     a = theory.attention(first, gammas).error
     b = theory.attention(second, gammas if second_gammas is None else second_gammas).error
-    _close(name, b, a, atol, f"{first} vs {second}, gammas={gammas.tolist()}")
+    close(name, b, a, atol, f"{first} vs {second}, gammas={gammas.tolist()}")
     return a, b
 
 
-@_property
+@measured
 def check_sign_symmetry(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r"""f → −f with d → −d leaves :math:`E_\mathrm{attn}` unchanged: K → −K and :math:`K^\top C K` is even in K (exact, any geometry).
 
@@ -210,7 +124,7 @@ def check_sign_symmetry(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     _same_error(theory, "f -> -f, d -> -d", point, point.replace(a1=-point.a1, d=-point.d), gammas)
 
 
-@_property
+@measured
 def check_scale_law(theory: Theory, point: Point, s: float = 1.7, gammas=GAMMAS) -> None:
     r"""The scale law: f → s f with d → s d maps :math:`E(\gamma)` to :math:`E(\gamma/s^2)`, i.e. :math:`E(sf, \gamma) = E(f, \gamma/s^2)`.
 
@@ -224,7 +138,7 @@ def check_scale_law(theory: Theory, point: Point, s: float = 1.7, gammas=GAMMAS)
     _same_error(theory, f"f -> {s:g} f maps E(gamma) to E(gamma/s^2)", point, scaled, gammas, s * s * gammas)
 
 
-@_property
+@measured
 def check_label_symmetry(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r"""Labels y → −y change nothing.
 
@@ -237,7 +151,7 @@ def check_label_symmetry(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     _same_error(theory, "y -> -y", point, point.replace(alpha_K=-point.alpha_K, alpha_Q=-point.alpha_Q), gammas)
 
 
-@_property
+@measured
 def check_weight_rescaling(theory: Theory, point: Point, t: float = 1.6, gammas=GAMMAS) -> None:
     r""":math:`(w_K, w_Q) \to (t w_K, w_Q/t)` leaves :math:`M = I + w_K w_Q^\top` and hence the model unchanged.
 
@@ -251,7 +165,7 @@ def check_weight_rescaling(theory: Theory, point: Point, t: float = 1.6, gammas=
     _same_error(theory, f"(w_K, w_Q) -> ({t:g} w_K, w_Q/{t:g})", point, moved, gammas)
 
 
-@_property
+@measured
 def check_one_sided_weights(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r"""With :math:`w_Q = 0` (or :math:`w_K = 0`) :math:`M = I`: the other weight vector, however aligned, changes nothing.
 
@@ -268,7 +182,7 @@ def check_one_sided_weights(theory: Theory, point: Point, gammas=GAMMAS) -> None
 # --------------------------------------------------------------------------- 3. limits and special cases
 
 
-@_property
+@measured
 def check_a1_zero(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`a_1 = 0`, :math:`d = 0`: E does not depend on :math:`\|\mu\|` nor on the alignment, and more signal does not help.
 
@@ -288,11 +202,11 @@ def check_a1_zero(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     alone, _ = _same_error(theory, "a1 = d = 0: no dependence on signal or weights", reference, base, gammas)
     _same_error(theory, "a1 = d = 0: more signal does not help", reference, base.replace(theta=4 * base.theta + 1.0),
                 gammas)
-    _close("a1 = d = 0: E = the cubic's closed form", alone, ref.a1_zero_error(base.nu, base.c, gammas), SOLVER_ATOL,
+    close("a1 = d = 0: E = the cubic's closed form", alone, ref.a1_zero_error(base.nu, base.c, gammas), SOLVER_ATOL,
            f"{reference}, gammas={gammas.tolist()}")
 
 
-@_property
+@measured
 def check_a1_zero_with_diagonal(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`a_1 = 0`, :math:`d \ne 0`: the weights drop out (L = 0), the signal does not.
 
@@ -308,11 +222,11 @@ def check_a1_zero_with_diagonal(theory: Theory, point: Point, gammas=GAMMAS) -> 
     diagonal = base.replace(nu=0.0)
     attention = theory.attention(diagonal, gammas).error
     linear = theory.linear(diagonal, gammas / d**2).error
-    _close("a1 = b = 0: E_attn(gamma) = E_lin(gamma/d^2)", attention, linear, SOLVER_ATOL,
+    close("a1 = b = 0: E_attn(gamma) = E_lin(gamma/d^2)", attention, linear, SOLVER_ATOL,
            f"{diagonal}, gammas={gammas.tolist()}")
 
 
-@_property
+@measured
 def check_noise_only(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`\mu = 0`, :math:`w = 0` reduces to the noise-only system of docs/theory.md section 5.
 
@@ -335,11 +249,11 @@ def check_noise_only(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     result = theory.attention(noise, gammas)
     error, trace = ref.section3_noise_only(noise.a1, noise.nu, noise.c, gammas, noise.d)
     context = f"{noise}, gammas={gammas.tolist()}"
-    _close("noise only: E = section 3", result.error, error, 1e-6, context)
-    _close("noise only: y^T Q y/n = tr Q/n of section 3", result.phi, trace, 1e-6 * trace, context)
+    close("noise only: E = section 3", result.error, error, 1e-6, context)
+    close("noise only: y^T Q y/n = tr Q/n of section 3", result.phi, trace, 1e-6 * trace, context)
 
 
-@_property
+@measured
 def check_linear_f(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`\nu = a_1^2` (f linear) with :math:`w = 0`: K is a polynomial in the data Gram matrix; closed form.
 
@@ -357,20 +271,20 @@ def check_linear_f(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     result = theory.attention(linear, gammas)
     expected = np.array([ref.linear_f_attention_error(linear.a1, linear.d, linear.c, linear.theta, g) for g in gammas])
     context = f"{linear}, gammas={gammas.tolist()}"
-    _close("f linear: E = polynomial-in-Wishart closed form", result.error, expected[:, 0], SOLVER_ATOL, context)
-    _close("f linear: y^T Q y/n closed form", result.phi, expected[:, 1], 1e-7 * expected[:, 1], context)
+    close("f linear: E = polynomial-in-Wishart closed form", result.error, expected[:, 0], SOLVER_ATOL, context)
+    close("f linear: y^T Q y/n closed form", result.phi, expected[:, 1], 1e-7 * expected[:, 1], context)
 
 
-@_property
+@measured
 def check_linear_regression(theory: Theory, point: Point, gammas=GAMMAS) -> None:
     r""":math:`E_\mathrm{lin} = \gamma^2 m'(-\gamma)` with :math:`m` of :func:`.reference.signal_resolvent` (signal :math:`\theta`); weights play no role."""
     gammas = np.asarray(gammas, float)
     result = theory.linear(point, gammas)
     expected = np.array([ref.linear_regression_error(point.c, point.theta, g) for g in gammas])
     context = f"linear {point}, gammas={gammas.tolist()}"
-    _close("E_lin closed form", result.error, expected[:, 0], SOLVER_ATOL, context)
-    _close("Phi_lin closed form", result.phi, expected[:, 1], 1e-7 * expected[:, 1], context)
-    _close("E_lin ignores the weights", theory.linear(point.without_weights(), gammas).error, result.error,
+    close("E_lin closed form", result.error, expected[:, 0], SOLVER_ATOL, context)
+    close("Phi_lin closed form", result.phi, expected[:, 1], 1e-7 * expected[:, 1], context)
+    close("E_lin ignores the weights", theory.linear(point.without_weights(), gammas).error, result.error,
            SOLVER_ATOL, context)
 
 
@@ -378,7 +292,7 @@ def _over_c(solve, point: Point, cs, gamma):
     return np.array([solve(point.replace(c=float(c)), gamma).error for c in cs])
 
 
-@_property
+@measured
 def check_small_c(theory: Theory, point: Point, gammas=(0.1, 1.0, 10.0)) -> None:
     r"""c → 0.
 
@@ -395,16 +309,16 @@ def check_small_c(theory: Theory, point: Point, gammas=(0.1, 1.0, 10.0)) -> None
     cs = 2e-3 / np.array([1.0, 2.0, 4.0])
     ext = ref.extrapolate(_over_c(theory.linear, point, cs, gammas))
     limit = ref.linear_small_c_limit(gammas, point.theta)
-    _close("c -> 0: E_lin limit", ext.value, limit, ext.bound + 1e-6, f"linear {point}, gammas={gammas.tolist()}")
+    close("c -> 0: E_lin limit", ext.value, limit, ext.bound + 1e-6, f"linear {point}, gammas={gammas.tolist()}")
     noise = point.noise_only()
     for c in (1e-3, 0.3, 0.9):
         error = theory.attention(noise.replace(c=c), GAMMAS).error
         context = f"c={c}: E={error.tolist()}, {noise}"
-        _at_most("rank bound 1 - c <= E_attn", 1 - c, error, SOLVER_ATOL, context)
-        _at_most("E_attn <= 1", error, 1.0, SOLVER_ATOL, context)
+        at_most("rank bound 1 - c <= E_attn", 1 - c, error, SOLVER_ATOL, context)
+        at_most("E_attn <= 1", error, 1.0, SOLVER_ATOL, context)
 
 
-@_property
+@measured
 def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(0.5, 2.0, 5.0)) -> None:
     r"""c → ∞, extrapolated from :math:`c = 250, 500, 1000` (:func:`.reference.extrapolate`).
 
@@ -434,23 +348,23 @@ def check_large_c(theory: Theory, point: Point, ratios=(0.5, 2.0, 5.0), gammas=(
     context = f"{point}, ridge ratios g={g.tolist()}"
     linear = np.array([theory.linear(point.replace(c=float(c)), g * c).error for c in cs])
     ext = ref.extrapolate(linear)
-    _close("c -> oo: E_lin(g c) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6, "linear " + context)
+    close("c -> oo: E_lin(g c) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6, "linear " + context)
     slope = ref.extrapolate(cs[:, None] * (linear - limit))
     expected = ref.linear_large_c_slope(g, point.theta)
-    _close("c -> oo: first correction of E_lin(g c)", slope.value, expected,
+    close("c -> oo: first correction of E_lin(g c)", slope.value, expected,
            slope.bound + 1e-3 * (1 + np.abs(expected)), "linear " + context)
     ext = ref.extrapolate(_over_c(theory.attention, point.replace(d=0.0), cs, gammas))
-    _close("c -> oo, d = 0: E_attn -> sqrt(gamma/(gamma + 4 nu))", ext.value,
+    close("c -> oo, d = 0: E_attn -> sqrt(gamma/(gamma + 4 nu))", ext.value,
            ref.wishart_square_limit(gammas, point.nu), ext.bound + 1e-6, f"attention d=0 {point}, gammas={gammas}")
     d = point.d if abs(point.d) >= 0.3 else 0.5
     cs = 250.0 * max(1.0, point.nu / d**2) * np.array([1.0, 2.0, 4.0])
     attention = np.array([theory.attention(point.replace(c=float(c), d=d), g * c * d * d).error for c in cs])
     ext = ref.extrapolate(attention)
-    _close("c -> oo, d != 0: E_attn(g c d^2) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6,
+    close("c -> oo, d != 0: E_attn(g c d^2) -> (g/(1+g))^2", ext.value, limit, ext.bound + 1e-6,
            f"attention d={d} " + context)
 
 
-@_property
+@measured
 def check_error_is_derivative_of_phi(theory: Theory, point: Point, gammas=(0.03, 0.3, 3.0, 30.0)) -> None:
     r""":math:`E = -\gamma^2\,\mathrm d\Phi/\mathrm d\gamma` (docs/theory.md section 1), against a five-point difference of :math:`\Phi`.
 
@@ -463,7 +377,7 @@ def check_error_is_derivative_of_phi(theory: Theory, point: Point, gammas=(0.03,
         result = theory.attention(point, stencil)
         phi = result.phi
         derivative = (phi[0] - 8 * phi[1] + 8 * phi[3] - phi[4]) / (12 * h)
-        _close("E = -gamma^2 dPhi/dgamma", result.error[2], -gamma**2 * derivative, 1e-6, f"{point}, gamma={gamma}")
+        close("E = -gamma^2 dPhi/dgamma", result.error[2], -gamma**2 * derivative, 1e-6, f"{point}, gamma={gamma}")
 
 
 
@@ -475,7 +389,7 @@ def check_error_is_derivative_of_phi(theory: Theory, point: Point, gammas=(0.03,
 RIDGELESS_PROBES = (1e-4, 1e-5)
 
 
-@_property
+@measured
 def check_ridgeless(theory: Theory, point: Point) -> None:
     r"""The ridgeless limit for :math:`c < 1` without signal: :math:`E_\mathrm{attn}(0^+) = E_\mathrm{lin}(0^+) = 1 - c`.
 
@@ -495,7 +409,7 @@ def check_ridgeless(theory: Theory, point: Point) -> None:
     gammas = np.array(RIDGELESS_PROBES)
     for label, error in (("attention", theory.attention(noise, gammas).error),
                          ("linear", theory.linear(noise, gammas).error)):
-        _close(f"{label}: E(0+) = 1 - c", error[-1], 1 - c, SOLVER_ATOL + abs(error[0] - error[-1]),
+        close(f"{label}: E(0+) = 1 - c", error[-1], 1 - c, SOLVER_ATOL + abs(error[0] - error[-1]),
                f"{label} {noise}, gammas={gammas.tolist()}, E={np.asarray(error).tolist()}")
 
 
@@ -505,7 +419,7 @@ def _vectors(gram: np.ndarray) -> np.ndarray:
     return vectors * np.sqrt(np.clip(values, 0.0, None))
 
 
-@_property
+@measured
 def check_rank_reduction(theory: Theory, point: Point, gammas=GAMMAS, norms=(0.9, 1.3)) -> None:
     r"""Rank-two weights reduce to rank one when the second spike is zero, or orthogonal to :math:`\mu` and the first.
 
@@ -529,14 +443,14 @@ def check_rank_reduction(theory: Theory, point: Point, gammas=GAMMAS, norms=(0.9
                               ("orthogonal second spike, w_K || w_Q", (norms[0] * e4, norms[1] * e4))):
         vectors = np.stack([mu, wk, wk2, wq, wq2])
         rank_two = theory.attention_gram(point, gammas, vectors @ vectors.T).error
-        _close(f"rank 2 with a {label} = rank 1", rank_two, rank_one, SOLVER_ATOL, f"{point}, gammas={gammas.tolist()}")
+        close(f"rank 2 with a {label} = rank 1", rank_two, rank_one, SOLVER_ATOL, f"{point}, gammas={gammas.tolist()}")
 
 
 #: Squared temperatures of :func:`check_softmax_large_temperature` (x0, 2 x0, 4 x0 for the extrapolation in 1/tau^2).
 SOFTMAX_TAU2 = (100.0, 200.0, 400.0)
 
 
-@_property
+@measured
 def check_softmax_large_temperature(theory: Theory, point: Point, gammas=(0.03, 0.3, 3.0)) -> None:
     r"""Softmax attention as :math:`\tau \to \infty`: :math:`E_\mathrm{sm}(a_1(\tau)^2\gamma) \to E_{f = x}(\gamma)`, a closed form.
 
@@ -559,7 +473,7 @@ def check_softmax_large_temperature(theory: Theory, point: Point, gammas=(0.03, 
         values.append(theory.attention(base.replace(a1=a1, nu=nu), a1 * a1 * gammas).error)
     ext = ref.extrapolate(np.array(values))
     expected = np.array([ref.linear_f_attention_error(1.0, 0.0, base.c, base.theta, g)[0] for g in gammas])
-    _close("tau -> oo: softmax E -> E of f = x", ext.value, expected, ext.bound + SOLVER_ATOL,
+    close("tau -> oo: softmax E -> E of f = x", ext.value, expected, ext.bound + SOLVER_ATOL,
            f"{base}, gammas={gammas.tolist()}, tau^2={list(SOFTMAX_TAU2)}")
 
 
@@ -567,7 +481,7 @@ def check_softmax_large_temperature(theory: Theory, point: Point, gammas=(0.03, 
 DENSITY_NODES = 200
 
 
-@_property
+@measured
 def check_density_normalized(theory: Theory, point: Point) -> None:
     r"""The density of :math:`G = K^\top X^\top X K/n`, smoothed by :math:`\eta > 0`, is nonnegative and integrates to 1.
 
@@ -592,8 +506,8 @@ def check_density_normalized(theory: Theory, point: Point) -> None:
     coarse, fine = density[:DENSITY_NODES], density[DENSITY_NODES:]
     tail = 2 * eta / (np.pi * reach)
     context = f"{point}, eta={eta:.3g}"
-    _at_most("density >= 0", -density, 0.0, 1e-12, context)
-    _close("the smoothed density integrates to 1", fine_w @ fine + tail, 1.0,
+    at_most("density >= 0", -density, 0.0, 1e-12, context)
+    close("the smoothed density integrates to 1", fine_w @ fine + tail, 1.0,
            abs(fine_w @ fine - coarse_w @ coarse) + 1e-9, context)
 
 
