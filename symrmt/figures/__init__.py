@@ -25,7 +25,7 @@ claims are made for tanh, so such a figure is titled with its f and asserts none
 tests); ``quick=False`` is the publication version (minutes to an hour on two cores).
 
 >>> sorted(FIGURES)[:3]
-['alignment', 'linear_component', 'phase_diagram']
+['alignment', 'linear_component', 'paper_fig1']
 """
 from __future__ import annotations
 
