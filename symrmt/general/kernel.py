@@ -126,6 +126,13 @@ class Factored:
         tau = np.array([[t11, -Fp[0, 1] * u], [-Fp[1, 0] * u, t22]])
         self._finish(F, tau)
 
+    def perturbed_inverses(self, args: np.ndarray) -> tuple["_Linearized", "_Linearized"]:
+        r""":math:`N^{-1}`, :math:`N'^{-1}` at ``args`` to first order around this evaluation, as operators on vectors."""
+        s2, _, HV, _, HU = self.data.spectral
+        a0, a = 0.5 * (self.args[0] + self.args[1]), 0.5 * (args[0] + args[1])
+        da, dg = a - a0, (a * a - args[2]) - (a0 * a0 - self.args[2])
+        return tuple(_Linearized(Ni, Hb, s2, da, dg) for Ni, Hb in zip(self.inverses, (HV, HU)))
+
     def _finish(self, F: np.ndarray, tau: np.ndarray) -> None:
         d33 = self.d33
         Theta = np.empty((3, 3))
@@ -152,6 +159,18 @@ class Factored:
         x2 = U @ (NiU @ (U.T @ (r2p + a * (M @ r2p) - Fp[1, 0] * (M @ r1p))))
         x3 = (r3 - F[2, 0] * (M @ x1) - F[2, 1] * (MT @ x2)) / d33
         return x1, x2, x3
+
+
+class _Linearized:
+    r""":math:`(N + \delta N)^{-1} \approx N^{-1} - N^{-1}\,\delta N\,N^{-1}`, :math:`\delta N = \delta a\,H + \delta g\,S^2`,
+    applied to vectors in :math:`O(p^2)` (``@``)."""
+
+    def __init__(self, Ni: np.ndarray, Hb: np.ndarray, s2: np.ndarray, da: float, dg: float):
+        self.Ni, self.Hb, self.s2, self.da, self.dg = Ni, Hb, s2, da, dg
+
+    def __matmul__(self, v: np.ndarray) -> np.ndarray:
+        y = self.Ni @ v
+        return y - self.Ni @ (self.da * (self.Hb @ y) + self.dg * (self.s2 * y))
 
 
 def pair_traces(data: MatrixData, a: float, e: float, derivatives: bool = False):

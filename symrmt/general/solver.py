@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .hermite_scaled import ScaledHermite, scaled_hermite
-from .kernel import MatrixData, p_side, signal_forms
+from .kernel import Factored, MatrixData, p_side, signal_forms
 
 __all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix"]
 
@@ -112,10 +112,18 @@ class PathSystem:
         r, _ = self.rn(_sym(x), gamma, core)
         return r[_IU] / self.c - x
 
-    def phi(self, x: np.ndarray, gamma: float) -> float:
+    def phi(self, x: np.ndarray, gamma: float, around: "Factored | None" = None) -> float:
+        r""":math:`\Phi` at ``(x, gamma)``. ``around``: a factorized p-side near x with its derivatives; the p-side at
+        x is then its first-order expansion (traces by their exact linear model, :math:`N^{-1}` applied to vectors
+        as :math:`N_0^{-1} - N_0^{-1}\,\delta N\,N_0^{-1}`): :math:`O(p^2)`, and exact to second order, which a
+        central difference does not see (the second-order terms are even in the step)."""
         t = _sym(x)
         last = getattr(self, "last", None)
-        if last is not None and last[1] == gamma and np.array_equal(last[0], t) and last[2].inverses is not None:
+        if around is not None:
+            args0, core0, D = around.args, around.core, around.D
+            r, fac = self.rn(t, gamma, core=lambda args: core0 + D @ (args - args0))
+            fac.inverses = around.perturbed_inverses(fac.args)
+        elif last is not None and last[1] == gamma and np.array_equal(last[0], t) and last[2].inverses is not None:
             fac = last[2]                                     # the p-side at this point is already factorized
             r, _ = self.rn(t, gamma, core=lambda args: fac.core)
         else:
@@ -303,7 +311,8 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
             # noise divided by the step must stay below the step's truncation error, step^2)
             phi[k] = system.phi(x, g0)                        # reuses Newton's last evaluation, at x
             h = max(step, newton.residual ** (1 / 3)) * g0
-            dphi = (system.phi(x + h * dx, g0 + h) - system.phi(x - h * dx, g0 - h)) / (2 * h)
+            base = system.last[2]
+            dphi = (system.phi(x + h * dx, g0 + h, base) - system.phi(x - h * dx, g0 - h, base)) / (2 * h)
             err[k] = -g0 * g0 * dphi
         ts[k] = _sym(x)
     return GeneralSolution(gam, err, phi, ts, system.h, steps)
