@@ -1,7 +1,7 @@
-r"""The numeric kernel of the general-M deterministic equivalent (docs/general_weights.md).
+r"""The numeric kernel of the general-M deterministic equivalent (docs/theory.md, section 18).
 
 Everything that depends on the :math:`p \times p` weight matrix :math:`M` is computed here, numerically;
-the rest of the system is a handful of scalars. The notation is that of docs/general_weights.md.
+the rest of the system is a handful of scalars. The notation is that of docs/theory.md, section 18.
 
 **Unknowns.** The symmetric :math:`3 \times 3` matrix :math:`t` of normalized traces of the n-side blocks of
 the noise pencil, :math:`t_{bb'} = \operatorname{tr}(\mathcal R_{x_b x_{b'}})/p` (six numbers).

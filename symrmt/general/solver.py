@@ -1,4 +1,4 @@
-r"""The deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` for any weight matrix M (docs/general_weights.md).
+r"""The deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` for any weight matrix M (docs/theory.md, section 18).
 
 :func:`attention_error_general` solves, for each :math:`\gamma`, the six-unknown fixed point
 
@@ -231,7 +231,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     :class:`GeneralSolution` in the order of ``gamma``. ``scalars`` overrides the three numbers of M that
     enter outside the p-side traces, ``{"sigma": ..., "rho": ..., "trace": ...}`` (:math:`\|M\|_F/\sqrt p`,
     :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
-    :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/general_weights.md, "Reduction").
+    :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/theory.md, section 18.8).
     """
     M = resolve_matrix(weights)
     p = M.shape[0]
