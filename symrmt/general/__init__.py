@@ -1,6 +1,6 @@
 r"""The deterministic equivalent of nonlinear attention for any weight matrix :math:`M = W_K^\top W_Q`.
 
-See docs/general_weights.md. Public: :func:`attention_error_general`, :func:`solve_general`.
+See docs/theory.md, section 18 (derivation) and docs/general_weights.md (measurements). Public: :func:`attention_error_general`, :func:`solve_general`.
 """
 from .solver import GeneralSolution, attention_error_general, resolve_matrix, solve_general
 

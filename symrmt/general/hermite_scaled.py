@@ -97,7 +97,7 @@ def scaled_hermite(f: Any, sigma: float, rho: float) -> ScaledHermite:
     :math:`f(\sigma\xi)` is not finite and square-integrable on the quadrature nodes.
     """
     if not (np.isfinite(sigma) and sigma > 0):
-        raise ParameterError(f"the score scale sigma = ||M||_F/sqrt(p) = {sigma!r} must be finite and > 0: "
+        raise ParameterError(f"the score scale sigma = ||M||_F/sqrt(p) = {float(sigma):.6g} must be finite and > 0: "
                              "M = 0 (or non-finite) has no Hermite data.")
     rho = float(np.clip(rho, -1.0, 1.0))
     g = as_callable(f)

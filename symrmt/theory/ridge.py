@@ -35,6 +35,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..geometry import Geometry
 from ..solve import PointFailure, SolveResult
 from ..models import ATTENTION, KERNEL_RIDGE, LINEAR, Model
@@ -203,11 +204,18 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                     gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                    partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
+                    partial: bool = False, form: str = DEFAULT_FORM, *, weights: Any = None,
+                    mu: ArrayLike | None = None) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
     underneath) where the solver failed: ``solve_attention(..., partial=True).failures`` says why.
+
+    ``weights=M`` (a real ``(p, p)`` array, scores :math:`x_i^\top M x_j/\sqrt p` with token i the key) or
+    ``weights=(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`) gives the theory of any weight matrix
+    (:func:`symrmt.general.attention_error_general`, docs/theory.md): then ``mu`` is the signal vector
+    (length p, default none), c and d are single numbers and gamma any array, and geometry, gram,
+    params, partial and form are refused (the Gram matrix cannot place :math:`\mu` relative to M).
 
     Examples
     --------
@@ -224,7 +232,32 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
                  mask=[ True, False],
            fill_value=nan)
     """
+    if weights is not None:
+        return _general_error(f, c, gamma, d, weights, mu, geometry=geometry, gram=gram, params=params,
+                              partial=partial, form=form)
+    if mu is not None:
+        raise ParameterError("mu= is the signal vector of weights=M; without weights give the signal as geometry= "
+                             "or gram=.")
     return solve_attention(f, c, gamma, geometry, d, gram, params, partial, form).error
+
+
+def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any, mu: Any, **refused) -> np.ndarray:
+    """``attention_error(..., weights=M)``: the general-M theory, with the arguments it cannot take refused."""
+    given = [name for name, value in refused.items()
+             if value is not None and value is not False and not (name == "form" and value == DEFAULT_FORM)]
+    if given:
+        raise ParameterError(f"weights= cannot be combined with {', '.join(given)}: give the signal as mu= (a vector "
+                             "of length p), and f, c, gamma, d only.")
+    scalars = {}
+    for name, value in (("c", c), ("d", d)):
+        arr = np.asarray(value, dtype=float) if np.ndim(value) == 0 else None
+        if arr is None:
+            raise ParameterError(f"{name} must be a single number with weights= (one matrix fixes p; loop over {name}).")
+        if not np.isfinite(arr):
+            raise ParameterError(f"{name} = {float(arr)!r} must be finite.")
+        scalars[name] = float(arr)
+    from ..general import attention_error_general
+    return attention_error_general(f, scalars["c"], gamma, weights, mu=mu, d=scalars["d"])
 
 
 def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,

@@ -22,6 +22,7 @@ from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
 from ...runtime.files import write_atomically
 from ..values import parse_grid
+from .theory_weights import add_weights_arguments, weights_theory
 
 _FORM_HELP = ("form of the derived system: auto (the default: algebraic, quadrature where it does not hold; "
               "faster), algebraic (closed-form averages, no quadrature) or quadrature (the reference)")
@@ -41,6 +42,7 @@ def add_theory(sub) -> None:
     p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
     p.add_argument("--csv", metavar="FILE.csv", default=None,
                    help="also write the points as CSV, one row per point (replaced atomically if it exists)")
+    add_weights_arguments(p)
 
 
 def add_latex(sub) -> None:
@@ -165,6 +167,8 @@ def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
+    if getattr(args, "weights", None) is not None:
+        return weights_theory(args)
     if args.csv is not None:
         check_output_file(args.csv, "--csv", ("csv",))
     axes = grid_axes(args)

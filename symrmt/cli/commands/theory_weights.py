@@ -1,0 +1,128 @@
+r"""``symrmt theory --weights FILE --layer L [--head H]``: the general-M theory of a real model's attention weights.
+
+The layer's (or head's) matrix in symrmt's orientation, key on the left:
+:math:`M = W_K^\top W_Q/\sqrt d` (the model's :math:`W_Q^\top W_K/\sqrt d` transposed; docs/real_weights.md), read
+with :func:`symrmt.weights.read_weights`, and :func:`symrmt.attention_error` with ``weights=M``
+(docs/theory.md, the general weights section). ``--weights-scale unit`` (the default) rescales M to scores of
+unit variance (:math:`\|M\|_F^2 = p`, the convention of the measurements); ``model`` keeps the model's own
+:math:`1/\sqrt d`; a number multiplies M. ``--signal top|random`` puts :math:`\mu` (norm ``--mu-norm``,
+default 1) along M's top right singular vector or a random direction (seed 0); ``none`` is the default.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ...errors import SymrmtInputError
+from ..arguments import GEOMETRY_FLAGS
+from ..output import cell
+
+__all__ = ["add_weights_arguments", "weights_theory", "layer_matrix"]
+
+
+def add_weights_arguments(p: argparse.ArgumentParser) -> None:
+    """``--weights``, ``--layer``, ``--head``, ``--weights-scale``, ``--signal`` on ``symrmt theory``."""
+    g = p.add_argument_group("a real model's weights (the general-M theory) instead of the geometry")
+    g.add_argument("--weights", default=None, metavar="FILE.safetensors",
+                   help="a .safetensors file, a zip holding one, or 'minilm'; with --layer")
+    g.add_argument("--layer", type=int, default=None, metavar="L", help="the layer of --weights")
+    g.add_argument("--head", type=int, default=None, metavar="H", help="one head of the layer (default: the whole layer)")
+    g.add_argument("--heads", type=int, default=None, metavar="N",
+                   help="number of heads, when no config.json is beside the file")
+    g.add_argument("--weights-scale", default="unit", metavar="unit|model|X",
+                   help="unit (default): scores of unit variance, ||M||_F^2 = p; model: the model's own 1/sqrt(d); "
+                        "a number: that multiple of the model's M")
+    g.add_argument("--signal", choices=("none", "top", "random"), default="none",
+                   help="mu along M's top right singular vector, a random direction (seed 0), or none (default); "
+                        "its norm is --mu-norm (default 1)")
+
+
+def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: int | None = None,
+                 scale: str | float = "unit") -> np.ndarray:
+    r"""The ``(p, p)`` matrix :math:`M = W_K^\top W_Q/\sqrt d` of ``layer`` (or one head), key on the left.
+
+    ``scale``: ``"unit"`` rescales to :math:`\|M\|_F^2 = p`, ``"model"`` keeps :math:`1/\sqrt d`, a number
+    multiplies the model's M. Raises :class:`~symrmt.errors.SymrmtInputError` for a head out of range or a bad scale.
+    """
+    from ...weights import read_weights
+
+    w = read_weights(source, layers=[layer], num_heads=num_heads)
+    lay = w.layers[0]
+    WK, WQ = lay.key_weight, lay.query_weight
+    if head is not None:
+        if not 0 <= head < w.num_heads:
+            raise SymrmtInputError(f"--head {head}: the model has heads 0..{w.num_heads - 1}.")
+        rows = slice(head * w.head_dim, (head + 1) * w.head_dim)
+        WK, WQ = WK[rows], WQ[rows]
+    M = (WK.T @ WQ) * w.scale
+    if scale == "unit":
+        norm = np.linalg.norm(M)
+        return M * (np.sqrt(M.shape[0]) / norm) if norm > 0 else M
+    if scale == "model":
+        return M
+    try:
+        factor = float(scale)
+    except (TypeError, ValueError):
+        factor = float("nan")
+    if not (np.isfinite(factor) and factor > 0):
+        raise SymrmtInputError(f"--weights-scale {scale!r}: give unit, model or a number > 0.")
+    return factor * M
+
+
+def weights_theory(args: argparse.Namespace) -> dict:
+    """The body of ``symrmt theory --weights``: E_attn of the general-M theory (and E_lin) over ``--gamma``."""
+    from ... import attention_error, solve_linear
+
+    _refuse_others(args)
+    if args.layer is None:
+        raise SymrmtInputError("--weights needs --layer L (the layer whose W_K^T W_Q is used).")
+    c, d = _single(args.c, "--c"), _single(args.diag, "--diag")
+    M = layer_matrix(args.weights, args.layer, args.head, args.heads, args.weights_scale)
+    p = M.shape[0]
+    mu_norm = 1.0 if args.mu_norm is None else _single(args.mu_norm, "--mu-norm")
+    mu = None
+    if args.signal == "top":
+        mu = mu_norm * np.linalg.svd(M)[2][0]
+    elif args.signal == "random":
+        u = np.random.default_rng(0).standard_normal(p)
+        mu = mu_norm * u / np.linalg.norm(u)
+    if args.center:
+        raise SymrmtInputError("--center with --weights: centre f at the score scale yourself (with --weights-scale "
+                               "unit the scale is 1, so --f 'relu(x) - 1/sqrt(2*pi)' is the centred ReLU).")
+    f = args.f
+    attention = attention_error(f, c, args.gamma, d=d, weights=M, mu=mu)
+    theta = 0.0 if mu is None else float(mu @ mu)
+    linear = solve_linear(c, args.gamma, gram=np.diag([theta, 0.0, 0.0]), partial=True).error
+    label = f"layer {args.layer}" + ("" if args.head is None else f", head {args.head}")
+    out = {"weights": str(args.weights), "layer": args.layer, "head": args.head, "p": p, "c": c, "f": args.f,
+           "signal": args.signal, "mu_norm": mu_norm if mu is not None else 0.0, "weights_scale": str(args.weights_scale),
+           "sigma": float(np.linalg.norm(M) / np.sqrt(p)), "gamma": args.gamma.tolist(),
+           "attention": np.asarray(attention).tolist(), "linear": np.ma.filled(linear, np.nan).tolist()}
+    if not args.json:
+        print(f"f = {args.f}, {label} of {args.weights}: M = W_K^T W_Q/sqrt(d), p = {p}, "
+              f"||M||_F/sqrt(p) = {out['sigma']:.4g}, c = {c:g}, signal {args.signal}")
+        print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
+        for g, a, l in zip(args.gamma, np.ravel(attention), np.ma.filled(linear, np.nan)):
+            print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
+    return out
+
+
+def _refuse_others(args: argparse.Namespace) -> None:
+    """One line naming every flag that --weights cannot take."""
+    bad = [("--" + name.replace("_", "-")) for name in GEOMETRY_FLAGS[1:] if getattr(args, name, None) is not None]
+    bad += [flag for flag, on in (("--gram", args.gram is not None), ("--geometry", args.preset is not None),
+                                  ("--w-norm", args.w_norm is not None), ("--param", bool(args.param)),
+                                  ("--attention softmax", args.attention == "softmax"),
+                                  ("--csv", args.csv is not None)) if on]
+    if bad:
+        raise SymrmtInputError(f"--weights cannot be combined with {', '.join(bad)}: the weights replace the geometry; "
+                               "give the signal with --signal and --mu-norm.")
+
+
+def _single(value, flag: str) -> float:
+    arr = np.ravel(np.asarray(value, dtype=float))
+    if arr.size != 1:
+        raise SymrmtInputError(f"{flag} takes one value with --weights (one matrix fixes p = c*n): run once per value.")
+    return float(arr[0])
+
