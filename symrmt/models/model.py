@@ -91,14 +91,13 @@ class Model:
         The domains are those the derivation states for each parameter (practical bounds included,
         :mod:`symrmt.validate`); the result is what :func:`symrmt.solve.solve` trusts without checking again.
         """
-        from ..codegen import parameter_domains
         from ..solve import check_parameters
         from ..validate import RANGE_HINT
 
         bound = self.read(**user_arguments)
         system = self.system(bound.rank)
-        return bound.rank, check_parameters(tuple(system.parameters), parameter_domains(system), bound.values,
-                                            RANGE_HINT, bound.sources)
+        keys, domains = _domains(system)
+        return bound.rank, check_parameters(keys, domains, bound.values, RANGE_HINT, bound.sources)
 
     def simulate(self, *args, **kwargs):
         """The model's Monte Carlo (:attr:`simulator`), called with the arguments given."""
@@ -106,6 +105,21 @@ class Model:
             raise ParameterError(f"the {self.name} model has no Monte Carlo.")
         module, function = self.simulator.split(":")
         return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+
+#: ``id(system) -> (system, keys, domains)``: the numeric domains of each derived system, converted once (the systems
+#: live as long as the process, cached by their builders).
+_DOMAINS: dict[int, tuple] = {}
+
+
+def _domains(system) -> tuple[tuple, dict]:
+    """``(keys, domains)`` of ``system``'s parameters as the solver checks them, converted from SymPy once."""
+    from ..codegen import parameter_domains
+
+    entry = _DOMAINS.get(id(system))
+    if entry is None or entry[0] is not system:
+        entry = _DOMAINS[id(system)] = (system, tuple(system.parameters), parameter_domains(system))
+    return entry[1], entry[2]
 
 
 @lru_cache(maxsize=None)
