@@ -224,8 +224,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "", text)
 
 
-def equation_label(prefix: str, line: str, used: set[str]) -> str:
-    label = f"{prefix}:{slug(line.split('&', 1)[0]) or 'eq'}"
+def equation_label(prefix: str, line: str, used: set[str], explicit: str | None = None) -> str:
+    """A ``\\label`` new in ``used`` (then added to it): ``prefix:`` and ``explicit``, or the slug of the line's left side."""
+    label = f"{prefix}:{explicit if explicit is not None else slug(line.split('&', 1)[0]) or 'eq'}"
     unique, k = label, 2
     while unique in used:
         unique, k = f"{label}-{k}", k + 1

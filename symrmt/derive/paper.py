@@ -128,13 +128,7 @@ def page_body(page, label_prefix: str | None = None, solver_data: bool = False, 
     used: set[str] = set()
 
     def label(text: str, explicit: str | None = None) -> str:
-        if explicit is None:
-            return equation_label(prefix, text, used)
-        unique, k = f"{prefix}:{explicit}", 2
-        while unique in used:
-            unique, k = f"{prefix}:{explicit}-{k}", k + 1
-        used.add(unique)
-        return unique
+        return equation_label(prefix, text, used, explicit)
 
     def align(rows: list[str]) -> str:
         return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from ..errors import ParameterError
 
-__all__ = ["Model", "register", "unregister", "get", "names", "models"]
+__all__ = ["Model", "register", "unregister", "get", "names", "models", "system_domains"]
 
 #: The forms a system is derived in (:mod:`symrmt.derive.algebraic`).
 DERIVED_FORMS = ("quadrature", "algebraic")
@@ -96,7 +96,7 @@ class Model:
 
         bound = self.read(**user_arguments)
         system = self.system(bound.rank)
-        keys, domains = _domains(system)
+        keys, domains = system_domains(system)
         return bound.rank, check_parameters(keys, domains, bound.values, RANGE_HINT, bound.sources)
 
     def simulate(self, *args, **kwargs):
@@ -112,7 +112,7 @@ class Model:
 _DOMAINS: dict[int, tuple] = {}
 
 
-def _domains(system) -> tuple[tuple, dict]:
+def system_domains(system) -> tuple[tuple, dict]:
     """``(keys, domains)`` of ``system``'s parameters as the solver checks them, converted from SymPy once."""
     from ..codegen import parameter_domains
 
