@@ -101,6 +101,16 @@ def test_fresh_path_keeps_companions_under_one_stem(tmp_path):
     assert fresh_path(tmp_path / "rank.png", (".csv",)) == tmp_path / "rank-3.png"
 
 
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root may write any file")
+def test_a_read_only_file_is_refused_as_open_refuses_it(tmp_path):
+    target = tmp_path / "old.csv"
+    target.write_bytes(OLD)
+    os.chmod(target, 0o444)
+    with pytest.raises(PermissionError):
+        write_text_atomically(target, "new\n")
+    assert target.read_bytes() == OLD and _listing(tmp_path) == {"old.csv"}
+
+
 def test_a_device_is_written_into_and_a_folder_refused(tmp_path):
     assert write_text_atomically(os.devnull, "x") == Path(os.devnull)
     with pytest.raises(IsADirectoryError):

@@ -45,7 +45,8 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
         Writes the content to the stream it is given (bytes with ``binary``, else text with ``encoding``
         and no newline translation).
     replace
-        True: an existing file is replaced (its permissions kept). False: it is kept, and the content goes
+        True: an existing file is replaced (its permissions kept; a read-only one is refused, as ``open``
+        refuses it, although a rename could replace it). False: it is kept, and the content goes
         to the first free name of ``NAME-1.EXT``, ``NAME-2.EXT``, ... (see :func:`fresh_path`). A device or
         a pipe (``/dev/null``) is written into directly: there is no file to replace.
 
@@ -68,6 +69,8 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
                     as stream:
                 write(stream)
             return named
+        if replace and os.path.exists(target) and not os.access(target, os.W_OK):
+            raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", os.fspath(path))
         descriptor, temporary = _open_temporary(folder, target.name)
         try:
             with _stream(descriptor, binary, encoding) as stream:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import pathlib
 import sys
 import types
