@@ -220,3 +220,14 @@ def test_a_named_output_is_replaced(folder, capsys):
     assert cli.main(["latex", "--document", str(folder / "a.tex")]) == 0
     assert (folder / "a.tex").read_text().startswith("\\documentclass")
     assert not [p for p in os.listdir(folder) if p.endswith(".tmp")]
+
+
+def test_the_cases_catch_a_command_without_the_identity_check(folder, capsys, monkeypatch):
+    """Power: with the check planted out, the symbolic-link case fails (the model file is overwritten)."""
+    from symrmt.cli.commands import weights
+
+    monkeypatch.setattr(weights, "check_not_an_input", lambda *args: None)
+    case = next(c for c in CASES if c.name == "weights-plot-onto-input-by-symlink")
+    with pytest.raises(AssertionError):
+        run_case(case, folder, capsys)
+    assert (folder / "model.safetensors").read_bytes()[:4] == b"\x89PNG"
