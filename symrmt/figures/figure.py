@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..runtime.files import write_atomically
 from ..runtime.progress import progress_bar
 from ..analysis.seeds import mean_se, t_quantile
 
@@ -271,22 +272,24 @@ def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def write_csv(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
+def write_csv(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> pathlib.Path:
     """Write the plotted numbers of ``figure`` to ``path``: a header row, then one row per point.
 
     Columns: ``figure, panel, series, source, quantity``, then every parameter any curve has,
     then ``value``, ``se`` (the standard error over seeds) and ``ci95_low``, ``ci95_high`` (the
     ends of the error bar: the 95% t interval, or the 95% interval of an extrapolated limit). A cell
     is empty only where it does not apply: a parameter a series does not have (``seeds`` of a
-    theory line), or the statistics of a theory point.
+    theory line), or the statistics of a theory point. Written atomically
+    (:func:`symrmt.runtime.files.write_atomically`, which ``replace`` is given to); returns the name written.
     """
     header, rows = csv_rows(figure)
-    path = pathlib.Path(path)
-    with path.open("w", newline="") as handle:
+
+    def write(handle) -> None:
         writer = csv.writer(handle)
         writer.writerow(header)
         writer.writerows(rows)
-    return path
+
+    return write_atomically(path, write, replace=replace)
 
 
 # --------------------------------------------------------------------------- progress

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..presentation.plotting import agg_pyplot
+from ..runtime.files import save_figure
 from ..validate import indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
@@ -314,6 +315,8 @@ def plot_spectra(analysis: WeightsAnalysis, path: str | os.PathLike, ranks: Sequ
     fig.suptitle(f"{os.path.basename(analysis.file)}\nsingular values of $M = W_Q^\\top W_K/\\sqrt{{d}}$ "
                  "and of its best $sI$ + rank $r$", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)           # atomically: a failed write keeps the old file
+    finally:
+        plt.close(fig)
     return str(path)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
 from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
-from ...runtime.files import write_atomically
+from ...runtime.files import write_atomically, write_text_atomically
 from ..values import parse_grid
 from .theory_weights import add_weights_arguments, weights_theory
 
@@ -311,7 +310,7 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
     if target is not None:
-        Path(target).write_text(text, encoding="utf-8")
+        write_text_atomically(target, text)
         out[flag[2:]] = target
         if not args.json:
             print(f"{flag[2:]} written to {target}")

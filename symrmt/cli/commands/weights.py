@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...weights import command
+from ...runtime.files import check_not_an_input
 from ..paths import PLOT_FORMATS, check_output_file
 
 __all__ = ["add_weights", "cmd_weights"]
@@ -19,4 +20,5 @@ def add_weights(sub) -> None:
 def cmd_weights(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
+        check_not_an_input(args.plot, "--plot", [(args.file, "FILE")])
     return command.run(args)
