@@ -18,7 +18,7 @@ from .errors import ParameterError
 
 __all__ = ["MIN_TEMPERATURE", "temperature", "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
-           "positive_grid", "choice", "within", "indices", "grid"]
+           "positive_grid", "choice", "within", "indices", "grid", "TWO_SEEDS"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -42,6 +42,8 @@ MAX_GAMMA = 1e12
 MAX_DIAGONAL = 100.0
 #: What a refusal by these ranges adds.
 RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
+#: Why a Monte Carlo takes at least two seeds: every mean it reports carries a 95% Student-t interval.
+TWO_SEEDS = "a t interval needs at least 2 seeds: its standard error and t quantile have seeds - 1 degrees of freedom"
 
 
 def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:

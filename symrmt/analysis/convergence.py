@@ -47,6 +47,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .. import validate
 from ..errors import ParameterError
 from .finite_size import Extrapolation, extrapolate
 from ..runtime.progress import progress_bar
@@ -451,11 +452,13 @@ def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tupl
     if seeds is None or np.ndim(seeds) == 0:
         top = DEFAULT_SEEDS if seeds is None else seeds
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 2:
-            raise ParameterError(f"seeds = {seeds!r}: give an integer >= 2 (the seeds at the largest size).")
+            raise ParameterError(f"seeds = {seeds!r}: give an integer >= 2, the seeds at the largest size; "
+                                 f"{validate.TWO_SEEDS}.")
         return sizes[order].astype(np.int64), np.full(sizes.size, int(top), dtype=np.int64), True
     counts = np.asarray(seeds)
     if counts.shape != sizes.shape or counts.dtype.kind not in "iu" or np.any(counts < 2):
-        raise ParameterError(f"seeds = {_shown(seeds)}: give one integer >= 2 per size ({sizes.size} sizes).")
+        raise ParameterError(f"seeds = {_shown(seeds)}: give one integer >= 2 per size ({sizes.size} sizes); "
+                             f"{validate.TWO_SEEDS}.")
     return sizes[order].astype(np.int64), counts[order].astype(np.int64), False
 
 

@@ -199,7 +199,7 @@ def add_common(p: argparse.ArgumentParser, grids: bool = False) -> None:
 
 def add_mc(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, required=True, help="number of tokens n >= 2")
-    p.add_argument("--seeds", type=int, default=4, help="independent draws (>= 2 for a standard error)")
+    p.add_argument("--seeds", type=int, default=4, help="independent draws, at least 2: every mean carries a 95%% Student-t interval over seeds (default 4)")
     p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to 1e-6 relative (the fast routes' "

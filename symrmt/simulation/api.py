@@ -109,7 +109,7 @@ def simulate_once(
         Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, instead of ``geometry``.
     method : {"auto", "exact", "tridiagonal", "lanczos"}
         How the two quadratic forms are computed (:mod:`symrmt.simulation.routes`); all
-        agree to about 1e-8 relative.
+        agree to 1e-6 relative.
     weights : array_like or tuple, optional
         Any :math:`W_K^\top W_Q`, as in :func:`simulate`.
     attention, temperature, mask_diagonal, normalize
@@ -198,7 +198,7 @@ def simulate(
     d : float
         The diagonal of :math:`K`.
     seeds : int
-        Number of independent draws, :math:`\ge 2` (the standard error needs two).
+        Number of independent draws, :math:`\ge 2` (a t interval needs two: :data:`symrmt.validate.TWO_SEEDS`).
     seed : int
         Root of ``np.random.SeedSequence(seed).spawn(seeds)``: the first k draws of a
         run with more seeds equal those of a run with k seeds.
@@ -216,7 +216,8 @@ def simulate(
         (up to 4000 steps, then tridiagonal); ``"auto"`` (default) Lanczos while a
         cost model says it beats the tridiagonal route, else tridiagonal. Every
         route falls back to ``"exact"`` where its rounding estimate exceeds 1e-5
-        (very small gamma), so all agree with ``"exact"`` to about 1e-8 relative.
+        (very small gamma), so all agree with ``"exact"`` to 1e-6 relative (the Lanczos
+        bracket's width ``LANCZOS_RTOL``; the other routes to rounding).
     progress : bool
         Show a progress bar over seeds on stderr when stderr is a terminal and the
         run takes more than 2 s (tqdm).

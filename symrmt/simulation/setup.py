@@ -135,8 +135,8 @@ def gamma_grid(gamma: Any) -> np.ndarray:
 
 
 def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
-    """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a standard error), a non-negative root."""
-    hint = ("The standard error needs at least two seeds (std with ddof=1)." if minimum == 2
+    """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a t interval), a non-negative root."""
+    hint = (validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + "." if minimum == 2
             else "Use at least one seed.")
     seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
                             "(as the seeds of a sweep)")
@@ -176,7 +176,7 @@ class Setup:
     @classmethod
     def of(cls, model: Model, c: float, gamma: Any, seeds: Any, seed: Any) -> Setup:
         """The setup of a validated ``model`` (:func:`validated_model`): ``gamma``, then the seeds (at least two,
-        for a standard error), validated in that order."""
+        for a t interval), validated in that order."""
         return cls(model, c, gamma_grid(gamma), *seed_count(seeds, seed, 2))
 
     def with_f(self, f: Any, params: Any = None) -> Setup:

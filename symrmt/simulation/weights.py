@@ -20,9 +20,9 @@ in one of two forms (:class:`WeightMatrix`):
   rank-r path (:math:`pn^2` flops). With :math:`s = 1` it *is* that path: the same operations on the
   same numbers.
 
-A real model's :math:`M = W_Q^\top W_K/\sqrt d` (query on the left, :mod:`symrmt.weights`) is the
-transpose of this orientation: pass ``MatrixFit.weights()``, which returns :math:`M^\top` (or its
-fitted :math:`sI + \text{rank } r` as ``(s, w_K, w_Q)``).
+A real model's weights in this orientation are :math:`M = W_K^\top W_Q/\sqrt d` (key on the left; the model's
+query-first :math:`W_Q^\top W_K` transposed), as :mod:`symrmt.weights` holds them: pass ``MatrixFit.weights()``
+(or its fitted :math:`sI + \text{rank } r` as ``(s, w_K, w_Q)``).
 
 The signal. A Gram matrix cannot say how :math:`\mu` sits relative to a general :math:`M`, so with
 ``weights=`` the geometry gives :math:`\mu` alone (its weight vectors must be 0) and the draw puts it

@@ -306,7 +306,7 @@ def _integers(key: str, values: list, minimum: int) -> list[int]:
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_GRID_POINTS:
         raise ParameterError(f"seeds = {shown(value)}: must be a count, an integer in 1..{MAX_GRID_POINTS} (the "
-                             "number of Monte Carlo draws per setting and n; >= 2 for a standard error).")
+                             "number of Monte Carlo draws per setting and n; >= 2 for a t interval).")
     return int(value)
 
 

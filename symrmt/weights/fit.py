@@ -38,7 +38,7 @@ tolerance of the global optimum, and the smallest bound is a certified lower bou
 One SVD of :math:`M - sI` gives :math:`f_r(s)` for every :math:`r` at once.
 
 The matrices are held as :math:`M = U C U^\top` (:class:`CompressedMatrix`): one head's
-:math:`W_Q^{(h)\top} W_K^{(h)}` has rank :math:`\le d`, and on the span :math:`U` of its row spaces
+:math:`W_K^{(h)\top} W_Q^{(h)}` has rank :math:`\le d`, and on the span :math:`U` of its row spaces
 (:math:`2d` columns) :math:`M - sI` is :math:`C - sI_{2d}`, and :math:`-sI` on the rest, so its
 singular values are those of :math:`C - sI` and :math:`|s|` repeated :math:`p - 2d` times.
 """

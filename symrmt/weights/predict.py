@@ -1,7 +1,7 @@
 r"""The theory's prediction for a real matrix's fitted :math:`sI + \text{rank } r`: mapped onto :math:`I + \text{low rank}`.
 
 The theory (:mod:`symrmt.theory`) takes :math:`W_K^\top W_Q = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`
-with scores of unit noise variance. A fit :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`
+with scores of unit noise variance. A fit :math:`M \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`
 (:class:`~symrmt.weights.MatrixFit`, in symrmt's orientation) is mapped onto it by dividing by
 :math:`s`:
 

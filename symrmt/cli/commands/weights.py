@@ -13,7 +13,8 @@ __all__ = ["add_weights", "cmd_weights"]
 def add_weights(sub) -> None:
     p = sub.add_parser("weights", help=command.HELP,
                        description="Read the query and key projections of a BERT or GPT-2 checkpoint (safetensors, "
-                                   "data only) and fit M = W_Q^T W_K/sqrt(d) by s*I + rank r, per layer and head.")
+                                   "data only) and fit M = W_K^T W_Q/sqrt(d) (key first: the score of key x_i and query x_j is "
+                                   "x_i^T M x_j) by s*I + rank r, per layer and head.")
     command.add_arguments(p)
 
 
