@@ -9,6 +9,7 @@ from . import check, converge, demo, figure, heads, hermite, simulate, sweep, th
 
 __all__ = ["COMMANDS"]
 
+#: Each command name -> its handler, which takes the parsed namespace and returns the JSON-ready dict.
 COMMANDS = {"hermite": hermite.cmd_hermite, "theory": theory.cmd_theory, "simulate": simulate.cmd_simulate,
             "compare": simulate.cmd_compare, "converge": converge.cmd_converge, "latex": theory.cmd_latex,
             "spectrum": theory.cmd_spectrum, "heads": heads.cmd_heads, "demo": demo.cmd_demo,
