@@ -47,6 +47,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     1 a bug. Every failure is one line on stderr; ``--debug`` adds the traceback. Floating-point
     warnings of NumPy (from generated code) are not shown: results are checked for non-finite
     values instead.
+
+    Examples
+    --------
+    >>> import contextlib, io, json
+    >>> from symrmt.cli import main
+    >>> out = io.StringIO()
+    >>> with contextlib.redirect_stdout(out):
+    ...     status = main(["hermite", "--f", "erf(x)", "--json"])
+    >>> status, round(json.loads(out.getvalue())["a1"], 6)
+    (0, 0.65147)
+    >>> main(["theory", "--f", "x^2", "--c", "1", "--gamma", "0.1"])       # bad input: one line on stderr
+    2
     """
     parser = build_parser()
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")

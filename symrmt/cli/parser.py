@@ -28,7 +28,16 @@ _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command (without ``--debug``, which :func:`symrmt.cli.main` adds)."""
+    """The parser of every command (without ``--debug``, which :func:`symrmt.cli.main` adds).
+
+    Examples
+    --------
+    >>> from symrmt.cli import build_parser
+    >>> args = build_parser().parse_args(["heads", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1,1", "--heads", "2",
+    ...                                   "--gram", "[[1,0,0,0,0],[0,1,0,0,0],[0,0,1,0,0],[0,0,0,1,0],[0,0,0,0,1]]"])
+    >>> args.command, args.heads, args.gamma.tolist(), args.gram.shape
+    ('heads', 2, [0.1, 1.0], (5, 5))
+    """
     parser = argparse.ArgumentParser(prog="symrmt", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     for add in _SUBPARSERS:

@@ -49,7 +49,14 @@ PARAMETER_ORDER = ("f", "params", "a1", "nu", "d", "c", "gamma", "theta", "mu_no
 
 
 class FigureUnavailable(RuntimeError):
-    """The engine this figure needs is not in this installation (the message says which part)."""
+    """The engine this figure needs is not in this installation (the message says which part).
+
+    Examples
+    --------
+    >>> from symrmt.figures import FigureUnavailable
+    >>> issubclass(FigureUnavailable, RuntimeError)        # symrmt figure NAME exits 2 with its message
+    True
+    """
 
 
 @dataclass

@@ -9,6 +9,7 @@ planted missing command. Building the site itself is tests/docs/test_site.py (sl
 from __future__ import annotations
 
 import importlib
+import inspect
 import pathlib
 import pkgutil
 import re
@@ -88,3 +89,61 @@ def test_a_planted_missing_command_is_caught():
     planted = re.sub(r"symrmt heads\b", "symrmt theory", usage)
     assert missing_commands(planted) == ["heads"]
     assert "heads" in commands() and len(commands()) >= 13
+
+
+#: Public functions and classes whose docstring has no example yet, by the module that defines them. The list
+#: only shrinks: a new public name without an example fails, and so does a name here that has gained one.
+WITHOUT_EXAMPLE = {
+    "symrmt.analysis.convergence.Convergence",
+    "symrmt.figures.build", "symrmt.figures.main", "symrmt.figures.run", "symrmt.figures.drawing.draw",
+    "symrmt.figures.figure.Curve", "symrmt.figures.figure.Figure", "symrmt.figures.figure.Panel",
+    "symrmt.figures.figure.csv_rows", "symrmt.figures.figure.finite_size_note", "symrmt.figures.figure.write_csv",
+    "symrmt.sweep.run.run_sweep", "symrmt.sweep.store.read_records", "symrmt.sweep.summary.summarize",
+    "symrmt.sweep.summary.write_summary_csv",
+    "symrmt.testing.checks.Property", "symrmt.testing.deviations.Deviation",
+    "symrmt.testing.deviations.PropertyViolation", "symrmt.testing.strategies.DrawnGeometry",
+    "symrmt.testing.strategies.KnownNonlinearity", "symrmt.testing.strategies.geometries",
+    "symrmt.testing.strategies.hermite_data", "symrmt.testing.strategies.nonlinearities",
+    "symrmt.testing.strategies.points", "symrmt.testing.strategies.regimes", "symrmt.testing.theories.DerivedTheory",
+    "symrmt.testing.theories.PackageTheory", "symrmt.testing.theories.Point", "symrmt.testing.theories.Theory",
+    "symrmt.testing.verification.Row", "symrmt.testing.verification.Verification",
+    "symrmt.weights.analysis.LayerFit", "symrmt.weights.analysis.MatrixFit", "symrmt.weights.analysis.RankFit",
+    "symrmt.weights.analysis.WeightsAnalysis", "symrmt.weights.analysis.analyze", "symrmt.weights.errors.WeightFileError",
+    "symrmt.weights.fit.CompressedMatrix", "symrmt.weights.fit.ShiftFit", "symrmt.weights.predict.fitted_attention_error",
+    "symrmt.weights.predict.regime_ratio", "symrmt.weights.reader.AttentionWeights",
+    "symrmt.weights.reader.LayerProjections", "symrmt.weights.reader.minilm_path", "symrmt.weights.reader.read_weights",
+}
+
+
+def public_objects() -> dict[str, object]:
+    """Each public function and class once, by the module and name that define it."""
+    found = {}
+    for package in public_packages():
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                found[f"{value.__module__}.{value.__name__}"] = value
+    return found
+
+
+def names_without_example(objects: dict[str, object]) -> set[str]:
+    """The objects whose docstring holds no doctest (``>>>``), which pytest --doctest-modules runs."""
+    return {name for name, value in objects.items() if ">>>" not in (inspect.getdoc(value) or "")}
+
+
+def test_every_public_function_and_class_has_an_example():
+    objects = public_objects()
+    missing = names_without_example(objects)
+    assert sorted(missing - WITHOUT_EXAMPLE) == [], "give these an Examples section with a doctest"
+    assert sorted(WITHOUT_EXAMPLE - missing) == [], "these have an example now: take them out of WITHOUT_EXAMPLE"
+    assert len(objects) - len(missing) >= 60
+
+
+def test_a_planted_public_function_without_an_example_is_caught():
+    def planted(x: float) -> float:
+        """A public function with no example."""
+        return x
+
+    objects = {**public_objects(), "symrmt.planted": planted}
+    assert names_without_example(objects) - WITHOUT_EXAMPLE == {"symrmt.planted"}
