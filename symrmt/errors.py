@@ -19,8 +19,8 @@ class SymrmtError(Exception):
     Examples
     --------
     >>> import symrmt
-    >>> issubclass(symrmt.ParameterError, symrmt.SymrmtError) and issubclass(symrmt.ConvergenceError, symrmt.SymrmtError)
-    True
+    >>> [issubclass(error, symrmt.SymrmtError) for error in (symrmt.ParameterError, symrmt.ConvergenceError)]
+    [True, True]
     """
 
 

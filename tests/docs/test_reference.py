@@ -99,11 +99,6 @@ WITHOUT_EXAMPLE = {
     "symrmt.sweep.run.run_sweep", "symrmt.sweep.store.read_records", "symrmt.sweep.summary.summarize",
     "symrmt.sweep.summary.write_summary_csv",
     "symrmt.testing.checks.Property",             # checks.py is at the 600-line limit
-    "symrmt.weights.analysis.LayerFit", "symrmt.weights.analysis.MatrixFit", "symrmt.weights.analysis.RankFit",
-    "symrmt.weights.analysis.WeightsAnalysis", "symrmt.weights.analysis.analyze", "symrmt.weights.errors.WeightFileError",
-    "symrmt.weights.fit.CompressedMatrix", "symrmt.weights.fit.ShiftFit", "symrmt.weights.predict.fitted_attention_error",
-    "symrmt.weights.predict.regime_ratio", "symrmt.weights.reader.AttentionWeights",
-    "symrmt.weights.reader.LayerProjections", "symrmt.weights.reader.minilm_path", "symrmt.weights.reader.read_weights",
 }
 
 
