@@ -1,8 +1,8 @@
 """The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON.
 
 Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``converge``, ``latex``, ``spectrum``, ``heads``,
-``demo``, ``figure``, ``sweep``, ``weights``, ``check``. Every command takes ``--json``; the JSON shapes are a stable contract
-documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
+``demo``, ``figure``, ``sweep``, ``weights``, ``check``. Every command takes ``--json``; the JSON shapes are a
+stable contract documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
 output that cannot be written (one line naming the problem), 3 a solver that did not
 converge at any point (or at some point, with ``--strict``; otherwise the points it could
 not solve are listed under ``failed``, :mod:`.failures`), 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
