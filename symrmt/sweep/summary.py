@@ -87,7 +87,17 @@ def default_csv_path(path: str | os.PathLike) -> Path:
 
 
 def write_summary_csv(rows: list[dict], path: str | os.PathLike) -> Path:
-    """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells)."""
+    """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import write_summary_csv
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     header = write_summary_csv([], pathlib.Path(folder) / "summary.csv").read_text().splitlines()[0]
+    >>> header.split(",")[:4]                      # one row per setting, n and gamma below this header
+    ['f', 'params', 'center', 'c']
+    """
     path = Path(path)
     with io_errors(path, "write the CSV"), open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
