@@ -135,3 +135,11 @@ def test_a_planted_public_function_without_an_example_is_caught():
 
     objects = {**public_objects(), "symrmt.planted": planted}
     assert names_without_example(objects) - WITHOUT_EXAMPLE == {"symrmt.planted"}
+
+
+def test_the_pages_say_how_many_names_have_no_example():
+    """README, docs/usage.md and docs/api/index.rst state the count of WITHOUT_EXAMPLE in words."""
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+    said = f"all but {words[len(WITHOUT_EXAMPLE)]}"
+    for page in (ROOT / "README.md", ROOT / "docs" / "usage.md", API / "index.rst"):
+        assert said in " ".join(page.read_text().split()), page.name
