@@ -1,8 +1,9 @@
 """The elliptic model of each MiniLM-L6 layer (noise only, tanh, c = 1) next to the exact general-M theory.
+========================================================================================================
 
     PYTHONPATH=. python derivations/general_weights_elliptic.py
 
-M (unit score scale, symrmt's orientation) is replaced by sI + E, E elliptic matched to tr M, ||M - sI||_F and
+M (unit score scale, symrmt's orientation) is replaced by sI + E, E elliptic matched to tr M, ``||M - sI||_F`` and
 tr (M - sI)^2 (symrmt/general/elliptic.py). Prints gamma, exact, elliptic, difference.
 """
 import numpy as np

@@ -1,4 +1,5 @@
 """General-M theory against the Monte Carlo of the real MiniLM-L6 weights (issue #27, item 3).
+===========================================================================================
 
 Prints one row per (matrix, f, c, signal, gamma): the general-M theory, the MC mean and its 95% t half-width
 over the seeds, and whether the theory lies within it. The theory never sees the simulation.
@@ -6,7 +7,7 @@ over the seeds, and whether the theory lies within it. The theory never sees the
     python derivations/general_weights_minilm.py --layers 0 --heads none --fs tanh --cs 1 --seeds 4
 
 Matrices: each layer's M = W_K^T W_Q / sqrt(d) (key on the left, symrmt's orientation S_ij = x_i^T M x_j), rescaled
-to unit score variance (||M||_F^2 = p), and single heads M_h likewise. Signals: none, mu = e_1-free random unit
+to unit score variance (``||M||_F^2`` = p), and single heads M_h likewise. Signals: none, mu = e_1-free random unit
 direction, and mu along the top right singular vector of the matrix in symrmt's orientation.
 """
 from __future__ import annotations

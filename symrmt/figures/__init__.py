@@ -69,7 +69,14 @@ DEFAULT_OUT = pathlib.Path("symrmt-figures")
 
 
 def describe(name: str) -> str:
-    """The one-line description of figure ``name``."""
+    """The one-line description of figure ``name``.
+
+    Examples
+    --------
+    >>> from symrmt.figures import describe
+    >>> describe("rank")
+    'rank-1 against rank-r attention weights of the same total strength'
+    """
     return FIGURES[_checked(name)]
 
 

@@ -199,6 +199,21 @@ def draw(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> p
 
     Written atomically (:func:`symrmt.runtime.files.save_figure`); ``replace=False`` keeps an existing file and
     writes ``NAME-1.EXT``, ... instead (the name written is returned).
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> import pathlib, tempfile
+    >>> from symrmt.figures import draw
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     image = draw(figure, pathlib.Path(folder) / "example.svg")
+    ...     image.read_text().lstrip().startswith("<?xml")
+    True
     """
     import matplotlib
 

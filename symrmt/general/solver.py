@@ -49,6 +49,14 @@ def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
     r"""M as a float (p, p) array from a matrix or a pair ``(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`).
 
     Refuses in one line a matrix that is not square, not real and finite, or not of size ``p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import resolve_matrix
+    >>> W_K = W_Q = np.eye(3)[:2]                       # two rows: M = W_K^T W_Q is a projection of rank 2
+    >>> resolve_matrix((W_K, W_Q)).diagonal().tolist()
+    [1.0, 1.0, 0.0]
     """
     if isinstance(weights, tuple) and len(weights) == 2:
         WK, WQ = (np.asarray(w, dtype=float) for w in weights)
@@ -70,7 +78,16 @@ def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
 
 @dataclass
 class GeneralSolution:
-    """Per-gamma results: ``gamma``, ``error`` (E_attn), ``phi``, ``t`` (3x3 traces), ``hermite`` data."""
+    """Per-gamma results: ``gamma``, ``error`` (E_attn), ``phi``, ``t`` (3x3 traces), ``hermite`` data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import solve_general
+    >>> solution = solve_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))
+    >>> np.round(solution.error, 4).tolist(), solution.t.shape
+    ([0.4532, 0.7427], (2, 3, 3))
+    """
 
     gamma: np.ndarray
     error: np.ndarray
@@ -232,6 +249,14 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     enter outside the p-side traces, ``{"sigma": ..., "rho": ..., "trace": ...}`` (:math:`\|M\|_F/\sqrt p`,
     :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
     :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/theory.md, section 18.8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import solve_general
+    >>> solution = solve_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))     # M = I: the rank-1 theory without weights
+    >>> np.round(solution.error, 4).tolist()
+    [0.4532, 0.7427]
     """
     M = resolve_matrix(weights)
     p = M.shape[0]
@@ -392,6 +417,14 @@ def attention_error_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any 
     -------
     numpy.ndarray
         :math:`E_\mathrm{attn}` with the shape of ``gamma``.
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> from symrmt.general import attention_error_general
+    >>> general = attention_error_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))
+    >>> np.allclose(general, symrmt.attention_error("tanh(x)", 1.0, [0.1, 1.0]), rtol=1e-6)
+    True
     """
     sol = solve_general(f, c, gamma, weights, mu, d)
     return sol.error.reshape(np.shape(gamma))

@@ -82,7 +82,17 @@ _unusable: set[str] = set()
 
 
 class CacheWarning(UserWarning):
-    """The disk cache of Hermite data is unusable, or an entry in it was discarded."""
+    """The disk cache of Hermite data is unusable, or an entry in it was discarded.
+
+    Examples
+    --------
+    >>> import warnings, symrmt
+    >>> from symrmt.nonlinearity import CacheWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", CacheWarning)         # e.g. a read-only cache folder, said once
+    ...     round(symrmt.hermite("tanh(x)").a1, 6)
+    0.605706
+    """
 
 
 def cache_folder() -> pathlib.Path | None:

@@ -62,6 +62,14 @@ class WeightMatrix:
     The arrays are read-only float64 views of the caller's arrays (copies only where the dtype had to
     change): a p x p matrix is not duplicated, so that the memory check counts it once, before any
     allocation. Changing the caller's array afterwards changes this object.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.simulation import WeightMatrix
+    >>> w = WeightMatrix(4, shift=1.0, keys=np.ones((1, 4)), queries=np.ones((1, 4)))    # I + 1 1^T
+    >>> w.rank, w.dense()[0].tolist(), w.is_symmetric()
+    (1, [2.0, 1.0, 1.0, 1.0], True)
     """
 
     p: int

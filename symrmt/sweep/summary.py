@@ -93,6 +93,15 @@ def write_summary_csv(rows: list[dict], path: str | os.PathLike, *, replace: boo
     Atomically (:func:`symrmt.runtime.files.write_atomically`): a failed write keeps the old file.
     ``replace=False`` (the default name, which the user did not give) keeps an existing file and writes
     ``NAME-1.csv``, ... instead.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import write_summary_csv
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     header = write_summary_csv([], pathlib.Path(folder) / "summary.csv").read_text().splitlines()[0]
+    >>> header.split(",")[:4]                      # one row per setting, n and gamma below this header
+    ['f', 'params', 'center', 'c']
     """
     path = Path(path)
 

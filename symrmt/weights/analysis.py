@@ -60,6 +60,18 @@ class RankFit:
 
     The fraction is within a relative :data:`~symrmt.weights.fit.RTOL` of the optimum; ``s`` only
     as well as the flat minimum allows, about :math:`\sqrt{\text{RTOL}\, f_r^*/(p - r)}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> one = analysis.layers[0].matrix.fits[1]                  # s I + rank 1 fits exactly
+    >>> one.rank, round(one.s, 4), round(one.residual_fraction, 9), one.lower_bound
+    (1, 0.3536, 0.0, 0.0)
     """
 
     rank: int
@@ -77,6 +89,18 @@ class MatrixFit:
     """The analysis of one matrix: a layer's :math:`M` (``head`` None) or one head's :math:`M_h`.
 
     ``singular_values`` are those of :math:`M` (for a head, its first :math:`d`; the rest are 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> matrix = analysis.layers[0].matrix
+    >>> np.round(matrix.singular_values[:2], 4).tolist(), matrix.antisymmetric_fraction     # (I + 2 e_1 e_1^T)/sqrt(8)
+    ([1.0607, 0.3536], 0.0)
     """
 
     layer: int
@@ -159,7 +183,20 @@ class MatrixFit:
 
 @dataclass(frozen=True)
 class LayerFit:
-    """One layer: its whole :math:`M` (``matrix``), the model's ``scale`` :math:`1/\\sqrt d`, and its ``heads``."""
+    """One layer: its whole :math:`M` (``matrix``), the model's ``scale`` :math:`1/\\sqrt d`, and its ``heads``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> fit = analysis.layers[0]
+    >>> fit.layer, round(fit.scale, 4), fit.matrix.head, len(fit.heads)
+    (0, 0.3536, None, 1)
+    """
 
     layer: int
     scale: float
@@ -176,7 +213,19 @@ class LayerFit:
 
 @dataclass(frozen=True)
 class WeightsAnalysis:
-    """The analysis of one file: ``layout`` ("bert" or "gpt2"), width ``p``, ``num_heads`` and the ``layers``."""
+    """The analysis of one file: ``layout`` ("bert" or "gpt2"), width ``p``, ``num_heads`` and the ``layers``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> analysis.layout, analysis.p, analysis.num_heads, len(analysis.layers)
+    ('bert', 8, 1, 1)
+    """
 
     file: str
     layout: str
@@ -228,6 +277,17 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     -------
     WeightsAnalysis
         ``as_dict()`` is the JSON of ``symrmt weights --json``; ``to_csv()``, ``plot(path)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> [(fit.rank, round(fit.s, 4), round(fit.residual_fraction, 4)) for fit in analysis.layers[0].matrix.fits]
+    [(0, 0.4419, 0.4677), (1, 0.3536, 0.0), (2, 0.3536, 0.0)]
     """
     weights = source if isinstance(source, AttentionWeights) else read_weights(source, layers, num_heads)
     chosen = _layers(weights, layers)
