@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..validate import signal_vector
 from .hermite_scaled import ScaledHermite, scaled_hermite
 from .kernel import Factored, MatrixData, p_side, signal_forms
 
@@ -242,9 +243,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     if np.any(~np.isfinite(gam)) or np.any(gam <= 0):
         raise ParameterError("gamma must be finite and > 0.")
     if mu is not None:
-        mu = np.asarray(mu, dtype=float).ravel()
-        if mu.shape != (p,) or not np.all(np.isfinite(mu)):
-            raise ParameterError(f"mu must be a finite vector of length p = {p}.")
+        mu = signal_vector(mu, p)
     with blas_limit(p):
         data = MatrixData(M)
         for key, value in (scalars or {}).items():
