@@ -120,7 +120,9 @@ class PathSystem:
         central difference does not see (the second-order terms are even in the step)."""
         t = _sym(x)
         last = getattr(self, "last", None)
-        if around is not None:
+        if around is not None and around.D is None:           # a model of the traces (elliptic.py): evaluate it
+            r, fac = self.rn(t, gamma)
+        elif around is not None:
             args0, core0, D = around.args, around.core, around.D
             r, fac = self.rn(t, gamma, core=lambda args: core0 + D @ (args - args0))
             fac.inverses = around.perturbed_inverses(fac.args)
@@ -132,7 +134,10 @@ class PathSystem:
         if self.mu is None:
             return float(r[0, 0])
         c, alpha = self.c, self.h.alpha
-        Z = signal_forms(t, fac, c, self.vectors)
+        if fac.model_state is not None:                       # a model of M (elliptic.py): its own forms
+            Z = self.data.tau_model.signal_forms(fac.model_state, fac.F, t, c, self.mu)
+        else:
+            Z = signal_forms(t, fac, c, self.vectors)
         # Woodbury vectors: y1, sK1, y2, sQ2, y3, s3 (blocks 1, 1, 2, 2, 3, 3)
         G = np.zeros((6, 6))
         for a in range(3):
