@@ -91,7 +91,7 @@ class EllipticModel:
     def __init__(self, s: float, v2: float, tau: float, low_rank: tuple | None = None, p: int | None = None):
         self.s, self.v2 = float(s), float(v2)
         self.kappa = np.array([[tau, 1.0], [1.0, tau]])
-        self._x = None
+        self._x = self._J = None
         self.k = 0 if low_rank is None else len(low_rank[1])
         if self.k:
             U, sig, V = low_rank
@@ -146,30 +146,44 @@ class EllipticModel:
         return self._traces(np.linalg.inv(A0 - self._self_energy(x, Fp)), Fp)[0]
 
     def _fixed_point(self, A0: np.ndarray, Fp: np.ndarray) -> np.ndarray:
-        r"""x = map(x): Newton on the four entries (Jacobian by central differences, step 1e-7; the map is smooth),
-        from the last solution; damped iteration where Newton does not reduce the residual."""
+        r"""x = map(x): Newton on the four entries from the last solution, reusing the last Jacobian (consecutive calls
+        are at nearby :math:`F'`) and refreshing it (central differences, step 1e-7; the map is smooth) when a step
+        does not reduce the residual tenfold; a damped step where Newton does not reduce it at all."""
         x = self._traces(np.linalg.inv(A0), Fp)[0] if self._x is None else self._x
         tol = 1e-14
+        res = self._map(x, A0, Fp) - x
+        fresh = False
         for _ in range(60):
-            res = self._map(x, A0, Fp) - x
             scale = max(1.0, np.max(np.abs(x)))
-            if np.max(np.abs(res)) < tol * scale:
+            size = np.max(np.abs(res))
+            if size < tol * scale:
                 return x
-            J = np.empty((4, 4))
-            for j in range(4):
-                h = 1e-7 * scale
-                e = np.zeros(4)
-                e[j] = h
-                E = e.reshape(2, 2)
-                J[:, j] = ((self._map(x + E, A0, Fp) - x - E) - (self._map(x - E, A0, Fp) - x + E)).ravel() / (2 * h)
+            if self._J is None:
+                self._J, fresh = self._jacobian(x, A0, Fp, scale), True
             try:
-                xn = x - np.linalg.solve(J, res.ravel()).reshape(2, 2)
+                xn = x - np.linalg.solve(self._J, res.ravel()).reshape(2, 2)
             except np.linalg.LinAlgError:
                 xn = x + 0.5 * res
-            if not np.all(np.isfinite(xn)) or np.max(np.abs(self._map(xn, A0, Fp) - xn)) >= np.max(np.abs(res)):
-                xn = x + 0.5 * res                                     # Newton did not help: a damped step
-            x = xn
+            resn = self._map(xn, A0, Fp) - xn if np.all(np.isfinite(xn)) else np.full((2, 2), np.inf)
+            if np.max(np.abs(resn)) > 0.1 * size:
+                if not fresh:                                           # an old Jacobian: refresh it and retry
+                    self._J = None
+                    continue
+                if np.max(np.abs(resn)) >= size:                        # Newton did not help: a damped step
+                    xn = x + 0.5 * res
+                    resn = self._map(xn, A0, Fp) - xn
+            x, res, fresh = xn, resn, False
         raise ParameterError("the elliptic model's 2 x 2 Dyson equation did not converge.")
+
+    def _jacobian(self, x: np.ndarray, A0: np.ndarray, Fp: np.ndarray, scale: float) -> np.ndarray:
+        J = np.empty((4, 4))
+        h = 1e-7 * scale
+        for j in range(4):
+            E = np.zeros(4)
+            E[j] = h
+            E = E.reshape(2, 2)
+            J[:, j] = ((self._map(x + E, A0, Fp) - x - E) - (self._map(x - E, A0, Fp) - x + E)).ravel() / (2 * h)
+        return J
 
     def __call__(self, Fp: np.ndarray) -> np.ndarray:
         A0 = np.eye(2) + self.s * Fp
