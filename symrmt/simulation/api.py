@@ -302,8 +302,8 @@ def simulate(
     if not isinstance(theory, (bool, np.bool_)):
         raise ParameterError(f"theory = {theory!r}: must be True or False.")
     if theory and model.weights is not None:
-        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
-                             "general weights= is that of their fit (symrmt.weights); compare with it directly.")
+        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=); the theory of "
+                             "weights=M is symrmt.attention_error(f, c, gamma, weights=M, mu=...): compare with it.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)
