@@ -241,3 +241,18 @@ def grid(text: str, log: bool = False, subject: str = "", expected: str = "give 
     if log:
         return np.logspace(np.log10(lo), np.log10(hi), num)
     return np.linspace(lo, hi, num) + 0.0           # + 0.0: no -0.0 in a grid
+
+
+def signal_vector(mu: Any, p: int) -> np.ndarray:
+    r"""The signal vector :math:`\mu` of ``weights=M`` (theory and Monte Carlo alike): real, finite, length ``p``.
+
+    One refusal for both, so that ``attention_error(..., weights=M, mu=...)`` and ``simulate(..., weights=M,
+    mu=...)`` say the same thing about the same bad vector.
+    """
+    try:
+        array = np.asarray(mu, dtype=float).ravel() if np.asarray(mu).dtype.kind in "biuf" else None
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != (p,) or not np.all(np.isfinite(array)):
+        raise ParameterError(f"mu must be a finite vector of length p = {p} (the signal of weights=M).")
+    return array

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..validate import signal_vector
 from .hermite_scaled import ScaledHermite, scaled_hermite
 from .kernel import Factored, MatrixData, p_side, signal_forms
 
@@ -136,7 +137,9 @@ class PathSystem:
         central difference does not see (the second-order terms are even in the step)."""
         t = _sym(x)
         last = getattr(self, "last", None)
-        if around is not None:
+        if around is not None and around.D is None:           # a model of the traces (elliptic.py): evaluate it
+            r, fac = self.rn(t, gamma)
+        elif around is not None:
             args0, core0, D = around.args, around.core, around.D
             r, fac = self.rn(t, gamma, core=lambda args: core0 + D @ (args - args0))
             fac.inverses = around.perturbed_inverses(fac.args)
@@ -148,7 +151,10 @@ class PathSystem:
         if self.mu is None:
             return float(r[0, 0])
         c, alpha = self.c, self.h.alpha
-        Z = signal_forms(t, fac, c, self.vectors)
+        if fac.model_state is not None:                       # a model of M (elliptic.py): its own forms
+            Z = self.data.tau_model.signal_forms(fac.model_state, fac.F, t, c, self.mu)
+        else:
+            Z = signal_forms(t, fac, c, self.vectors)
         # Woodbury vectors: y1, sK1, y2, sQ2, y3, s3 (blocks 1, 1, 2, 2, 3, 3)
         G = np.zeros((6, 6))
         for a in range(3):
@@ -267,9 +273,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     if np.any(~np.isfinite(gam)) or np.any(gam <= 0):
         raise ParameterError("gamma must be finite and > 0.")
     if mu is not None:
-        mu = np.asarray(mu, dtype=float).ravel()
-        if mu.shape != (p,) or not np.all(np.isfinite(mu)):
-            raise ParameterError(f"mu must be a finite vector of length p = {p}.")
+        mu = signal_vector(mu, p)
     with blas_limit(p):
         data = MatrixData(M)
         for key, value in (scalars or {}).items():

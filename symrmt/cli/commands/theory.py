@@ -70,6 +70,10 @@ def add_latex(sub) -> None:
     p.add_argument("--form", choices=FORMS, default="quadrature",
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
+    p.add_argument("--weights", action="store_true",
+                   help="the system for any weight matrix M (scores X^T M X/sqrt(p)) with M kept symbolic: scalar "
+                        "equations in normalized traces of words in M, M^T and p x p resolvents (docs/theory.md, "
+                        "section 18); with --f, --body, --document, --label-prefix")
     p.add_argument("--json", action="store_true")
 
 
@@ -282,6 +286,8 @@ def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, f
 def cmd_latex(args: argparse.Namespace) -> dict:
     from ... import latex
 
+    if args.weights:
+        return _weights_latex(args)
     if not 1 <= args.rank <= MAX_RANK:
         raise SymrmtInputError(f"--rank {args.rank}: the rank must be in 1..{MAX_RANK} (the printed system grows "
                                "like r^2).")
@@ -320,6 +326,42 @@ def cmd_latex(args: argparse.Namespace) -> dict:
         out["rank"] = args.rank
     if note:
         out["note"] = note
+    return out
+
+
+def _weights_latex(args: argparse.Namespace) -> dict:
+    """``symrmt latex --weights``: the general-M system (:func:`symrmt.derive.general_weights.weights_latex`)."""
+    from ...derive.general_weights import weights_latex
+    from ...derive.paper import check_label_prefix
+
+    given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank != 1),
+                                     ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
+                                     ("--solver-data", args.solver_data), ("--param", bool(getattr(args, "param", None))),
+                                     ("--digits", args.digits != 6)) if used]
+    if given:
+        raise SymrmtInputError(f"--weights cannot be combined with {', '.join(given)}: the general-M system keeps M "
+                               "and f's Hermite data symbolic (give --f, --body or --document, --label-prefix).")
+    if args.document is not None and args.body is not None:
+        raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
+    if args.label_prefix is not None:
+        check_label_prefix(args.label_prefix)
+    target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
+    if target is not None:
+        check_output_file(target, flag, ("tex",))
+    f = args.f
+    if f is not None:
+        from ...nonlinearity import hermite
+        f = hermite(f, center=args.center).f
+    text = weights_latex(body=args.body is not None, document=args.document is not None, f=f,
+                         label_prefix=args.label_prefix)
+    out = {"kind": "weights", "f": args.f, "latex": text}
+    if target is not None:
+        Path(target).write_text(text, encoding="utf-8")
+        out[flag[2:]] = target
+        if not args.json:
+            print(f"{flag[2:]} written to {target}")
+    elif not args.json:
+        print(text)
     return out
 
 
