@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..validate import indices
 from .errors import WeightFileError
-from .header import TensorInfo, load_json, read_header
+from .header import MAX_HEADER_BYTES, TensorInfo, load_json, printable, read_header
 from .layouts import detect_layout
 
 __all__ = ["LayerProjections", "AttentionWeights", "read_weights", "minilm_path", "MINILM_PACKAGE"]
@@ -44,6 +44,11 @@ _CONFIG_BYTES, _CONFIG_DEPTH = 2**20, 16
 #: Number of heads and model width in a Hugging Face config.json, by layout.
 _CONFIG_KEYS = {"bert": ("num_attention_heads", "hidden_size"), "gpt2": ("n_head", "n_embd")}
 _CHUNK = 2**22
+#: Zip compression methods the standard library reads.
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+#: Largest magnitude accepted in a projection: trained weights are of order one, and M = W_Q^T W_K/sqrt(d)
+#: and its Frobenius norm square them (entries of 1e200 overflow to inf before the SVD).
+MAX_ENTRY = 1e30
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,11 @@ def _layer(index: int, keys: Mapping[str, str], tensors, layout, p: int) -> Laye
     for part, array in arrays.items():
         if not np.all(np.isfinite(array)):
             raise WeightFileError(f"tensor {keys[part]!r} holds non-finite values (NaN or inf).")
+        largest = float(np.max(np.abs(array), initial=0.0))
+        if largest > MAX_ENTRY:
+            raise WeightFileError(f"tensor {keys[part]!r} holds entries up to {largest:.3g}, above {MAX_ENTRY:g}: "
+                                  "trained weights are of order one, and M = W_Q^T W_K/sqrt(d) would overflow; "
+                                  "rescale the file.")
     wq, bq, wk, bk = (np.ascontiguousarray(a) for a in layout.projections(arrays, p))
     return LayerProjections(index, wq, bq, wk, bk)
 
@@ -193,7 +203,7 @@ def _open_tensors(path: pathlib.Path) -> Iterator:
     if not path.is_file():
         raise WeightFileError(f"{path}: no such file; give a .safetensors file or a zip holding one.")
     try:
-        if zipfile.is_zipfile(path):
+        if not _looks_like_safetensors(path) and zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 yield from _zip_tensors(archive, path)
         else:
@@ -201,7 +211,21 @@ def _open_tensors(path: pathlib.Path) -> Iterator:
                 entries = read_header(stream, path.stat().st_size, str(path))
             yield entries, lambda names: _file_load(path, names), lambda: _config_beside(path)
     except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise WeightFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc}).") from None
+        raise WeightFileError(f"{path}: cannot be read ({type(exc).__name__}: {printable(str(exc))}).") from None
+
+
+def _looks_like_safetensors(path: pathlib.Path) -> bool:
+    """Whether the file starts as safetensors does: an 8-byte little-endian length that fits the file, then ``{``.
+
+    Decided first, so that a safetensors file whose tensor data happen to hold a zip (whose end record
+    :func:`zipfile.is_zipfile` finds anywhere near the end) is read as the safetensors file it is.
+    """
+    with open(path, "rb") as stream:
+        prefix = stream.read(9)
+    if len(prefix) < 9:
+        return False
+    length = int.from_bytes(prefix[:8], "little")
+    return 2 <= length <= MAX_HEADER_BYTES and 8 + length <= path.stat().st_size and prefix[8:9] == b"{"
 
 
 def _file_load(path: pathlib.Path, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -229,7 +253,8 @@ def _zip_tensors(archive: zipfile.ZipFile, path: pathlib.Path) -> Iterator:
         raise WeightFileError(f"{path}: a zip must hold exactly one .safetensors file (found "
                               f"{[m.filename for m in members]}).")
     info = members[0]
-    source = f"{path}:{info.filename}"
+    source = f"{path}:{printable(info.filename)}"
+    _check_member(info, source)
     if info.file_size > MAX_MEMBER_BYTES:
         raise WeightFileError(f"{source}: claims {info.file_size} bytes uncompressed, more than "
                               f"{MAX_MEMBER_BYTES}; not read.")
@@ -237,6 +262,18 @@ def _zip_tensors(archive: zipfile.ZipFile, path: pathlib.Path) -> Iterator:
         entries = read_header(stream, info.file_size, source)
         yield entries, lambda names: _stream_load(stream, entries, names, source), \
             lambda: _config_in_zip(archive, info.filename)
+
+
+def _check_member(info: zipfile.ZipInfo, source: str) -> None:
+    """Refuse an encrypted member, or one compressed by a method :mod:`zipfile` cannot read, in one line."""
+    if info.flag_bits & 0x1:
+        raise WeightFileError(f"{source}: the zip member is encrypted; extract it with its password and give "
+                              "the .safetensors file itself.")
+    if info.compress_type not in _ZIP_METHODS:
+        method = zipfile.compressor_names.get(info.compress_type, "unknown")
+        raise WeightFileError(f"{source}: the zip member is compressed with method {info.compress_type} ({method}), "
+                              "which cannot be read here (stored, deflate, bzip2 and lzma can); extract it and give "
+                              "the .safetensors file itself.")
 
 
 def _stream_load(stream: BinaryIO, entries: Mapping[str, TensorInfo], names: Sequence[str],
@@ -280,6 +317,8 @@ def _config_in_zip(archive: zipfile.ZipFile, member: str) -> dict | None:
         info = archive.getinfo(name)
     except KeyError:
         return None
+    name = printable(name)
+    _check_member(info, f"{name} in the zip")
     if info.file_size > _CONFIG_BYTES:
         raise WeightFileError(f"{name} in the zip: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
     return _config_dict(load_json(archive.read(info), f"{name} in the zip", _CONFIG_DEPTH), name)
