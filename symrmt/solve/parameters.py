@@ -18,9 +18,9 @@ from ..validate import real_array
 
 __all__ = ["Parameters", "check_parameters", "Domain", "POINT_BYTES"]
 
-#: Peak bytes per broadcast point of a solve, an upper bound of the measured peak (tracemalloc, 4.3 KB per
-#: point for the linear system, 5.7 KB for softmax, 6.6 KB for entrywise attention, at 1e4 to 4e4 points):
-#: a grid is refused before its arrays are broadcast when this many bytes per point do not fit.
+#: Peak bytes per broadcast point of a solve, an upper bound of the measured peaks (tracemalloc, 4.3 to 6.6 KB
+#: per point over the built-in systems at 1e4 to 4e4 points, docs/performance.md): a grid is refused before
+#: its arrays are broadcast when this many bytes per point do not fit.
 POINT_BYTES = 8192
 
 #: ``(lower, upper, lower_open, upper_open)``: an interval of the real line.
