@@ -309,6 +309,16 @@ m probed})^3)` (pessimistic: the reductions are
     return float(np.sum(np.asarray(counts, dtype=np.float64) * per_seed))
 
 
+def _check_memory(n: int, c: float, seeds: int, gammas: int, method: str) -> None:
+    """Refuse a ladder whose largest size would not fit in memory, before the smaller sizes run."""
+    from ..runtime.memory import check_fits
+    from ..simulation.memory import memory_estimate
+
+    if method in ("auto", "exact", "tridiagonal", "lanczos") and np.isfinite(c * n) and 1 <= c * n < 2**40:
+        check_fits(memory_estimate(int(n), max(3, int(round(c * n))), int(seeds), gammas, method),
+                   f"n = {int(n)}, the largest size of the ladder,", "Use smaller sizes or a smaller c.")
+
+
 def _check_cost(ns: np.ndarray, counts: np.ndarray, measured: bool, seconds: float) -> None:
     """Refuse a ladder over :data:`MAX_SEEDS` seeds at a size or over :data:`MAX_SECONDS`, with its estimate."""
     estimate = ladder_estimate(ns, counts, measured, seconds)
@@ -416,6 +426,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         return simulate(simulated, int(n), c, grid, geometry, d, seeds=int(count), seed=size_seed(seed, n),
                         gram=gram, method=method, progress=progress, **kind)
 
+    _check_memory(ns[-1], c, counts[-1], grid.size, method)
     # One short call first takes the once-per-process costs (f's compilation, the BLAS threads' calibration)
     # out of the timings; then a probe at the second largest size gives the estimate of the whole ladder (and
     # that size's cost, where the seeds are allocated by cost).

@@ -40,6 +40,8 @@ CASES = [
          "rank r = 32"),
     Case("converge-100000-seeds", ["converge", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--ns", "8,12,16",
                                    "--seeds", "100000", "--quiet"], "seeds = 100000"),
+    Case("converge-largest-n-300000", ["converge", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--ns",
+                                       "64,128,300000", "--quiet"], "the largest size of the ladder, needs about"),
     Case("theory-grid-1e10-points", ["theory", "--f", "tanh(x)", "--c", "0.5:2:100000", "--gamma", "0.1:1:100000"],
          "10000000000 values"),
 ]
