@@ -196,3 +196,26 @@ def test_large_runs_under_ulimit_v_are_refused_in_one_line(argv):
     assert done.returncode == 2, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "available under ulimit -v" in lines[0], lines
+
+
+# ----------------------------------------------------------------------------- the caps the docs state
+
+def test_the_documented_caps():
+    """docs/usage.md: 2000 seeds a size, an hour, rank 21 and above (30 s of CPU), about 94 s at rank 32."""
+    from symrmt.analysis.convergence import MAX_SECONDS, MAX_SEEDS
+    from symrmt.theory.forms import MAX_COMPILE_SECONDS, compile_seconds
+
+    assert (MAX_SEEDS, MAX_SECONDS, MAX_COMPILE_SECONDS) == (2000, 3600.0, 30.0)
+    assert compile_seconds(20) <= MAX_COMPILE_SECONDS < compile_seconds(21) and round(compile_seconds(32)) == 94
+
+
+def test_allow_long_lets_a_ladder_over_the_cap_run(monkeypatch):
+    """The cap refuses (planted: a cap of 4 seeds) and allow_long goes on with the same ladder."""
+    from symrmt import converge
+    from symrmt.analysis import convergence
+
+    monkeypatch.setattr(convergence, "MAX_SEEDS", 4)
+    ladder = dict(ns=[8, 12, 16], seeds=[3, 3, 5], progress=False)
+    with pytest.raises(ParameterError, match=r"seeds = 5 at a size, over the cap of 4: it would take about"):
+        converge("tanh(x)", 1.0, [0.1], **ladder)
+    assert converge("tanh(x)", 1.0, [0.1], allow_long=True, **ladder).seeds.tolist() == [3, 3, 5]
