@@ -130,11 +130,11 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
     """
     path = minilm_path() if str(source) == "minilm" and not os.path.exists(source) else pathlib.Path(source)
     with _open_tensors(path) as (entries, load, config):
-        layout, layer_keys = detect_layout(list(entries), str(path))
+        layout, layer_keys = detect_layout(list(entries), printable(str(path)))
         chosen = _layer_indices(layers, len(layer_keys))
         names = [name for i in chosen for name in layer_keys[i].values()]
         p = _check_tensors(entries, names, layout, layer_keys, chosen)
-        heads = _heads(num_heads, config(), layout.name, p, str(path))
+        heads = _heads(num_heads, config(), layout.name, p, printable(str(path)))
         tensors = load(names)
     projections = tuple(_layer(i, layer_keys[i], tensors, layout, p) for i in chosen)
     return AttentionWeights(str(path), layout.name, p, heads, projections, len(layer_keys))
@@ -201,17 +201,17 @@ def _heads(num_heads: int | None, config: dict | None, layout: str, p: int, sour
 def _open_tensors(path: pathlib.Path) -> Iterator:
     """``(header entries, load(names) -> {name: array}, config() -> dict | None)`` of a file or zip."""
     if not path.is_file():
-        raise WeightFileError(f"{path}: no such file; give a .safetensors file or a zip holding one.")
+        raise WeightFileError(f"{printable(str(path))}: no such file; give a .safetensors file or a zip holding one.")
     try:
         if not _looks_like_safetensors(path) and zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 yield from _zip_tensors(archive, path)
         else:
             with open(path, "rb") as stream:
-                entries = read_header(stream, path.stat().st_size, str(path))
+                entries = read_header(stream, path.stat().st_size, printable(str(path)))
             yield entries, lambda names: _file_load(path, names), lambda: _config_beside(path)
     except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise WeightFileError(f"{path}: cannot be read ({type(exc).__name__}: {printable(str(exc))}).") from None
+        raise WeightFileError(f"{printable(str(path))}: cannot be read ({type(exc).__name__}: {printable(str(exc))}).") from None
 
 
 def _looks_like_safetensors(path: pathlib.Path) -> bool:
@@ -234,7 +234,7 @@ def _file_load(path: pathlib.Path, names: Sequence[str]) -> dict[str, np.ndarray
         with safetensors.safe_open(str(path), framework="numpy") as handle:
             return {name: handle.get_tensor(name) for name in names}
     except safetensors.SafetensorError as exc:
-        raise WeightFileError(f"{path}: safetensors refused the file ({exc}).") from None
+        raise WeightFileError(f"{printable(str(path))}: safetensors refused the file ({printable(str(exc))}).") from None
 
 
 def _config_beside(path: pathlib.Path) -> dict | None:
@@ -242,18 +242,18 @@ def _config_beside(path: pathlib.Path) -> dict | None:
     if not config.is_file():
         return None
     if config.stat().st_size > _CONFIG_BYTES:
-        raise WeightFileError(f"{config}: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
-    return _config_dict(load_json(config.read_bytes(), str(config), _CONFIG_DEPTH), str(config))
+        raise WeightFileError(f"{printable(str(config))}: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
+    return _config_dict(load_json(config.read_bytes(), printable(str(config)), _CONFIG_DEPTH), printable(str(config)))
 
 
 def _zip_tensors(archive: zipfile.ZipFile, path: pathlib.Path) -> Iterator:
     """The zip's one ``.safetensors`` member, streamed: header first, then only the requested tensors."""
     members = [i for i in archive.infolist() if i.filename.endswith(".safetensors") and not i.is_dir()]
     if len(members) != 1:
-        raise WeightFileError(f"{path}: a zip must hold exactly one .safetensors file (found "
+        raise WeightFileError(f"{printable(str(path))}: a zip must hold exactly one .safetensors file (found "
                               f"{[m.filename for m in members]}).")
     info = members[0]
-    source = f"{path}:{printable(info.filename)}"
+    source = f"{printable(str(path))}:{printable(info.filename)}"
     _check_member(info, source)
     if info.file_size > MAX_MEMBER_BYTES:
         raise WeightFileError(f"{source}: claims {info.file_size} bytes uncompressed, more than "
@@ -296,7 +296,7 @@ def _stream_load(stream: BinaryIO, entries: Mapping[str, TensorInfo], names: Seq
     try:
         return _safetensors().numpy.load(len(text).to_bytes(8, "little") + text + b"".join(chunks))
     except Exception as exc:  # noqa: BLE001 - safetensors' own refusal, whatever its class
-        raise WeightFileError(f"{source}: safetensors refused the data ({exc}).") from None
+        raise WeightFileError(f"{source}: safetensors refused the data ({printable(str(exc))}).") from None
 
 
 def _skip(stream: BinaryIO, count: int, source: str) -> None:

@@ -19,7 +19,7 @@ pytest.importorskip("safetensors")
 from symrmt.weights import read_weights  # noqa: E402
 from symrmt.weights.reader import MAX_ENTRY  # noqa: E402
 
-from weights.files import bert_tensors, write, write_raw, write_zip  # noqa: E402  (tests/ is on the path)
+from weights.files import bert_tensors, gpt2_tensors, write, write_raw, write_zip  # noqa: E402  (tests/ is on the path)
 from .harness import Case, run_case  # noqa: E402
 
 
@@ -69,6 +69,12 @@ def _huge(value: float):
     return setup
 
 
+def _gpt2_huge(folder, value: float):
+    tensors = {k: v.astype(np.float64) for k, v in gpt2_tensors(np.random.default_rng(0), 8, 1).items()}
+    tensors["h.0.attn.c_attn.weight"][0, 9] = value           # a key column
+    write(folder / "m.safetensors", tensors)
+
+
 def _many_layers(folder):
     _bert(folder, p=4, layers=60)
 
@@ -90,6 +96,11 @@ CASES = [
          kept=["m.safetensors"]),
     Case("plot-of-60-layers", ["weights", "{tmp}/m.safetensors", "--heads", "1", "--plot", "{tmp}/spectra.png"],
          "60 layers", setup=_many_layers, kept=["m.safetensors", "spectra.png"]),
+    Case("gpt2-entries-1e300", ["weights", "{tmp}/m.safetensors", "--heads", "2"], "entries up to 1e+300",
+         setup=lambda f: _gpt2_huge(f, 1e300), kept=["m.safetensors"]),
+    Case("file-name-with-escape-sequence", ["weights", "{tmp}/m\x1b[2J.safetensors"], r"m\x1b[2J.safetensors",
+         setup=lambda f: (f / "m\x1b[2J.safetensors").write_bytes(b"\x05\0\0\0"),
+         kept=["m\x1b[2J.safetensors"]),
     # small models work with the defaults (the default rank is min(32, p - 1))
     Case("p-8-defaults", ["weights", "{tmp}/m.safetensors", "--heads", "2"], "", setup=_bert, status=0,
          kept=["m.safetensors"]),
