@@ -94,10 +94,11 @@ def check_form(form: str) -> str:
 
 
 #: CPU seconds to derive and compile the attention and linear systems of rank r once (``symrmt theory --gram``,
-#: form auto, less the start-up), measured 3.1, 8.5 and 46 s at r = 8, 12 and 24 on a 2-core machine
-#: (docs/performance.md): :math:`t \approx 0.0193\, r^{2.45}` s. The system has :math:`(r + 1)(2r + 1)` Gram entries
-#: as symbols and Woodbury matrices of size :math:`O(r)`, and every generated function holds them all.
-_COMPILE_COEFFICIENT, _COMPILE_EXPONENT = 0.0193, 2.45
+#: form auto, less the start-up), measured 3.1, 8.5, 14.1, 46.3 and 110.9 s at r = 8, 12, 16, 24 and 32 on a
+#: 2-core machine (docs/performance.md): least squares in logs give :math:`t \approx 0.0143\, r^{2.55}` s. The
+#: system has :math:`(r + 1)(2r + 1)` Gram entries as symbols and Woodbury matrices of size :math:`O(r)`, and
+#: every generated function holds them all.
+_COMPILE_COEFFICIENT, _COMPILE_EXPONENT = 0.0143, 2.55
 
 #: A first solve estimated to compile longer than this (CPU seconds, :func:`compile_seconds`) is refused by
 #: :func:`check_compile_cost` unless asked for (rank 21 and above).
@@ -108,7 +109,7 @@ def compile_seconds(rank: int) -> float:
     """Estimated CPU seconds to derive and compile the attention and linear systems of ``rank`` (constants above).
 
     >>> round(compile_seconds(8), 1), round(compile_seconds(32))
-    (3.1, 94)
+    (2.9, 99)
     """
     return _COMPILE_COEFFICIENT * float(rank) ** _COMPILE_EXPONENT
 
