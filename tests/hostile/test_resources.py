@@ -163,7 +163,10 @@ _CHILD = textwrap.dedent("""
 def _limited(headroom_mib: int, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """``symrmt argv`` in a child whose address space is limited to what it maps after its imports plus
     ``headroom_mib``; killed (and the test failed) if it runs past ``timeout``."""
-    env = {**os.environ, "PYTHONPATH": os.getcwd(), "SYMRMT_JIT": "never"}
+    import symrmt
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(symrmt.__file__)))     # the symrmt under test
+    env = {**os.environ, "PYTHONPATH": root, "SYMRMT_JIT": "never"}
     try:
         return subprocess.run([sys.executable, "-c", _CHILD, str(headroom_mib), *argv], capture_output=True,
                               text=True, timeout=timeout, env=env)
