@@ -18,7 +18,12 @@ at 100% CPU without end (at n = 32 under 500 MB: the process maps about 420 MB b
 reductions of a draw start in two threads, and 104 MB more for the second thread), or fails with
 "can't start new thread". :func:`room_for_thread` says whether :data:`THREAD_RESERVE` plus the
 arrays the threads will allocate still fit; the simulation runs its work one call after the other
-(the same numbers: each call's BLAS threads are unchanged) when they do not.
+(the same numbers: each call's BLAS threads are unchanged) when they do not. The main thread spins
+the same way on its first call into a BLAS it has not used yet (NumPy and SciPy each load their own
+OpenBLAS) when the address space is gone, so the refusal of a run that does not fit
+(:func:`symrmt.simulation.memory.check_memory`, whose estimate holds a 64 MiB allowance for such
+buffers) is the other half of the guard: with either half removed, a child limited to 60 to 100 MiB
+above its imports spun or failed to start a thread (tests/hostile/test_resources.py).
 """
 from __future__ import annotations
 

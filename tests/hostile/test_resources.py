@@ -177,10 +177,14 @@ def _limited(headroom_mib: int, *argv: str, timeout: float = 120) -> subprocess.
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status") or not hasattr(resource, "RLIMIT_AS"),
                     reason="needs Linux's /proc and RLIMIT_AS")
-@pytest.mark.parametrize("headroom", [60, 120, 180, 300])
+@pytest.mark.parametrize("headroom", [60, 80, 100, 120, 180, 300])
 def test_simulate_under_ulimit_v_ends(headroom):
     """n = 32 with the default BLAS threads, the limit at 60..300 MiB above what the process maps: it answers or
-    refuses in one line, never spins (OpenBLAS retries a failed buffer mmap forever; runtime/memory.py)."""
+    refuses in one line, never spins (OpenBLAS retries a failed buffer mmap forever; runtime/memory.py).
+
+    Planted (measured once by hand, not run here: a spin costs the timeout): without the thread guard and the
+    limit-aware memory check, headroom 80 spun until killed and 60 and 100 ended in "can't start new thread";
+    without the memory check alone, 60 spun."""
     done = _limited(headroom, "simulate", "--f", "tanh(x)", "--n", "32", "--c", "1", "--gamma", "0.1", "--quiet",
                     "--json")
     assert done.returncode in (0, 2), done.stderr[-2000:]
