@@ -10,8 +10,7 @@ import numpy as np
 
 from ... import models
 from ...errors import SymrmtInputError
-from ...geometry import Geometry
-from ...geometry import gram_rank
+from ...geometry import Geometry, gram_rank
 from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
