@@ -361,7 +361,7 @@ def _weights_latex(args: argparse.Namespace) -> dict:
                          label_prefix=args.label_prefix)
     out = {"kind": "weights", "f": args.f, "latex": text}
     if target is not None:
-        Path(target).write_text(text, encoding="utf-8")
+        write_text_atomically(target, text)
         out[flag[2:]] = target
         if not args.json:
             print(f"{flag[2:]} written to {target}")
