@@ -149,9 +149,14 @@ class HermiteCoefficients:
     def at(self, **params: float) -> "HermiteCoefficients":
         r"""The Hermite data of f at one value of each parameter: a :class:`HermiteCoefficients` without parameters.
 
-        Each value is read as the exact decimal it prints as (``0.1`` is 1/10), so closed
-        forms are found at the point as for any f (``erf(s*x)`` at ``s=0.5`` is ``erf(x/2)``).
-        An f that is constant (for example zero) at the point is refused there.
+        Each value is read as the exact decimal it prints as (``0.1`` is 1/10). When every datum
+        has a closed form in the parameters, closed forms are found at the point as for any f
+        (``erf(s*x)`` at ``s=0.5`` is ``erf(x/2)``). Otherwise (``T*softplus(x/T)``) SymPy does not
+        search at the point: the data with a closed form in the parameters are that form at the
+        point, the others the float64 rules of :meth:`numeric` (their estimates in ``error``),
+        and the verified 30-digit quadrature where the estimate refuses float64: milliseconds,
+        not SymPy's budget per datum. An f that is constant (for example zero) at the point is
+        refused there.
 
         Examples
         --------
