@@ -55,8 +55,10 @@ class HermiteCoefficients:
     method, timeout
         How the numbers were obtained (used by :meth:`coefficient` and :meth:`at`).
     error : dict or None
-        For a callable f: the error estimate of each numeric value (two rules); None
-        for formulas, whose numeric values are verified to :math:`10^{-13}` relative.
+        For a callable f: the error estimate of each numeric value (two rules); for
+        :meth:`at` of an f without closed forms in its parameters, the float64 rules' estimate
+        (0 for a closed form); None for formulas, whose numeric values are verified to
+        :math:`10^{-13}` relative.
     parameters : tuple of sympy.Symbol
         The symbolic parameters of f, in the order of their names (empty for most f).
     center
