@@ -6,9 +6,13 @@ Times, with :func:`time.perf_counter` around :func:`subprocess.run`, the median 
 - ``python -m symrmt theory --f 'tanh(x)' --c 1 --gamma 0.1`` with an empty disk cache (the first call),
 - the same with the disk cache the previous call left (a repeated call),
 
-all in the same run, and prints the load average beside each figure (the machine may be shared). Where the time
-of a call goes: ``python -X importtime -m symrmt theory ...`` (imports) and ``python -m cProfile -s cumtime -m
-symrmt theory ...`` (the rest); docs/performance.md has the breakdown.
+all in the same run, and prints the load average beside each figure (the machine may be shared). Then where the
+time of a repeated call goes (``--breakdown``, on by default): a child process that runs the call's stages one by one,
+each timed in wall and CPU seconds (CPU time is less sensitive to the load of other processes): Python with NumPy and
+SciPy, the command line's imports, SymPy, f's Hermite data (parsed, read from the Hermite cache and checked), the
+systems (read from the compiled-system cache), and the solve and print (``main`` itself, all else in memory).
+``python -X importtime -m symrmt theory ...`` and ``python -m cProfile -s cumtime -m symrmt theory ...`` go deeper;
+docs/performance.md has the table.
 
     python benchmarks/bench_first_answer.py --runs 5
 """
@@ -27,6 +31,34 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 THEORY = [sys.executable, "-m", "symrmt", "theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"]
 FLOOR = [sys.executable, "-c", "import numpy, scipy"]
 
+STAGES = r'''
+import os, sys, time
+marks = [("python start", time.perf_counter(), time.process_time())]
+def mark(label):
+    marks.append((label, time.perf_counter(), time.process_time()))
+import numpy, scipy
+mark("import numpy, scipy")
+from symrmt.cli import main
+mark("symrmt command line imports")
+import sympy
+mark("import sympy (what is left of it)")
+import symrmt
+symrmt.hermite("tanh(x)")
+mark("Hermite data of tanh (parse, cache read, check)")
+from symrmt import models
+for model in (models.ATTENTION, models.LINEAR):
+    model.system_summary(1), model.compiled(1, model.auto_form)
+mark("systems (compiled-system cache read)")
+stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
+main(["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"])
+sys.stdout = stdout
+mark("solve and print (main)")
+for (_, w0, c0), (label, w1, c1) in zip(marks, marks[1:]):
+    print(f"  {label:48s} {w1 - w0:6.3f} s wall {c1 - c0:6.3f} s CPU")
+print(f"  {'in all (after the interpreter started)':48s} {marks[-1][1] - marks[0][1]:6.3f} s wall "
+      f"{marks[-1][2] - marks[0][2]:6.3f} s CPU")
+'''
+
 
 def _once(command: list[str], cache: str) -> float:
     env = {**os.environ, "SYMRMT_CACHE_DIR": cache}
@@ -38,7 +70,9 @@ def _once(command: list[str], cache: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="processes per figure (the median is printed)")
-    runs = parser.parse_args().runs
+    parser.add_argument("--no-breakdown", action="store_true", help="skip where the time of a repeated call goes")
+    arguments = parser.parse_args()
+    runs = arguments.runs
     rows = []
     with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as scratch:
         floor = [_once(FLOOR, "off") for _ in range(runs)]
@@ -54,6 +88,12 @@ def main() -> None:
     for label, times, load in rows:
         print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s  {load:5.2f}")
     print("targets: first call < 1.5 s, repeated call < 1 s (on 2 cores)")
+    if not arguments.no_breakdown:
+        with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as cache:
+            _once(THEORY, cache)                          # the first call fills the caches
+            env = {**os.environ, "SYMRMT_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+            print(f"where a repeated call's time goes (load {os.getloadavg()[0]:.2f}):")
+            subprocess.run([sys.executable, "-c", STAGES], cwd=ROOT, env=env, check=True)
 
 
 if __name__ == "__main__":
