@@ -21,9 +21,10 @@ The file is untrusted data. It is used only when
   (:func:`_checked_source`): one ``def`` whose body assigns names and returns; its expressions are
   names, numbers, arithmetic, comparisons, lists, tuples, and calls of names; no attribute, import,
   subscript or other statement; every name it reads is an argument, an earlier assignment, or a
-  function of the recorded namespace, each of which must be that very attribute of NumPy,
-  :mod:`scipy.special`, :mod:`functools` or :mod:`math`, or one of the back end's own
-  :data:`~symrmt.codegen.numpy_backend.MODULES` translations.
+  name of the recorded namespace, each of which must be that very attribute of NumPy,
+  :mod:`scipy.special`, :mod:`functools` or :mod:`math` and only compute (a ufunc, a number, or one
+  of the few array functions of :data:`_COMPUTING`: nothing that reads or writes files), or one of
+  the back end's own :data:`~symrmt.codegen.numpy_backend.MODULES` translations.
 
 Anything else (a truncated, edited or foreign file, another version, an unknown name) is a miss:
 the file is deleted with a :class:`SystemCacheWarning` and the system derived and stored again.
@@ -148,7 +149,7 @@ def summary(request: dict, build: Callable[[], Any]) -> SystemSummary:
             return SystemSummary(_text(entry["name"]), _keys(entry["parameters"], symbols),
                                  _domains(entry["domains"], symbols), _keys(entry["unknowns"], symbols),
                                  _keys(entry["observables"], symbols))
-        except (_Refused, KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
             _discard({**request, "kind": "summary"}, str(exc) or type(exc).__name__)
     made = SystemSummary.of(build())
 
@@ -190,8 +191,8 @@ def _load(request: dict) -> dict | None:
         if entry.get("request") != request or not isinstance(entry.get("data"), dict):
             raise _Refused("stored for another request")
         return entry["data"]
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        _discard(request, str(exc)[:200])
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        _discard(request, str(exc)[:200] or type(exc).__name__)
         return None
 
 
@@ -264,14 +265,24 @@ def _namespace(data: Any) -> dict[str, Any]:
             out[name] = MODULES[0][name]
         elif origin in _MODULES:
             value = getattr(importlib.import_module(origin), name, None)
-            if value is None or inspect.ismodule(value) or name in ("eval", "exec", "compile", "open", "getattr",
-                                                                  "setattr", "delattr", "globals", "locals", "vars",
-                                                                  "input", "breakpoint", "__import__", "memoryview"):
-                raise _Refused(f"name {name!r} of {origin}")
+            if not _computes_only(name, value):
+                raise _Refused(f"name {name!r} of {origin} is not a function that only computes")
             out[name] = value
         else:
             raise _Refused(f"name {name!r} from {str(origin)[:40]!r}")
     return out
+
+
+#: Functions generated code may call besides the ufuncs: they compute arrays and do nothing else (no I/O).
+_COMPUTING = frozenset({"reduce", "select", "where", "real", "imag", "amax", "amin", "array", "asarray", "abs", "min",
+                        "max"})
+
+
+def _computes_only(name: str, value: Any) -> bool:
+    """Whether ``value`` may be called by generated code: a ufunc, a number, or one of :data:`_COMPUTING`."""
+    if isinstance(value, np.ufunc) or (isinstance(value, (int, float, complex)) and not isinstance(value, bool)):
+        return True
+    return name in _COMPUTING and callable(value)
 
 
 _ALLOWED = (ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.Return, ast.Name, ast.Load,
@@ -368,7 +379,9 @@ def _system_from(data: dict) -> CompiledSystem:
             admissible=admissible,
             residual_native=pointwise_kernel(functions["residual_function"], int(natives[0])) if natives[0] else None,
             branch_native=pointwise_kernel(functions["branch_function"], int(natives[1])) if natives[1] else None)
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, _Refused):
+            raise
         raise _Refused(f"malformed system ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
@@ -432,7 +445,7 @@ def _function_to(function: Callable | None) -> dict | None:
             namespace[name] = _TRANSLATIONS
             continue
         for module in _MODULES:
-            if getattr(importlib.import_module(module), name, None) is value:
+            if getattr(importlib.import_module(module), name, None) is value and _computes_only(name, value):
                 namespace[name] = module
                 break
         else:

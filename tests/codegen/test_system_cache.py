@@ -112,6 +112,23 @@ def test_a_namespace_name_must_be_that_attribute_of_an_allowed_module(folder):
         system_cache.compiled(REQUEST, _built)
 
 
+@pytest.mark.parametrize("name", ["save", "load", "fromfile"])
+def test_a_numpy_function_that_does_more_than_compute_is_refused(folder, name):
+    """numpy.save is an attribute of NumPy, but it writes files: the namespace takes only what computes."""
+    system_cache.compiled(REQUEST, _built)
+
+    def forge(data):
+        function = data["functions"]["start_function"]
+        function["namespace"][name] = "numpy"
+        lines = function["source"].splitlines()
+        lines.insert(1, f"    x0 = {name}('/tmp/x')")
+        function["source"] = "\n".join(lines) + "\n"
+
+    _rewrite(folder, forge)
+    with pytest.warns(system_cache.SystemCacheWarning, match="only computes"):
+        system_cache.compiled(REQUEST, _built)
+
+
 def test_an_entry_of_another_version_is_not_used(folder, monkeypatch):
     system_cache.compiled(REQUEST, _built)
     (path,) = folder.glob("*.json")
