@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -60,11 +61,22 @@ print(f"  {'in all (after the interpreter started)':48s} {marks[-1][1] - marks[0
 '''
 
 
+#: The processes' environment: bytecode kept in a scratch folder (an installed package has its .pyc files; a
+#: development shell with PYTHONDONTWRITEBYTECODE=1 would compile every module of symrmt in every process).
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CPU: list[float] = []
+
+
 def _once(command: list[str], cache: str) -> float:
-    env = {**os.environ, "SYMRMT_CACHE_DIR": cache}
+    """Wall seconds of one process; its CPU seconds (user + system, all threads) are appended to :data:`CPU`."""
+    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
 
 
 def main() -> None:
@@ -75,25 +87,38 @@ def main() -> None:
     runs = arguments.runs
     rows = []
     with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as scratch:
+        ENVIRONMENT["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "bytecode")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "symrmt"], cwd=ROOT, env=ENVIRONMENT, check=True,
+                       stdout=subprocess.DEVNULL)
         floor = [_once(FLOOR, "off") for _ in range(runs)]
-        rows.append(("python -c 'import numpy, scipy'", floor, os.getloadavg()[0]))
-        first, repeated = [], []
+        rows.append(("python -c 'import numpy, scipy'", floor, CPU[:], os.getloadavg()[0]))
+        first, repeated, first_cpu, repeated_cpu = [], [], [], []
         for k in range(runs):
             cache = os.path.join(scratch, f"cache{k}")
             first.append(_once(THEORY, cache))           # an empty cache: nothing derived, nothing compiled yet
+            first_cpu.append(CPU[-1])
             repeated.append(_once(THEORY, cache))        # what the first call left on disk
-        rows.append(("symrmt theory tanh, first call", first, os.getloadavg()[0]))
-        rows.append(("symrmt theory tanh, repeated call", repeated, os.getloadavg()[0]))
-    print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s}  load (1 min)   ({runs} runs, {os.cpu_count()} CPUs)")
-    for label, times, load in rows:
-        print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s  {load:5.2f}")
+            repeated_cpu.append(CPU[-1])
+        rows.append(("symrmt theory tanh, first call", first, first_cpu, os.getloadavg()[0]))
+        rows.append(("symrmt theory tanh, repeated call", repeated, repeated_cpu, os.getloadavg()[0]))
+        print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s} {'CPU':>7s}  load (1 min)   ({runs} runs, "
+              f"{os.cpu_count()} CPUs; CPU: median user + system seconds)")
+        for label, times, cpu, load in rows:
+            print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s "
+                  f"{statistics.median(cpu):6.2f}s  {load:5.2f}")
+        breakdown(arguments, scratch)
+
+
+def breakdown(arguments: argparse.Namespace, scratch: str) -> None:
+    """Where a repeated call's time goes (see the module docstring)."""
     print("targets: first call < 1.5 s, repeated call < 1 s (on 2 cores)")
-    if not arguments.no_breakdown:
-        with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as cache:
-            _once(THEORY, cache)                          # the first call fills the caches
-            env = {**os.environ, "SYMRMT_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
-            print(f"where a repeated call's time goes (load {os.getloadavg()[0]:.2f}):")
-            subprocess.run([sys.executable, "-c", STAGES], cwd=ROOT, env=env, check=True)
+    if arguments.no_breakdown:
+        return
+    cache = os.path.join(scratch, "breakdown")
+    _once(THEORY, cache)                          # the first call fills the caches
+    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+    print(f"where a repeated call's time goes (load {os.getloadavg()[0]:.2f}):")
+    subprocess.run([sys.executable, "-c", STAGES], cwd=ROOT, env=env, check=True)
 
 
 if __name__ == "__main__":

@@ -47,9 +47,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FORMULAS = (("T*softplus(x/T)", "T", ["--center"]), ("erf(s*x)", "s", []))
 
 
+#: The processes' environment: bytecode kept in a scratch folder (as an installed package has its .pyc files).
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _process(argv: list[str], cache: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "symrmt", *argv], cwd=ROOT, env={**os.environ, "SYMRMT_CACHE_DIR": cache},
+    subprocess.run([sys.executable, "-m", "symrmt", *argv], cwd=ROOT, env={**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache},
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
@@ -58,6 +62,9 @@ def cli(rng: np.random.Generator, runs: int = 3) -> None:
     """Whole processes of ``symrmt hermite`` and ``symrmt theory``, one new value and a grid of 100, both f."""
     print(f"command-line processes (median of {runs}; a new value each run), load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as cache:
+        ENVIRONMENT["PYTHONPYCACHEPREFIX"] = os.path.join(cache, "bytecode")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "symrmt"], cwd=ROOT, env=ENVIRONMENT, check=True,
+                       stdout=subprocess.DEVNULL)
         for formula, name, extra in FORMULAS:               # what hermite(f) finds in the parameters, kept on disk
             _process(["hermite", "--f", formula, *extra, "--param", f"{name}=1.1"], cache)
         for command, tail in (("hermite", []), ("theory", ["--c", "1", "--gamma", "0.1"])):
@@ -69,7 +76,7 @@ def cli(rng: np.random.Generator, runs: int = 3) -> None:
                 print(f"  symrmt {command:7s} --f {formula:16s} one new value {statistics.median(one):6.2f} s   "
                       f"100 values {statistics.median(grid):6.2f} s   load {os.getloadavg()[0]:.2f}")
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import numpy, scipy"], check=True)
+    subprocess.run([sys.executable, "-c", "import numpy, scipy"], env=ENVIRONMENT, check=True)
     print(f"  floor: python -c 'import numpy, scipy' {time.perf_counter() - start:.2f} s")
 
 
