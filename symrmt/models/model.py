@@ -153,7 +153,8 @@ def _summary(model: Model, rank: int):
 def _ours(model: Model) -> bool:
     """Whether the model's derivation is the package's own (its sources are in the disk cache's tag); a model
     registered from outside is derived in every process."""
-    return getattr(model.derive, "__module__", "").startswith("symrmt.models.")
+    derive = getattr(model.derive, "func", model.derive)           # a functools.partial: its function
+    return (getattr(derive, "__module__", None) or "").startswith("symrmt.models.")
 
 
 @lru_cache(maxsize=None)
