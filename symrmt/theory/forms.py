@@ -39,7 +39,6 @@ import numpy as np
 from ..errors import ConvergenceError, ParameterError
 from ..models import Model
 from ..models import get as get_model
-from ..models.model import system_domains
 from ..solve import Parameters, PointFailure, SolveResult, check_parameters, solve
 from ..solve.exact import newton_error
 from ..solve.failures import failure_message
@@ -137,9 +136,9 @@ def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, f
     """
     check_form(form)
     model = get_model(model)
-    system = model.system(rank)
+    system = model.system_summary(rank)
     if not isinstance(params, Parameters):
-        params = check_parameters(*system_domains(system), params)
+        params = check_parameters(system.parameters, system.domains, params)
     if form == "quadrature" or (form == "auto" and model.auto_form == "quadrature"):
         result = solve(model.compiled(rank, "quadrature"), params, partial=partial)
         return FormResult(**vars(result), form_used=np.full(params.shape, Route.QUADRATURE.value))
