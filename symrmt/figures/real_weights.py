@@ -38,6 +38,8 @@ C = 1.0
 RANK = 8
 LAYER = 0
 SIGNALS = ("none", "top", "random")
+#: The Monte Carlo's gammas: those of derivations/general_weights_grid.py, so that its markers are cells of the grid.
+GAMMAS_MC = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 SIGNAL_TITLES = {"none": "noise only", "top": r"$\mu$ along $M$'s top right singular vector",
                  "random": r"$\mu$ along a random direction"}
 STYLES = {"fit": {"color": "C0", "linestyle": "--"}, "elliptic": {"color": "C2", "linestyle": ":"},
@@ -47,7 +49,7 @@ STYLES = {"fit": {"color": "C0", "linestyle": "--"}, "elliptic": {"color": "C2",
 def _sizes(quick: bool) -> dict:
     if quick:
         return dict(seeds=3, gammas_mc=[0.01, 0.1, 1.0], points=6, heads=False, seed=0)
-    return dict(seeds=8, gammas_mc=list(np.logspace(-2, 1, 7)), points=30, heads=True, seed=0)
+    return dict(seeds=8, gammas_mc=list(GAMMAS_MC), points=30, heads=True, seed=0)
 
 
 def stable_rank(M: np.ndarray) -> float:
@@ -137,7 +139,7 @@ def _matrix_name(fit) -> str:
 def _panel(fit, signal: str, key: str, s: dict, grid: np.ndarray) -> Panel:
     gammas_mc = np.asarray(s["gammas_mc"], dtype=float)
     _, M = unit_weights(fit)
-    base = {"f": "tanh", "c": C, "layer": fit.layer, "head": "" if fit.head is None else fit.head,
+    base = {"f": "tanh", "c": C, "layer": fit.layer, **({} if fit.head is None else {"head": fit.head}),
             "signal": signal, "p": M.shape[0], "stable_rank": stable_rank(M)}
     theory = three_theories(fit, F, C, np.concatenate([grid, gammas_mc]), signal)
     curves = []

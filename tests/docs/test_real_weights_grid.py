@@ -86,6 +86,16 @@ def check(block: str, rows: list[dict], finite: list[dict]) -> None:
     sentence = (f"off by more than 10% in {len(off)} of {total} cells; there the goal (general M inside or within 3%) "
                 f"holds in {sum(map(_close, off))} of {len(off)} and fails in {len(off) - sum(map(_close, off))}")
     assert sentence in block, sentence
+    top = [r for r in rows if kind[r["matrix"]] == "layer" and r["signal"] == "top"]
+    noise = [r for r in rows if r["signal"] == "none"]
+    heads = [r for r in rows if kind[r["matrix"]] != "layer" and float(r["gamma"]) <= 0.1]
+    sentence = (f"above the Monte Carlo in {sum(_gap(r) > 0 for r in top)} of {len(top)} cells; in the {len(noise)} "
+                f"noise-only cells the elliptic model is below the exact theory in "
+                f"{sum(float(r['theory_elliptic']) < float(r['theory_general']) for r in noise)} and below the Monte "
+                f"Carlo in {sum(float(r['theory_elliptic']) < float(r['mc_mean']) for r in noise)}; on the heads at "
+                f"γ ≤ 0.1 the general-M theory is below the Monte Carlo in {sum(_gap(r) < 0 for r in heads)} of "
+                f"{len(heads)} cells.")
+    assert sentence in block, sentence
     summary = _table(block, "| matrices | signal |")
     assert len(summary) == 9
     for cells in summary:
@@ -135,6 +145,7 @@ def _check_finite(block: str, finite: list[dict]) -> None:
     table = _table(block, "| matrix | f | signal | γ | theory |")
     ps = sorted({int(r["p"]) for r in finite})
     assert table, "no finite-p table"
+    shares, closed = [], 0
     for cells in table:
         at = {int(r["p"]): r for r in finite if (r["matrix"], r["f"], r["signal"]) == tuple(cells[:3])
               and float(r["gamma"]) == float(cells[3])}
@@ -143,6 +154,13 @@ def _check_finite(block: str, finite: list[dict]) -> None:
             assert cell.startswith(f"{_gap(at[p]):+.3f} ± {float(at[p]['mc_halfwidth95']):.3f}"), (cell, p)
         share = 1 - _gap(at[ps[-1]]) / _gap(at[ps[0]])
         assert cells[-1] == f"{100 * share:.0f}%", cells
+        shares.append(share)
+        closed += _close(at[ps[-1]])
+    missed = {(r["matrix"], r["f"], r["signal"], r["gamma"]) for r in finite if int(r["p"]) == ps[0] and not _close(r)}
+    assert len(table) == len(missed)                          # every miss of the embedded settings is listed
+    sentence = (f"of the {len(shares)} cells that miss at p = {ps[0]}, {closed} are inside the interval or within 3% at "
+                f"p = {ps[-1]}, and the median share of the gap that closes is {100 * float(np.median(shares)):.0f}%.")
+    assert sentence in block, sentence
 
 
 @pytest.fixture(scope="module")
@@ -160,6 +178,7 @@ def test_the_grid_covers_the_issue(grid):
     assert min(float(r["gamma"]) for r in rows) == 0.01 and max(float(r["gamma"]) for r in rows) == 10
     assert min(int(r["seeds"]) for r in rows) >= 4 and {r["p"] for r in rows} == {"384"}
     assert all(r["theory_elliptic"] for r in rows if r["signal"] == "none")
+    assert f"{len(rows):,} cells" in PAGE.read_text()          # the count the page's prose gives
 
 
 def test_the_page_block_is_the_grid_recomputed(grid):
@@ -184,6 +203,42 @@ def test_the_kurtosis_column_is_the_raw_weights_recomputed(grid):
         sigma2 = np.linalg.svd(layer.query_weight[rows].T @ layer.key_weight[rows], compute_uv=False) ** 2
         assert cells[2] == f"{6 * np.sum(sigma2**2) / np.sum(sigma2)**2:.2f}", cells
         assert cells[1] == f"{np.sum(sigma2) / sigma2[0]:.1f}", cells          # the stable rank, the same way
+
+
+def test_the_finite_p_prose(grid):
+    """The page's words on the embedded settings: the head of smallest r_s (L4H9) shrinks at each doubling of p and
+    stays outside its interval at the largest p; in the two others more than 85% of every listed gap closes."""
+    rows, finite = grid
+    if not finite:
+        pytest.skip("no finite-p CSV")
+    ps = sorted({int(r["p"]) for r in finite})
+    missed = {(r["matrix"], r["gamma"]) for r in finite if int(r["p"]) == ps[0] and not _close(r)}
+    assert {m for m, _ in missed} == {"L3", "L4H9", "L5H11"}
+    for name, gamma in missed:
+        gaps = [_gap(r) for p in ps for r in finite if r["matrix"] == name and r["gamma"] == gamma and int(r["p"]) == p]
+        last = next(r for r in finite if r["matrix"] == name and r["gamma"] == gamma and int(r["p"]) == ps[-1])
+        if name == "L4H9":
+            assert np.all(np.diff(np.abs(gaps)) < 0) and not _inside(last), (name, gamma, gaps)
+        else:
+            assert 1 - gaps[-1] / gaps[0] > 0.85, (name, gamma, gaps)
+
+
+def test_the_figures_markers_are_cells_of_the_grid(grid):
+    """docs/figures/real_weights.csv: its Monte Carlo points and their general-M theory are the grid's cells (same
+    matrices, directions, seeds and draws), and every theory line the figure draws is one of the three."""
+    figure = ROOT / "docs" / "figures" / "real_weights.csv"
+    rows, _ = grid
+    cells = {(r["matrix"], r["f"], r["c"], r["signal"], float(r["gamma"])): r for r in rows}
+    markers = [r for r in _rows(figure) if r["source"] == "monte_carlo"]
+    assert len(markers) == 6 * 7 and {r["signal"] for r in markers} == {"none", "top", "random"}
+    for m in markers:
+        name = f"L{m['layer']}" + (f"H{m['head']}" if m["head"] else "")
+        cell = cells[(name, m["f"], m["c"], m["signal"], float(m["gamma"]))]
+        assert float(m["value"]) == pytest.approx(float(cell["mc_mean"]), abs=2e-6), (name, m["gamma"])
+        assert float(m["ci95_high"]) - float(m["value"]) == pytest.approx(float(cell["mc_halfwidth95"]), abs=2e-6)
+        assert float(m["theory"]) == pytest.approx(float(cell["theory_general"]), abs=2e-6)
+    lines = {r["series"] for r in _rows(figure) if r["source"] == "theory"}
+    assert lines == {"I + rank 8 fit", "elliptic model", "exact general M"}
 
 
 def test_the_check_catches_a_planted_shift_of_the_theory(grid):
