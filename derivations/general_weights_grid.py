@@ -12,7 +12,7 @@ along a random direction, fixed per matrix; mu along M's top right singular vect
 
 - ``theory_general``: the general-M theory, ``symrmt.attention_error(f, c, gamma, weights=M, mu=mu)``;
 - ``theory_fit``: the theory of the jointly fitted iota I + rank 8 mapped onto I + low rank
-  (``symrmt.weights.fitted_attention_error``; f_iota centred), with ``regime_ratio`` |iota| sqrt(p)/sigma_1;
+  (``symrmt.weights.fitted_attention_error``; f_iota centred), with ``regime_ratio`` ``|iota| sqrt(p)/sigma_1``;
 - ``theory_elliptic``: the elliptic model iota I + E matched to (tr M, ||M||_F, tr M^2)
   (``symrmt.general.elliptic.attention_error_elliptic``), noise only (the model has no signal: empty otherwise);
 - the Monte Carlo ``simulate(f, n = p/c, ..., weights=align_signal(M, mu))`` (mu along e_1 of the rotated frame is mu

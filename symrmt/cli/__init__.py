@@ -31,7 +31,7 @@ from .commands import COMMANDS
 from .output import discard_stdout, environment_line, flush_stdout, json_text, one_line, show_warning
 from .parser import build_parser, parse_arguments
 
-__all__ = ["main", "console", "build_parser", "COMMANDS"]
+__all__ = ["main", "build_parser", "COMMANDS"]
 
 #: The status of a Unix tool killed by SIGPIPE, returned when the reader of stdout went away.
 BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
