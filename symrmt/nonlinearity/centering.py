@@ -9,10 +9,10 @@ whatever the simulator is given.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Mapping
 
 import numpy as np
-import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
@@ -50,7 +50,8 @@ def check_a0(a0: float, nu: float, error: float, f: Any, exact: Any) -> None:
 def not_centered(f: Any, a0: float, where: str, exact: Any) -> NonlinearityError:
     """The error for an f that is not centered, which says how to center it."""
     closed = f" = {exact}" if exact is not None and not getattr(exact, "is_Float", False) else ""
-    if closed and isinstance(f, sp.Basic):
+    sympy = sys.modules.get("sympy")          # an f that is a SymPy object has imported it; a callable needs none
+    if closed and sympy is not None and isinstance(f, sympy.Basic):
         subtract = str(f - exact)                # SymPy's own difference: x**2 - 1, not x**2 - (1)
     else:
         subtract = f"{f} - ({exact})" if closed else f"f - {a0:.15g}"

@@ -36,10 +36,10 @@ class Parameters:
 
     Examples
     --------
-    >>> from symrmt import models
-    >>> rank, parameters = models.LINEAR.bind(c=1.0, gamma=[0.1, 1.0, 10.0])
-    >>> parameters.shape, parameters.size, [str(k) for k in parameters.flat]
-    ((3,), 3, ['c', 'gamma', 'theta'])
+    >>> parameters = check_parameters(("u", "v"), {"u": (0, 10, True, False), "v": (0, np.inf, True, True)},
+    ...                               {"u": 1.0, "v": [0.1, 1.0, 10.0]})
+    >>> parameters.shape, parameters.size, list(parameters.flat)
+    ((3,), 3, ['u', 'v'])
     """
 
     flat: Mapping[Any, np.ndarray]
