@@ -102,8 +102,11 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
         check_label_prefix(label_prefix)
     if body and document:
         raise SymrmtInputError("body and document: choose one (the document is the body in a preamble)")
+    _refuse_without_effect(model.name, f, S.a1 in model.system(rank).parameters,
+                           {"center": center, "params": bool(params), "numeric": numeric},
+                           label_prefix is not None and not (body or document))
     substitution, given, symbols = None, [], ()
-    if f is not None and S.a1 in model.system(rank).parameters:     # the model depends on f
+    if f is not None:                                  # the model depends on f (else refused above)
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
@@ -119,3 +122,18 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
         return write(system, substitution, digits, label_prefix=label_prefix, **options)
     return system_latex(system, substitution, digits, **options)
 
+
+
+def _refuse_without_effect(model: str, f, uses_f: bool, f_options: Mapping[str, bool], lone_prefix: bool) -> None:
+    """Refuse the arguments that would change nothing: f (and its options) for a model that does not depend
+    on f, f's options without f, and a label prefix without the labelled ``body`` or ``document``."""
+    given = [name for name, on in f_options.items() if on]
+    if f is not None and not uses_f:
+        raise SymrmtInputError(f"the {model} model does not depend on f: leave out f"
+                               + (f" and {', '.join(given)}" if given else "") + ".")
+    if f is None and given:
+        raise SymrmtInputError(f"{', '.join(given)} without f changes nothing: give f, or leave "
+                               f"{'them' if len(given) > 1 else 'it'} out.")
+    if lone_prefix:
+        raise SymrmtInputError("label_prefix names the \\label's of body and document, which fragments do not have: "
+                               "give body or document, or leave it out.")

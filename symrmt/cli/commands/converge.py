@@ -6,6 +6,7 @@ import argparse
 import numpy as np
 
 from ...analysis.convergence import DEFAULT_SEEDS, DEFAULT_TARGET
+from ..arguments import seed_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ...errors import SymrmtInputError
@@ -32,7 +33,7 @@ def add_converge(sub) -> None:
     p.add_argument("--target", type=float, default=DEFAULT_TARGET, metavar="REL",
                    help=f"relative half-width of the 95%% interval of the limit below which the ladder decides "
                         f"(default {DEFAULT_TARGET:g}); wider: it says so and estimates the seeds that would reach it")
-    p.add_argument("--seed", type=int, default=0, help="root seed (reproducible)")
+    p.add_argument("--seed", type=seed_argument, default=0, help="root seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y (default auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bars on stderr")
