@@ -57,8 +57,9 @@ class ConvergenceError(SymrmtError, RuntimeError):
         self.failures = tuple(failures)
 
 
-def shortened(text: str, width: int = QUOTE_WIDTH) -> str:
-    """``text`` if it has at most ``width`` characters, else its start and end around ``...`` and its length.
+def shortened(text: str, width: int = QUOTE_WIDTH, length: int | None = None) -> str:
+    """``text`` if it has at most ``width`` characters, else its start and end around ``...`` and its length
+    (``length``, where ``text`` quotes a value of another length: the characters the user typed).
 
     >>> shortened("x" * 10, 20)
     'xxxxxxxxxx'
@@ -67,7 +68,7 @@ def shortened(text: str, width: int = QUOTE_WIDTH) -> str:
     """
     if len(text) <= width:
         return text
-    tail = f" ({len(text)} characters)"
+    tail = f" ({len(text) if length is None else length} characters)"
     keep = max(width - len(tail) - 3, 8)
     head = keep - keep // 3                   # more of the start, where a value's kind shows
     return text[:head] + "..." + text[len(text) - (keep - head):] + tail
@@ -93,7 +94,8 @@ def shown(value: object, width: int = QUOTE_WIDTH) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a repr that fails (too many digits, a broken object) is not the user's fault
         return f"a {type(value).__name__}"
-    return shortened(" ".join(text.split()), width)
+    return shortened(text if isinstance(value, str) else " ".join(text.split()), width,
+                     len(value) if isinstance(value, str) else None)
 
 
 def _digits(value: int) -> int:

@@ -90,7 +90,8 @@ def _run(args: argparse.Namespace) -> int:
         _report(args, f"{command}: error: {environment_line(exc)}")
         return 2
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said in one line
-        _report(args, f"{command}: internal error ({type(exc).__name__}: {shortened(one_line(exc), 160)}); this is a bug, "
+        reason = shortened(one_line(exc), 160)
+        _report(args, f"{command}: internal error ({type(exc).__name__}: {reason}); this is a bug, "
                       "please report it with the command line (run with --debug for the traceback)")
         return 1
     return getattr(out, "exit_status", 0)          # symrmt check: 1 when a property fails

@@ -275,6 +275,8 @@ def check_c(c: float) -> None:
 
 #: The positional arguments of the commands (figure NAME, sweep SPEC, weights FILE), named as in their usage.
 _POSITIONALS = ("name", "spec", "file")
+#: The options that name a file or folder (their refusal of an empty text says so).
+_PATHS = ("plot", "csv", "out", "document", "body", "summary", "file", "spec")
 
 
 def check_finite_numbers(args: argparse.Namespace) -> None:
@@ -285,5 +287,6 @@ def check_finite_numbers(args: argparse.Namespace) -> None:
         if isinstance(value, float) and not np.isfinite(value):
             raise SymrmtInputError(f"{flag} {value}: must be a finite number.")
         if isinstance(value, str) and not value.strip() and name != "command":
-            raise SymrmtInputError(f"{flag} {value!r}: is empty; give a value"
+            what = "a file or folder name" if name in _PATHS else "a value"
+            raise SymrmtInputError(f"{flag} {value!r}: is empty; give {what}"
                                    + ("." if name in _POSITIONALS else f", or leave {flag} out."))

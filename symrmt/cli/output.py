@@ -21,10 +21,10 @@ _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", 
 
 #: The longest message the command line prints on one line (after its ``symrmt CMD: error:`` prefix): the last
 #: guard behind :func:`symrmt.errors.shown`, which already keeps each quoted user value short.
-MESSAGE_WIDTH = 320
+MESSAGE_WIDTH = 360
 
-__all__ = ["MESSAGE_WIDTH", "json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed", "discard_stdout",
-           "environment_line"]
+__all__ = ["MESSAGE_WIDTH", "json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed",
+           "discard_stdout", "environment_line"]
 
 
 def json_text(out: dict) -> str:

@@ -44,7 +44,8 @@ def averaged_gram(gram: Any, heads: int) -> np.ndarray:
     >>> averaged_gram(np.diag([1.0, 2.0, 2.0, 2.0, 2.0]), 2).diagonal().tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
-    gram = np.array(check_gram(gram))           # the user's matrix, checked (and refused) as given
+    check_gram(gram)                            # the user's matrix, checked (and refused) as given
+    gram = np.array(gram, dtype=np.float64)
     heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
     if gram.ndim != 2:
         raise ParameterError(f"gram has shape {gram.shape}: give one (1 + 2R) x (1 + 2R) Gram matrix of "

@@ -12,7 +12,7 @@ from ..arguments import (add_attention, add_common, add_f, add_geometry, add_par
 from ...errors import SymrmtInputError
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
-from ..values import parse_sizes
+from ..values import parse_seed_count, parse_sizes
 
 __all__ = ["add_converge", "cmd_converge"]
 
@@ -97,5 +97,6 @@ def _print_convergence(result) -> None:
 
 def _seed_counts(text: str) -> int | list[int]:
     """``--seeds 6`` (the largest size's; the others by their measured cost) or ``--seeds 24,12,6`` (one per size)."""
-    counts = parse_sizes(text, "--seeds")
-    return int(counts[0]) if "," not in text else [int(v) for v in counts]
+    if "," not in text:
+        return parse_seed_count(text)
+    return [parse_seed_count(item.strip()) for item in text.split(",")]

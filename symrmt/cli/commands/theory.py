@@ -286,15 +286,12 @@ def cmd_latex(args: argparse.Namespace) -> dict:
 
     _refuse_latex_flags(args)
     if not 1 <= args.rank <= MAX_RANK:
-        raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system grows "
-                               "like r^2).")
+        raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system "
+                               "grows like r^2).")
     if not 1 <= args.digits <= MAX_DIGITS:
         raise SymrmtInputError(f"--digits {shown(args.digits)}: give 1..{MAX_DIGITS} significant digits "
                                f"(a float64 holds {MAX_DIGITS}).")
     model = models.get(args.kind)
-    if args.rank != 1 and not model.takes_rank:
-        raise SymrmtInputError(f"--rank {shown(args.rank)}: the {model.name} model takes no rank of weights; leave --rank "
-                               "out.")
     if args.document is not None and args.body is not None:
         raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
     target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
