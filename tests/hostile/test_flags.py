@@ -68,6 +68,8 @@ CASES = [
          "the linear model does not depend on f: leave out --f."),
     Case("latex f options for a model without f", ["latex", "--kind", "linear", "--f", "tanh(x)", "--numeric",
                                                    "--digits", "3"], "leave out --f and --numeric, --digits"),
+    Case("latex digits for exact data", ["latex", "--f", "erf(x)", "--digits", "3"],
+         "f's data are exact, so no number is printed to round"),
     Case("latex rank 1 for a model without rank", ["latex", "--kind", "linear", "--rank", "1"],
          "--rank 1: the linear model takes no rank of weights"),
     Case("latex rank for a density", ["latex", "--kind", "gram_density", "--rank", "2"], "takes no rank"),
@@ -127,6 +129,8 @@ def test_the_line_guard_bounds_a_message_of_a_megabyte(monkeypatch, capsys):
     ({"kind": "linear", "f": "tanh(x)"}, "the linear model does not depend on f"),
     ({"numeric": True}, "numeric without f changes nothing"),
     ({"center": True}, "center without f changes nothing"),
+    ({"digits": 3}, "digits without f changes nothing"),
+    ({"f": "x**3 - 3*x", "digits": 3}, "f's data are exact"),
 ])
 def test_python_latex_refuses_arguments_without_effect(kwargs, needle):
     with pytest.raises(SymrmtInputError, match=needle):

@@ -303,7 +303,8 @@ def cmd_latex(args: argparse.Namespace) -> dict:
         raise SymrmtInputError(f"the {model.name} model does not depend on f: leave out --f"
                                + (f" and {', '.join(given)}" if given else "") + ".")
     params = parameter_values(args, optional=True) if args.f is not None else {}
-    text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
+    text = latex(args.f, kind=args.kind, digits=args.digits if args.digits_given else None, rank=args.rank,
+                 center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
                  document=args.document is not None, form=args.form, body=args.body is not None,
                  label_prefix=args.label_prefix, solver_data=args.solver_data)
