@@ -179,14 +179,15 @@ def seed(value: Any, name: str = "seed") -> int:
 
 
 def seed_count(value: Any, minimum: int, name: str = "seeds", hint: str = "") -> int:
-    """``value`` as a number of seeds: an integer in ``minimum``..:data:`MAX_GRID_POINTS` (as the seeds of a sweep).
+    """``value`` as a number of seeds: an integer in ``minimum``..:data:`MAX_GRID_POINTS` (the bound of a sweep's
+    seeds and of every grid given by its size).
 
     >>> seed_count(2**70, 2)
     Traceback (most recent call last):
     ...
-    symrmt.errors.ParameterError: seeds = 1180591620717411303424: must be an integer in 2..100000 (as the seeds of a sweep).
+    symrmt.errors.ParameterError: seeds = 1180591620717411303424: must be an integer in 2..100000.
     """
-    expected = f"must be an integer in {minimum}..{MAX_GRID_POINTS} (as the seeds of a sweep)"
+    expected = f"must be an integer in {minimum}..{MAX_GRID_POINTS}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise _refuse(name, value, expected, hint, kind=ParameterTypeError)
     if not minimum <= value <= MAX_GRID_POINTS:
