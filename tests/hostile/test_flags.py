@@ -32,6 +32,9 @@ def _model(folder):
 CASES = [
     # values that start with '-': the option's value when they look like a number, a list or a grid
     Case("spectrum x -3:3:13", ["spectrum", "--f", "tanh(x)", "--c", "1", "--x", "-3:3:13"], "", status=0),
+    Case("theory cosine grid -0.5:0.5:3", ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1", "--mu-norm", "1",
+                                          "--wk-norm", "1", "--wq-norm", "1", "--cos-mu-wk", "-0.5:0.5:3"], "",
+         status=0),
     Case("theory c -1,2 is read", ["theory", "--f", "tanh(x)", "--c", "-1,2", "--gamma", "1"], "c = "),
     Case("theory gamma -1e-3 is read", ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "-1e-3"],
          "--gamma '-1e-3': every gamma must be a finite number > 0"),
@@ -95,7 +98,12 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+#: Cases over ~5 s (the density's first solve at 13 points): still run by CI.
+SLOW = {"spectrum x -3:3:13"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.name in SLOW else c for c in CASES],
+                         ids=str)
 def test_flags(case, tmp_path, capsys):
     run_case(case, tmp_path, capsys)
 
