@@ -1,4 +1,5 @@
 """Finite-size rates over the regimes of the model: the table of docs/validation.md, section "Finite size".
+========================================================================================================
 
 For each regime, ``symrmt.converge`` simulates the ladder n = 256, ..., 4096 (seeds per size so
 that each size costs about the same) at gamma = 0.1 and extrapolates E_attn, E_lin and their
@@ -8,7 +9,10 @@ at n = 1024 relative to the limit, the chosen fit and its exponent, the limit wi
 interval against the theory, and the size from which the fitted correction stays within 1% of
 the limit.
 
-Run:  nice -n 10 python derivations/finite_size.py [--seeds S] [--ns 256,512,...] [--only NAME ...] [--out DIR]
+Run::
+
+    nice -n 10 python derivations/finite_size.py [--seeds S] [--ns 256,512,...] [--only NAME ...] [--out DIR]
+
 Writes finite_size_<regime>.csv (Convergence.to_csv: the per-size means, standard errors and seeds,
 and every fit) and finite_size.csv (one row per regime) into DIR (default derivations/out/), and
 prints the Markdown table. ``--refit`` redoes the fits and the table from those CSV files without

@@ -1,12 +1,13 @@
 """General-M theory against the Monte Carlo of the real MiniLM-L6 weights (issue #27, item 3).
+===========================================================================================
 
 Prints one row per (matrix, f, c, signal, gamma): the general-M theory, the MC mean and its 95% t half-width
 over the seeds, and whether the theory lies within it. The theory never sees the simulation.
 
     python derivations/general_weights_minilm.py --layers 0 --heads none --fs tanh --cs 1 --seeds 4
 
-Matrices: each layer's M = W_Q^T W_K / sqrt(d) (query on the left), used in symrmt's orientation M^T, rescaled
-to unit score variance (||M||_F^2 = p), and single heads M_h likewise. Signals: none, mu = e_1-free random unit
+Matrices: each layer's M = W_K^T W_Q / sqrt(d) (key on the left, symrmt's orientation S_ij = x_i^T M x_j), rescaled
+to unit score variance (``||M||_F^2`` = p), and single heads M_h likewise. Signals: none, mu = e_1-free random unit
 direction, and mu along the top right singular vector of the matrix in symrmt's orientation.
 """
 from __future__ import annotations
@@ -32,12 +33,11 @@ def matrices(layers, heads):
     d = w.head_dim
     for lay in w.layers:
         WQ, WK = lay.query_weight, lay.key_weight
-        out = [("L%d" % lay.layer, (WQ.T @ WK) / np.sqrt(d))]
+        out = [("L%d" % lay.layer, (WK.T @ WQ) / np.sqrt(d))]      # S_ij = x_i^T M x_j, i the key
         for h in heads:
             rows = slice(h * d, (h + 1) * d)
-            out.append(("L%dH%d" % (lay.layer, h), (WQ[rows].T @ WK[rows]) / np.sqrt(d)))
-        for name, Mq in out:
-            M = Mq.T                                          # symrmt orientation: S_ij = x_i^T M x_j (i key)
+            out.append(("L%dH%d" % (lay.layer, h), (WK[rows].T @ WQ[rows]) / np.sqrt(d)))
+        for name, M in out:
             p = M.shape[0]
             yield name, M * (np.sqrt(p) / np.linalg.norm(M))
 

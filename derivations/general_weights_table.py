@@ -1,8 +1,9 @@
 """The table of docs/real_weights.md: I + low-rank fit, elliptic model, exact general M and the Monte Carlo.
+=========================================================================================================
 
     PYTHONPATH=. python derivations/general_weights_table.py [--seeds 8]
 
-Each MiniLM-L6 layer's M = W_K^T W_Q/sqrt(d) (key first, rescaled to ||M||_F^2 = p), tanh, c = 1, noise only,
+Each MiniLM-L6 layer's M = W_K^T W_Q/sqrt(d) (key first, rescaled to ``||M||_F^2`` = p), tanh, c = 1, noise only,
 n = p = 384. Columns: the theory of the fitted sI + rank 8 (symrmt.weights.fitted_attention_error), the elliptic
 model sI + E (symrmt/general/elliptic.py), the exact general-M theory (symrmt.attention_error(weights=M)), and
 simulate(weights=M) with its mean and 95% t half-width over the seeds. Prints a markdown table.

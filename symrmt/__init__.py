@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .runtime.lazy import lazy_exports
 
+#: The version of the package (PEP 440).
 __version__ = "0.1.0"
 
 #: public name -> module that defines it

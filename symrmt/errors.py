@@ -17,23 +17,70 @@ QUOTE_WIDTH = 80
 
 
 class SymrmtError(Exception):
-    """Base class of every error symrmt raises on purpose."""
+    """Base class of every error symrmt raises on purpose.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> [issubclass(error, symrmt.SymrmtError) for error in (symrmt.ParameterError, symrmt.ConvergenceError)]
+    [True, True]
+    """
 
 
 class SymrmtInputError(SymrmtError, ValueError):
-    """Bad user input: the message says what is wrong and how to fix it."""
+    """Bad user input: the message says what is wrong and how to fix it.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> try:
+    ...     symrmt.attention_error("tanh(x)", c=-1.0, gamma=0.1)
+    ... except ValueError as exc:                      # a SymrmtInputError is a ValueError
+    ...     print(isinstance(exc, symrmt.SymrmtInputError), exc)
+    True c = -1.0: every value must be > 0.
+    """
 
 
 class ParseError(SymrmtInputError):
-    """A formula for f that the whitelist parser does not accept."""
+    """A formula for f that the whitelist parser does not accept.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> try:
+    ...     symrmt.hermite("x^2")
+    ... except symrmt.ParseError as exc:
+    ...     print(str(exc).split(":")[0])
+    cannot parse nonlinearity 'x^2'
+    """
 
 
 class NonlinearityError(SymrmtInputError):
-    """A nonlinearity that parses but is not usable (not square-integrable, not real, not centered, ...)."""
+    """A nonlinearity that parses but is not usable (not square-integrable, not real, not centered, ...).
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> try:
+    ...     symrmt.attention_error("exp(x**2)", c=1.0, gamma=0.1)
+    ... except symrmt.NonlinearityError as exc:
+    ...     print(str(exc)[:55])
+    nonlinearity 'exp(x**2)' is not square-integrable under
+    """
 
 
 class ParameterError(SymrmtInputError):
-    """A numeric parameter (size, ratio, ridge, geometry, ...) that is out of range or of the wrong type."""
+    """A numeric parameter (size, ratio, ridge, geometry, ...) that is out of range or of the wrong type.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> try:
+    ...     symrmt.linear_error(c=1.0, gamma=-0.1)
+    ... except symrmt.ParameterError as exc:
+    ...     print(type(exc).__name__)
+    ParameterError
+    """
 
 
 class ParameterTypeError(ParameterError, TypeError):
@@ -50,6 +97,15 @@ class ConvergenceError(SymrmtError, RuntimeError):
     ``failures`` lists the points that failed (:class:`symrmt.solve.PointFailure`: index,
     parameters, reason) when the error stands for some points of a larger input; the others
     were solved, and the public functions return them with ``partial=True``.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> try:                                           # below what the quadrature resolves at c = 1
+    ...     symrmt.attention_error("tanh(x)", c=1.0, gamma=[1e-10, 0.1], form="quadrature")
+    ... except symrmt.ConvergenceError as exc:
+    ...     print(len(exc.failures), exc.failures[0].parameters["gamma"])
+    1 1e-10
     """
 
     def __init__(self, message: str, failures: tuple = ()) -> None:

@@ -20,7 +20,7 @@ from .errors import ParameterError, ParameterTypeError, shown
 __all__ = ["MIN_TEMPERATURE", "temperature", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
            "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
-           "positive_grid", "choice", "within", "indices", "grid"]
+           "positive_grid", "choice", "within", "indices", "grid", "TWO_SEEDS"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -44,6 +44,8 @@ MAX_GAMMA = 1e12
 MAX_DIAGONAL = 100.0
 #: What a refusal by these ranges adds.
 RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
+#: Why a Monte Carlo takes at least two seeds: every mean it reports carries a 95% Student-t interval.
+TWO_SEEDS = "a t interval needs at least 2 seeds: its standard error and t quantile have seeds - 1 degrees of freedom"
 
 
 def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None,
@@ -361,3 +363,18 @@ def grid(text: str, log: bool = False, subject: str = "", expected: str = "give 
     if log:
         return np.logspace(np.log10(lo), np.log10(hi), num)
     return np.linspace(lo, hi, num) + 0.0           # + 0.0: no -0.0 in a grid
+
+
+def signal_vector(mu: Any, p: int) -> np.ndarray:
+    r"""The signal vector :math:`\mu` of ``weights=M`` (theory and Monte Carlo alike): real, finite, length ``p``.
+
+    One refusal for both, so that ``attention_error(..., weights=M, mu=...)`` and ``simulate(..., weights=M,
+    mu=...)`` say the same thing about the same bad vector.
+    """
+    try:
+        array = np.asarray(mu, dtype=float).ravel() if np.asarray(mu).dtype.kind in "biuf" else None
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != (p,) or not np.all(np.isfinite(array)):
+        raise ParameterError(f"mu must be a finite vector of length p = {p} (the signal of weights=M).")
+    return array

@@ -94,7 +94,7 @@ def test_size_within():
     ([256, 512], [0.1, 0.1], [0.01, 0.01], [4, 4], "at least three"),
     ([512, 256, 1024], [0.1] * 3, [0.01] * 3, [4] * 3, "increasing"),
     (NS, [0.1] * 4 + [np.nan], [0.01] * 5, [4] * 5, "finite"),
-    (NS, [0.1] * 5, [0.01] * 5, [4, 4, 4, 4, 1], "two seeds"),
+    (NS, [0.1] * 5, [0.01] * 5, [4, 4, 4, 4, 1], "a t interval needs at least 2 seeds"),
 ])
 def test_extrapolate_refuses(ns, mean, se, seeds, needle):
     with pytest.raises(ParameterError, match=needle):

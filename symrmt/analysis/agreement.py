@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import validate
 from ..errors import ParameterError
 from .seeds import t_quantile
 
@@ -166,7 +167,7 @@ def judge(mean: Any, se: Any, seeds: int, theory: Any, n: int,
     if not (mean.shape == se.shape == theory.shape) or mean.ndim != 1:
         raise ParameterError("mean, se and theory must be 1-d arrays of one shape (one entry per point).")
     if isinstance(seeds, bool) or int(seeds) != seeds or seeds < 2:
-        raise ParameterError(f"seeds = {seeds!r}: a standard error needs at least two seeds.")
+        raise ParameterError(f"seeds = {seeds!r}: {validate.TWO_SEEDS}.")
     regimes = [()] * mean.size if regimes is None else [tuple(r) for r in regimes]
     t = float(t_quantile(int(seeds), LEVEL))
     difference = mean - theory

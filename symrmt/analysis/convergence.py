@@ -453,13 +453,13 @@ def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tupl
     order = np.argsort(sizes)
     if seeds is None or np.ndim(seeds) == 0:
         top = DEFAULT_SEEDS if seeds is None else seeds
-        top = validate.seed_count(top, 2, hint="(the seeds at the largest size)")
+        top = validate.seed_count(top, 2, hint=f"(the seeds at the largest size; {validate.TWO_SEEDS})")
         return sizes[order].astype(np.int64), np.full(sizes.size, int(top), dtype=np.int64), True
     counts = np.asarray(seeds)
     if counts.shape != sizes.shape or counts.dtype.kind not in "iu" or np.any(counts < 2) \
             or np.any(counts > validate.MAX_GRID_POINTS):
         raise ParameterError(f"seeds = {_shown(seeds)}: give one integer in 2..{validate.MAX_GRID_POINTS} per size "
-                             f"({sizes.size} sizes).")
+                             f"({sizes.size} sizes); {validate.TWO_SEEDS}.")
     return sizes[order].astype(np.int64), counts[order].astype(np.int64), False
 
 

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import validate
 from ..errors import ParameterError
 
 __all__ = ["Extrapolation", "extrapolate", "MODELS", "EXPONENT_RANGE", "REPLICATES"]
@@ -205,7 +206,7 @@ def _checked(ns, mean, se, seeds) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(se)) and np.all(se >= 0)):
         raise ParameterError("mean and se must be finite, se >= 0 (a size whose seeds all failed has no mean).")
     if np.any(seeds < 2):
-        raise ParameterError(f"seeds = {seeds.tolist()}: every size needs at least two seeds.")
+        raise ParameterError(f"seeds = {seeds.tolist()}: every size needs 2 or more; {validate.TWO_SEEDS}.")
     # A size whose seeds agree exactly would get an infinite weight; its precision is that of float64.
     floor = 1e-12 * max(1.0, float(np.max(np.abs(mean))))
     return ns, mean, np.maximum(se, floor), seeds.astype(np.int64)

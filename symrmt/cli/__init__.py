@@ -1,8 +1,8 @@
 """The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON.
 
-Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``converge``, ``latex``, ``spectrum``, ``demo``,
-``figure``, ``sweep``, ``weights``, ``check``. Every command takes ``--json``; the JSON shapes are a stable contract
-documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
+Commands: ``hermite``, ``theory``, ``simulate``, ``compare``, ``converge``, ``latex``, ``spectrum``, ``heads``,
+``demo``, ``figure``, ``sweep``, ``weights``, ``check``. Every command takes ``--json``; the JSON shapes are a
+stable contract documented in the README (and never hold NaN or inf). Exit statuses: 0 done, 2 bad input or an
 output that cannot be written (one line naming the problem), 3 a solver that did not
 converge at any point (or at some point, with ``--strict``; otherwise the points it could
 not solve are listed under ``failed``, :mod:`.failures`), 130 interrupted, 141 the reader of stdout went away (as a Unix tool killed by
@@ -47,6 +47,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     1 a bug. Every failure is one line on stderr; ``--debug`` adds the traceback. Floating-point
     warnings of NumPy (from generated code) are not shown: results are checked for non-finite
     values instead.
+
+    Examples
+    --------
+    >>> import contextlib, io, json
+    >>> from symrmt.cli import main
+    >>> out = io.StringIO()
+    >>> with contextlib.redirect_stdout(out):
+    ...     status = main(["hermite", "--f", "erf(x)", "--json"])
+    >>> status, round(json.loads(out.getvalue())["a1"], 6)
+    (0, 0.65147)
+    >>> main(["theory", "--f", "x^2", "--c", "1", "--gamma", "0.1"])       # bad input: one line on stderr
+    2
     """
     parser = build_parser()
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")

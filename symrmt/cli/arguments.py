@@ -216,7 +216,9 @@ def add_common(p: argparse.ArgumentParser, grids: bool = False) -> None:
 
 def add_mc(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=integer_argument, required=True, help="number of tokens n >= 2")
-    p.add_argument("--seeds", type=seeds_argument, default=4, help="independent draws (>= 2 for a standard error)")
+    p.add_argument("--seeds", type=seeds_argument, default=4,
+                   help="independent draws, at least 2: every mean carries a 95%% Student-t interval over seeds "
+                        "(default 4)")
     p.add_argument("--seed", type=seed_argument, default=0, help="base seed (reproducible), 0..2**63-1")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to 1e-6 relative (the fast routes' "
@@ -281,12 +283,14 @@ _PATHS = ("plot", "csv", "out", "document", "body", "summary", "file", "spec")
 
 def check_finite_numbers(args: argparse.Namespace) -> None:
     """argparse's ``type=float`` accepts nan and inf, and any option an empty text: no option of symrmt means
-    anything with them (``--plot ''`` would otherwise write nothing, without a word)."""
+    anything with them (``--plot ''`` would otherwise write nothing, without a word), except the options a
+    command lists in ``empty_allowed`` (``demo --plot ''``: no plot, as documented)."""
     for name, value in vars(args).items():
         flag = name.upper() if name in _POSITIONALS else "--" + name.replace("_", "-")
         if isinstance(value, float) and not np.isfinite(value):
             raise SymrmtInputError(f"{flag} {value}: must be a finite number.")
-        if isinstance(value, str) and not value.strip() and name != "command":
+        if isinstance(value, str) and not value.strip() and name != "command" \
+                and name not in getattr(args, "empty_allowed", ()):
             what = "a file or folder name" if name in _PATHS else "a value"
             raise SymrmtInputError(f"{flag} {value!r}: is empty; give {what}"
                                    + ("." if name in _POSITIONALS else f", or leave {flag} out."))

@@ -5,7 +5,9 @@ does not allow (a component over ``NAME_MAX`` bytes, a path over ``PATH_MAX``), 
 virtual file system of the kernel (``/proc``, ``/sys``), when it names a folder (or, for a folder,
 a file), when an existing target is not a regular file or not writable, or when the folder that
 would receive it does not exist or is not writable. Symbolic links are followed, as ``open`` does.
-Nothing is created by a check.
+Nothing is created by a check. An output that is one of the command's inputs, or another of its
+outputs, is refused by :func:`symrmt.runtime.files.check_not_an_input` and
+:func:`~symrmt.runtime.files.check_outputs` (by identity, not by name).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Sequence
 
 from ..errors import SymrmtInputError
 
-__all__ = ["PLOT_FORMATS", "check_output_file", "check_output_folder", "check_not_same_file"]
+__all__ = ["PLOT_FORMATS", "check_output_file", "check_output_folder"]
 
 #: Extensions of ``--plot`` files (matplotlib picks the format from the extension).
 PLOT_FORMATS = ("png", "pdf", "svg")
@@ -66,13 +68,6 @@ def check_output_folder(path: str, flag: str) -> None:
     if not os.access(existing, os.W_OK | os.X_OK):
         what = "the folder" if existing == target else "cannot create it: the folder"
         raise SymrmtInputError(f"{flag} {path!r}: {what} {str(existing)!r} is not writable.")
-
-
-def check_not_same_file(path: str, flag: str, other: str, other_flag: str) -> None:
-    """Refuse writing ``path`` when it is the file ``other`` (which would be overwritten)."""
-    if os.path.realpath(path) == os.path.realpath(other):
-        raise SymrmtInputError(f"{flag} {path!r}: is the {other_flag} file itself, which would be overwritten; "
-                               "give another name.")
 
 
 def _check_name(path: str, flag: str) -> None:

@@ -23,7 +23,7 @@ def parse_seed(text: str) -> int:
 
 def parse_seed_count(text: str, minimum: int = 2) -> int:
     """``--seeds``: :func:`parse_integer`, then :func:`symrmt.validate.seed_count` (``minimum``..100000)."""
-    return validate.seed_count(parse_integer(text), minimum, hint="The standard error needs at least two seeds.")
+    return validate.seed_count(parse_integer(text), minimum, hint=validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + ".")
 
 
 def _numbers(text: str, flag: str, hint: str, log: bool = False,

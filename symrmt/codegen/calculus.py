@@ -92,7 +92,15 @@ class SystemCalculus:
 
 
 def parameter_domains(system: FixedPointSystem) -> dict[sp.Symbol, tuple[float, float, bool, bool]]:
-    """Each parameter's domain as ``(lower, upper, lower_open, upper_open)``: what the solver checks it against."""
+    """Each parameter's domain as ``(lower, upper, lower_open, upper_open)``: what the solver checks it against.
+
+    Examples
+    --------
+    >>> from symrmt.codegen import parameter_domains
+    >>> from symrmt.derive import linear_system
+    >>> {str(k): v for k, v in parameter_domains(linear_system()).items()}["gamma"]     # 0 < gamma <= MAX_GAMMA
+    (0.0, 1000000000000.0, True, False)
+    """
     return {s: _interval(domain) for s, domain in system.parameters.items()}
 
 

@@ -46,6 +46,14 @@ def numpy_function(
     ValueError
         If ``expr`` has a free symbol that is not in ``args`` (the generated code
         would otherwise fail later with a bare ``NameError``).
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp
+    >>> from symrmt.codegen import numpy_function
+    >>> x, y = sp.symbols("x y")
+    >>> numpy_function(x**2 + y, (x, y))(np.array([1.0, 2.0]), 1.0).tolist()
+    [2.0, 5.0]
     """
     args = tuple(args)
     exprs = tuple(expr) if isinstance(expr, (list, tuple)) else (expr,)

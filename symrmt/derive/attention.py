@@ -136,6 +136,13 @@ def linear_system(form: str = "quadrature") -> FixedPointSystem:
     r"""Linear ridge regression: the same pencil with :math:`K = I` (no Wigner part, no :math:`L`).
 
     Only :math:`\theta = \|\mu\|^2` of the geometry enters. ``form="algebraic"``: averages in closed form.
+
+    Examples
+    --------
+    >>> from symrmt.derive import linear_system
+    >>> system = linear_system()
+    >>> system.name, system.unknowns, sorted(str(p) for p in system.parameters)
+    ('linear', (), ['c', 'gamma', 'theta'])
     """
     return _linear_system(form)
 

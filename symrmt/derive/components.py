@@ -48,6 +48,13 @@ class SpectralLaw:
     standard entries and :math:`p/n \to c`, i.e. Marchenko--Pastur with ratio
     :math:`1/c` (an atom :math:`1 - c` at 0 when :math:`c < 1`). The parameter names are
     the keywords of the law's quadrature rule (:data:`symrmt.solve.RULES`).
+
+    Examples
+    --------
+    >>> from symrmt.derive import attention_system
+    >>> average = attention_system(1).averages[next(iter(attention_system(1).averages))]
+    >>> average.law.name, {k: str(v) for k, v in average.law.parameters.items()}
+    ('marchenko_pastur', {'c': 'c'})
     """
 
     name: str
@@ -65,7 +72,16 @@ class SpectralLaw:
 
 @dataclass(frozen=True)
 class SpectralAverage:
-    r""":math:`\mathbb E_{\lambda \sim \text{law}}[\text{integrand}]`; ``variable`` is :math:`\lambda`."""
+    r""":math:`\mathbb E_{\lambda \sim \text{law}}[\text{integrand}]`; ``variable`` is :math:`\lambda`.
+
+    Examples
+    --------
+    >>> from symrmt.derive import attention_system
+    >>> averages = attention_system(1).averages
+    >>> key = next(iter(averages))
+    >>> str(key), str(averages[key].variable), str(averages[key].integrand)
+    ('tau_11', 'lambda', 'R[0, 0]')
+    """
 
     integrand: sp.Expr
     law: SpectralLaw
@@ -87,6 +103,13 @@ class WoodburyForm:
     named vector is, as ``(name, LaTeX relation)`` pairs read after the vector's printed name
     (``("s", r"= Z^\top \mu")``), and ``source_label`` which placed vector :math:`g` is taken
     against (:math:`g = \mathcal U^\top R\, e/n` with :math:`e` that vector): both only for printing.
+
+    Examples
+    --------
+    >>> from symrmt.derive import WoodburyForm, linear_system
+    >>> phi = {str(k): v for k, v in linear_system().observables.items()}["Phi"]
+    >>> isinstance(phi, WoodburyForm), phi.labels
+    (True, ('y^(3)', 's^(3)'))
     """
 
     offset: sp.Expr
@@ -129,6 +152,13 @@ def derivative_of(observable: sp.Symbol, variable: sp.Symbol) -> sp.Derivative:
     so that it prints as a derivative and :mod:`symrmt.codegen` finds the observable by that
     object; it is computed by implicit differentiation of the fixed point (never by
     ``doit()``, which would give 0 for a bare symbol).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from symrmt.derive import derivative_of
+    >>> derivative_of(sp.Symbol("Phi"), sp.Symbol("gamma"))
+    Derivative(Phi, gamma)
     """
     if not isinstance(observable, sp.Symbol) or not isinstance(variable, sp.Symbol):
         raise TypeError(f"derivative_of({observable!r}, {variable!r}): need an observable's symbol and a symbol")
@@ -149,6 +179,13 @@ class Continuation:
     the next: ``"reciprocal"`` (in :math:`1/v`: unknowns that behave like :math:`1/v`, e.g. a
     resolvent far from its spectrum) or ``"linear"`` (in :math:`v`: unknowns with a finite
     limit as :math:`v \to 0`, e.g. a Stieltjes transform approaching the real axis).
+
+    Examples
+    --------
+    >>> from symrmt.derive import attention_system
+    >>> continuation = attention_system(1).continuation
+    >>> str(continuation.variable), continuation.predictor, sorted(map(str, continuation.initial))
+    ('gamma', 'reciprocal', ['t_11', 't_12', 't_22'])
     """
 
     variable: sp.Symbol
@@ -172,6 +209,13 @@ class Admissible:
 
     ``accuracy`` says how the quadrature error of the observable is measured:
     ``"absolute"`` or ``"relative"`` to its value.
+
+    Examples
+    --------
+    >>> from symrmt.derive import attention_system
+    >>> error = {str(k): v for k, v in attention_system(1).admissible.items()}["E"]
+    >>> error.lower, error.upper, error.accuracy                 # an error lies in [0, 1]
+    (0, 1, 'absolute')
     """
 
     lower: sp.Expr = -sp.oo

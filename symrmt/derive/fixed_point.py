@@ -77,6 +77,13 @@ class FixedPointSystem:
     statement : tuple
         The model the system is the deterministic equivalent of, as ``(LaTeX line, label)`` pairs
         (:mod:`.statement`): the opening of a printed paper body.
+
+    Examples
+    --------
+    >>> from symrmt.derive import attention_system
+    >>> system = attention_system(1)
+    >>> system.name, [str(u) for u in system.unknowns], [str(k) for k in system.observables]
+    ('attention', ['t_11', 't_12', 't_22'], ['Phi', 'E'])
     """
 
     name: str

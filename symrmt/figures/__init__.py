@@ -35,6 +35,7 @@ import pathlib
 import sys
 from typing import Mapping, Sequence
 
+from ..runtime.files import check_outputs, fresh_path
 from .claims import claims_of
 from .drawing import IMAGE_FORMATS, draw
 from .figure import Curve, Figure, FigureUnavailable, Panel, csv_rows, finite_size_note, write_csv
@@ -68,7 +69,14 @@ DEFAULT_OUT = pathlib.Path("symrmt-figures")
 
 
 def describe(name: str) -> str:
-    """The one-line description of figure ``name``."""
+    """The one-line description of figure ``name``.
+
+    Examples
+    --------
+    >>> from symrmt.figures import describe
+    >>> describe("rank")
+    'rank-1 against rank-r attention weights of the same total strength'
+    """
     return FIGURES[_checked(name)]
 
 
@@ -120,6 +128,9 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
         f: str | None = None, params: Mapping[str, float] | None = None, center: bool = False, **sizes) -> dict:
     """Build figure ``name`` and write ``NAME.<fmt>`` and ``NAME.csv`` into ``out`` (default :data:`DEFAULT_OUT`).
 
+    Both files are written atomically. In a folder ``out`` the user names, they replace files of those
+    names; in the default folder, which the user did not name, existing files are kept and the figure
+    goes to the first free ``NAME-1.<fmt>`` and ``NAME-1.csv``, ... (the names are returned).
     ``fmt`` is one of :data:`IMAGE_FORMATS` (``"png"``, ``"pdf"``, ``"svg"``); ``f``, ``params``,
     ``center`` and ``sizes`` are those of :func:`build`.
 
@@ -133,11 +144,16 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
 
         raise SymrmtInputError(f"format {fmt!r}: use one of {', '.join(IMAGE_FORMATS)}.")
     _checked(name)
+    folder, replace = pathlib.Path(DEFAULT_OUT if out is None else out), out is not None
+    image, table = folder / f"{name}.{fmt}", folder / f"{name}.csv"
+    if not replace:
+        image = fresh_path(image, (".csv",))
+        table = image.with_suffix(".csv")
+    check_outputs([(image, "the image"), (table, "the CSV")])     # e.g. NAME.csv a link to NAME.png
     figure = build(name, quick=quick, f=f, params=params, center=center, **sizes)
-    folder = pathlib.Path(DEFAULT_OUT if out is None else out)
     folder.mkdir(parents=True, exist_ok=True)
-    image = draw(figure, folder / f"{name}.{fmt}")
-    table = write_csv(figure, folder / f"{name}.csv")
+    image = draw(figure, image, replace=replace)
+    table = write_csv(figure, table, replace=replace)
     return {"image": image, "format": fmt, "csv": table, "figure": figure}
 
 

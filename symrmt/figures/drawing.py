@@ -17,6 +17,7 @@ import textwrap
 
 import numpy as np
 
+from ..runtime.files import save_figure
 from .figure import Curve, Figure, Panel
 
 __all__ = ["draw", "IMAGE_FORMATS"]
@@ -193,8 +194,27 @@ def _place_panels(fig, grid, figure: Figure, ncols: int) -> list[int]:
     return [lines_per_row.get(row, 0) for row in range(max(lines_per_row) + 1)]
 
 
-def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
-    """Draw ``figure`` into ``path`` (.png, .pdf or .svg; Agg backend, no display needed) and return the path."""
+def draw(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> pathlib.Path:
+    """Draw ``figure`` into ``path`` (.png, .pdf or .svg; Agg backend, no display needed) and return the path.
+
+    Written atomically (:func:`symrmt.runtime.files.save_figure`); ``replace=False`` keeps an existing file and
+    writes ``NAME-1.EXT``, ... instead (the name written is returned).
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> import pathlib, tempfile
+    >>> from symrmt.figures import draw
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     image = draw(figure, pathlib.Path(folder) / "example.svg")
+    ...     image.read_text().lstrip().startswith("<?xml")
+    True
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -216,7 +236,7 @@ def draw(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
     text.text(0.0, 1.0, "\n".join(caption), fontsize=7.5, va="top", ha="left", transform=text.transAxes)
     fig.set_size_inches(width, sum(heights) + 0.5 + 0.35 * (nrows - 1))
     fig.suptitle(figure.title, fontsize=11)
-    path = pathlib.Path(path)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path, dpi=130, replace=replace)
+    finally:
+        plt.close(fig)

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..runtime.files import write_atomically
 from ..runtime.progress import progress_bar
 from ..analysis.seeds import mean_se, t_quantile
 
@@ -49,7 +50,14 @@ PARAMETER_ORDER = ("f", "params", "a1", "nu", "d", "c", "gamma", "theta", "mu_no
 
 
 class FigureUnavailable(RuntimeError):
-    """The engine this figure needs is not in this installation (the message says which part)."""
+    """The engine this figure needs is not in this installation (the message says which part).
+
+    Examples
+    --------
+    >>> from symrmt.figures import FigureUnavailable
+    >>> issubclass(FigureUnavailable, RuntimeError)        # symrmt figure NAME exits 2 with its message
+    True
+    """
 
 
 @dataclass
@@ -79,6 +87,15 @@ class Curve:
     low, high : numpy.ndarray, optional
         Explicit ends of the error bars (e.g. the 95% interval of an extrapolated limit); without
         them a Monte Carlo point's bar is its t interval.
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4},
+    ...              [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> low, high = dots.bounds()                               # 95% Student-t intervals over the 4 seeds
+    >>> [round(float(v), 3) for v in high - low]
+    [0.121, 0.127]
     """
 
     label: str | None
@@ -132,7 +149,20 @@ def _is_text(value: Any) -> bool:
 
 @dataclass
 class Panel:
-    """One set of axes. ``heatmap = (x, y)`` draws the theory curve as a map over those two parameters."""
+    """One set of axes. ``heatmap = (x, y)`` draws the theory curve as a map over those two parameters.
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> panel = figure.panels[0]
+    >>> panel.key, [curve.series for curve in panel.curves]
+    ('a', ['tanh', 'tanh, Monte Carlo'])
+    """
 
     key: str
     title: str
@@ -161,7 +191,19 @@ class Panel:
 
 @dataclass
 class Figure:
-    """A whole figure: its registry name, a title and a caption with the settings, and the panels."""
+    """A whole figure: its registry name, a title and a caption with the settings, and the panels.
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> figure.name, len(figure.panels)
+    ('example', 1)
+    """
 
     name: str
     title: str
@@ -195,6 +237,18 @@ def finite_size_note(figure: Figure) -> str:
     """One sentence on the Monte Carlo points whose 95% interval misses the theory at the same point.
 
     Only curves that carry ``theory`` (the deterministic equivalent at their points) are counted.
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> from symrmt.figures import finite_size_note
+    >>> finite_size_note(figure)
+    'All 2 Monte Carlo points with a theory value hold it inside their 95% interval.'
     """
     total, outside, worst = 0, 0, None
     for panel, curve in figure.curves():
@@ -253,7 +307,21 @@ def cell(value: Any) -> str:
 
 
 def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
-    """The header and the rows of :func:`write_csv` (one row per plotted point, in drawing order)."""
+    """The header and the rows of :func:`write_csv` (one row per plotted point, in drawing order).
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> from symrmt.figures import csv_rows
+    >>> header, rows = csv_rows(figure)
+    >>> header[:6], len(rows)
+    (['figure', 'panel', 'series', 'source', 'quantity', 'gamma'], 4)
+    """
     header = _columns(figure)
     rows = []
     for panel, curve in figure.curves():
@@ -271,22 +339,39 @@ def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def write_csv(figure: Figure, path: str | pathlib.Path) -> pathlib.Path:
+def write_csv(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> pathlib.Path:
     """Write the plotted numbers of ``figure`` to ``path``: a header row, then one row per point.
 
     Columns: ``figure, panel, series, source, quantity``, then every parameter any curve has,
     then ``value``, ``se`` (the standard error over seeds) and ``ci95_low``, ``ci95_high`` (the
     ends of the error bar: the 95% t interval, or the 95% interval of an extrapolated limit). A cell
     is empty only where it does not apply: a parameter a series does not have (``seeds`` of a
-    theory line), or the statistics of a theory point.
+    theory line), or the statistics of a theory point. Written atomically
+    (:func:`symrmt.runtime.files.write_atomically`, which ``replace`` is given to); returns the name written.
+
+    Examples
+    --------
+    >>> from symrmt.figures import Curve, Figure, Panel
+    >>> line = Curve("tanh", "theory", "E_attn", "gamma", {"gamma": [0.1, 1.0]}, [0.453, 0.743])
+    >>> dots = Curve(None, "monte_carlo", "E_attn", "gamma", {"gamma": [0.1, 1.0], "n": 256, "seeds": 4,
+    ...              "theory": [0.453, 0.743]}, [0.456, 0.743], se=[0.019, 0.020], series="tanh, Monte Carlo")
+    >>> figure = Figure("example", "An example", "Theory and Monte Carlo.", [Panel("a", "E_attn", [line, dots],
+    ...                 "gamma", "E_attn", xscale="log")])
+    >>> import pathlib, tempfile
+    >>> from symrmt.figures import write_csv
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     lines = write_csv(figure, pathlib.Path(folder) / "example.csv").read_text().splitlines()
+    >>> len(lines), lines[0].startswith("figure,panel,series,source,quantity,gamma")
+    (5, True)
     """
     header, rows = csv_rows(figure)
-    path = pathlib.Path(path)
-    with path.open("w", newline="") as handle:
+
+    def write(handle) -> None:
         writer = csv.writer(handle)
         writer.writerow(header)
         writer.writerows(rows)
-    return path
+
+    return write_atomically(path, write, replace=replace)
 
 
 # --------------------------------------------------------------------------- progress

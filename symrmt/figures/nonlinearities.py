@@ -112,6 +112,12 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
         of f exactly once (one value each), naming the parameter.
     NonlinearityError
         An f that is not centred (with the way to center it), or not usable at the point.
+
+    Examples
+    --------
+    >>> from symrmt.figures import figure_f
+    >>> figure_f().formula, round(figure_f("tanh(s*x)", {"s": 2.0}).h.a1, 6)
+    ('tanh', 0.729478)
     """
     from .. import hermite
     from ..errors import ParameterError

@@ -1,6 +1,6 @@
 r"""Real attention weights: :math:`E_\mathrm{attn}` with MiniLM-L6's matrix against the theory of its fitted :math:`sI + \text{rank } r`.
 
-The weights are one layer's :math:`W_K^\top W_Q = M^\top` (:math:`M = W_Q^\top W_K/\sqrt d`, all heads,
+The weights are one layer's :math:`M = W_K^\top W_Q/\sqrt d` (all heads, key first as symrmt's scores,
 :mod:`symrmt.weights`), normalized to :math:`\|M\|_F = \sqrt p`, the norm of :math:`I_p`, so that the
 off-diagonal scores have unit variance as in the theory (:math:`\operatorname{Var} S_{ij} = \|M\|_F^2/p`).
 The data are :math:`X = Z + \mu y^\top` with :math:`p = 384`, :math:`\|\mu\| = 1` and :math:`n = p/c`;
@@ -72,7 +72,7 @@ def layer_fit(layer: int, rank_max: int):
 
 
 def spike_direction(fit) -> np.ndarray:
-    r"""The unit bisector of the top query and key directions :math:`u_1, v_1` of :math:`M = \sum_k \sigma_k u_k v_k^\top`.
+    r"""The unit bisector of the top key and query directions :math:`u_1, v_1` of :math:`M = \sum_k \sigma_k u_k v_k^\top`.
 
     :math:`\mu` along it overlaps both sides of the top spike equally."""
     u, _, vt = np.linalg.svd(fit.dense())
@@ -231,7 +231,7 @@ def _mc(series: str, *args, **kwargs):
 
 def _caption(s: dict, p: int, scale: float, ns: list[int], ratios: np.ndarray, unsolved: int) -> str:
     unsolved_text = f" The theory did not converge in {unsolved} (c, placement, r) settings (left out)." if unsolved else ""
-    return (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_Q^T W_K / sqrt(32), normalized to ||M||_F = sqrt(p) "
+    return (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_K^T W_Q / sqrt(32), normalized to ||M||_F = sqrt(p) "
             f"(factor {scale:.4f}); p = {p}, n = {', '.join(map(str, ns))} (c = p/n), |mu| = {MU_NORM:g}, f = tanh, "
             "d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s (f_s(x) = tanh(s x)), "
             "averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "

@@ -111,9 +111,11 @@ class Factored:
         self.args = np.array([Fp[0, 0], Fp[1, 1], Fp[0, 1] * Fp[1, 0]])
         self.inverses = None
         self.D = None
+        self.model_state = None
         if getattr(data, "tau_model", None) is not None:          # a model of M's *-distribution (elliptic.py)
             self.core = np.zeros(3)
             self._finish(F, data.tau_model(Fp))
+            self.model_state = data.tau_model.state
             return
         if core is None:
             a = 0.5 * (self.args[0] + self.args[1])
@@ -146,9 +148,13 @@ class Factored:
         r""":math:`(x_1, x_2, x_3) = \mathcal Y (r_1, r_2, r_3)` by block elimination, O(p^2) per vector:
         :math:`x_1 = N^{-1}\big((I + aM^\top) r_1' - F'_{12}M^\top r_2'\big)`,
         :math:`x_2 = N'^{-1}\big((I + aM) r_2' - F'_{21}M r_1'\big)` (:func:`pair_traces`)."""
-        if self.inverses is None:
-            raise RuntimeError("this p-side was built from a model of its traces: nothing was factorized")
         F, Fp, d33 = self.F, self.Fp, self.d33
+        if self.model_state is not None:                         # the model's deterministic equivalent (elliptic.py)
+            r1p, r2p = r1 - F[0, 2] * r3 / d33, r2 - F[1, 2] * r3 / d33
+            x1, x2, mx1, mtx2 = self.data.tau_model.solve(self.model_state, r1p, r2p)
+            return x1, x2, (r3 - F[2, 0] * mx1 - F[2, 1] * mtx2) / d33
+        if self.inverses is None:
+            raise RuntimeError("this p-side was built from a linear model of its traces: nothing was factorized")
         M, MT = self.data.M, self.data.MT
         _, V, _, U, _ = self.data.spectral
         NiV, NiU = self.inverses

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..validate import signal_vector
 from .hermite_scaled import ScaledHermite, scaled_hermite
 from .kernel import Factored, MatrixData, p_side, signal_forms
 
@@ -49,6 +50,14 @@ def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
     r"""M as a float (p, p) array from a matrix or a pair ``(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`).
 
     Refuses in one line a matrix that is not square, not real and finite, or not of size ``p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import resolve_matrix
+    >>> W_K = W_Q = np.eye(3)[:2]                       # two rows: M = W_K^T W_Q is a projection of rank 2
+    >>> resolve_matrix((W_K, W_Q)).diagonal().tolist()
+    [1.0, 1.0, 0.0]
     """
     if isinstance(weights, tuple) and len(weights) == 2:
         WK, WQ = (np.asarray(w, dtype=float) for w in weights)
@@ -70,7 +79,16 @@ def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
 
 @dataclass
 class GeneralSolution:
-    """Per-gamma results: ``gamma``, ``error`` (E_attn), ``phi``, ``t`` (3x3 traces), ``hermite`` data."""
+    """Per-gamma results: ``gamma``, ``error`` (E_attn), ``phi``, ``t`` (3x3 traces), ``hermite`` data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import solve_general
+    >>> solution = solve_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))
+    >>> np.round(solution.error, 4).tolist(), solution.t.shape
+    ([0.4532, 0.7427], (2, 3, 3))
+    """
 
     gamma: np.ndarray
     error: np.ndarray
@@ -119,7 +137,9 @@ class PathSystem:
         central difference does not see (the second-order terms are even in the step)."""
         t = _sym(x)
         last = getattr(self, "last", None)
-        if around is not None:
+        if around is not None and around.D is None:           # a model of the traces (elliptic.py): evaluate it
+            r, fac = self.rn(t, gamma)
+        elif around is not None:
             args0, core0, D = around.args, around.core, around.D
             r, fac = self.rn(t, gamma, core=lambda args: core0 + D @ (args - args0))
             fac.inverses = around.perturbed_inverses(fac.args)
@@ -131,7 +151,10 @@ class PathSystem:
         if self.mu is None:
             return float(r[0, 0])
         c, alpha = self.c, self.h.alpha
-        Z = signal_forms(t, fac, c, self.vectors)
+        if fac.model_state is not None:                       # a model of M (elliptic.py): its own forms
+            Z = self.data.tau_model.signal_forms(fac.model_state, fac.F, t, c, self.mu)
+        else:
+            Z = signal_forms(t, fac, c, self.vectors)
         # Woodbury vectors: y1, sK1, y2, sQ2, y3, s3 (blocks 1, 1, 2, 2, 3, 3)
         G = np.zeros((6, 6))
         for a in range(3):
@@ -232,6 +255,14 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     enter outside the p-side traces, ``{"sigma": ..., "rho": ..., "trace": ...}`` (:math:`\|M\|_F/\sqrt p`,
     :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
     :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/theory.md, section 18.8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general import solve_general
+    >>> solution = solve_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))     # M = I: the rank-1 theory without weights
+    >>> np.round(solution.error, 4).tolist()
+    [0.4532, 0.7427]
     """
     M = resolve_matrix(weights)
     p = M.shape[0]
@@ -242,9 +273,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     if np.any(~np.isfinite(gam)) or np.any(gam <= 0):
         raise ParameterError("gamma must be finite and > 0.")
     if mu is not None:
-        mu = np.asarray(mu, dtype=float).ravel()
-        if mu.shape != (p,) or not np.all(np.isfinite(mu)):
-            raise ParameterError(f"mu must be a finite vector of length p = {p}.")
+        mu = signal_vector(mu, p)
     with blas_limit(p):
         data = MatrixData(M)
         for key, value in (scalars or {}).items():
@@ -392,6 +421,14 @@ def attention_error_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any 
     -------
     numpy.ndarray
         :math:`E_\mathrm{attn}` with the shape of ``gamma``.
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> from symrmt.general import attention_error_general
+    >>> general = attention_error_general("tanh(x)", 1.0, [0.1, 1.0], np.eye(64))
+    >>> np.allclose(general, symrmt.attention_error("tanh(x)", 1.0, [0.1, 1.0]), rtol=1e-6)
+    True
     """
     sol = solve_general(f, c, gamma, weights, mu, d)
     return sol.error.reshape(np.shape(gamma))

@@ -38,7 +38,14 @@ class Bound(NamedTuple):
 
 def hermite_data(f) -> tuple[Any, Any]:
     """``(a_1, nu)`` of a centered nonlinearity without parameters (string, SymPy expression,
-    HermiteCoefficients), of a dict ``{"a1", "nu"}``, or a pair ``(a_1, nu)`` taken as it is."""
+    HermiteCoefficients), of a dict ``{"a1", "nu"}``, or a pair ``(a_1, nu)`` taken as it is.
+
+    Examples
+    --------
+    >>> from symrmt.theory import hermite_data
+    >>> [round(float(v), 6) for v in hermite_data("tanh(x)")], hermite_data((0.5, 1.0))
+    ([0.605706, 0.394294], (0.5, 1.0))
+    """
     if isinstance(f, tuple):
         if len(f) != 2:
             raise SymrmtInputError(f"f = {f!r}: a tuple must be the Hermite pair (a_1, nu).")
@@ -71,6 +78,14 @@ def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple
     :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, whose leading dimensions broadcast with the
     other parameters. The keys are the attention system's parameter symbols
     (:func:`symrmt.derive.symbols.gram_positions`).
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> from symrmt.theory import gram_parameters
+    >>> rank, entries = gram_parameters(symrmt.Geometry(mu_norm=1.5))
+    >>> rank, {str(k): float(v) for k, v in entries.items()}["theta"]      # theta = |mu|^2
+    (1, 2.25)
     """
     matrix = resolve_gram(geometry, gram)
     rank = gram_rank(matrix)
@@ -112,6 +127,13 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
     the symbols of :mod:`symrmt.derive.symbols`; arguments as in :func:`symrmt.theory.solve_attention`. Every
     system built on :math:`K` (attention, kernel ridge) takes exactly these. Their ranges are the domains of
     the system (:meth:`symrmt.models.Model.bind` checks them, once).
+
+    Examples
+    --------
+    >>> from symrmt.theory import kernel_parameters
+    >>> bound = kernel_parameters("tanh(x)", c=1.0, gamma=[0.1, 1.0])
+    >>> bound.rank, sorted(str(k) for k in bound.values)[:4]
+    (1, ['a_1', 'alpha_K', 'alpha_Q', 'b'])
     """
     from ..derive import symbols as S
 

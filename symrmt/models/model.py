@@ -50,6 +50,12 @@ class Model:
         The names of the observables the model reports, as the system's symbols print (``("E", "Phi")``).
     simulator : str, optional
         ``"module:function"`` of its Monte Carlo, imported on first use.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> models.LINEAR.name, models.LINEAR.takes_rank, models.ATTENTION.takes_rank
+    ('linear', False, True)
     """
 
     name: str
@@ -137,7 +143,17 @@ _REGISTRY: dict[str, Model] = {}
 
 
 def register(model: Model) -> Model:
-    """Add ``model`` to the registry (its name must be new) and return it."""
+    """Add ``model`` to the registry (its name must be new) and return it.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from symrmt import models
+    >>> mine = models.register(dataclasses.replace(models.LINEAR, name="my_linear"))
+    >>> models.get("my_linear") is mine
+    True
+    >>> models.unregister("my_linear")
+    """
     if model.name in _REGISTRY and _REGISTRY[model.name] is not model:
         raise ValueError(f"a model named {model.name!r} is registered already")
     _REGISTRY[model.name] = model
@@ -145,12 +161,29 @@ def register(model: Model) -> Model:
 
 
 def unregister(name: str) -> None:
-    """Remove a model (for tests that register one of their own)."""
+    """Remove a model (for tests that register one of their own).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from symrmt import models
+    >>> _ = models.register(dataclasses.replace(models.LINEAR, name="my_linear"))
+    >>> models.unregister("my_linear")
+    >>> "my_linear" in models.names()
+    False
+    """
     _REGISTRY.pop(name, None)
 
 
 def get(name: str | Model) -> Model:
-    """The registered model called ``name`` (a :class:`Model` is returned as it is)."""
+    """The registered model called ``name`` (a :class:`Model` is returned as it is).
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> models.get("linear") is models.LINEAR is models.get(models.LINEAR)
+    True
+    """
     if isinstance(name, Model):
         return name
     try:
@@ -160,10 +193,24 @@ def get(name: str | Model) -> Model:
 
 
 def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
-    """The registered models' names, in the order of registration (those for which ``where`` holds)."""
+    """The registered models' names, in the order of registration (those for which ``where`` holds).
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> models.names()[:2], models.names(lambda m: m.takes_rank)
+    (('attention', 'linear'), ('attention', 'kernel_ridge'))
+    """
     return tuple(m.name for m in _REGISTRY.values() if where is None or where(m))
 
 
 def models() -> tuple[Model, ...]:
-    """Every registered model, in the order of registration."""
+    """Every registered model, in the order of registration.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> models.models()[0] is models.ATTENTION
+    True
+    """
     return tuple(_REGISTRY.values())

@@ -49,9 +49,12 @@ class HermiteCoefficients:
     source : dict
         Same keys: ``"exact"`` (SymPy: integration, Gaussian moments, parity),
         ``"table"`` (known closed form, checked against quadrature) or ``"numeric"``.
-    centered_by : float
-        The :math:`a_0` of the original f that was subtracted (0.0 if none, and for an f
-        with parameters, whose :meth:`at` reports it per point).
+    centered_by : float, sympy.Expr or None
+        The :math:`a_0` of the original f that was subtracted (0.0 if none). For an f with
+        parameters: its closed form in them (``sqrt(2)*(1 - s)/(2*sqrt(pi))`` for
+        ``leaky_relu(x, s)``; a float when it does not depend on them), or None when
+        :math:`a_0` has no closed form and is subtracted point by point (:meth:`at` reports
+        the number at a point).
     method, timeout
         How the numbers were obtained (used by :meth:`coefficient` and :meth:`at`).
     error : dict or None
@@ -79,7 +82,7 @@ class HermiteCoefficients:
     values: dict[str, float] = field(hash=False)
     exact: dict[str, sp.Expr | None] = field(hash=False)
     source: dict[str, str] = field(hash=False)
-    centered_by: float = 0.0
+    centered_by: float | sp.Expr | None = 0.0
     method: str = field(default="auto", compare=False, repr=False)
     timeout: float = field(default=3.0, compare=False, repr=False)
     error: dict[str, float] | None = field(default=None, hash=False, compare=False)
@@ -89,6 +92,9 @@ class HermiteCoefficients:
 
     def _datum(self, key: str) -> float:
         if self.parameters:
+            constant = _constant_in(self.exact.get(key), self.parameters)
+            if constant is not None:          # e.g. a_0 = 0 of an odd f whatever its parameters
+                return constant
             names = [s.name for s in self.parameters]
             one = ", ".join(f"{n}=..." for n in names)
             raise ParameterError(
@@ -111,7 +117,8 @@ class HermiteCoefficients:
         names = ", ".join(s.name for s in self.parameters)
         data = ", ".join(f"{k}={self.exact[k] if self.exact[k] is not None else f'<numeric in {names}>'}"
                          for k in KEYS)
-        return f"HermiteCoefficients(f={self.f}, parameters={self.parameters!r}, {data})"
+        centered = f", centered_by={self.centered_by}" if self.center else ""
+        return f"HermiteCoefficients(f={self.f}, parameters={self.parameters!r}, {data}{centered})"
 
     def numeric(self, **params: ArrayLike) -> dict[str, np.ndarray]:
         r"""``a0, a1, a2, nu`` as float64 arrays, broadcast over the parameter values.
@@ -218,6 +225,25 @@ class HermiteCoefficients:
         return value, exact
 
 
+def _constant_in(value: sp.Expr | None, parameters: tuple[sp.Symbol, ...]) -> float | None:
+    r"""The float of a closed form that does not depend on ``parameters`` (None if it does, or is unknown).
+
+    A form whose parameters cancel (:math:`\sin^2 s + \cos^2 s`) is recognized by ``sympy.simplify``, tried only
+    when two probe points give the same value, so that a datum that does depend on them is refused at once."""
+    if value is None:
+        return None
+    value = sp.sympify(value)
+    if value.free_symbols & set(parameters):
+        probes = [value.xreplace({p: sp.Rational(k, 7 + i) for i, p in enumerate(parameters)}).evalf(20)
+                  for k in (3, 5)]
+        if any(not q.is_real for q in probes) or abs(probes[0] - probes[1]) > 1e-15 * (1 + abs(probes[0])):
+            return None
+        value = sp.simplify(value)
+        if value.free_symbols & set(parameters):
+            return None
+    return float(value)
+
+
 @lru_cache(maxsize=256)
 def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):  # noqa: ARG001
     value, exact, source = coefficients_of(expr, (f"a{k}",), method, timeout)[f"a{k}"]
@@ -311,7 +337,7 @@ def hermite(
         with _library_errors_as_input_errors(f):
             data = _parametric_cached(f, names, bool(center), method, float(timeout))
         h = HermiteCoefficients(f=data.f, values={}, exact=dict(data.exact), source=dict(data.source),
-                                method=method, timeout=float(timeout), parameters=data.parameters,
+                                centered_by=_subtracted(data), method=method, timeout=float(timeout), parameters=data.parameters,
                                 center=bool(center), given=data.given)   # fresh dicts: the cache is safe
         return h if params is None else h.at(**named_values(params, names, h.f))
     if params is not None:
@@ -330,6 +356,17 @@ def hermite(
         center=bool(center),
         given=expr,
     )
+
+
+def _subtracted(data) -> float | sp.Expr | None:
+    """What centering subtracted from an f with parameters: 0.0 (not asked), the closed form of its a_0 (a float
+    when it is a number), or None where a_0 has no closed form and is subtracted point by point."""
+    if not data.center:
+        return 0.0
+    if data.exact["a0"] is None:
+        return None
+    shift = sp.simplify(data.given - data.f)
+    return float(shift) if not shift.free_symbols else shift
 
 
 @lru_cache(maxsize=64)

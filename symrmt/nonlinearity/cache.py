@@ -38,8 +38,8 @@ its two resolutions disagree) the entry is not used and the data are recomputed:
 never switches the check off. Anything that fails a check (a truncated, garbage, swapped
 or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
 
-Writes are atomic: a temporary file in the same folder, then :func:`os.replace`, so
-two processes building the same f at once both leave a complete entry. Temporary
+Writes are atomic (:func:`symrmt.runtime.files.write_text_atomically`: a temporary file in the same
+folder, then :func:`os.replace`), so two processes building the same f at once both leave a complete entry. Temporary
 files left by a process that died are removed once they are an hour old.
 """
 from __future__ import annotations
@@ -58,6 +58,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ..runtime.files import write_text_atomically
 from .constants import DPS, KEYS, NU_MAX, NU_SMALL
 from .serial import from_srepr, to_srepr
 
@@ -81,7 +82,17 @@ _unusable: set[str] = set()
 
 
 class CacheWarning(UserWarning):
-    """The disk cache of Hermite data is unusable, or an entry in it was discarded."""
+    """The disk cache of Hermite data is unusable, or an entry in it was discarded.
+
+    Examples
+    --------
+    >>> import warnings, symrmt
+    >>> from symrmt.nonlinearity import CacheWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", CacheWarning)         # e.g. a read-only cache folder, said once
+    ...     round(symrmt.hermite("tanh(x)").a1, 6)
+    0.605706
+    """
 
 
 def cache_folder() -> pathlib.Path | None:
@@ -172,24 +183,12 @@ def store(expr: sp.Expr, center: bool, method: str, result: tuple) -> None:
 
 
 def _atomic_write(path: pathlib.Path, text: str) -> None:
-    handle, partial = None, None
+    """:func:`symrmt.runtime.files.write_text_atomically`; a failure turns the cache off with a warning."""
     try:
-        handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            handle = None
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, path)
-        partial = None
+        write_text_atomically(path, text)
     except OSError as exc:
         _unusable.add(str(path.parent))
         _warn(f"symrmt: the Hermite disk cache is off: cannot write {str(path)[:200]!r} ({exc})")
-    finally:
-        if handle is not None:
-            os.close(handle)
-        if partial is not None:
-            _unlink(pathlib.Path(partial))
 
 
 def _remove_stale(folder: pathlib.Path) -> None:

@@ -12,6 +12,7 @@ import math
 from typing import Any, Mapping
 
 import numpy as np
+import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
@@ -49,10 +50,14 @@ def check_a0(a0: float, nu: float, error: float, f: Any, exact: Any) -> None:
 def not_centered(f: Any, a0: float, where: str, exact: Any) -> NonlinearityError:
     """The error for an f that is not centered, which says how to center it."""
     closed = f" = {exact}" if exact is not None and not getattr(exact, "is_Float", False) else ""
-    subtract = f"{f} - ({exact})" if closed else f"f minus {a0:.15g}"
-    number = "" if math.isnan(a0) else f" = {a0:.6g}"
+    if closed and isinstance(f, sp.Basic):
+        subtract = str(f - exact)                # SymPy's own difference: x**2 - 1, not x**2 - (1)
+    else:
+        subtract = f"{f} - ({exact})" if closed else f"f - {a0:.15g}"
+    # The value once: its float only where that reads differently from the closed form (3/10 = 0.3, not 1 = 1).
+    number = "" if math.isnan(a0) or (closed and f"{a0:.6g}" == str(exact)) else f" = {a0:.6g}"
     return NonlinearityError(
         f"f = {f} is not centered{where}: a_0 = E f(xi){closed}{number}, and the attention theory and the "
         "simulator need a_0 = 0. Center it with hermite(f, center=True) in Python (pass the result as f), "
-        f"--center on the command line or center = true in a sweep spec, or subtract a_0 in the formula ({subtract})"
+        f"--center on the command line or center = true in a sweep spec, or subtract a_0 in the formula, which gives {subtract}"
     )

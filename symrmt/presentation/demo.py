@@ -30,8 +30,13 @@ GAMMA_MC = np.array([1e-2, 1e-1, 1.0, 10.0])
 GAMMA_THEORY = np.logspace(-3, 2, 120)
 
 
-def run_demo(n: int = 400, seeds: int = 4, plot: str | None = "symrmt-demo.png", quiet: bool = False) -> dict:
-    """Run the demo; print a report unless ``quiet``; return the numbers as a JSON-ready dict."""
+def run_demo(n: int = 400, seeds: int = 4, plot: str | None = "symrmt-demo.png", quiet: bool = False,
+             replace: bool = True) -> dict:
+    """Run the demo; print a report unless ``quiet``; return the numbers as a JSON-ready dict.
+
+    The plot is written atomically to ``plot`` (none if empty or None); ``replace=False`` keeps a file of that
+    name and writes ``NAME-1.png``, ... instead (the name written is ``"plot"`` of the dict).
+    """
     say = (lambda *a: None) if quiet else print
     start = time.perf_counter()
     h = hermite("tanh(x)")
@@ -53,8 +58,9 @@ def run_demo(n: int = 400, seeds: int = 4, plot: str | None = "symrmt-demo.png",
                        "simulation": mc.as_dict()})
     out = {"f": "tanh(x)", "a1": h.a1, "nu": h.nu, "c": C, "settings": report}
     if plot:
-        out["plot"] = plot_panels(panels, plot, title=f"tanh attention vs linear regression, c = {C}")
-        say(f"\nplot written to {plot}")
+        out["plot"] = plot_panels(panels, plot, title=f"tanh attention vs linear regression, c = {C}",
+                                  replace=replace)
+        say(f"\nplot written to {out['plot']}")
     say(f"done in {time.perf_counter() - start:.1f} s "
         "(finite n: the Monte Carlo agrees with the theory up to O(1/sqrt(n)) fluctuations and O(1/n) bias)")
     return out

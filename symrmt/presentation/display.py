@@ -29,6 +29,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..runtime.files import write_text_atomically
+
 __all__ = ["hermite_latex", "solve_html", "simulation_html", "solve_as_dict", "simulation_as_dict",
            "to_csv", "rows_to_csv", "convergence_html", "convergence_csv"]
 
@@ -201,7 +203,7 @@ def rows_to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]], path: str 
     writer.writerows([[repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in row] for row in rows])
     text = buffer.getvalue()
     if path is not None:
-        pathlib.Path(path).write_text(text)
+        write_text_atomically(path, text)          # a failed write keeps the old file
     return text
 
 

@@ -5,6 +5,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..runtime.files import save_figure
+
 __all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence",
            "convergence_figure", "agg_pyplot"]
 
@@ -71,8 +73,8 @@ def _interval(se, seeds) -> np.ndarray:
     return t_quantile(seeds) * np.asarray(se)
 
 
-def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
-    """Write a PNG with one panel per setting and return its path.
+def plot_panels(panels: Sequence[dict], path: str, title: str = "", *, replace: bool = True) -> str:
+    """Write a PNG (or PDF, SVG: by extension) with one panel per setting and return its path.
 
     Each panel is a dict with ``title``, ``gamma_theory``, ``attention_theory``,
     ``linear_theory`` (arrays; attention may be None) and optionally a Monte Carlo
@@ -107,9 +109,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "") -> str:
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7, frameon=False)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, replace)
 
 
 #: How a point whose verdict is not "agrees" is marked (symrmt.analysis.agreement).
@@ -134,7 +134,7 @@ def _mark_verdicts(ax, panel: dict) -> None:
 
 
 def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=None, bins: int = 60) -> str:
-    """Write a PNG: the histogram of ``eigenvalues`` (as a density) under the predicted ``density`` on ``x``.
+    """Write a PNG (or PDF, SVG): the histogram of ``eigenvalues`` (as a density) under the predicted ``density`` on ``x``.
 
     ``window = (lo, hi)`` limits the histogram (the few outliers of the low-rank part are left out);
     the bars are normalized by all the eigenvalues, so that they compare with the density itself.
@@ -155,18 +155,25 @@ def plot_spectrum(eigenvalues, x, density, path: str, title: str = "", window=No
     if title:
         ax.set_title(title, fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_convergence(result, path: str) -> str:
     """Write :func:`convergence_figure` of a :class:`~symrmt.Convergence` to ``path`` and return the path."""
     plt = agg_pyplot()
-    fig = convergence_figure(result)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, convergence_figure(result), path)
+
+
+def _save(plt, fig, path: str, replace: bool = True) -> str:
+    """``fig`` written atomically to ``path`` (:func:`symrmt.runtime.files.save_figure`), then closed; the name written.
+
+    ``replace=False`` (a default name the user never gave) keeps an existing file and writes ``NAME-1.EXT``, ...
+    """
+    try:
+        written = save_figure(fig, path, dpi=120, replace=replace)
+    finally:
+        plt.close(fig)
+    return str(written)
 
 
 def convergence_figure(result):

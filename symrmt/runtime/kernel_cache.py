@@ -30,16 +30,15 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 import pathlib
 import sys
-import tempfile
 import types
 import warnings
 from functools import lru_cache
 from typing import Callable
 
 from .cache_dir import cache_root
+from .files import write_text_atomically
 
 __all__ = ["KernelCacheWarning", "kernel_folder", "cached_kernel", "on_disk", "FORMAT"]
 
@@ -91,14 +90,7 @@ def _sha(path: pathlib.Path) -> str:
 
 
 def _atomic_write(path: pathlib.Path, text: str) -> None:
-    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(partial, path)
-    except BaseException:
-        pathlib.Path(partial).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text)
 
 
 def _numba_files(folder: pathlib.Path, stem: str) -> list[pathlib.Path]:

@@ -78,6 +78,7 @@ def simulate_once(
     gram: Any = None,
     method: str = "auto",
     weights: Any = None,
+    mu: Any = None,
     attention: str = "entrywise",
     temperature: float | None = None,
     mask_diagonal: bool = True,
@@ -109,9 +110,11 @@ def simulate_once(
         Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, instead of ``geometry``.
     method : {"auto", "exact", "tridiagonal", "lanczos"}
         How the two quadratic forms are computed (:mod:`symrmt.simulation.routes`); all
-        agree to about 1e-8 relative.
+        agree to 1e-6 relative.
     weights : array_like or tuple, optional
         Any :math:`W_K^\top W_Q`, as in :func:`simulate`.
+    mu : array_like, optional
+        The signal vector of ``weights``, as in :func:`simulate`.
     attention, temperature, mask_diagonal, normalize
         Entrywise or softmax attention, as in :func:`simulate`.
 
@@ -127,7 +130,7 @@ def simulate_once(
     >>> e_attn.shape, bool(np.all((0 <= e_lin) & (e_lin <= 1)))
     ((2,), True)
     """
-    model, _ = validated_model(n, c, geometry, gram, d, random_frame, weights)
+    model, _ = validated_model(n, c, geometry, gram, d, random_frame, weights, mu)
     model = with_attention(model, f, attention, temperature, mask_diagonal, normalize)
     grid = gamma_grid(gamma)
     plan = Plan.of(validate.choice("method", method, METHODS), model.n, model.p)
@@ -154,6 +157,7 @@ def simulate(
     method: str = "auto",
     progress: bool = True,
     weights: Any = None,
+    mu: Any = None,
     params: Mapping[str, float] | None = None,
     attention: str = "entrywise",
     temperature: float | None = None,
@@ -198,7 +202,7 @@ def simulate(
     d : float
         The diagonal of :math:`K`.
     seeds : int
-        Number of independent draws, :math:`\ge 2` (the standard error needs two).
+        Number of independent draws, :math:`\ge 2` (a t interval needs two: :data:`symrmt.validate.TWO_SEEDS`).
     seed : int
         Root of ``np.random.SeedSequence(seed).spawn(seeds)``: the first k draws of a
         run with more seeds equal those of a run with k seeds.
@@ -216,7 +220,8 @@ def simulate(
         (up to 4000 steps, then tridiagonal); ``"auto"`` (default) Lanczos while a
         cost model says it beats the tridiagonal route, else tridiagonal. Every
         route falls back to ``"exact"`` where its rounding estimate exceeds 1e-5
-        (very small gamma), so all agree with ``"exact"`` to about 1e-8 relative.
+        (very small gamma), so all agree with ``"exact"`` to 1e-6 relative (the Lanczos
+        bracket's width ``LANCZOS_RTOL``; the other routes to rounding).
     progress : bool
         Show a progress bar over seeds on stderr when stderr is a terminal and the
         run takes more than 2 s (tqdm).
@@ -228,8 +233,15 @@ def simulate(
         ``(s, w_K, w_Q)``, :math:`M = sI + \sum_k w_K^{(k)} w_Q^{(k)\top}` with ``w_K``,
         ``w_Q`` of shape ``(r, p)``. p must equal ``round(c*n)``. The geometry then
         gives :math:`\mu` alone, placed along :math:`e_1` (a random direction per seed with
-        ``random_frame``; another direction with
-        :func:`~symrmt.simulation.weights.align_signal`).
+        ``random_frame``; another direction with ``mu=``). ``M = 0`` is refused (score variance 0, as in
+        the theory).
+    mu : array_like, optional
+        With ``weights=``: the signal vector :math:`\mu \in \mathbb R^p` itself, the argument
+        :func:`symrmt.attention_error` takes with ``weights=M`` (then the geometry must not hold a
+        :math:`\mu` and ``random_frame`` must be False). The draw puts :math:`\mu` along :math:`e_1` and
+        sees M from a frame whose first axis is :math:`\mu/\|\mu\|`
+        (:func:`~symrmt.simulation.weights.align_signal`): the law of the errors is that of
+        :math:`(M, \mu)`. Refused: a vector of the wrong length, non-finite entries, mu without weights.
     params : dict, optional
         One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
     attention : {"entrywise", "softmax"}
@@ -285,14 +297,14 @@ def simulate(
     >>> simulate(None, n=64, c=1.0, gamma=0.1, seeds=2, attention="softmax", temperature=2.0).softmax["temperature"]
     2.0
     """
-    model, c = validated_model(n, c, geometry, gram, d, random_frame, weights)
+    model, c = validated_model(n, c, geometry, gram, d, random_frame, weights, mu)
     setup = Setup.of(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, gamma, seeds, seed)
     model = setup.model
     if not isinstance(theory, (bool, np.bool_)):
         raise ParameterError(f"theory = {theory!r}: must be True or False.")
     if theory and model.weights is not None:
-        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
-                             "general weights= is that of their fit (symrmt.weights); compare with it directly.")
+        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=); the theory of "
+                             "weights=M is symrmt.attention_error(f, c, gamma, weights=M, mu=...): compare with it.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)

@@ -43,6 +43,15 @@ class HeadsResult(CurveResult):
 
     The fields of :class:`~symrmt.simulation.result.CurveResult`, and ``heads`` and ``combine``,
     which say how the heads were combined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.simulation import simulate_heads
+    >>> gram = np.diag([1.0, 0.5, 0.5, 0.5, 0.5])                 # mu and two heads of rank 1
+    >>> result = simulate_heads("tanh(x)", 32, 1.0, [0.1, 1.0], gram, heads=2, seeds=2, progress=False)
+    >>> result.mean.shape, result.per_seed.shape, result.heads, result.combine
+    ((2,), (2, 2), 2, 'sum')
     """
 
     heads: int

@@ -33,7 +33,15 @@ __all__ = ["KernelRidgeResult", "simulate_kernel_ridge", "kernel_ridge_once"]
 
 @dataclass(frozen=True, eq=False)
 class KernelRidgeResult(CurveResult):
-    r"""Monte Carlo of :math:`E_\mathrm{kernel}(\gamma)` over ``seeds`` draws (the fields of :class:`CurveResult`)."""
+    r"""Monte Carlo of :math:`E_\mathrm{kernel}(\gamma)` over ``seeds`` draws (the fields of :class:`CurveResult`).
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> result = symrmt.simulate_kernel_ridge("tanh(x)", 32, 1.0, [0.1, 1.0], seeds=2, progress=False)
+    >>> result.mean.shape, result.se.shape, (result.n, result.p, result.seeds)
+    ((2,), (2,), (32, 32, 2))
+    """
 
 
 def kernel_ridge_once(model: Model, grid: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -35,7 +35,19 @@ BLOCK_ROWS = 256
 
 
 class FiniteSizeWarning(UserWarning):
-    """The simulated model is exact, but its norms are too large for the asymptotic theory to apply."""
+    """The simulated model is exact, but its norms are too large for the asymptotic theory to apply.
+
+    Examples
+    --------
+    >>> import warnings, symrmt
+    >>> from symrmt.simulation import FiniteSizeWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = symrmt.simulate("tanh(x)", 32, 1.0, 0.1, geometry=symrmt.Geometry(mu_norm=20.0), seeds=2,
+    ...                         progress=False)
+    >>> any(issubclass(w.category, FiniteSizeWarning) for w in caught)    # |mu| = 20 > p^(1/4) at p = 32
+    True
+    """
 
 
 @dataclass(frozen=True, eq=False)

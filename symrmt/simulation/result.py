@@ -55,6 +55,13 @@ class SimulationResult:
         point and the verdicts (:class:`symrmt.analysis.agreement.Agreement`); else ``None``.
 
     The arrays are read-only.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> r = symrmt.simulate("tanh(x)", n=64, c=1.0, gamma=[0.1, 1.0], seeds=2, progress=False)
+    >>> r.attention_mean.shape, r.attention_per_seed.shape, (r.n, r.p, r.seeds)
+    ((2,), (2, 2), (64, 64, 2))
     """
 
     gamma: np.ndarray

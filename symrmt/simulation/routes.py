@@ -15,7 +15,8 @@ r"""Which route of :mod:`~symrmt.simulation.linalg` computes each error curve of
 
 A Lanczos run that does not close falls back to the tridiagonal route, and a route whose
 rounding estimate is too large falls back to ``"exact"``; so every method gives the same
-numbers to about 1e-8 relative. The budget is fixed once per call (:class:`Plan`), before
+numbers to 1e-6 relative (:data:`~.linalg.lanczos.LANCZOS_RTOL`, the Lanczos bracket's width; the other routes
+agree to rounding). The budget is fixed once per call (:class:`Plan`), before
 the memory check and the draws.
 """
 from __future__ import annotations

@@ -29,7 +29,7 @@ from ..runtime.progress import progress_bar
 from .model import Model, draw
 from .result import frozen
 from .softmax import ATTENTIONS, NORMALIZATIONS
-from .weights import resolve_weights
+from .weights import WeightMatrix, align_signal, resolve_weights
 
 __all__ = ["Setup", "validated_model", "resolve_geometry", "with_attention", "with_f", "gamma_grid", "seed_count",
            "seed_generators"]
@@ -66,9 +66,12 @@ def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
 
 
 def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_frame: Any,
-                    weights: Any = None) -> tuple[Model, float]:
-    """``(model, c)``: sizes, geometry, weights and d validated (f comes later: it may import SymPy, and sizes are
-    refused first)."""
+                    weights: Any = None, mu: Any = None) -> tuple[Model, float]:
+    """``(model, c)``: sizes, geometry, weights, the signal vector ``mu`` and d validated (f comes later: it may
+    import SymPy, and sizes are refused first)."""
+    if mu is not None and weights is None:
+        raise ParameterError("mu= is the signal vector of weights=M; without weights give the signal as geometry= "
+                             "or gram=.")
     geometry, matrix = resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
     d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
@@ -76,7 +79,30 @@ def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_fra
     if weights is not None:
         _signal_only(matrix)
         weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
+        if weights.frobenius_norm() == 0.0:
+            raise ParameterError("weights: M = 0 has score variance ||M||_F^2/p = 0, where the Hermite data of "
+                                 "f(sigma .) are undefined (the theory refuses it too); give a nonzero M.")
+        if mu is not None:
+            weights, geometry, matrix = _placed_signal(weights, mu, matrix, random_frame, p)
     return Model(n, p, d, geometry, matrix, bool(random_frame), weights=weights), c
+
+
+def _placed_signal(weights: WeightMatrix, mu: Any, gram: np.ndarray, random_frame: Any,
+                   p: int) -> tuple[WeightMatrix, Geometry, np.ndarray]:
+    r"""``weights=M, mu=vector``: the draw puts :math:`\mu` along :math:`e_1`, so M is seen from a frame whose first
+    axis is :math:`\mu/\|\mu\|` (:func:`~symrmt.simulation.weights.align_signal`, the same law of the errors) and
+    the geometry holds :math:`\|\mu\|` alone."""
+    vector = validate.signal_vector(mu, p)
+    if gram[0, 0] != 0.0:
+        raise ParameterError("the signal is given twice (mu= and the geometry's mu): give the vector as mu= alone.")
+    if random_frame:
+        raise ParameterError("random_frame=True draws a random direction for mu, but mu= fixes it: leave "
+                             "random_frame out.")
+    norm = float(np.linalg.norm(vector))
+    if norm == 0.0:
+        return weights, Geometry(), Geometry().gram()
+    geometry = Geometry(mu_norm=norm)
+    return resolve_weights(align_signal(weights, vector), p), geometry, geometry.gram()
 
 
 def _signal_only(gram: np.ndarray) -> None:
@@ -135,8 +161,8 @@ def gamma_grid(gamma: Any) -> np.ndarray:
 
 
 def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
-    """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a standard error), a non-negative root."""
-    hint = ("The standard error needs at least two seeds (std with ddof=1)." if minimum == 2
+    """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a t interval), a non-negative root."""
+    hint = (validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + "." if minimum == 2
             else "Use at least one seed.")
     return validate.seed_count(seeds, minimum, hint=hint), validate.seed(seed)
 
@@ -173,7 +199,7 @@ class Setup:
     @classmethod
     def of(cls, model: Model, c: float, gamma: Any, seeds: Any, seed: Any) -> Setup:
         """The setup of a validated ``model`` (:func:`validated_model`): ``gamma``, then the seeds (at least two,
-        for a standard error), validated in that order."""
+        for a t interval), validated in that order."""
         return cls(model, c, gamma_grid(gamma), *seed_count(seeds, seed, 2))
 
     def with_f(self, f: Any, params: Any = None) -> Setup:

@@ -14,15 +14,16 @@ in one of two forms (:class:`WeightMatrix`):
 - **dense**: a ``(p, p)`` array. The scores are built by blocks of rows,
   :math:`S_{b,:} = (M^\top X_{:,b})^\top X`: :math:`2p^2 n + 2pn^2` flops, one ``p x BLOCK_ROWS``
   temporary, no second n-by-n array;
-- **factored**: ``(s, w_K, w_Q)`` with ``w_K``, ``w_Q`` of shape ``(r, p)`` (or ``(p,)`` for r = 1):
+- **factored**: ``(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`, as :func:`symrmt.attention_error` takes it, the
+  case s = 0 of) ``(s, w_K, w_Q)`` with ``w_K``, ``w_Q`` of shape ``(r, p)`` (or ``(p,)`` for r = 1):
   :math:`M = sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`, whose scores
   :math:`(s X^\top X + (X^\top W_K)(X^\top W_Q)^\top)/\sqrt p` reuse the symmetric product of the
   rank-r path (:math:`pn^2` flops). With :math:`s = 1` it *is* that path: the same operations on the
   same numbers.
 
-A real model's :math:`M = W_Q^\top W_K/\sqrt d` (query on the left, :mod:`symrmt.weights`) is the
-transpose of this orientation: pass ``MatrixFit.weights()``, which returns :math:`M^\top` (or its
-fitted :math:`sI + \text{rank } r` as ``(s, w_K, w_Q)``).
+A real model's weights in this orientation are :math:`M = W_K^\top W_Q/\sqrt d` (key on the left; the model's
+query-first :math:`W_Q^\top W_K` transposed), as :mod:`symrmt.weights` holds them: pass ``MatrixFit.weights()``
+(or its fitted :math:`sI + \text{rank } r` as ``(s, w_K, w_Q)``).
 
 The signal. A Gram matrix cannot say how :math:`\mu` sits relative to a general :math:`M`, so with
 ``weights=`` the geometry gives :math:`\mu` alone (its weight vectors must be 0) and the draw puts it
@@ -50,8 +51,8 @@ __all__ = ["WeightMatrix", "resolve_weights", "align_signal", "WEIGHTS_HINT"]
 MAX_ENTRY = 1e30
 
 #: The accepted forms, named in every refusal.
-WEIGHTS_HINT = ("give the p x p matrix M = W_K^T W_Q (scores X^T M X / sqrt(p)) or the factored "
-                "(s, w_K, w_Q) with w_K, w_Q of shape (r, p)")
+WEIGHTS_HINT = ("give the p x p matrix M = W_K^T W_Q (scores X^T M X / sqrt(p)), the pair (W_K, W_Q) or the "
+                "factored (s, w_K, w_Q) with w_K, w_Q of shape (r, p)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +63,14 @@ class WeightMatrix:
     The arrays are read-only float64 views of the caller's arrays (copies only where the dtype had to
     change): a p x p matrix is not duplicated, so that the memory check counts it once, before any
     allocation. Changing the caller's array afterwards changes this object.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.simulation import WeightMatrix
+    >>> w = WeightMatrix(4, shift=1.0, keys=np.ones((1, 4)), queries=np.ones((1, 4)))    # I + 1 1^T
+    >>> w.rank, w.dense()[0].tolist(), w.is_symmetric()
+    (1, [2.0, 1.0, 1.0, 1.0], True)
     """
 
     p: int
@@ -132,6 +141,8 @@ def resolve_weights(weights: Any, p: int | None, how: str = "") -> WeightMatrix:
 
 
 def _factored(weights: tuple, p: int | None, how: str) -> WeightMatrix:
+    if len(weights) == 2:                   # the pair (W_K, W_Q) of attention_error: M = W_K^T W_Q = 0 I + W_K^T W_Q
+        weights = (0.0, *weights)
     if len(weights) != 3:
         raise ParameterError(f"weights is a sequence of {len(weights)} items: {WEIGHTS_HINT}.")
     shift = real_scalar("the shift s of weights=(s, w_K, w_Q)", weights[0])

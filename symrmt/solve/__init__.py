@@ -70,6 +70,17 @@ class SolveResult:
         their observables and unknowns are NaN).
     failures : tuple of PointFailure
         Those points, with their parameters and reasons.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt import models
+    >>> from symrmt.solve import solve
+    >>> rank, parameters = models.LINEAR.bind(c=1.0, gamma=[0.1, 1.0])
+    >>> result = solve(models.LINEAR.compiled(rank), parameters)
+    >>> error = {str(k): v for k, v in result.observables.items()}["E"]
+    >>> list(map(str, result.observables)), np.round(error, 4).tolist(), result.unknowns.shape
+    (['Phi', 'E'], [0.1562, 0.4472], (0, 2))
     """
 
     observables: Mapping[Hashable, np.ndarray]
@@ -111,6 +122,15 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
     -------
     SolveResult
         The observables by their symbols, the unknowns, the residuals and the failed points.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> from symrmt.solve import solve
+    >>> rank, parameters = models.ATTENTION.bind(f="tanh(x)", c=1.0, gamma=[1e-10, 0.1])
+    >>> result = solve(models.ATTENTION.compiled(rank, "quadrature"), parameters, partial=True)
+    >>> result.failed.tolist(), result.failures[0].parameters["gamma"]     # 1e-10: below what the quadrature resolves
+    ([True, False], 1e-10)
     """
     if not isinstance(system, CompiledSystem):
         raise TypeError(f"solve takes a CompiledSystem, not {type(system).__name__}: compile a FixedPointSystem "

@@ -46,6 +46,13 @@ class CompiledObservable:
     values are real (always, unless the system's unknowns are complex and that could not be proved).
     ``value_native`` and ``rate_native``: the same functions as machine code, as
     :attr:`CompiledSystem.residual_native` (exact real systems), or None.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> phi, error = models.LINEAR.compiled(1).observables
+    >>> str(error.key), error.kind, error.real
+    ('E', 'expression', True)
     """
 
     key: Hashable
@@ -100,6 +107,13 @@ class CompiledSystem:
     branch_native : callable or None
         The branch conditions' function as machine code likewise (exact systems with branch conditions); the
         compiled path of :mod:`~symrmt.solve.native_path` calls both.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> compiled = models.LINEAR.compiled(1)
+    >>> compiled.name, [str(p) for p in compiled.parameters], compiled.unknowns
+    ('linear', ['c', 'gamma', 'theta'], ())
     """
 
     name: str

@@ -30,6 +30,14 @@ class PointFailure:
         The parameters there, by the names of the system's symbols.
     reason : str
         What failed, and what to change.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> s = symrmt.solve_linear(c=1.0, gamma=[1e-10, 0.1], form="quadrature", partial=True)
+    >>> failure = s.failures[0]
+    >>> failure.index, failure.parameters["gamma"], "too small" in failure.reason
+    ((0,), 1e-10, True)
     """
 
     index: tuple

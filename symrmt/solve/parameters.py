@@ -27,6 +27,13 @@ class Parameters:
 
     Made by :func:`check_parameters` (or :meth:`subset` of one), never by hand: a solver reads it without
     checking again. ``shape`` is the broadcast shape of the arrays as given; the flat order is C order.
+
+    Examples
+    --------
+    >>> from symrmt import models
+    >>> rank, parameters = models.LINEAR.bind(c=1.0, gamma=[0.1, 1.0, 10.0])
+    >>> parameters.shape, parameters.size, [str(k) for k in parameters.flat]
+    ((3,), 3, ['c', 'gamma', 'theta'])
     """
 
     flat: Mapping[Any, np.ndarray]

@@ -65,7 +65,17 @@ def _with_params(point: Mapping, keys: Sequence[str]) -> dict:
 
 
 def point_key(point: Mapping) -> str:
-    """SHA-256 (hex) of the canonical JSON of a point; its integer value seeds the draw (see :mod:`symrmt.sweep`)."""
+    """SHA-256 (hex) of the canonical JSON of a point; its integer value seeds the draw (see :mod:`symrmt.sweep`).
+
+    Examples
+    --------
+    >>> from symrmt.sweep import parse_spec, point_key
+    >>> from symrmt.sweep.spec import spec_points
+    >>> spec = parse_spec({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1], "seeds": 2})
+    >>> first, second = spec_points(spec.as_dict())           # seeds 0 and 1
+    >>> len(point_key(first)), point_key(first) == point_key(dict(first)), point_key(first) != point_key(second)
+    (64, True, True)
+    """
     return _digest(_with_params(point, _POINT_KEYS))
 
 
@@ -115,6 +125,13 @@ class SweepSpec:
 
     ``hermite`` maps each ``f`` to ``(a_1, nu, a_0)`` of the (centered, if ``center``)
     nonlinearity, computed once during validation.
+
+    Examples
+    --------
+    >>> from symrmt.sweep import parse_spec
+    >>> spec = parse_spec({"f": "tanh(x)", "c": [0.5, 1.0], "n": 16, "gamma": "0.01:1:3", "seeds": 2})
+    >>> spec.f, spec.c, spec.n, spec.gamma, spec.seeds
+    (('tanh(x)',), (0.5, 1.0), (16,), (0.01, 0.1, 1.0), 2)
     """
 
     f: tuple[str, ...]
@@ -146,7 +163,19 @@ class SweepSpec:
 
 
 def load_spec(path: str | os.PathLike) -> SweepSpec:
-    """Read a JSON or TOML spec file (by extension: ``.toml`` is TOML) and validate it (:func:`parse_spec`)."""
+    """Read a JSON or TOML spec file (by extension: ``.toml`` is TOML) and validate it (:func:`parse_spec`).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from symrmt.sweep import load_spec
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "spec.json"
+    ...     _ = path.write_text(json.dumps({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1, 1.0], "seeds": 2}))
+    ...     spec = load_spec(path)
+    >>> spec.gamma, spec.seeds
+    ((0.1, 1.0), 2)
+    """
     path = Path(path)
     kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
     try:
@@ -306,7 +335,7 @@ def _integers(key: str, values: list, minimum: int) -> list[int]:
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_GRID_POINTS:
         raise ParameterError(f"seeds = {shown(value)}: must be a count, an integer in 1..{MAX_GRID_POINTS} (the "
-                             "number of Monte Carlo draws per setting and n; >= 2 for a standard error).")
+                             "number of Monte Carlo draws per setting and n; >= 2 for a t interval).")
     return int(value)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import SymrmtInputError
 from ..analysis.seeds import mean_se
+from ..runtime.files import write_atomically
 from .spec import canonical
 from .store import io_errors, read_records
 from .tasks import finite_list
@@ -86,15 +87,32 @@ def default_csv_path(path: str | os.PathLike) -> Path:
     return path.with_name(path.stem + ".summary.csv")
 
 
-def write_summary_csv(rows: list[dict], path: str | os.PathLike) -> Path:
-    """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells)."""
+def write_summary_csv(rows: list[dict], path: str | os.PathLike, *, replace: bool = True) -> Path:
+    """Write summary rows as CSV (geometry as compact JSON; NaN and missing values as empty cells); the name written.
+
+    Atomically (:func:`symrmt.runtime.files.write_atomically`): a failed write keeps the old file.
+    ``replace=False`` (the default name, which the user did not give) keeps an existing file and writes
+    ``NAME-1.csv``, ... instead.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import write_summary_csv
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     header = write_summary_csv([], pathlib.Path(folder) / "summary.csv").read_text().splitlines()[0]
+    >>> header.split(",")[:4]                      # one row per setting, n and gamma below this header
+    ['f', 'params', 'center', 'c']
+    """
     path = Path(path)
-    with io_errors(path, "write the CSV"), open(path, "w", newline="") as handle:
+
+    def write(handle) -> None:
         writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _csv_cell(k, row[k]) for k in SUMMARY_COLUMNS})
-    return path
+
+    with io_errors(path, "write the CSV"):
+        return write_atomically(path, write, replace=replace)
 
 
 def _csv_cell(key: str, value: Any) -> Any:

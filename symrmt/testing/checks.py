@@ -45,6 +45,7 @@ __all__ = ["PropertyViolation", "Deviation", "Property", "CATALOGUE", "GAMMAS", 
 NEAR_ONE = 1e-3
 #: Default ridge grid (the solver's comfortable range).
 GAMMAS = np.geomspace(1e-2, 1e2, 9)
+#: Absolute tolerance of an exact identity checked on the solver's numbers (the module docstring says why).
 SOLVER_ATOL = 3e-8
 
 

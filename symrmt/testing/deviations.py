@@ -21,7 +21,14 @@ __all__ = ["Deviation", "PropertyViolation", "record", "close", "at_most", "meas
 @dataclass(frozen=True)
 class Deviation:
     """The worst comparison of one run of a property: ``gap`` (how far a value was from what the property
-    says, or by how much an inequality failed; 0 when it held) and the ``tolerance`` it was allowed."""
+    says, or by how much an inequality failed; 0 when it held) and the ``tolerance`` it was allowed.
+
+    Examples
+    --------
+    >>> from symrmt.testing import Deviation
+    >>> Deviation(gap=1e-9, tolerance=3e-8).ratio          # the gap is 3% of the tolerance: the property holds
+    0.03333333333333334
+    """
 
     gap: float
     tolerance: float
@@ -35,7 +42,15 @@ class Deviation:
 
 
 class PropertyViolation(AssertionError):
-    """A derived property of the theory does not hold; ``deviation`` is the comparison that failed."""
+    """A derived property of the theory does not hold; ``deviation`` is the comparison that failed.
+
+    Examples
+    --------
+    >>> from symrmt.testing import Deviation, PropertyViolation
+    >>> failure = PropertyViolation("E > 1 at gamma = 0.1", Deviation(gap=0.2, tolerance=3e-8))
+    >>> isinstance(failure, AssertionError), failure.deviation.gap
+    (True, 0.2)
+    """
 
     def __init__(self, message: str, deviation: Deviation | None = None) -> None:
         super().__init__(message)

@@ -88,6 +88,17 @@ def regimes(c: tuple[float, float] = RATIOS, gamma: tuple[float, float] = RIDGES
     The solver's range is wider (:data:`symrmt.validate.C_RANGE`, :math:`\gamma \le 10^{12}`); this is
     where the catalogue's tolerances are stated. Near :math:`c = 1` with :math:`\gamma \lesssim 10^{-8}` the
     quadrature cannot resolve the hard edge (docs/theory.md, section 13), far outside this range.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import regimes
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(regimes())
+    ... def check(drawn):
+    ...     c, gamma = drawn
+    ...     assert 0.2 <= c <= 5 and 1e-2 <= gamma <= 1e2
+    >>> check()
     """
     return st.tuples(ratios(*c), ridges(*gamma))
 
@@ -116,6 +127,17 @@ def hermite_data(draw, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: f
     :math:`\nu \ge a_1^2` always (Parseval: :math:`\nu = \sum_{k \ge 1} a_k^2`) and :math:`\nu \ge`
     ``min_nu`` (f is not 0). With ``linear`` :math:`b = 0` (f linear), :math:`a_1^2 \ge` ``min_nu``.
     The theory depends on f only through these two numbers (and d).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import hermite_data
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(hermite_data())
+    ... def check(drawn):
+    ...     a1, nu = drawn
+    ...     assert nu >= a1**2 and abs(a1) <= 2
+    >>> check()
     """
     rng = _generic(draw)
     if linear:
@@ -149,6 +171,18 @@ class DrawnGeometry:
     ``matrix`` is the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix of these vectors (valid by construction);
     for rank one ``geometry`` (a :class:`~symrmt.geometry.Geometry`) and ``gram`` (the six named entries)
     describe the same vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import geometries
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(geometries(rank=2))
+    ... def check(drawn):
+    ...     assert drawn.rank == 2 and drawn.matrix.shape == (5, 5)
+    ...     assert np.all(np.linalg.eigvalsh(drawn.matrix) > -1e-12)        # a valid Gram matrix
+    >>> check()
     """
 
     norms: tuple[float, ...]
@@ -201,6 +235,16 @@ def geometries(draw, rank: int = 1, max_norm: float = MAX_NORM) -> DrawnGeometry
     Generic draws: norms uniform in ``[max_norm/8, max_norm]``, directions Gaussian in
     :math:`R^{1 + 2r}`; edge draws: Hypothesis floats and directions (zeros, parallel, orthogonal).
     Only actual vectors are drawn, so the Gram matrix is always positive semidefinite.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import geometries
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(geometries())
+    ... def check(drawn):
+    ...     assert max(drawn.norms) <= 2.0 and len(drawn.gram) == 6
+    >>> check()
     """
     if rank < 1:
         raise ValueError(f"rank={rank}: the weights have rank 1 or more.")
@@ -221,6 +265,16 @@ def points(draw, hermite=None, max_norm: float = MAX_NORM, c=None, linear: bool 
     """A full parameter point: f as Hermite data (drawn, or ``hermite = (a1, nu)`` fixed), c, d and a rank-one geometry.
 
     ``c`` and ``d`` may be strategies replacing :func:`ratios` and :func:`diagonals`.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import points
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(points(hermite=(0.5, 0.5)))
+    ... def check(drawn):
+    ...     assert (drawn.a1, drawn.nu) == (0.5, 0.5) and drawn.c > 0
+    >>> check()
     """
     a1, nu = hermite if hermite is not None else draw(hermite_data(linear=linear))
     geometry = draw(geometries(max_norm=max_norm))
@@ -241,6 +295,14 @@ class KnownNonlinearity:
     parameters (empty without); ``center`` whether it needs ``center=True``; ``a1``, ``nu``, ``a2``
     are SymPy numbers at those values, or None where no closed form is given (smooth f of
     :func:`smooth_nonlinearities`, and :math:`\nu` of GELU).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from symrmt.testing import KnownNonlinearity
+    >>> f = KnownNonlinearity("x**3 - 3*x", a1=sp.Integer(0), nu=sp.Integer(6))
+    >>> f.text, f.a1, f.nu, f.center
+    ('x**3 - 3*x', 0, 6, False)
     """
 
     text: str
@@ -372,7 +434,20 @@ def nonlinearities(known: bool = True, parameters: bool = True, smooth: bool = T
     """Formulas for f: the families with known Hermite data (``known``: :func:`hermite_polynomials`,
     :func:`trig_mixtures`, :func:`scaled_activations`), families with symbolic parameters
     (``parameters``: :func:`parametric_nonlinearities`) and arbitrary smooth sums (``smooth``:
-    :func:`smooth_nonlinearities`, no closed form)."""
+    :func:`smooth_nonlinearities`, no closed form).
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import nonlinearities
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(nonlinearities(smooth=False, parameters=False))
+    ... def check(f):
+    ...     if f.a1 is not None:                                   # the closed form agrees with symrmt.hermite
+    ...         assert abs(symrmt.hermite(f.text, center=f.center).a1 - float(f.a1)) < 1e-9
+    >>> check()
+    """
     chosen = ([hermite_polynomials(), trig_mixtures(), scaled_activations()] if known else []) + \
         ([parametric_nonlinearities()] if parameters else []) + ([smooth_nonlinearities()] if smooth else [])
     if not chosen:

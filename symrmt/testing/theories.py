@@ -34,6 +34,13 @@ class Point:
 
     ``a1, nu`` are the Hermite data of f (:math:`\nu \ge a_1^2`), ``c = p/n``, ``d`` the
     diagonal of K, and the six Gram entries of :math:`(\mu, w_K, w_Q)`.
+
+    Examples
+    --------
+    >>> from symrmt.testing import Point
+    >>> point = Point(a1=0.5, nu=0.5, c=1.0, theta=1.0)
+    >>> point.b2, point.gram["theta"], point.without_weights() == point
+    (0.25, 1.0, True)
     """
 
     a1: float
@@ -82,6 +89,12 @@ class Theory:
     ``density(point, x, eta)`` the density of :math:`K^\top X^\top X K/n` at ``x``, smoothed by ``eta``.
     Subclasses define ``_attention`` and ``_linear``; the rank-r route and the density are the package's
     unless a subclass replaces them (the derived rank-one systems do not cover them).
+
+    Examples
+    --------
+    >>> from symrmt.testing import PackageTheory, Theory
+    >>> isinstance(PackageTheory(), Theory)           # a theory of your own subclasses Theory, e.g. DerivedTheory
+    True
     """
 
     name = "theory"
@@ -103,7 +116,16 @@ class Theory:
 
 
 class PackageTheory(Theory):
-    """The real theory, through the public API with f given as its Hermite pair ``(a1, nu)``."""
+    """The real theory, through the public API with f given as its Hermite pair ``(a1, nu)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.testing import PackageTheory, Point
+    >>> point = Point(a1=0.6057055096021589, nu=0.3942944903978412, c=1.0)    # tanh's (a_1, nu)
+    >>> np.round(PackageTheory().attention(point, [0.1, 1.0]).error, 3).tolist()
+    [0.453, 0.743]
+    """
 
     name = "symrmt"
 
@@ -118,6 +140,16 @@ class DerivedTheory(Theory):
     """Any pair of systems (attention, linear), compiled and solved by the package's own machinery.
 
     Results are :class:`symrmt.theory.RidgeSolution` like the public API's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.derive import attention_system, linear_system
+    >>> from symrmt.testing import DerivedTheory, Point
+    >>> theory = DerivedTheory("as derived", attention_system(1), linear_system())
+    >>> point = Point(a1=0.6057055096021589, nu=0.3942944903978412, c=1.0)
+    >>> np.round(theory.attention(point, [0.1]).error, 3).tolist()
+    [0.453]
     """
 
     def __init__(self, name: str, attention, linear) -> None:

@@ -38,7 +38,15 @@ MAX_EXAMPLES = 1000
 @dataclass(frozen=True)
 class Row:
     """One property's outcome: ``passed``, the worst comparison (``deviation``), and for a failure the
-    ``message`` and the ``counterexample`` point."""
+    ``message`` and the ``counterexample`` point.
+
+    Examples
+    --------
+    >>> from symrmt.testing import verify
+    >>> row = verify("tanh(x)", examples=2, properties=["bounds_and_monotonicity"]).rows[0]
+    >>> row.property, row.passed, row.examples, row.deviation.ratio <= 1
+    ('bounds_and_monotonicity', True, 2, True)
+    """
 
     property: str
     statement: str
@@ -63,6 +71,13 @@ class Verification:
     """The catalogue run on one f: ``rows`` (one :class:`Row` per property), ``passed`` when every one held.
 
     ``str(result)`` is the table ``symrmt check`` prints; ``as_dict()`` its JSON.
+
+    Examples
+    --------
+    >>> from symrmt.testing import verify
+    >>> result = verify("tanh(x)", examples=2, properties=["bounds_and_monotonicity"])
+    >>> result.passed, len(result.rows), result.f
+    (True, 1, 'tanh(x)')
     """
 
     f: str

@@ -60,6 +60,13 @@ class SpectralDensity:
         ``stieltjes`` are then masked arrays, masked there).
     failures : tuple of PointFailure
         Where and why.
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> rho = symrmt.spectral_density("tanh(x)", c=0.5, x=[0.5, 1.0, 2.0])
+    >>> np.round(rho.density, 4).tolist(), rho.atom        # an atom 1 - c at 0: K^T X^T X K/n has rank p
+    ([0.0932, 0.052, 0.0283], 0.5)
     """
 
     def __init__(self, x, density, eta, matrix, stieltjes, base, form: str = DEFAULT_FORM, failed=None,

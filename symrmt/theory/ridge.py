@@ -57,6 +57,13 @@ class RidgeSolution:
     where the point could not be solved (``failed``; the data there is NaN, also after ``filled()``), and
     ``failures`` says why, point by point. ``form_used`` names, per point, the form that answered it
     (:class:`symrmt.theory.forms.Route`).
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> s = symrmt.solve_attention("tanh(x)", c=1.0, gamma=[0.01, 0.1, 1.0])
+    >>> np.round(s.error, 3).tolist(), s.unknowns.shape[-1] == len(s.unknown_names)
+    ([0.167, 0.453, 0.743], True)
     """
 
     observables: Mapping
@@ -111,6 +118,16 @@ def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
     """The :class:`RidgeSolution` of a solved system: every observable by its symbol.
 
     With ``partial`` the arrays are masked where ``result.failed``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.models import LINEAR
+    >>> from symrmt.solve import solve
+    >>> from symrmt.theory import ridge_solution
+    >>> rank, parameters = LINEAR.bind(c=1.0, gamma=[0.1, 1.0])
+    >>> np.round(ridge_solution(solve(LINEAR.compiled(rank), parameters)).error, 4).tolist()
+    [0.1562, 0.4472]
     """
     failed = result.failed if result.failed is not None else np.zeros(np.shape(result.residual), bool)
     observables, unknowns, residual = dict(result.observables), result.unknowns, result.residual
@@ -188,6 +205,13 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
         A parameter of the wrong type, empty, or outside its range.
     ConvergenceError
         Without ``partial``, when some point cannot be solved.
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> s = symrmt.solve_attention("tanh(x)", c=1.0, gamma=[1e-10, 0.1], form="quadrature", partial=True)
+    >>> s.error.mask.tolist(), round(float(s.error[1]), 4), len(s.failures)    # 1e-10: below the quadrature
+    ([True, False], 0.4532, 1)
     """
     return solve_model(ATTENTION, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
                        params=params)
@@ -198,6 +222,12 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
     r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
 
     Parameters, ``partial`` and ``form`` as in :func:`solve_attention`.
+
+    Examples
+    --------
+    >>> import numpy as np, symrmt
+    >>> np.round(symrmt.solve_linear(c=1.0, gamma=[0.1, 1.0]).error, 4).tolist()
+    [0.1562, 0.4472]
     """
     return solve_model(LINEAR, form, partial, c=c, gamma=gamma, geometry=geometry, gram=gram)
 
@@ -282,6 +312,13 @@ def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
     :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
     :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
     :func:`solve_attention`, ``partial`` and ``form`` included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.theory import solve_kernel_ridge
+    >>> np.round(solve_kernel_ridge("tanh(x)", c=1.0, gamma=[0.1, 1.0]).error, 4).tolist()
+    [0.2417, 0.6459]
     """
     return solve_model(KERNEL_RIDGE, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
                        params=params)

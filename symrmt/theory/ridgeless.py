@@ -43,6 +43,13 @@ class RidgelessLimit:
     gamma, error : numpy.ndarray
         The ladder of :math:`\gamma` down to where :math:`E` stops approaching the limit measurably,
         and :math:`E` there; the exponent is measured at its last three points.
+
+    Examples
+    --------
+    >>> from symrmt.theory import ridgeless_error
+    >>> limit = ridgeless_error("tanh(x)", c=2.0)             # p > n: interpolation, E(0+) = 0
+    >>> limit.limit, round(limit.exponent, 3)
+    (0.0, 0.5)
     """
 
     limit: float

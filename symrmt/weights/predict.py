@@ -1,7 +1,7 @@
 r"""The theory's prediction for a real matrix's fitted :math:`sI + \text{rank } r`: mapped onto :math:`I + \text{low rank}`.
 
 The theory (:mod:`symrmt.theory`) takes :math:`W_K^\top W_Q = I + \sum_k \tilde w_K^{(k)} \tilde w_Q^{(k)\top}`
-with scores of unit noise variance. A fit :math:`M^\top \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`
+with scores of unit noise variance. A fit :math:`M \approx sI + \sum_k w_K^{(k)} w_Q^{(k)\top}`
 (:class:`~symrmt.weights.MatrixFit`, in symrmt's orientation) is mapped onto it by dividing by
 :math:`s`:
 
@@ -36,7 +36,20 @@ from .analysis import MatrixFit
 __all__ = ["scaled_hermite", "regime_ratio", "fitted_attention_error"]
 
 def regime_ratio(fit: MatrixFit, rank: int) -> float:
-    r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring)."""
+    r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> from symrmt.weights import regime_ratio
+    >>> round(float(regime_ratio(analysis.layers[0].matrix, 1)), 4)   # s sqrt(p)/sigma_1: not >> 1 at p = 8
+    0.9428
+    """
     sigma = float(fit.singular_values[0]) if len(fit.singular_values) else 0.0
     s = abs(fit.fit(rank).s)
     return float("inf") if sigma == 0 else s * np.sqrt(fit.matrix.p) / sigma
@@ -99,6 +112,19 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
     numpy.ndarray
         :math:`E_{\rm attn}` at the broadcast points, through :math:`f_s` with :math:`s` the scaled
         shift and the Gram matrix of :meth:`MatrixFit.gram`. Check :func:`regime_ratio` before trusting it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.weights import AttentionWeights, LayerProjections, analyze
+    >>> W_Q = np.eye(8); W_Q[0, 0] = 3.0                      # W_K^T W_Q = I + 2 e_1 e_1^T, one head of width 8
+    >>> layer = LayerProjections(0, W_Q, np.zeros(8), np.eye(8), np.zeros(8))
+    >>> weights = AttentionWeights("example", "bert", 8, 1, (layer,), 1)
+    >>> analysis = analyze(weights, rank_max=2)
+    >>> from symrmt.weights import fitted_attention_error
+    >>> e = fitted_attention_error(analysis.layers[0].matrix, 1, "tanh(x)", 1.0, [0.1, 1.0], mu=np.zeros(8))
+    >>> np.round(e, 4).tolist()
+    [0.6568, 0.8526]
     """
     from ..theory.ridge import attention_error
 

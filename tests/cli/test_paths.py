@@ -107,7 +107,7 @@ def test_summary_never_overwrites_its_result_file(capsys, results):
     out, _ = results
     before = out.read_bytes()
     status, _, err = run(capsys, "sweep", "--summary", str(out), "--csv", str(out))
-    assert status == 2 and "would be overwritten" in err and out.read_bytes() == before
+    assert status == 2 and "would replace that input" in err and out.read_bytes() == before
 
 
 def test_good_paths_pass_and_upper_case_extensions_too(capsys, tmp_path, results):

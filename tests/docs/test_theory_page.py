@@ -3,8 +3,10 @@ it quotes about the ridgeless exponents and the solver's limits.
 
 The notation test holds the page's claim "each symbol has one meaning": every symbol of the table
 appears on the page, and the second meanings that earlier versions gave to N, Q, A, nu, tau, m, R,
-mu, D, lambda, sigma (and d, s on real_weights.md) do not come back. Section 15 (softmax) defines
-its own symbols and is left out of the second-meaning check.
+mu, D, lambda, sigma (and d, s on real_weights.md) do not come back, on the whole page: section 15 (softmax)
+names its temperature calligraphic T (bare tau is section 17's 3 x 3 matrix), the mean e^{1/(2T^2)} a_0^exp (m is
+a Stieltjes transform), its normalizers calligraphic Z (C is X^T X/n, R the Dyson resolvent), their fluctuation
+bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i.
 """
 from __future__ import annotations
 
@@ -27,16 +29,12 @@ def _section(text: str, start: str, end: str) -> str:
     return text[text.index(start):text.index(end)]
 
 
-def _without_softmax(text: str) -> str:
-    if "## 15. Softmax attention" not in text:
-        return text
-    return text[:text.index("## 15. Softmax attention")] + text[text.index("## 16. Several heads"):]
-
-
 NOTATION = _section(PAGE, "## Notation", "## 1. The model")
 BODY = PAGE.replace(NOTATION, "")
 
-#: Second meanings that the page once gave a symbol, as they were written: none may come back (outside section 15).
+#: The softmax temperature as section 15, usage.md and validation.md once wrote it (e^{x/tau}, f_tau, tau^2, tau = 1).
+TEMPERATURE = r"/\\tau\b|_\\tau\b|\\tau\^2|temperature \$\\tau\$|\$\\tau\$ = |\$\\tau = [0-9]"
+#: Second meanings that the page once gave a symbol, as they were written: none may come back.
 FORBIDDEN = {
     "N = I + GC (now sans-serif N)": r"(?<!\\mathsf )N = I \+ \\mathsf G",
     "Q as the branch polynomial (now Pi)": r"\$Q = A\^3",
@@ -55,12 +53,19 @@ FORBIDDEN = {
     "R as the finite-n resolvent (now calligraphic R)": r"\\qquad R = H_N\^\{-1\}",
     "H as the number of heads (now n_h)": r"\$H\$ heads|/H\^2",
     "p as a polynomial (now fraktur p)": r"\$p\(\\nu\)",
+    "m as softmax's mean e^{1/(2T^2)} (now a_0^exp)": r"\$m = e\^|\(n-1\)\s*m\b|\(n-1\)\\,m\b|\(m/\\sqrt p\)",
+    "C_j as a softmax normalizer (C is X^T X/n; now Z_j)": r"C_j\b",
+    "R_i as a softmax row sum (R is the resolvent; now tilde Z_i)": r"R_i = \\sum",
+    "eta_j as a fluctuation (eta is Im z; now bar varepsilon_j)": r"\\eta_j",
+    "u_i, v_j as projected tokens (now x^K_i, x^Q_j)": r"\b[uv]_[ij] = W|\\\|v_j\\\||\bv_j\^2",
+    "tau as the temperature (tau is section 17's matrix; now calligraphic T)": TEMPERATURE,
 }
 #: On real_weights.md the identity scale was s (s is Z^T mu) and the head width d (d is the diagonal of K).
 FORBIDDEN_ELSEWHERE = {
     "s as the identity scale": r"\$s ?I\b|\$s = 0\$|dividing by \$s\$",
     "d as a head's width": r"width \$d = |\\sqrt d\b",
     "H as the number of heads": r"p/H\$",
+    "tau as the temperature": TEMPERATURE,
 }
 
 
@@ -96,7 +101,7 @@ def _hits(text: str, patterns: dict[str, str]) -> list[str]:
 
 
 def test_no_symbol_takes_back_a_second_meaning():
-    assert _hits(_without_softmax(PAGE), FORBIDDEN) == []
+    assert _hits(PAGE, FORBIDDEN) == []
     for name, text in OTHER_DOCS.items():
         assert _hits(text, FORBIDDEN_ELSEWHERE) == [], name
 
@@ -106,6 +111,16 @@ def test_the_second_meaning_check_catches_a_planted_one():
     assert set(_hits(planted, FORBIDDEN)) == {"mu_y as a spectral measure (now F_y)", "lambda as an eigenvalue of K^T C K",
                                               "D(lambda) as det M"}
     assert _hits("the best $s I$ + rank 8", FORBIDDEN_ELSEWHERE) == ["s as the identity scale"]
+    # section 15's former symbols, as it wrote them
+    softmax = ("Write $m = e^{1/(2\\tau^2)}$; $C_j = \\sum_{k \\ne j} e^{S_{kj}/\\tau}$, $v_j = W_{KQ}\\, x_j$, "
+               "where $\\eta_j$ is an average; the row sums $R_i = \\sum_{k \\ne i} e^{S_{ik}/\\tau}$")
+    assert set(_hits(softmax, FORBIDDEN)) == {
+        "m as softmax's mean e^{1/(2T^2)} (now a_0^exp)", "C_j as a softmax normalizer (C is X^T X/n; now Z_j)",
+        "R_i as a softmax row sum (R is the resolvent; now tilde Z_i)", "eta_j as a fluctuation (eta is Im z; now bar varepsilon_j)",
+        "u_i, v_j as projected tokens (now x^K_i, x^Q_j)",
+        "tau as the temperature (tau is section 17's matrix; now calligraphic T)"}
+    assert _hits("at $\\tau = 0.5$", FORBIDDEN_ELSEWHERE) == ["tau as the temperature"]
+    assert _hits("$\\tau = (\\tau_{ij})$, $\\tau = M_0^{-1}$", FORBIDDEN) == []      # section 17's matrix is no hit
 
 
 # --------------------------------------------------------------------------- the status table of section 14

@@ -87,8 +87,8 @@ def _minilm():
 
 @pytest.mark.slow
 def test_layer_matrix_is_the_key_first_orientation_of_the_weights_package():
-    # symrmt.weights stores the model's W_Q^T W_K/sqrt(d) and hands simulate() its transpose (MatrixFit.weights());
-    # the CLI's matrix must be that same key-first W_K^T W_Q/sqrt(d), for the layer and for a head
+    # symrmt.weights holds the key-first W_K^T W_Q/sqrt(d) and hands it to simulate() as held (MatrixFit.weights());
+    # the CLI's matrix must be that same matrix, for the layer and for a head
     _minilm()
     from symrmt.cli.commands.theory_weights import layer_matrix
     from symrmt.weights import analyze

@@ -208,7 +208,7 @@ def test_tanh_noise_only_near_known_value():
         (dict(gamma=[0.1, float("nan")]), "finite"),
         (dict(gamma=[float("inf")]), "finite"),
         (dict(gamma=[]), "non-empty"),
-        (dict(seeds=1), "two seeds"),
+        (dict(seeds=1), "t interval needs at least 2 seeds"),
         (dict(seed=-1), "seed"),
         (dict(d=float("inf")), "d = inf"),
         (dict(geometry="aligned"), "Geometry"),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -43,12 +44,12 @@ def test_json_has_exactly_the_documented_keys(tmp_path):
 
 
 def test_scale_and_fits_of_a_known_matrix(tmp_path):
-    """W_K = I, W_Q^T = sqrt(d) (s I + u v^T): M = s I + u v^T exactly, so rank 1 leaves nothing."""
+    """W_K = I, W_Q = sqrt(d) (s I + u v^T): M = W_K^T W_Q/sqrt(d) = s I + u v^T exactly, so rank 1 leaves nothing."""
     rng = np.random.default_rng(2)
     p, s = 12, 0.4
     u, v = rng.standard_normal(p), rng.standard_normal(p)
     target = s * np.eye(p) + np.outer(u, v)
-    analysis = analyze(_bert_file(tmp_path, (np.sqrt(6) * target).T, np.eye(p)), rank_max=2, heads=())
+    analysis = analyze(_bert_file(tmp_path, np.sqrt(6) * target, np.eye(p)), rank_max=2, heads=())
     whole = analysis.layers[0].matrix
     np.testing.assert_allclose(whole.dense(), target, atol=1e-12)
     assert whole.fit(1).s == pytest.approx(s, abs=1e-9) and whole.fit(1).residual_fraction < 1e-9
@@ -65,7 +66,7 @@ def test_spikes_follow_the_package_convention(tmp_path):
     p = 10
     WQ, WK = rng.standard_normal((p, p)), rng.standard_normal((p, p))
     low = rng.standard_normal((p, 2)) @ rng.standard_normal((2, p))          # make M = 0.3 I + rank 2
-    WQ = (np.sqrt(5) * (0.3 * np.eye(p) + low) @ np.linalg.inv(WK)).T
+    WQ = np.sqrt(5) * np.linalg.inv(WK).T @ (0.3 * np.eye(p) + low)          # W_K^T W_Q/sqrt(5) = 0.3 I + low
     fit = analyze(_bert_file(tmp_path, WQ, WK), rank_max=2, heads=()).layers[0].matrix
     assert fit.fit(2).residual_fraction < 1e-9
     w_k, w_q = fit.spikes(2)
@@ -77,20 +78,20 @@ def test_spikes_follow_the_package_convention(tmp_path):
     assert abs(swapped - model) > 1e-3 * abs(model)
 
 
-def test_gram_is_of_the_spikes_of_M_transposed_over_s(tmp_path):
+def test_gram_is_of_the_spikes_of_M_over_s(tmp_path):
     rng = np.random.default_rng(4)
     p = 10
     low = rng.standard_normal((p, 1)) @ rng.standard_normal((1, p))
-    fit = analyze(_bert_file(tmp_path, (np.sqrt(5) * (-0.5 * np.eye(p) + low)).T, np.eye(p)),
+    fit = analyze(_bert_file(tmp_path, np.sqrt(5) * (-0.5 * np.eye(p) + low), np.eye(p)),
                   rank_max=1, heads=()).layers[0].matrix
     mu = rng.standard_normal(p)
     G = fit.gram(1, mu)
     assert G.shape == (3, 3) and G[0, 0] == pytest.approx(mu @ mu)
     w_k, w_q = fit.spikes(1)
     s = fit.fit(1).s
-    # M^T / s = I + w~_K w~_Q^T with w~_K = w_K / sqrt|s|, w~_Q = sign(s) w_Q / sqrt|s|
+    # M / s = I + w~_K w~_Q^T with w~_K = w_K / sqrt|s|, w~_Q = sign(s) w_Q / sqrt|s|
     tilde = np.eye(p) + np.outer(w_k[0], w_q[0]) / s
-    np.testing.assert_allclose(tilde, fit.dense().T / s, atol=1e-9)
+    np.testing.assert_allclose(tilde, fit.dense() / s, atol=1e-9)
     assert G[1, 2] == pytest.approx(np.sign(s) * (w_k[0] @ w_q[0]) / abs(s))
     with pytest.raises(ParameterError, match="length p"):
         fit.gram(1, mu[:3])
@@ -170,11 +171,12 @@ def test_minilm_reads_and_matches_an_independent_computation():
         raw = safetensors.numpy.load(archive.read("model.safetensors"))
     key = "encoder.layer.0.attention.self."
     WQ, WK = (raw[key + n + ".weight"].astype(np.float64) for n in ("query", "key"))
-    M = WQ.T @ WK / np.sqrt(32)
+    M = WK.T @ WQ / np.sqrt(32)                                  # key first, as symrmt's scores
     analysis = analyze(weights, layers=[0], heads=[0], rank_max=32)
     whole = analysis.layers[0].matrix
+    np.testing.assert_allclose(whole.weights(), M, atol=1e-12)    # held and handed out in that orientation
     np.testing.assert_allclose(whole.singular_values, np.linalg.svd(M, compute_uv=False), rtol=1e-9, atol=1e-12)
-    # the issue's first look, unscaled: tr(W_Q^T W_K)/p ~ -0.05, ||W_Q^T W_K||_F ~ 110
+    # the issue's first look, unscaled: tr(W_K^T W_Q)/p ~ -0.05, ||W_K^T W_Q||_F ~ 110
     assert np.trace(M) * np.sqrt(32) / 384 == pytest.approx(-0.0528, abs=5e-4)
     assert np.linalg.norm(M) * np.sqrt(32) == pytest.approx(109.8, abs=0.1)
     assert whole.fit(0).s == pytest.approx(np.trace(M) / 384, rel=1e-12)
@@ -186,3 +188,43 @@ def test_minilm_reads_and_matches_an_independent_computation():
     assert 0.5 < whole.antisymmetric_fraction < 0.6
     head = analysis.layers[0].heads[0]
     assert len(head.singular_values) == 32 and head.fit(32).residual_fraction < 1e-9
+
+
+# --------------------------------------------------------------------------- one orientation, everywhere it is written
+
+#: The key-first form symrmt's scores use (S_ij = x_i^T W_K^T W_Q x_j, i the key), and the query-first one it is not.
+KEY_FIRST = re.compile(r"W_K\^T W_Q|W_K\^\\top W_Q|W_K\.T @ W_Q")
+QUERY_FIRST = re.compile(r"W_Q\^T W_K|W_Q\^\\top W_K")
+
+
+def _query_first_uses(text: str) -> list[str]:
+    """Each W_Q^T W_K written as the matrix symrmt fits; allowed only where the text calls it the model's transpose."""
+    hits = []
+    for match in QUERY_FIRST.finditer(text):
+        around = text[max(0, match.start() - 120):match.end() + 120]
+        if "transpose" not in around:
+            hits.append(" ".join(around.split()))
+    return hits
+
+
+def test_help_readme_docs_and_code_write_the_key_first_matrix():
+    """weights --help, the README, docs/real_weights.md and the weights package name W_K^T W_Q, never W_Q^T W_K
+    (except as the model's own query-first form, called its transpose); analyze holds that matrix (the tests above
+    and test_minilm_reads_and_matches_an_independent_computation check the numbers)."""
+    import pathlib
+
+    import symrmt.figures.real_weights as figure
+    import symrmt.weights as package
+    from symrmt.cli import build_parser
+    from symrmt.weights import analysis as module, command
+
+    root = pathlib.Path(__file__).parents[2]
+    weights_help = build_parser()._subparsers._group_actions[0].choices["weights"].format_help()
+    texts = {"weights --help": weights_help, "symrmt --help": build_parser().format_help(),
+             "README.md": (root / "README.md").read_text(), "real_weights.md": (root / "docs/real_weights.md").read_text(),
+             "symrmt.weights": package.__doc__, "analysis": module.__doc__, "table": command.HELP,
+             "figure": figure.__doc__}
+    assert KEY_FIRST.search(" ".join(weights_help.split()))
+    assert {name: _query_first_uses(text) for name, text in texts.items() if _query_first_uses(text)} == {}
+    planted = "fit M = W_Q^T W_K/sqrt(d) by s*I + rank r"          # the former help: caught
+    assert _query_first_uses(planted) == [planted]

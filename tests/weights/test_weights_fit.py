@@ -48,8 +48,8 @@ def test_planted_spikes_and_shift_are_recovered():
     # Wedin: the singular subspaces move by at most ||E||_2 / gap, with ||noise||_2 ~ 2 eps sqrt(p)
     gap = np.linalg.svd(U @ V.T, compute_uv=False)[r0 - 1]
     bound = 2 * (np.linalg.norm(noise, 2) + abs(s - s0)) / gap
-    assert np.max(np.sin(subspace_angles(u.T, U))) <= bound     # the query side (left)
-    assert np.max(np.sin(subspace_angles(v.T, V))) <= bound     # the key side (right)
+    assert np.max(np.sin(subspace_angles(u.T, U))) <= bound     # the left side (the key side of a weights M)
+    assert np.max(np.sin(subspace_angles(v.T, V))) <= bound     # the right side (the query side)
     # the residual keeps falling until the planted rank and is flat (noise only) after it
     assert fit.residual[r0 - 1] > 10 * fit.residual[r0]
     assert np.all(np.diff(fit.residual) <= 1e-12 * np.linalg.norm(M))

@@ -16,10 +16,10 @@ from symrmt.weights.fit import CompressedMatrix
 
 
 def planted(s: float, query: np.ndarray, key: np.ndarray) -> MatrixFit:
-    r"""The fits of the model-orientation :math:`M = sI + \sum_k q_k k_k^\top` (rows of ``query``, ``key``),
-    with the known optimum planted at its rank: the mapping is tested here, the fit in test_weights_fit."""
+    r"""The fits of the key-first :math:`M = sI + \sum_k k_k q_k^\top` (rows of ``key``, ``query``), symrmt's
+    orientation, with the known optimum planted at its rank: the mapping is tested here, the fit in test_weights_fit."""
     p = query.shape[1]
-    M = s * np.eye(p) + query.T @ key
+    M = s * np.eye(p) + key.T @ query
     r = len(query)
     fits = (RankFit(0, float(np.trace(M)) / p, 1.0, 0.0),) + tuple(
         RankFit(k, s if k == r else float("nan"), 0.0 if k == r else 1.0, 0.0) for k in range(1, r + 1))
@@ -35,18 +35,18 @@ def rows(rng, r, p, norm=1.0):
 # --------------------------------------------------------------------------- orientation: fit -> simulate
 
 
-def test_weights_are_the_transpose_the_simulator_needs():
+def test_weights_are_the_key_first_matrix_the_simulator_needs():
     """simulate's S_ij (key i, query j) from fit.weights() is the model's score (W_Q x_j).(W_K x_i)/sqrt(d)."""
     rng = np.random.default_rng(0)
     p, d = 12, 4
     WQ, WK = rng.standard_normal((p, p)), rng.standard_normal((p, p))
-    fit = planted(0.0, WQ / d**0.25, WK / d**0.25)           # M = W_Q^T W_K / sqrt(d), s = 0
+    fit = planted(0.0, WQ / d**0.25, WK / d**0.25)           # M = W_K^T W_Q / sqrt(d), s = 0
     X = rng.standard_normal((p, 9))
     model = ((WQ @ X).T @ (WK @ X) / np.sqrt(d)).T             # [i, j] = query j against key i
     S, _ = scores(X, np.zeros((3, p)), False, resolve_weights(fit.weights(), p))
     np.testing.assert_allclose(S, model / np.sqrt(p), rtol=1e-12)
     assert not np.allclose(S, model.T / np.sqrt(p))            # the test sees a transposition
-    np.testing.assert_allclose(fit.weights(scale=2.5), 2.5 * fit.dense().T)
+    np.testing.assert_allclose(fit.weights(scale=2.5), 2.5 * fit.dense())      # handed out as held
 
 
 def test_factored_weights_rebuild_the_scaled_fit():
@@ -56,7 +56,7 @@ def test_factored_weights_rebuild_the_scaled_fit():
     fit = planted(-0.4, query, key)
     s, w_k, w_q = fit.weights(2, scale=3.0)
     assert s == pytest.approx(-1.2)
-    np.testing.assert_allclose(s * np.eye(p) + w_k.T @ w_q, 3.0 * fit.dense().T, atol=1e-12)
+    np.testing.assert_allclose(s * np.eye(p) + w_k.T @ w_q, 3.0 * fit.dense(), atol=1e-12)
     with pytest.raises(ParameterError, match="scale"):
         fit.weights(scale=-1.0)
 
@@ -96,7 +96,7 @@ def test_the_mapping_is_the_theory_of_the_rescaled_weights():
     mu = rng.standard_normal(p)
     gamma = np.array([0.05, 0.5])
     sigma = np.linalg.norm(query) * np.linalg.norm(key)
-    # M^T = s I + key^T query: w_K along key, w_Q along query, each of norm sqrt(sigma) (the balanced split)
+    # M = s I + key^T query: w_K along key, w_Q along query, each of norm sqrt(sigma) (the balanced split)
     w_k = np.sqrt(sigma) * key[0] / np.linalg.norm(key) / np.sqrt(abs(s))
     w_q = np.sign(s) * np.sqrt(sigma) * query[0] / np.linalg.norm(query) / np.sqrt(abs(s))
     sign = np.sign(fit.spikes(1)[0][0] @ key[0])               # the SVD's sign of the pair

@@ -17,7 +17,7 @@ def add_figure(sub) -> None:
     from ...figures import DEFAULT_OUT, IMAGE_FORMATS, TAKE_F
 
     p = sub.add_parser("figure", help="draw one of the paper's results (image + CSV of the plotted numbers)",
-                       description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with 95%% t "
+                       description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with 95% t "
                                    "intervals over seeds; writes NAME.png (or .pdf, .svg) and NAME.csv (exactly the "
                                    "plotted numbers).")
     p.add_argument("name", nargs="?", metavar="NAME", help="figure name (see --list)")

@@ -67,14 +67,25 @@ def _symbolic(args: argparse.Namespace, h) -> dict:
     if args.k is not None:
         raise SymrmtInputError(f"--k {args.k}: a_k of f = {args.f} needs a value of each parameter "
                                f"(--param {names[0]}=VALUE).")
-    out = {"f": str(h.f), "parameters": names, "exact": h.latex(), "source": dict(h.source)}
+    out = {"f": str(h.f), "parameters": names, "exact": h.latex(), "source": dict(h.source),
+           "centered_by": _subtracted(h.centered_by)}
     if not args.json:
         print(f"f = {h.f} with the parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
               f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM)")
+        if h.center:
+            print("  centered: subtracted a_0 = " + ("its value at each point (no closed form)"
+                                                     if h.centered_by is None else str(h.centered_by)))
         for key in _KEYS:
             exact = out["exact"][key]
             print(f"  {key:>3} = {exact}" if exact else f"  {key:>3}   (numeric: give --param)")
     return out
+
+
+def _subtracted(value) -> float | str | None:
+    """``centered_by`` of an f with parameters for JSON: a number, the LaTeX of its closed form, or None (per point)."""
+    import sympy
+
+    return value if value is None or isinstance(value, float) else sympy.latex(value)
 
 
 def _grid(args: argparse.Namespace, h, params: dict) -> dict:

@@ -7,7 +7,8 @@ import sys
 
 from ...errors import SymrmtInputError
 from ..output import cell
-from ..paths import check_not_same_file, check_output_file
+from ...runtime.files import check_not_an_input, fresh_path
+from ..paths import check_output_file
 from ..arguments import integer_argument
 
 __all__ = ["add_sweep", "cmd_sweep"]
@@ -27,7 +28,8 @@ def add_sweep(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--summary", metavar="FILE.jsonl", help="print means and standard errors over seeds of a result "
                                                            "file and write them as CSV")
-    p.add_argument("--csv", metavar="PATH", help="with --summary: the CSV file (default FILE.summary.csv)")
+    p.add_argument("--csv", metavar="PATH", help="with --summary: the CSV file, replaced if it exists (default "
+                                                 "FILE.summary.csv, or FILE.summary-1.csv, ... if that exists)")
     p.add_argument("--json", action="store_true", help="print JSON (the run's counts, or the summary rows)")
 
 
@@ -41,6 +43,7 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
     if args.spec is None or args.out is None:
         raise SymrmtInputError("give SPEC and --out FILE.jsonl to run a sweep, or --summary FILE to tabulate one.")
     check_output_file(args.out, "--out")     # the folder and name only: the sweep owns the file's content
+    check_not_an_input(args.out, "--out", [(args.spec, "SPEC")])
     try:
         spec = sweep.load_spec(args.spec)
         out = sweep.run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
@@ -57,11 +60,12 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
 
 
 def _summary(args: argparse.Namespace, sweep) -> dict:
-    csv = str(args.csv or sweep.default_csv_path(args.summary))
+    named = args.csv is not None               # a default name never replaces a file (docs/usage.md)
+    csv = str(args.csv if named else fresh_path(sweep.default_csv_path(args.summary)))
     check_output_file(csv, "--csv")
-    check_not_same_file(csv, "--csv", args.summary, "--summary")
+    check_not_an_input(csv, "--csv", [(args.summary, "--summary")])
     info, rows = sweep.summarize(args.summary)
-    path = sweep.write_summary_csv(rows, csv)
+    path = sweep.write_summary_csv(rows, csv, replace=named)
     if not args.json:
         print(f"{args.summary}: {info['finished']} of {info['points']} points (mean ± standard error over seeds)")
         _print_summary(rows)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
 from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
-from ...runtime.files import write_atomically
+from ...runtime.files import write_atomically, write_text_atomically
 from ..values import parse_grid
 from .theory_weights import add_weights_arguments, weights_theory
 
@@ -72,6 +71,10 @@ def add_latex(sub) -> None:
     p.add_argument("--form", choices=FORMS, default="quadrature",
                    help="form printed: quadrature (spectral averages E_lambda, the default) or algebraic "
                         "(polynomial equations, no average; auto prints it too)")
+    p.add_argument("--weights", action="store_true",
+                   help="the system for any weight matrix M (scores X^T M X/sqrt(p)) with M kept symbolic: scalar "
+                        "equations in normalized traces of words in M, M^T and p x p resolvents (docs/theory.md, "
+                        "section 18); with --f, --body, --document, --label-prefix")
     p.add_argument("--json", action="store_true")
 
 
@@ -284,6 +287,8 @@ def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, f
 def cmd_latex(args: argparse.Namespace) -> dict:
     from ... import latex
 
+    if args.weights:
+        return _weights_latex(args)
     _refuse_latex_flags(args)
     if not 1 <= args.rank <= MAX_RANK:
         raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system "
@@ -311,7 +316,7 @@ def cmd_latex(args: argparse.Namespace) -> dict:
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
     if target is not None:
-        Path(target).write_text(text, encoding="utf-8")
+        write_text_atomically(target, text)
         out[flag[2:]] = target
         if not args.json:
             print(f"{flag[2:]} written to {target}")
@@ -340,6 +345,47 @@ def _refuse_latex_flags(args: argparse.Namespace) -> None:
     if args.rank_given and not models.get(args.kind).takes_rank:
         raise SymrmtInputError(f"--rank {shown(args.rank)}: the {args.kind} model takes no rank of weights; leave "
                                "--rank out.")
+
+
+def _weights_latex(args: argparse.Namespace) -> dict:
+    """``symrmt latex --weights``: the general-M system (:func:`symrmt.derive.general_weights.weights_latex`)."""
+    from ...derive.general_weights import weights_latex
+    from ...derive.paper import check_label_prefix
+
+    given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank is not None),
+                                     ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
+                                     ("--solver-data", args.solver_data), ("--param", bool(getattr(args, "param", None))),
+                                     ("--digits", args.digits is not None)) if used]
+    if given:
+        raise SymrmtInputError(f"--weights cannot be combined with {', '.join(given)}: the general-M system keeps M "
+                               "and f's Hermite data symbolic (give --f, --body or --document, --label-prefix).")
+    if args.document is not None and args.body is not None:
+        raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
+    if args.label_prefix is not None:
+        check_label_prefix(args.label_prefix)
+        if args.body is None and args.document is None:
+            raise SymrmtInputError("--label-prefix names the \\label's of --body and --document; the printed "
+                                   "fragments have none: give --body or --document, or leave it out.")
+    if args.center and args.f is None:
+        raise SymrmtInputError("--center without --f changes nothing: give --f, or leave it out.")
+    target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
+    if target is not None:
+        check_output_file(target, flag, ("tex",))
+    f = args.f
+    if f is not None:
+        from ...nonlinearity import hermite
+        f = hermite(f, center=args.center).f
+    text = weights_latex(body=args.body is not None, document=args.document is not None, f=f,
+                         label_prefix=args.label_prefix)
+    out = {"kind": "weights", "f": args.f, "latex": text}
+    if target is not None:
+        Path(target).write_text(text, encoding="utf-8")
+        out[flag[2:]] = target
+        if not args.json:
+            print(f"{flag[2:]} written to {target}")
+    elif not args.json:
+        print(text)
+    return out
 
 
 def _depends_on_f(model) -> bool:

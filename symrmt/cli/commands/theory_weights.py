@@ -1,7 +1,7 @@
 r"""``symrmt theory --weights FILE --layer L [--head H]``: the general-M theory of a real model's attention weights.
 
 The layer's (or head's) matrix in symrmt's orientation, key on the left:
-:math:`M = W_K^\top W_Q/\sqrt d` (the model's :math:`W_Q^\top W_K/\sqrt d` transposed; docs/real_weights.md), read
+:math:`M = W_K^\top W_Q/\sqrt d` (as :mod:`symrmt.weights` holds it; docs/real_weights.md), read
 with :func:`symrmt.weights.read_weights`, and :func:`symrmt.attention_error` with ``weights=M``
 (docs/theory.md, the general weights section). ``--weights-scale unit`` (the default) rescales M to scores of
 unit variance (:math:`\|M\|_F^2 = p`, the convention of the measurements); ``model`` keeps the model's own

@@ -44,7 +44,8 @@ forming and reducing it), which moves :math:`E` by a relative
 :math:`\le 2\|\Delta\|/\gamma` to first order. Every route returns ``None`` (the
 caller then takes a more careful route) when that a-priori figure exceeds
 ``GRAM_RTOL`` at the smallest :math:`\gamma`; it is pessimistic by factors of
-1e4 to 1e9 in practice (docs/performance.md), so the routes agree to about 1e-9.
+1e4 to 1e9 in practice (docs/performance.md), so rounding moves a route by about 1e-9, far inside the 1e-6
+relative that every route promises (the Lanczos bracket's width, ``LANCZOS_RTOL``).
 
 NumPy and SciPy only; the memory-bound kernels run on one BLAS thread unless the caller passes
 ``threads`` (:mod:`symrmt.simulation.threads` measures which is faster).

@@ -53,3 +53,11 @@ def test_unsafe_or_unknown_strings_are_refused(capsys, evil):
 ])
 def test_bad_hermite_input_is_one_line_and_exit_2(capsys, argv, needle):
     assert_refused(capsys, argv, needle)
+
+
+def test_a_centred_f_with_a_parameter_reports_what_was_subtracted(capsys):
+    out = run_json(capsys, "hermite", "--f", "s*x**2 + x", "--center")       # a_0 = s
+    assert out["centered_by"] == "s" and out["exact"]["a0"] == "0"
+    assert run_json(capsys, "hermite", "--f", "x**2 + s*x", "--center")["centered_by"] == 1.0
+    status, text, _ = run(capsys, "hermite", "--f", "s*x**2 + x", "--center")
+    assert status == 0 and "centered: subtracted a_0 = s" in text
