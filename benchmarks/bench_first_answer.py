@@ -6,9 +6,13 @@ Times, with :func:`time.perf_counter` around :func:`subprocess.run`, the median 
 - ``python -m symrmt theory --f 'tanh(x)' --c 1 --gamma 0.1`` with an empty disk cache (the first call),
 - the same with the disk cache the previous call left (a repeated call),
 
-all in the same run, and prints the load average beside each figure (the machine may be shared). Where the time
-of a call goes: ``python -X importtime -m symrmt theory ...`` (imports) and ``python -m cProfile -s cumtime -m
-symrmt theory ...`` (the rest); docs/performance.md has the breakdown.
+all in the same run, and prints the load average beside each figure (the machine may be shared). Then where the
+time of a repeated call goes (``--breakdown``, on by default): a child process that runs the call's stages one by one,
+each timed in wall and CPU seconds (CPU time is less sensitive to the load of other processes): Python with NumPy and
+SciPy, the command line's imports, SymPy, f's Hermite data (parsed, read from the Hermite cache and checked), the
+systems (read from the compiled-system cache), and the solve and print (``main`` itself, all else in memory).
+``python -X importtime -m symrmt theory ...`` and ``python -m cProfile -s cumtime -m symrmt theory ...`` go deeper;
+docs/performance.md has the table.
 
     python benchmarks/bench_first_answer.py --runs 5
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,33 +32,93 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 THEORY = [sys.executable, "-m", "symrmt", "theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"]
 FLOOR = [sys.executable, "-c", "import numpy, scipy"]
 
+STAGES = r'''
+import os, sys, time
+marks = [("python start", time.perf_counter(), time.process_time())]
+def mark(label):
+    marks.append((label, time.perf_counter(), time.process_time()))
+import numpy, scipy
+mark("import numpy, scipy")
+from symrmt.cli import main
+mark("symrmt command line imports")
+import sympy
+mark("import sympy (what is left of it)")
+import symrmt
+symrmt.hermite("tanh(x)")
+mark("Hermite data of tanh (parse, cache read, check)")
+from symrmt import models
+for model in (models.ATTENTION, models.LINEAR):
+    model.system_summary(1), model.compiled(1, model.auto_form)
+mark("systems (compiled-system cache read)")
+stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
+main(["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"])
+sys.stdout = stdout
+mark("solve and print (main)")
+for (_, w0, c0), (label, w1, c1) in zip(marks, marks[1:]):
+    print(f"  {label:48s} {w1 - w0:6.3f} s wall {c1 - c0:6.3f} s CPU")
+print(f"  {'in all (after the interpreter started)':48s} {marks[-1][1] - marks[0][1]:6.3f} s wall "
+      f"{marks[-1][2] - marks[0][2]:6.3f} s CPU")
+'''
+
+
+#: The processes' environment: bytecode kept in a scratch folder (an installed package has its .pyc files; a
+#: development shell with PYTHONDONTWRITEBYTECODE=1 would compile every module of symrmt in every process).
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CPU: list[float] = []
+
 
 def _once(command: list[str], cache: str) -> float:
-    env = {**os.environ, "SYMRMT_CACHE_DIR": cache}
+    """Wall seconds of one process; its CPU seconds (user + system, all threads) are appended to :data:`CPU`."""
+    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="processes per figure (the median is printed)")
-    runs = parser.parse_args().runs
+    parser.add_argument("--no-breakdown", action="store_true", help="skip where the time of a repeated call goes")
+    arguments = parser.parse_args()
+    runs = arguments.runs
     rows = []
     with tempfile.TemporaryDirectory(prefix="symrmt-bench-") as scratch:
+        ENVIRONMENT["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "bytecode")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "symrmt"], cwd=ROOT, env=ENVIRONMENT, check=True,
+                       stdout=subprocess.DEVNULL)
         floor = [_once(FLOOR, "off") for _ in range(runs)]
-        rows.append(("python -c 'import numpy, scipy'", floor, os.getloadavg()[0]))
-        first, repeated = [], []
+        rows.append(("python -c 'import numpy, scipy'", floor, CPU[:], os.getloadavg()[0]))
+        first, repeated, first_cpu, repeated_cpu = [], [], [], []
         for k in range(runs):
             cache = os.path.join(scratch, f"cache{k}")
             first.append(_once(THEORY, cache))           # an empty cache: nothing derived, nothing compiled yet
+            first_cpu.append(CPU[-1])
             repeated.append(_once(THEORY, cache))        # what the first call left on disk
-        rows.append(("symrmt theory tanh, first call", first, os.getloadavg()[0]))
-        rows.append(("symrmt theory tanh, repeated call", repeated, os.getloadavg()[0]))
-    print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s}  load (1 min)   ({runs} runs, {os.cpu_count()} CPUs)")
-    for label, times, load in rows:
-        print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s  {load:5.2f}")
+            repeated_cpu.append(CPU[-1])
+        rows.append(("symrmt theory tanh, first call", first, first_cpu, os.getloadavg()[0]))
+        rows.append(("symrmt theory tanh, repeated call", repeated, repeated_cpu, os.getloadavg()[0]))
+        print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s} {'CPU':>7s}  load (1 min)   ({runs} runs, "
+              f"{os.cpu_count()} CPUs; CPU: median user + system seconds)")
+        for label, times, cpu, load in rows:
+            print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s "
+                  f"{statistics.median(cpu):6.2f}s  {load:5.2f}")
+        breakdown(arguments, scratch)
+
+
+def breakdown(arguments: argparse.Namespace, scratch: str) -> None:
+    """Where a repeated call's time goes (see the module docstring)."""
     print("targets: first call < 1.5 s, repeated call < 1 s (on 2 cores)")
+    if arguments.no_breakdown:
+        return
+    cache = os.path.join(scratch, "breakdown")
+    _once(THEORY, cache)                          # the first call fills the caches
+    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+    print(f"where a repeated call's time goes (load {os.getloadavg()[0]:.2f}):")
+    subprocess.run([sys.executable, "-c", STAGES], cwd=ROOT, env=env, check=True)
 
 
 if __name__ == "__main__":

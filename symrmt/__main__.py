@@ -1,6 +1,4 @@
 """``python -m symrmt`` runs the command line."""
-import sys
+from .cli import console
 
-from .cli import main
-
-sys.exit(main())
+console()

@@ -25,7 +25,9 @@ is timed on a short probe (:func:`seed_cost`; never above the next larger size's
 slowed by a busy machine cannot give a larger size more seeds) and then gets :math:`\lceil s\,t_K/t(n)\rceil`
 seeds, capped at :data:`MAX_SEEDS`: each size then costs about the same. A short call at the second largest
 size runs first, so that the once-per-process costs (compiling f, calibrating the BLAS threads) do not count
-as the largest size's. The seeds used and the measured costs are in the
+as the largest size's; a probe there (:func:`seed_cost`) gives an estimate of the whole ladder (:func:`ladder_estimate`), and
+a ladder with more than :data:`MAX_SEEDS` seeds at a size or estimated above :data:`MAX_SECONDS` is refused
+with that estimate unless ``allow_long`` is given. The seeds used and the measured costs are in the
 result (``seeds``, ``seed_seconds``); pass ``seeds`` as a list to repeat a run exactly. Size :math:`n`
 draws from ``simulate(seed=size_seed(seed, n))``, a root that depends only on ``seed`` and n, so the sizes
 are independent and a size's draws do not depend on the rest of the ladder.
@@ -54,7 +56,7 @@ from ..runtime.progress import progress_bar
 from .seeds import mean_se
 
 __all__ = ["Convergence", "LadderFit", "converge", "ladder_seeds", "seed_cost", "size_seed", "DEFAULT_NS",
-           "DEFAULT_SEEDS", "DEFAULT_TARGET", "MAX_SEEDS", "QUANTITIES"]
+           "DEFAULT_SEEDS", "DEFAULT_TARGET", "MAX_SEEDS", "MAX_SECONDS", "QUANTITIES", "ladder_estimate"]
 
 #: The default ladder of sizes.
 DEFAULT_NS = (256, 512, 1024, 2048, 4096)
@@ -72,6 +74,9 @@ PROBE_SEEDS = 32
 
 #: No size gets more seeds than this (a small n next to a large one would otherwise get tens of thousands).
 MAX_SEEDS = 2000
+
+#: A ladder estimated to take longer than this (seconds, :func:`ladder_estimate`) runs only with ``allow_long``.
+MAX_SECONDS = 3600.0
 
 #: The three quantities fitted, in the order of :class:`Convergence`.
 QUANTITIES = ("attention", "linear", "gap")
@@ -283,7 +288,48 @@ def ladder_seeds(ns: Sequence[int], top: int = DEFAULT_SEEDS, costs: Sequence[fl
     if cost.shape != ns.shape or not np.all(np.isfinite(cost)) or np.any(cost <= 0):
         raise ParameterError(f"costs = {_shown(costs)}: give one positive time per size.")
     wanted = np.ceil(top * cost[np.argmax(ns)] / cost - 1e-9)
-    return np.clip(wanted, 2, max(MAX_SEEDS, top)).astype(np.int64)
+    return np.clip(wanted, 2, max(MAX_SEEDS, top)).astype(np.int64)   # a top over MAX_SEEDS needs allow_long
+
+
+def ladder_estimate(ns: Sequence[int], counts: Sequence[int], measured: bool, seconds: float,
+                    probed: int | None = None) -> float:
+    r"""Seconds a ladder is expected to take, from ``seconds`` per seed measured at size ``probed`` (default the
+    second largest): a seed at n costs :math:`t\,\max(1, (n/n_{
+m probed})^3)` (pessimistic: the reductions are
+    cubic, and a smaller n never costs more than a larger one); with ``measured`` each size costs about what the
+    largest one does (``counts[-1]`` seeds there, module docstring), else ``counts`` are the seeds of each size.
+
+    >>> ladder_estimate([256, 512, 1024], [3, 3, 3], False, 0.01), ladder_estimate([256, 512, 1024], [3], True, 0.01)
+    (0.3, 0.72)
+    """
+    ns = np.asarray(ns, dtype=np.float64)
+    probed = ns[-2] if probed is None else probed
+    per_seed = seconds * np.maximum(1.0, (ns / probed) ** 3)
+    if measured:
+        return float(ns.size * counts[-1] * per_seed[-1])
+    return float(np.sum(np.asarray(counts, dtype=np.float64) * per_seed))
+
+
+def _check_memory(n: int, c: float, seeds: int, gammas: int, method: str) -> None:
+    """Refuse a ladder whose largest size would not fit in memory, before the smaller sizes run."""
+    from ..runtime.memory import check_fits
+    from ..simulation.memory import memory_estimate
+
+    if method in ("auto", "exact", "tridiagonal", "lanczos") and np.isfinite(c * n) and 1 <= c * n < 2**40:
+        check_fits(memory_estimate(int(n), max(3, int(round(c * n))), int(seeds), gammas, method),
+                   f"n = {int(n)}, the largest size of the ladder,", "Use smaller sizes or a smaller c.")
+
+
+def _check_cost(ns: np.ndarray, counts: np.ndarray, measured: bool, seconds: float) -> None:
+    """Refuse a ladder over :data:`MAX_SEEDS` seeds at a size or over :data:`MAX_SECONDS`, with its estimate."""
+    estimate = ladder_estimate(ns, counts, measured, seconds)
+    if int(np.max(counts)) <= MAX_SEEDS and estimate <= MAX_SECONDS:
+        return
+    over = (f"seeds = {int(np.max(counts))} at a size, over the cap of {MAX_SEEDS}" if np.max(counts) > MAX_SEEDS
+            else f"this ladder (n = {', '.join(str(int(n)) for n in ns)}) exceeds the cap of {_duration(MAX_SECONDS)}")
+    raise ParameterError(f"{over}: it would take about {_duration(estimate)} here ({seconds:.3g} s per seed at "
+                         f"n = {int(ns[-2])}). Use fewer seeds or smaller sizes, or pass allow_long=True "
+                         "(--allow-long) to run it.")
 
 
 def seed_cost(run: Callable[[int], Any]) -> float:
@@ -304,7 +350,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
              seeds: int | Sequence[int] | None = None, seed: int = 0, method: str = "auto",
              progress: bool = True, params: Mapping[str, float] | None = None, attention: str = "entrywise",
              temperature: float | None = None, normalize: str | None = None,
-             target: float = DEFAULT_TARGET) -> Convergence:
+             target: float = DEFAULT_TARGET, allow_long: bool = False) -> Convergence:
     r"""Simulate a ladder of sizes and extrapolate :math:`E_{\rm attn}`, :math:`E_{\rm lin}` and their gap to :math:`n = \infty`.
 
     Parameters
@@ -343,6 +389,9 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     target : float
         The relative half-width of the 95% interval of :math:`E_\infty` below which the ladder decides
         (default 3%; :meth:`Convergence.decisions`).
+    allow_long : bool
+        Run a ladder with more than :data:`MAX_SEEDS` seeds at a size, or estimated to take more than
+        :data:`MAX_SECONDS` (:func:`ladder_estimate`); without it such a ladder is refused before its long part.
 
     Returns
     -------
@@ -351,8 +400,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     Raises
     ------
     ParameterError
-        Fewer than three sizes, repeated sizes, seeds below 2, or what :func:`symrmt.simulate`
-        and the theory refuse (checked by the theory, and by the largest size first, before the
+        Fewer than three sizes, repeated sizes, seeds below 2, a ladder over the caps without ``allow_long``,
+        or what :func:`symrmt.simulate` and the theory refuse (checked by the theory, and by the largest size first, before the
         long part of the run).
 
     Examples
@@ -380,16 +429,21 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         return simulate(simulated, int(n), c, grid, geometry, d, seeds=int(count), seed=size_seed(seed, n),
                         gram=gram, method=method, progress=progress, **kind)
 
-    if measured:
-        # One short call first takes the once-per-process costs (f's compilation, the BLAS threads' calibration)
-        # out of the largest size's timing.
-        run(ns[-2], 2)
+    _check_memory(ns[-1], c, counts[-1], grid.size, method)
+    # One short call first takes the once-per-process costs (f's compilation, the BLAS threads' calibration)
+    # out of the timings; then a probe at the second largest size gives the estimate of the whole ladder (and
+    # that size's cost, where the seeds are allocated by cost).
+    run(ns[-2], 2)
+    per_seed[ns[-2]] = seed_cost(lambda k: run(ns[-2], k))
+    if not allow_long:
+        _check_cost(ns, counts, measured, per_seed[ns[-2]])
     # The largest size first: its run measures the cost per seed that the smaller sizes are matched to.
     for index, n in progress_bar(list(enumerate(ns))[::-1], desc="converge", unit="size", enabled=progress):
         if measured and index < len(ns) - 1:
             # A smaller size never costs more per seed than a larger one: a probe slowed by a busy machine
             # is capped, so the seeds never grow with n.
-            per_seed[n] = min(seed_cost(lambda k, n=n: run(n, k)), per_seed[ns[index + 1]])
+            probed = per_seed[n] if n == ns[-2] else seed_cost(lambda k, n=n: run(n, k))
+            per_seed[n] = min(probed, per_seed[ns[index + 1]])
             counts[index] = ladder_seeds([n, ns[-1]], int(counts[-1]), [per_seed[n], per_seed[ns[-1]]])[0]
         start = time.perf_counter()
         runs[n] = run(n, counts[index])
@@ -406,7 +460,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     return Convergence(gamma=_frozen(grid), ns=_frozen(ns, np.int64), seeds=_frozen(counts, np.int64), **fits,
                        simulations=simulations, seconds=_frozen([seconds[n] for n in ns]),
                        c=float(simulations[0].c), d=float(simulations[0].d), seed=int(seed), f=label,
-                       seed_seconds=_frozen([per_seed.get(n, np.nan) for n in ns]), target=float(target))
+                       seed_seconds=_frozen([per_seed.get(n, np.nan) if measured else np.nan for n in ns]), target=float(target))
 
 
 def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, temperature: float | None,

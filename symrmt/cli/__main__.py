@@ -1,6 +1,4 @@
 """``python -m symrmt.cli`` runs the command line, as ``python -m symrmt`` does."""
-import sys
+from . import console
 
-from . import main
-
-sys.exit(main())
+console()

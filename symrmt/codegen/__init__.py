@@ -12,7 +12,11 @@ Split like PyDy's code generation, by what is symbolic and what depends on the t
 
 Nothing here knows which model a system describes.
 """
-from .calculus import parameter_domains
-from .numpy_backend import compile_system, numpy_function
+from ..runtime.lazy import lazy_exports
+
+# Imported on first use: a process that reads its systems from the disk cache (.system_cache) and only lambdifies f
+# never imports the derivation.
+__getattr__, __dir__ = lazy_exports(__name__, {"parameter_domains": "calculus", "compile_system": "numpy_backend",
+                                               "numpy_function": "numpy_backend"}, globals())
 
 __all__ = ["compile_system", "numpy_function", "parameter_domains"]

@@ -17,16 +17,18 @@ call :func:`numpy_function` there.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
 
-from ..derive.fixed_point import FixedPointSystem
 from ..solve.compiled import CompiledObservable, CompiledSystem
-from .calculus import ObservableCalculus, SymbolicFunction, SystemCalculus, system_calculus
 from .numba_backend import PointwiseKernel, pointwise_kernel
+
+if TYPE_CHECKING:      # the derivation is imported by compile_system only: lambdifying f needs none of it
+    from ..derive.fixed_point import FixedPointSystem
+    from .calculus import ObservableCalculus, SymbolicFunction, SystemCalculus
 
 __all__ = ["numpy_function", "compile_system", "compile_calculus", "MODULES"]
 
@@ -159,4 +161,6 @@ def compile_system(system: FixedPointSystem) -> CompiledSystem:
     >>> round(float(result[ERROR]), 6)       # noise only: 1/sqrt(5)
     0.447214
     """
+    from .calculus import system_calculus
+
     return compile_calculus(system_calculus(system))

@@ -25,12 +25,15 @@ code builds, step by step,
 A system is made of the parts in :mod:`.components`. The numeric solver
 (:mod:`symrmt.solve`) solves exactly these objects, compiled by :mod:`symrmt.codegen`.
 """
-from .algebraic import algebraic_form
-from .attention import attention_system, linear_system
-from .components import Admissible, Continuation, SpectralAverage, SpectralLaw, WoodburyForm, derivative_of
-from .density import density_system
-from .fixed_point import FixedPointSystem
-from .kernel_ridge import kernel_ridge_system
+from ..runtime.lazy import lazy_exports
+
+# Imported on first use: a process whose systems come from the disk cache (symrmt.codegen.system_cache) reads only
+# the symbols (.symbols), never the derivation itself.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "algebraic_form": "algebraic", "attention_system": "attention", "linear_system": "attention",
+    **{name: "components" for name in ("Admissible", "Continuation", "SpectralAverage", "SpectralLaw", "WoodburyForm",
+                                       "derivative_of")},
+    "density_system": "density", "FixedPointSystem": "fixed_point", "kernel_ridge_system": "kernel_ridge"}, globals())
 
 __all__ = ["FixedPointSystem", "SpectralAverage", "SpectralLaw", "WoodburyForm", "Continuation", "Admissible",
            "derivative_of", "attention_system", "linear_system", "density_system", "kernel_ridge_system",

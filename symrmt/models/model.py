@@ -86,10 +86,14 @@ class Model:
         return self.derive(rank, form)
 
     def compiled(self, rank: int = 1, form: str = "quadrature", without_linear_part: bool = False):
-        """The system compiled for the solver (:func:`symrmt.codegen.compile_system`, once per system)."""
-        from ..codegen import compile_system
+        """The system compiled for the solver (:func:`symrmt.codegen.compile_system`, once per system), kept on disk
+        between processes (:mod:`symrmt.codegen.system_cache`: a new process then derives nothing)."""
+        return _compiled(self, rank if self.takes_rank else 1, form, bool(without_linear_part))
 
-        return compile_system(self.system(rank, form, without_linear_part))
+    def system_summary(self, rank: int = 1):
+        """Name, parameters with their domains, unknowns and observables of the derived system at ``rank``
+        (:class:`symrmt.codegen.system_cache.SystemSummary`, kept on disk like :meth:`compiled`)."""
+        return _summary(self, rank if self.takes_rank else 1)
 
     def bind(self, **user_arguments):
         """``(rank, Parameters)``: the user's arguments read by :attr:`read` and checked once against the domains.
@@ -101,9 +105,9 @@ class Model:
         from ..validate import RANGE_HINT
 
         bound = self.read(**user_arguments)
-        system = self.system(bound.rank)
-        keys, domains = system_domains(system)
-        return bound.rank, check_parameters(keys, domains, bound.values, RANGE_HINT, bound.sources)
+        summary = self.system_summary(bound.rank)
+        return bound.rank, check_parameters(summary.parameters, summary.domains, bound.values, RANGE_HINT,
+                                            bound.sources)
 
     def simulate(self, *args, **kwargs):
         """The model's Monte Carlo (:attr:`simulator`), called with the arguments given."""
@@ -126,6 +130,37 @@ def system_domains(system) -> tuple[tuple, dict]:
     if entry is None or entry[0] is not system:
         entry = _DOMAINS[id(system)] = (system, tuple(system.parameters), parameter_domains(system))
     return entry[1], entry[2]
+
+
+def _request(model: Model, rank: int, form: str, without_linear_part: bool = False) -> dict:
+    return {"model": model.name, "rank": rank, "form": form, "without_linear_part": without_linear_part}
+
+
+@lru_cache(maxsize=None)
+def _compiled(model: Model, rank: int, form: str, without_linear_part: bool):
+    from ..codegen import compile_system
+    from ..codegen.system_cache import compiled
+
+    build = lambda: compile_system(model.system(rank, form, without_linear_part))  # noqa: E731
+    if not _ours(model):
+        return build()
+    return compiled(_request(model, rank, form, without_linear_part), build)
+
+
+@lru_cache(maxsize=None)
+def _summary(model: Model, rank: int):
+    from ..codegen.system_cache import SystemSummary, summary
+
+    if not _ours(model):
+        return SystemSummary.of(model.system(rank))
+    return summary(_request(model, rank, "quadrature"), lambda: model.system(rank))
+
+
+def _ours(model: Model) -> bool:
+    """Whether the model's derivation is the package's own (its sources are in the disk cache's tag); a model
+    registered from outside is derived in every process."""
+    derive = getattr(model.derive, "func", model.derive)           # a functools.partial: its function
+    return (getattr(derive, "__module__", None) or "").startswith("symrmt.models.")
 
 
 @lru_cache(maxsize=None)

@@ -58,8 +58,10 @@ class HermiteCoefficients:
     method, timeout
         How the numbers were obtained (used by :meth:`coefficient` and :meth:`at`).
     error : dict or None
-        For a callable f: the error estimate of each numeric value (two rules); None
-        for formulas, whose numeric values are verified to :math:`10^{-13}` relative.
+        For a callable f: the error estimate of each numeric value (two rules); for
+        :meth:`at` of an f without closed forms in its parameters, the float64 rules' estimate
+        (0 for a closed form); None for formulas, whose numeric values are verified to
+        :math:`10^{-13}` relative.
     parameters : tuple of sympy.Symbol
         The symbolic parameters of f, in the order of their names (empty for most f).
     center
@@ -156,9 +158,14 @@ class HermiteCoefficients:
     def at(self, **params: float) -> "HermiteCoefficients":
         r"""The Hermite data of f at one value of each parameter: a :class:`HermiteCoefficients` without parameters.
 
-        Each value is read as the exact decimal it prints as (``0.1`` is 1/10), so closed
-        forms are found at the point as for any f (``erf(s*x)`` at ``s=0.5`` is ``erf(x/2)``).
-        An f that is constant (for example zero) at the point is refused there.
+        Each value is read as the exact decimal it prints as (``0.1`` is 1/10). When every datum
+        has a closed form in the parameters, closed forms are found at the point as for any f
+        (``erf(s*x)`` at ``s=0.5`` is ``erf(x/2)``). Otherwise (``T*softplus(x/T)``) SymPy does not
+        search at the point: the data with a closed form in the parameters are that form at the
+        point, the others the float64 rules of :meth:`numeric` (their estimates in ``error``),
+        and the verified 30-digit quadrature where the estimate refuses float64: milliseconds,
+        not SymPy's budget per datum. An f that is constant (for example zero) at the point is
+        refused there.
 
         Examples
         --------

@@ -17,6 +17,7 @@ numerically.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -189,10 +190,66 @@ def at_point(h, params: Mapping[str, Any], hermite: Callable) -> Any:
     point = {symbol: _exact_value(name, params[name]) for symbol, name in zip(h.parameters, names)}
     f = h.given.xreplace(point)
     _refuse_constant(h.f, f, point)
+    if any(h.exact[k] is None for k in KEYS):
+        found = _numeric_point(h, point, f, hermite)
+        if found is not None:
+            return found
     try:
         return hermite(f, center=h.center, method=h.method, timeout=h.timeout)
     except NonlinearityError as exc:
         raise NonlinearityError(f"f = {h.f} at {_point(point)}: {exc}") from None
+
+
+def _numeric_point(h, point: Mapping, given: sp.Expr, hermite: Callable) -> Any:
+    r"""The data of f at one point when some datum has no closed form in the parameters: the numeric route.
+
+    A datum with a closed form in the parameters is that form at the exact point; the others are the float64
+    rules of :mod:`.gauss_hermite` where their estimate accepts the point (the estimates are kept in ``error``),
+    else the verified 30-digit quadrature (:func:`hermite` with ``method="numeric"``, cached on disk by the
+    expression, which holds the values). SymPy does not look for closed forms of f at the point: one that has
+    none in its parameters has none at a generic point, and the search costs its CPU budget per datum.
+    None when a closed form cannot be evaluated at the point (the caller then takes the exact route).
+    """
+    exact = {k: None if h.exact[k] is None else h.exact[k].xreplace(point) for k in KEYS}
+    known = {}
+    for key, form in exact.items():
+        if form is not None:
+            value = complex(form.evalf(DPS))
+            if value.imag != 0 or not np.isfinite(value.real):
+                return None
+            known[key] = value.real
+    row = np.array([[float(v) for v in point.values()]])
+    data, accepted, estimate = gauss_hermite_data(h.f, h.parameters, row, h.center)
+    error = None
+    if accepted[0]:
+        numeric = {k: float(data[k][0]) for k in KEYS}
+        error = {k: 0.0 if k in known else float(estimate[k][0]) for k in KEYS}
+    else:
+        try:
+            fallback = hermite(h.f.xreplace(point), center=h.center, method="numeric")
+        except NonlinearityError as exc:
+            raise NonlinearityError(f"f = {h.f} at {_point(point)}: {exc}") from None
+        numeric = {k: getattr(fallback, k) for k in KEYS}
+    values = {k: known.get(k, numeric[k]) for k in KEYS}
+    _check_usable(h, {k: np.asarray(v) for k, v in values.items()}, [np.asarray(v) for v in row[0]])
+    f, centered_by = h.f.xreplace(point), 0.0
+    if h.center and h.source["a0"] == "numeric":      # each point centered by its own a_0, as hermite() does
+        shift = _uncentered_a0(h, row, given, hermite)
+        if abs(shift) > 1e-20 * np.sqrt(values["nu"] + shift * shift):
+            f, centered_by = given - sp.Float(shift, DPS), shift
+    elif h.center:
+        centered_by = float((h.given - h.f).xreplace(point))
+    return dataclasses.replace(h, f=f, values=values, exact=exact, centered_by=centered_by, error=error,
+                               source={k: h.source[k] if k in known else "numeric" for k in KEYS}, parameters=(),
+                               given=given)
+
+
+def _uncentered_a0(h, row: np.ndarray, given: sp.Expr, hermite: Callable) -> float:
+    """:math:`a_0` of f before centering at the point (float64 rules, or the 30-digit quadrature)."""
+    data, accepted, _ = gauss_hermite_data(h.given, h.parameters, row, False)
+    if accepted[0]:
+        return float(data["a0"][0])
+    return float(hermite(given, method="numeric").a0)
 
 
 def expression_at(f: Any, params: Mapping[str, Any]) -> sp.Expr:

@@ -7,6 +7,7 @@ module                     what it holds
 :mod:`.lazy`               public names imported on first use (PEP 562)
 :mod:`.progress`           progress bars on stderr (tqdm)
 :mod:`.jit`                Numba kernels compiled once they pay for themselves
+:mod:`.memory`             the memory this process really has (ulimit -v, the cgroup, MemAvailable)
 =========================  ====================================================================
 
 NumPy only: importing it loads neither SymPy nor Numba.

@@ -3,14 +3,14 @@ r"""Peak memory of a simulation, and its refusal before anything is allocated.
 :func:`memory_estimate` counts the float64 arrays alive at the worst moment of one draw
 (``X`` is p-by-n; the scores, :math:`K` and the Gram matrices are n-by-n or
 min(p, n)-squared; plus the workspace of the factorization and the Lanczos bases); a run
-that would not fit in the available memory is refused with a
+that would not fit in the memory this process really has (the tightest of ``ulimit -v``, the
+cgroup's limit and MemAvailable: :mod:`symrmt.runtime.memory`) is refused with a
 :class:`~symrmt.errors.ParameterError` that gives the figures (:func:`check_memory`).
 """
 from __future__ import annotations
 
-import os
-
 from ..errors import ParameterError
+from ..runtime import memory as runtime_memory
 from .linalg import SYRK_COLUMNS
 from .model import BLOCK_ROWS
 from .routes import Plan, concurrent
@@ -82,18 +82,15 @@ def _peak_bytes(plan: Plan, seeds: int, gammas: int, spectrum: str | None, weigh
 
 
 def available_memory() -> int | None:
-    """MemAvailable of /proc/meminfo (bytes), else the free physical pages; None if unknown."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):  # pragma: no cover - platforms without sysconf
-        return None
+    """Bytes this process may still allocate: the tightest of ``ulimit -v``, the cgroup limit and MemAvailable
+    (:func:`symrmt.runtime.memory.available`); None if unknown."""
+    budget = runtime_memory.available()
+    return None if budget is None else budget.bytes
+
+
+def _binding_limit() -> str:
+    budget = runtime_memory.available()
+    return "" if budget is None else " " + budget.source
 
 
 def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = None,
@@ -108,5 +105,5 @@ def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = Non
         raise ParameterError(
             f"n = {n}, p = {p}, seeds = {seeds}: {what} needs about {need / _GIB:.3g} GiB "
             f"(X alone, p-by-n float64, is {8.0 * p * n / _GIB:.3g} GiB) but only {available / _GIB:.3g} GiB "
-            "of memory are available. Use a smaller n or c."
+            f"of memory are available{_binding_limit()}. Use a smaller n or c."
         )

@@ -231,7 +231,8 @@ def _tridiagonal(instance: Instance, grid: np.ndarray, linear: bool, attention: 
         linear_args, attention_args = instance.linear_problem(), instance.attention_problem()
         done = threads.run_pair(
             lambda: linalg.tridiagonal_errors(*attention_args[:2], grid, *attention_args[2:], threads=blas),
-            lambda: linalg.tridiagonal_errors(*linear_args[:2], grid, *linear_args[2:], threads=blas), strategy)
+            lambda: linalg.tridiagonal_errors(*linear_args[:2], grid, *linear_args[2:], threads=blas), strategy,
+            need=3 * sum(a.nbytes for a in (*linear_args[:2], *attention_args[:2]) if isinstance(a, np.ndarray)))
         out["attention"] = instance.finish(done[0], grid, True)
         out["linear"] = instance.finish(done[1], grid, False)
         return out

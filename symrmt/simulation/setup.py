@@ -25,6 +25,7 @@ from ..errors import ParameterError
 from ..geometry import Geometry, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable
 from ..nonlinearity.simulated import centered_for_simulation
+from ..runtime.memory import room_for_thread
 from ..runtime.progress import progress_bar
 from .model import Model, draw
 from .result import frozen
@@ -215,9 +216,11 @@ class Setup:
         arrays alive). Exact: each seed has its own generator, so what a seed draws does not depend on when. One
         more X is alive meanwhile: the caller asks for it only where
         :func:`~symrmt.simulation.routes.concurrent` allows four arrays of the draw's size
-        (:mod:`~symrmt.simulation.memory` counts it there).
+        (:mod:`~symrmt.simulation.memory` counts it there), and where the address-space limit leaves room for
+        the worker thread (:func:`symrmt.runtime.memory.room_for_thread`).
         """
         generators = seed_generators(self.seed, self.seeds)
+        ahead = ahead and room_for_thread(2 * 8.0 * self.model.n * self.model.p)   # no spin under ulimit -v
         drawn = _drawn_ahead(self.model, generators) if ahead else (None,) * self.seeds
         bar = progress_bar(zip(generators, drawn), desc="simulate", unit="seed", total=self.seeds, enabled=progress)
         return [one_draw(rng, box) for rng, box in bar]

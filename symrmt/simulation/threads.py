@@ -52,6 +52,7 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import lapack
 
+from ..runtime.memory import room_for_thread
 from . import two_stage
 
 __all__ = ["CALIBRATION_SIZE", "PROBE_SIZE", "MEASURED_FROM", "PRODUCTS_SIZE", "STRATEGIES", "Strategy", "ThreadPolicy",
@@ -161,10 +162,16 @@ def _strategies(threads: int) -> dict[str, Strategy]:
             "threaded": Strategy("threaded", False, threads)}
 
 
-def run_pair(first: Callable[[], object], second: Callable[[], object], strategy: Strategy) -> tuple:
-    """``(first(), second())`` under ``strategy``: concurrently in two Python threads, or one after the other."""
+def run_pair(first: Callable[[], object], second: Callable[[], object], strategy: Strategy,
+             need: float = 0.0) -> tuple:
+    """``(first(), second())`` under ``strategy``: concurrently in two Python threads, or one after the other.
+
+    One after the other also when the address-space limit leaves no room for a second thread that calls
+    BLAS and the ``need`` bytes its calls allocate (:func:`symrmt.runtime.memory.room_for_thread`: OpenBLAS
+    would spin forever on its buffer); the results are the same, each call keeping its BLAS threads.
+    """
     with blas_threads(strategy.threads):
-        if not strategy.concurrent:
+        if not strategy.concurrent or not room_for_thread(need):
             return first(), second()
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(second)

@@ -35,6 +35,7 @@ from typing import Hashable, Mapping
 import numpy as np
 
 from ..runtime.cpus import usable_cpus
+from ..runtime.memory import THREAD_RESERVE, room_for_thread
 from ..errors import ConvergenceError, ParameterError
 from .compiled import CompiledObservable, CompiledSystem
 from .exact import solve_exact
@@ -148,7 +149,8 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
     batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // threads)))
     batches = [problem.subset(slice(i, i + batch), nodes) for i in range(0, size, batch)]
     with np.errstate(all="ignore"):     # non-finite values are tested for and refused explicitly
-        if len(batches) > 1 and threads > 1:
+        # Under ulimit -v each thread needs room for its stack, arena and BLAS buffer (symrmt.runtime.memory).
+        if len(batches) > 1 and threads > 1 and room_for_thread((threads - 1) * THREAD_RESERVE):
             # NumPy releases the GIL inside its loops, so batches solved in threads use every core.
             with ThreadPoolExecutor(max_workers=threads) as pool:
                 parts = list(pool.map(lambda part: _solve_flat(part, quadrature_tolerance), batches))

@@ -39,13 +39,12 @@ import numpy as np
 from ..errors import ConvergenceError, ParameterError
 from ..models import Model
 from ..models import get as get_model
-from ..models.model import system_domains
 from ..solve import Parameters, PointFailure, SolveResult, check_parameters, solve
 from ..solve.exact import newton_error
 from ..solve.failures import failure_message
 
 __all__ = ["FORMS", "DEFAULT_FORM", "A1_FLOOR", "NEWTON_ERROR_CEILING", "Route", "FormResult", "solve_in_form",
-           "answered_algebraically", "check_form"]
+           "answered_algebraically", "check_form", "compile_seconds", "check_compile_cost", "MAX_COMPILE_SECONDS"]
 
 #: The forms the public functions take.
 FORMS = ("auto", "algebraic", "quadrature")
@@ -93,6 +92,38 @@ def check_form(form: str) -> str:
     return form
 
 
+#: CPU seconds to derive and compile the attention and linear systems of rank r once (``symrmt theory --gram``,
+#: form auto, less the start-up), measured 3.1, 8.5, 14.1, 46.3 and 110.9 s at r = 8, 12, 16, 24 and 32 on a
+#: 2-core machine (docs/performance.md): least squares in logs give :math:`t \approx 0.0143\, r^{2.55}` s. The
+#: system has :math:`(r + 1)(2r + 1)` Gram entries as symbols and Woodbury matrices of size :math:`O(r)`, and
+#: every generated function holds them all.
+_COMPILE_COEFFICIENT, _COMPILE_EXPONENT = 0.0143, 2.55
+
+#: A first solve estimated to compile longer than this (CPU seconds, :func:`compile_seconds`) is refused by
+#: :func:`check_compile_cost` unless asked for (rank 21 and above).
+MAX_COMPILE_SECONDS = 30.0
+
+
+def compile_seconds(rank: int) -> float:
+    """Estimated CPU seconds to derive and compile the attention and linear systems of ``rank`` (constants above).
+
+    >>> round(compile_seconds(8), 1), round(compile_seconds(32))
+    (2.9, 99)
+    """
+    return _COMPILE_COEFFICIENT * float(rank) ** _COMPILE_EXPONENT
+
+
+def check_compile_cost(rank: int, allow_long: bool = False) -> None:
+    """Refuse (:class:`~symrmt.errors.ParameterError`) weights of a rank whose systems take longer than
+    :data:`MAX_COMPILE_SECONDS` to compile, with the estimate, unless ``allow_long``."""
+    seconds = compile_seconds(rank)
+    if seconds > MAX_COMPILE_SECONDS and not allow_long:
+        raise ParameterError(
+            f"a Gram matrix of rank r = {rank}: the rank-{rank} systems take about {seconds:.0f} s of CPU to derive "
+            f"and compile (growing as r^{_COMPILE_EXPONENT}; {compile_seconds(8):.0f} s at r = 8), several times "
+            "that on a busy machine. Use a lower rank, or pass --allow-long to wait.")
+
+
 def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, form: str = DEFAULT_FORM,
                   partial: bool = False) -> FormResult:
     """Solve ``model``'s system (a :class:`~symrmt.models.Model` or a registered name) of ``rank`` at ``params`` in ``form``.
@@ -105,9 +136,9 @@ def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, f
     """
     check_form(form)
     model = get_model(model)
-    system = model.system(rank)
+    system = model.system_summary(rank)
     if not isinstance(params, Parameters):
-        params = check_parameters(*system_domains(system), params)
+        params = check_parameters(system.parameters, system.domains, params)
     if form == "quadrature" or (form == "auto" and model.auto_form == "quadrature"):
         result = solve(model.compiled(rank, "quadrature"), params, partial=partial)
         return FormResult(**vars(result), form_used=np.full(params.shape, Route.QUADRATURE.value))

@@ -85,14 +85,14 @@ class RidgeSolution:
     @property
     def error(self) -> np.ndarray:
         """:math:`E(\\gamma)`, the ridge error."""
-        from ..derive.attention import ERROR
+        from ..derive.symbols import ERROR
 
         return self[ERROR]
 
     @property
     def phi(self) -> np.ndarray:
         r""":math:`\Phi = y^\top Q y/n`."""
-        from ..derive.attention import PHI
+        from ..derive.symbols import PHI
 
         return self[PHI]
 

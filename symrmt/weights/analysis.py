@@ -47,10 +47,15 @@ from ..validate import distinct_indices, indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
 
-__all__ = ["RankFit", "MatrixFit", "LayerFit", "WeightsAnalysis", "analyze", "plot_spectra", "fitted_singular_values"]
+__all__ = ["RankFit", "MatrixFit", "LayerFit", "WeightsAnalysis", "analyze", "plot_spectra", "fitted_singular_values",
+           "check_plot_layers", "RANK_MAX", "MAX_PLOT_LAYERS"]
 
 #: Default largest rank of the fits (the rank at which the issue's first look was taken).
 RANK_MAX = 32
+
+#: Most layers :func:`plot_spectra` draws (one panel each, three across; with the fits each costs a few SVDs of
+#: size p): GPT-2 XL has 48. A file with more is plotted a selection of layers at a time.
+MAX_PLOT_LAYERS = 48
 
 
 @dataclass(frozen=True)
@@ -255,7 +260,7 @@ class WeightsAnalysis:
 
 
 def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] | None = None,
-            heads: Sequence[int] | None = None, rank_max: int = RANK_MAX,
+            heads: Sequence[int] | None = None, rank_max: int | None = None,
             num_heads: int | None = None) -> WeightsAnalysis:
     r"""Fit :math:`sI + \text{rank } r`, :math:`r = 0..R`, to each layer's :math:`M` and each head's :math:`M_h`.
 
@@ -268,8 +273,9 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
         Layers to analyse (default all).
     heads : sequence of int, optional
         Heads to analyse in each layer (default all; ``()`` for none).
-    rank_max : int
-        Largest rank :math:`R` of the fits, ``0 <= R < p`` (default 32).
+    rank_max : int, optional
+        Largest rank :math:`R` of the fits, ``0 <= R < p`` (default :data:`RANK_MAX` = 32, or ``p - 1`` for a
+        model narrower than that).
     num_heads : int, optional
         Number of heads when the file has no ``config.json`` beside it.
 
@@ -292,6 +298,7 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     weights = source if isinstance(source, AttentionWeights) else read_weights(source, layers, num_heads)
     chosen = _layers(weights, layers)
     head_list = _heads(heads, weights.num_heads)
+    rank_max = min(RANK_MAX, weights.p - 1) if rank_max is None else rank_max
     rank_max = within("rank_max", integer("rank_max", rank_max, 0), 0, weights.p - 1, "(p - 1)")
     return WeightsAnalysis(weights.source, weights.layout, weights.p, weights.num_heads,
                            tuple(_layer_fit(weights, layer, head_list, rank_max) for layer in chosen))
@@ -336,6 +343,13 @@ def _matrix_fit(matrix: CompressedMatrix, layer: int, head: int | None, rank_max
     return MatrixFit(layer, head, sigma, fits, antisymmetric, matrix)
 
 
+def check_plot_layers(count: int) -> None:
+    """Refuse (:class:`~symrmt.errors.ParameterError`) a plot of more than :data:`MAX_PLOT_LAYERS` layers, before the work."""
+    if count > MAX_PLOT_LAYERS:
+        raise ParameterError(f"a plot of {count} layers would need {count} panels; at most {MAX_PLOT_LAYERS} are "
+                             "drawn: plot a selection of layers (analyze(layers=...); CLI: --layer L).")
+
+
 def fitted_singular_values(fit: MatrixFit, rank: int) -> np.ndarray:
     r"""Singular values of the fitted :math:`sI + L_r` (decreasing), to draw against those of :math:`M`."""
     u, sigma, v = low_rank_part(fit.matrix, fit.fit(rank).s, rank)
@@ -350,6 +364,7 @@ def plot_spectra(analysis: WeightsAnalysis, path: str | os.PathLike, ranks: Sequ
     scale) and those of its best :math:`sI + L_r` for each ``r`` in ``ranks`` that was fitted,
     labelled with :math:`s` and the fraction of :math:`\\|M\\|_F` the fit leaves out.
     """
+    check_plot_layers(len(analysis.layers))
     plt = agg_pyplot()
     layers = analysis.layers
     columns = min(3, max(1, len(layers)))

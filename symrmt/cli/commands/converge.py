@@ -37,6 +37,9 @@ def add_converge(sub) -> None:
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y (default auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bars on stderr")
+    p.add_argument("--allow-long", action="store_true",
+                   help="run a ladder with more than 2000 seeds at a size or estimated above an hour (refused "
+                        "otherwise, with the estimate)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="write |MC - theory| against n and E against n^-alpha with the extrapolation (.png, .pdf or .svg)")
 
@@ -55,7 +58,7 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     point = {} if args.attention == "softmax" else single_point(parameter_values(args))
     f = None if args.attention == "softmax" else hermite(args.f, center=args.center, params=point or None)
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
-                      method=args.method, progress=not args.quiet, target=args.target,
+                      method=args.method, progress=not args.quiet, target=args.target, allow_long=args.allow_long,
                       **geometry_kwargs(args, shape), **attention_kwargs(args))
     out = {**result.as_dict(), **({"params": point} if point else {})}
     if not args.json:

@@ -8,8 +8,8 @@ import numpy as np
 
 from ... import models
 from ...errors import SymrmtInputError, shown
-from ...geometry import Geometry
-from ...theory.forms import DEFAULT_FORM, FORMS
+from ...geometry import Geometry, gram_rank
+from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
 from ..arguments import integer_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
@@ -41,6 +41,9 @@ def add_theory(sub) -> None:
     p.add_argument("--form", choices=FORMS, default=DEFAULT_FORM, help=_FORM_HELP)
     p.add_argument("--csv", metavar="FILE.csv", default=None,
                    help="also write the points as CSV, one row per point (replaced atomically if it exists)")
+    p.add_argument("--allow-long", action="store_true",
+                   help="solve with a --gram of high rank although its systems take minutes to compile (refused "
+                        "otherwise, with the estimate)")
     add_weights_arguments(p)
 
 
@@ -175,6 +178,8 @@ def cmd_theory(args: argparse.Namespace) -> dict:
         return weights_theory(args)
     if args.csv is not None:
         check_output_file(args.csv, "--csv", ("csv",))
+    if args.gram is not None:
+        check_compile_cost(gram_rank(args.gram), args.allow_long)
     axes = grid_axes(args)
     if axes:
         return _theory_points(args, axes)
@@ -379,7 +384,7 @@ def _weights_latex(args: argparse.Namespace) -> dict:
                          label_prefix=args.label_prefix)
     out = {"kind": "weights", "f": args.f, "latex": text}
     if target is not None:
-        Path(target).write_text(text, encoding="utf-8")
+        write_text_atomically(target, text)
         out[flag[2:]] = target
         if not args.json:
             print(f"{flag[2:]} written to {target}")

@@ -1,0 +1,488 @@
+r"""Compiled systems kept on disk as checked data, so that a new process skips the derivation and the code generation.
+
+A process that solves a model derives its system in SymPy and generates its NumPy functions
+(:func:`~symrmt.codegen.compile_system`): seconds, in every new process. :func:`compiled` keeps
+what that produced for a (model, rank, form) on disk in the ``systems/`` folder of the disk cache
+(:func:`symrmt.runtime.cache_dir.cache_root`; ``SYMRMT_CACHE_DIR=off`` disables it), one JSON file
+per request: the source text of each generated function, the names of the NumPy functions it calls,
+the keys (each a symbol's name and assumptions) and the data the solver needs (domains, counts,
+branch comparisons). :func:`summary` keeps what the theory layer reads of the quadrature system
+itself (its name, parameters and their domains, unknowns, observables) the same way.
+
+What is checked before an entry is used
+---------------------------------------
+The file is untrusted data. It is used only when
+
+- its SHA-256 checksum matches its content, and it was written by this version of the code that
+  generates it: the tag holds the Python, NumPy, SciPy and SymPy versions and the SHA-256 of the
+  sources of :mod:`symrmt.derive`, :mod:`symrmt.codegen` and :mod:`symrmt.models` (any change of
+  them, or another package version, is a miss);
+- each function's source parses to the statements :func:`sympy.lambdify` writes and nothing else
+  (:func:`_checked_source`): one ``def`` whose body assigns names and returns; its expressions are
+  names, numbers, arithmetic, comparisons, lists, tuples, and calls of names; no attribute, import,
+  subscript or other statement; every name it reads is an argument, an earlier assignment, or a
+  name of the recorded namespace, each of which must be that very attribute of NumPy,
+  :mod:`scipy.special`, :mod:`functools` or :mod:`math` and only compute (a ufunc, a number, or one
+  of the few array functions of :data:`_COMPUTING`: nothing that reads or writes files), or one of
+  the back end's own :data:`~symrmt.codegen.numpy_backend.MODULES` translations.
+
+Anything else (a truncated, edited or foreign file, another version, an unknown name) is a miss:
+the file is deleted with a :class:`SystemCacheWarning` and the system derived and stored again.
+The checksum protects against corruption, not against someone who can write the user's cache
+folder and recompute it; what such a file can run is still limited to the grammar above.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib
+import inspect
+import json
+import linecache
+import math
+import pathlib
+import sys
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import sympy as sp
+
+from ..runtime.cache_dir import cache_root
+from ..runtime.files import write_text_atomically
+from ..solve.compiled import CompiledObservable, CompiledSystem
+
+__all__ = ["SystemCacheWarning", "SystemSummary", "compiled", "summary", "FORMAT"]
+
+#: Bump when the layout of an entry changes: older entries are then never matched.
+FORMAT = 1
+_MAX_BYTES = 20_000_000
+#: The modules whose attributes generated code may call, by the name it calls them.
+_MODULES = ("numpy", "scipy.special", "numpy.linalg", "functools", "math", "builtins")
+_TRANSLATIONS = "symrmt.codegen.numpy_backend:MODULES"
+_FUNCTIONS = ("law_function", "fixed_point_function", "residual_function", "averages_function", "start_function",
+              "initial_function", "branch_function")
+_unusable: set[str] = set()
+
+
+class SystemCacheWarning(UserWarning):
+    """An entry of the compiled-system cache was refused (and deleted), or the cache is unusable."""
+
+
+class SystemSummary:
+    """What the theory layer reads of a derived system: name, parameters and domains, unknowns, observables."""
+
+    def __init__(self, name: str, parameters: tuple, domains: dict, unknowns: tuple, observables: tuple) -> None:
+        self.name, self.parameters, self.domains = name, parameters, domains
+        self.unknowns, self.observables = unknowns, observables
+
+    @classmethod
+    def of(cls, system) -> "SystemSummary":
+        from .calculus import parameter_domains
+
+        return cls(system.name, tuple(system.parameters), parameter_domains(system), tuple(system.unknowns),
+                   tuple(system.observables))
+
+
+# ----------------------------------------------------------------------------------------------- the key
+
+
+@functools.lru_cache(maxsize=1)
+def _tag() -> dict[str, str]:
+    """The versions of what generated an entry: the libraries and the sources of derive, codegen and models."""
+    import scipy
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for package in ("derive", "codegen", "models"):
+        for path in sorted((root / package).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return {"python": sys.version, "numpy": np.__version__, "scipy": scipy.__version__, "sympy": sp.__version__,
+            "sources": digest.hexdigest()}
+
+
+def _folder() -> pathlib.Path | None:
+    try:
+        root = cache_root()
+    except (RuntimeError, KeyError, OSError):
+        return None
+    if root is None or str(root) in _unusable:
+        return None
+    return root / "systems"
+
+
+def _path(folder: pathlib.Path, request: dict) -> pathlib.Path:
+    tag = json.dumps({"format": FORMAT, **_tag(), **request}, sort_keys=True)
+    return folder / (hashlib.sha256(tag.encode()).hexdigest()[:40] + ".json")
+
+
+def _checksum(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------ public entry points
+
+
+def compiled(request: dict, build: Callable[[], CompiledSystem]) -> CompiledSystem:
+    """The compiled system of ``request`` (a JSON-able dict naming model, rank, form), from disk or ``build()``.
+
+    ``build`` is called on a miss (no entry, the cache off, or an entry refused) and its result stored
+    when every function can be written as checked data (else it is only returned)."""
+    entry = _load({**request, "kind": "compiled"})
+    if entry is not None:
+        try:
+            return _system_from(entry)
+        except _Refused as exc:
+            _discard({**request, "kind": "compiled"}, str(exc))
+    system = build()
+    _store({**request, "kind": "compiled"}, lambda: _system_to(system))
+    return system
+
+
+def summary(request: dict, build: Callable[[], Any]) -> SystemSummary:
+    """The :class:`SystemSummary` of the derived system of ``request``, from disk or of ``build()`` (the system)."""
+    entry = _load({**request, "kind": "summary"})
+    if entry is not None:
+        try:
+            symbols = _symbols(entry["symbols"])
+            return SystemSummary(_text(entry["name"]), _keys(entry["parameters"], symbols),
+                                 _domains(entry["domains"], symbols), _keys(entry["unknowns"], symbols),
+                                 _keys(entry["observables"], symbols))
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:
+            _discard({**request, "kind": "summary"}, str(exc) or type(exc).__name__)
+    made = SystemSummary.of(build())
+
+    def data() -> dict:
+        keys = (*made.parameters, *made.unknowns, *made.observables)
+        return {"name": made.name, "symbols": _symbols_to(keys), "parameters": [k.name for k in made.parameters],
+                "domains": {k.name: _domain_to(v) for k, v in made.domains.items()},
+                "unknowns": [k.name for k in made.unknowns], "observables": [k.name for k in made.observables]}
+
+    _store({**request, "kind": "summary"}, data)
+    return made
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+class _Refused(ValueError):
+    """An entry that is not what this package writes."""
+
+
+def _load(request: dict) -> dict | None:
+    folder = _folder()
+    if folder is None:
+        return None
+    path = _path(folder, request)
+    try:
+        if not path.is_file():
+            return None
+        if path.stat().st_size > _MAX_BYTES:
+            raise _Refused(f"larger than {_MAX_BYTES} bytes")
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(entry, dict):
+            raise _Refused("not an entry of this cache")
+        body = {k: v for k, v in entry.items() if k != "checksum"}
+        if entry.get("checksum") != _checksum(body):
+            raise _Refused("checksum mismatch")
+        if entry.get("format") != FORMAT or entry.get("tag") != _tag():
+            raise _Refused("written by another version")
+        if entry.get("request") != request or not isinstance(entry.get("data"), dict):
+            raise _Refused("stored for another request")
+        return entry["data"]
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        _discard(request, str(exc)[:200] or type(exc).__name__)
+        return None
+
+
+def _discard(request: dict, reason: str) -> None:
+    folder = _folder()
+    path = None if folder is None else _path(folder, request)
+    warnings.warn(f"symrmt: discarded the compiled-system cache entry {str(path)[:200]!r} ({reason[:200]}); "
+                  "deriving the system again", SystemCacheWarning, stacklevel=3)
+    if path is not None:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Refused("a name is not text")
+    return value
+
+
+def _symbols(data: Any) -> dict[str, sp.Symbol]:
+    """``{name: Symbol}`` from ``{name: {assumption: bool}}``."""
+    if not isinstance(data, dict):
+        raise _Refused("malformed symbols")
+    out = {}
+    for name, assumptions in data.items():
+        if not (isinstance(name, str) and name.isprintable() and isinstance(assumptions, dict)
+                and all(isinstance(k, str) and k.isidentifier() and isinstance(v, bool)
+                        for k, v in assumptions.items())):
+            raise _Refused(f"malformed symbol {str(name)[:40]!r}")
+        try:
+            out[name] = sp.Symbol(name, **assumptions)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise _Refused(f"symbol {name[:40]!r}: {exc}") from None
+    return out
+
+
+def _keys(names: Any, symbols: dict) -> tuple:
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in symbols for n in names):
+        raise _Refused("a key is not among the symbols")
+    return tuple(symbols[n] for n in names)
+
+
+def _domains(data: Any, symbols: dict) -> dict:
+    if not isinstance(data, dict):
+        raise _Refused("malformed domains")
+    out = {}
+    for name, value in data.items():
+        if name not in symbols or not (isinstance(value, list) and len(value) == 4):
+            raise _Refused("malformed domain")
+        lower, upper = float(_text(value[0])), float(_text(value[1]))
+        if not (isinstance(value[2], bool) and isinstance(value[3], bool)) or math.isnan(lower) or math.isnan(upper):
+            raise _Refused("malformed domain")
+        out[symbols[name]] = (lower, upper, value[2], value[3])
+    return out
+
+
+def _namespace(data: Any) -> dict[str, Any]:
+    """The names generated code may call: each must be that attribute of one of :data:`_MODULES` or a translation."""
+    from .numpy_backend import MODULES
+
+    if not isinstance(data, dict):
+        raise _Refused("malformed namespace")
+    out = {}
+    for name, origin in data.items():
+        if not (isinstance(name, str) and name.isidentifier() and not name.startswith("__")):
+            raise _Refused(f"name {str(name)[:40]!r}")
+        if origin == _TRANSLATIONS and name in MODULES[0]:
+            out[name] = MODULES[0][name]
+        elif origin in _MODULES:
+            value = getattr(importlib.import_module(origin), name, None)
+            if not _computes_only(name, value):
+                raise _Refused(f"name {name!r} of {origin} is not a function that only computes")
+            out[name] = value
+        else:
+            raise _Refused(f"name {name!r} from {str(origin)[:40]!r}")
+    return out
+
+
+#: Functions generated code may call besides the ufuncs: they compute arrays and do nothing else (no I/O).
+_COMPUTING = frozenset({"reduce", "select", "where", "real", "imag", "amax", "amin", "array", "asarray", "abs", "min",
+                        "max"})
+
+
+def _computes_only(name: str, value: Any) -> bool:
+    """Whether ``value`` may be called by generated code: a ufunc, a number, or one of :data:`_COMPUTING`."""
+    if isinstance(value, np.ufunc) or (isinstance(value, (int, float, complex)) and not isinstance(value, bool)):
+        return True
+    return name in _COMPUTING and callable(value)
+
+
+_ALLOWED = (ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.Return, ast.Name, ast.Load,
+            ast.Store, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Call, ast.List, ast.Tuple, ast.Compare, ast.BoolOp,
+            ast.IfExp, ast.keyword, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Expr)
+
+
+def _checked_source(source: Any, namespace: dict) -> ast.Module:
+    """The parsed ``source`` if it is one function of the grammar in the module docstring, else :class:`_Refused`."""
+    if not isinstance(source, str) or len(source) > _MAX_BYTES:
+        raise _Refused("malformed source")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        raise _Refused("the source does not parse") from None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        raise _Refused("the source is not one function")
+    function = tree.body[0]
+    arguments = function.args
+    if (function.decorator_list or function.returns or arguments.vararg or arguments.kwarg or arguments.kwonlyargs
+            or arguments.posonlyargs or arguments.defaults):
+        raise _Refused("the function's signature is not lambdify's")
+    known = {a.arg for a in arguments.args} | set(namespace)
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise _Refused(f"the source has a {type(node).__name__}")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, complex, str, type(None))):
+            raise _Refused("the source has a constant of another kind")
+        if isinstance(node, ast.Expr) and not (node is function.body[0] and isinstance(node.value, ast.Constant)):
+            raise _Refused("the source has an expression statement")
+    for statement in function.body:
+        if isinstance(statement, ast.Assign):
+            if not all(isinstance(t, ast.Name) for t in statement.targets):
+                raise _Refused("an assignment to something other than a name")
+            _names_known(statement.value, known)
+            known |= {t.id for t in statement.targets}
+        elif isinstance(statement, ast.Return):
+            _names_known(statement.value, known)
+        elif not isinstance(statement, ast.Expr):
+            raise _Refused("a statement lambdify does not write")
+    return tree
+
+
+def _names_known(node: ast.AST | None, known: set) -> None:
+    for sub in ast.walk(node) if node is not None else ():
+        if isinstance(sub, ast.Name) and (sub.id not in known or sub.id.startswith("__")):
+            raise _Refused(f"the source reads the unknown name {sub.id[:40]!r}")
+
+
+def _function(data: Any, label: str) -> Callable | None:
+    """A generated function rebuilt from checked data (its source kept in :mod:`linecache` for the kernels)."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise _Refused(f"{label}: malformed")
+    namespace = _namespace(data.get("namespace"))
+    source = data.get("source")
+    tree = _checked_source(source, namespace)
+    filename = f"<symrmt cached {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(namespace)
+    exec(compile(tree, filename, "exec"), scope)     # noqa: S102 - checked above: lambdify's grammar, known names only
+    return scope[tree.body[0].name]
+
+
+def _system_from(data: dict) -> CompiledSystem:
+    from .numba_backend import pointwise_kernel
+
+    symbols = _symbols(data.get("symbols"))
+    try:
+        functions = {slot: _function(data["functions"].get(slot), slot) for slot in _FUNCTIONS}
+        observables = []
+        for item in data["observables"]:
+            value, rate = _function(item["value"], "observable"), _function(item.get("rate"), "rate")
+            natives = item["natives"]
+            observables.append(CompiledObservable(
+                _keys([item["key"]], symbols)[0], _text(item["kind"]), int(item["size"]), bool(item["real"]), value,
+                rate, pointwise_kernel(value, int(natives[0])) if natives[0] else None,
+                pointwise_kernel(rate, int(natives[1])) if natives[1] and rate is not None else None))
+        admissible = {_keys([k], symbols)[0]: (_function(v[0], "admissible"), _text(v[1]))
+                      for k, v in data["admissible"].items()}
+        natives = data["natives"]
+        return CompiledSystem(
+            name=_text(data["name"]), parameters=_keys(data["parameters"], symbols),
+            domains=_domains(data["domains"], symbols), unknowns=_keys(data["unknowns"], symbols),
+            complex=bool(data["complex"]), variable=_keys([data["variable"]], symbols)[0],
+            predictor=_text(data["predictor"]), law=None if data["law"] is None else _text(data["law"]),
+            law_function=functions["law_function"], law_keywords=tuple(_text(k) for k in data["law_keywords"]),
+            averages_count=int(data["averages_count"]), fixed_point_averages_count=int(data["fixed_point_averages_count"]),
+            fixed_point_function=functions["fixed_point_function"], residual_function=functions["residual_function"],
+            averages_function=functions["averages_function"], observables=tuple(observables),
+            start_function=functions["start_function"], initial_function=functions["initial_function"],
+            branch=tuple(_text(b) for b in data["branch"]), branch_function=functions["branch_function"],
+            admissible=admissible,
+            residual_native=pointwise_kernel(functions["residual_function"], int(natives[0])) if natives[0] else None,
+            branch_native=pointwise_kernel(functions["branch_function"], int(natives[1])) if natives[1] else None)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, _Refused):
+            raise
+        raise _Refused(f"malformed system ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+class _NotData(Exception):
+    """Something of a compiled system that cannot be written as checked data (the system is then not stored)."""
+
+
+def _store(request: dict, data: Callable[[], dict]) -> None:
+    folder = _folder()
+    if folder is None:
+        return
+    try:
+        body = {"format": FORMAT, "tag": _tag(), "request": request, "data": data()}
+    except _NotData:
+        return
+    text = json.dumps({**body, "checksum": _checksum(body)}, sort_keys=True, separators=(",", ":"))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomically(_path(folder, request), text)
+    except OSError as exc:
+        _unusable.add(str(cache_root()))
+        warnings.warn(f"symrmt: the compiled-system cache is off: cannot write in {str(folder)[:200]!r} ({exc}); set "
+                      "SYMRMT_CACHE_DIR to a writable folder, or to 'off'", SystemCacheWarning, stacklevel=3)
+
+
+def _symbols_to(keys) -> dict:
+    out = {}
+    for key in keys:
+        if type(key) is not sp.Symbol or out.get(key.name, key.assumptions0) != key.assumptions0:
+            raise _NotData(f"the key {key!r} is not a plain symbol")
+        out[key.name] = dict(key.assumptions0)
+    return out
+
+
+def _domain_to(domain: tuple) -> list:
+    lower, upper, lower_open, upper_open = domain
+    return [repr(float(lower)), repr(float(upper)), bool(lower_open), bool(upper_open)]
+
+
+def _function_to(function: Callable | None) -> dict | None:
+    """A generated function as data: its source and where each name it calls comes from."""
+    if function is None:
+        return None
+    from .numpy_backend import MODULES
+
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        raise _NotData("no source") from None
+    scope = function.__globals__
+    namespace = {}
+    arguments = set(inspect.signature(function).parameters)
+    for name in _read_names(source) - arguments:
+        if name not in scope:
+            continue                                  # a local assignment of the function
+        value = scope[name]
+        if name in MODULES[0] and MODULES[0][name] is value:
+            namespace[name] = _TRANSLATIONS
+            continue
+        for module in _MODULES:
+            if getattr(importlib.import_module(module), name, None) is value and _computes_only(name, value):
+                namespace[name] = module
+                break
+        else:
+            raise _NotData(f"the name {name} is not of a known module")
+    try:
+        _checked_source(source, {**namespace, **{n: None for n in _assigned(source)}})
+    except _Refused as exc:
+        raise _NotData(str(exc)) from None
+    return {"source": source, "namespace": namespace}
+
+
+def _read_names(source: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+
+
+def _assigned(source: str) -> set[str]:
+    return {t.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assign) for t in n.targets
+            if isinstance(t, ast.Name)}
+
+
+def _natives(kernel) -> int:
+    return 0 if kernel is None else int(kernel.outputs)
+
+
+def _system_to(system: CompiledSystem) -> dict:
+    keys = (*system.parameters, *system.unknowns, *(o.key for o in system.observables), *system.admissible)
+    return {
+        "name": system.name, "symbols": _symbols_to(keys), "parameters": [k.name for k in system.parameters],
+        "domains": {k.name: _domain_to(v) for k, v in system.domains.items()},
+        "unknowns": [k.name for k in system.unknowns], "complex": bool(system.complex),
+        "variable": system.variable.name, "predictor": system.predictor, "law": system.law,
+        "law_keywords": list(system.law_keywords), "averages_count": int(system.averages_count),
+        "fixed_point_averages_count": int(system.fixed_point_averages_count),
+        "functions": {slot: _function_to(getattr(system, slot)) for slot in _FUNCTIONS},
+        "observables": [{"key": o.key.name, "kind": o.kind, "size": int(o.size), "real": bool(o.real),
+                         "value": _function_to(o.value), "rate": _function_to(o.rate),
+                         "natives": [_natives(o.value_native), _natives(o.rate_native)]} for o in system.observables],
+        "admissible": {k.name: [_function_to(fn), accuracy] for k, (fn, accuracy) in system.admissible.items()},
+        "branch": list(system.branch), "natives": [_natives(system.residual_native), _natives(system.branch_native)],
+    }
