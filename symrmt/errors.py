@@ -10,7 +10,10 @@ solver could not solve to its tolerance. The CLI maps them to exit statuses
 from __future__ import annotations
 
 __all__ = ["SymrmtError", "SymrmtInputError", "ParseError", "NonlinearityError", "ParameterError",
-           "ConvergenceError"]
+           "ParameterTypeError", "ConvergenceError", "shown", "shortened", "QUOTE_WIDTH"]
+
+#: The most characters a message quotes of one user value (:func:`shown`): a long input is cut in the middle.
+QUOTE_WIDTH = 80
 
 
 class SymrmtError(Exception):
@@ -80,6 +83,14 @@ class ParameterError(SymrmtInputError):
     """
 
 
+class ParameterTypeError(ParameterError, TypeError):
+    """A parameter of the wrong type: text, a boolean or a complex number where a real number is expected.
+
+    Also a ``TypeError`` (the Python convention for a wrong type) and a :class:`ParameterError` (so that
+    ``except ValueError`` and the command line's exit status 2 still catch it).
+    """
+
+
 class ConvergenceError(SymrmtError, RuntimeError):
     """Valid input that the numeric solver did not solve to its tolerance; the message gives the point.
 
@@ -100,3 +111,50 @@ class ConvergenceError(SymrmtError, RuntimeError):
     def __init__(self, message: str, failures: tuple = ()) -> None:
         super().__init__(message)
         self.failures = tuple(failures)
+
+
+def shortened(text: str, width: int = QUOTE_WIDTH, length: int | None = None) -> str:
+    """``text`` if it has at most ``width`` characters, else its start and end around ``...`` and its length
+    (``length``, where ``text`` quotes a value of another length: the characters the user typed).
+
+    >>> shortened("x" * 10, 20)
+    'xxxxxxxxxx'
+    >>> shortened("a" * 50 + "b" * 50, 40)
+    'aaaaaaaaaaaaaa...bbbbbb (100 characters)'
+    """
+    if len(text) <= width:
+        return text
+    tail = f" ({len(text) if length is None else length} characters)"
+    keep = max(width - len(tail) - 3, 8)
+    head = keep - keep // 3                   # more of the start, where a value's kind shows
+    return text[:head] + "..." + text[len(text) - (keep - head):] + tail
+
+
+def shown(value: object, width: int = QUOTE_WIDTH) -> str:
+    """The repr of a user value for a one-line message, at most about ``width`` characters (cut in the middle).
+
+    The one way a message quotes what the user gave: a 1 MB string or list, a 5000-digit integer (whose repr
+    Python refuses beyond 4300 digits) and an object whose repr fails are all shown in one short line.
+
+    >>> shown("tanh(x)")
+    "'tanh(x)'"
+    >>> shown(10**5000)
+    '<an integer of 5001 digits>'
+    >>> len(shown("x" * 10**6)) <= 80
+    True
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * width:
+        digits = _digits(abs(value))
+        return f"<{'a negative' if value < 0 else 'an'} integer of {digits} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that fails (too many digits, a broken object) is not the user's fault
+        return f"a {type(value).__name__}"
+    return shortened(text if isinstance(value, str) else " ".join(text.split()), width,
+                     len(value) if isinstance(value, str) else None)
+
+
+def _digits(value: int) -> int:
+    """The number of decimal digits of ``value`` >= 1, without converting it to text (Python limits that)."""
+    estimate = max(int(value.bit_length() * 0.30102999566398120), 1)
+    return estimate + (value >= 10**estimate)

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, ParameterTypeError, shown
 from .validate import real_scalar
 
 __all__ = ["Geometry", "GRAM_RTOL", "MAX_NORM", "RANK1_ENTRIES", "check_gram", "gram_rank", "resolve_gram",
@@ -85,13 +85,13 @@ class Geometry:
         for name in ("mu_norm", "wk_norm", "wq_norm"):
             value = real_scalar(name, getattr(self, name))
             if not 0 <= value <= MAX_NORM:      # also refuses NaN
-                raise ParameterError(f"{name} = {value!r}: a norm must be a number in [0, {MAX_NORM:g}] "
+                raise ParameterError(f"{name} = {shown(value)}: a norm must be a number in [0, {MAX_NORM:g}] "
                                      "(the model is for norms of order 1, and the theory is not solved beyond).")
             object.__setattr__(self, name, value)
         for name in ("cos_mu_wk", "cos_mu_wq", "cos_wk_wq"):
             value = real_scalar(name, getattr(self, name))
             if not abs(value) <= 1 + 1e-12:
-                raise ParameterError(f"{name} = {value!r}: a cosine must lie in [-1, 1].")
+                raise ParameterError(f"{name} = {shown(value)}: a cosine must lie in [-1, 1].")
             object.__setattr__(self, name, value)
         try:
             check_gram(self._cosines_of_live())
@@ -194,13 +194,17 @@ def check_gram(gram: Any, name: str = "gram") -> np.ndarray:
     symrmt.errors.ParameterError: gram is not positive semi-definite (smallest eigenvalue -1 at some point): no vectors have this Gram matrix; build it from actual vectors, e.g. V @ V.T.
     """
     if isinstance(gram, (str, bytes)):
-        raise ParameterError(f"{name} = {gram!r}: must be a real matrix of numbers (a nested list).")
+        raise ParameterTypeError(f"{name} = {shown(gram)}: must be a real matrix of numbers (a nested list).")
     if np.iscomplexobj(gram):
-        raise ParameterError(f"{name}: must be a real matrix, not complex.")
+        raise ParameterTypeError(f"{name}: must be a real matrix, not complex.")
     try:
+        kind = np.asarray(gram).dtype.kind
         matrix = np.array(gram, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{name} = {gram!r}: must be a square matrix of numbers (a nested list).") from None
+        raise ParameterError(f"{name} = {shown(gram)}: must be a square matrix of numbers (a nested list).") from None
+    if kind in "bcUS":                          # booleans, complex numbers or text in a list
+        raise ParameterTypeError(f"{name} = {shown(gram)}: must be a real matrix of numbers, not "
+                                 f"{dict(b='booleans', c='complex numbers').get(kind, 'text')}.")
     if matrix.ndim < 2 or matrix.shape[-1] != matrix.shape[-2] or matrix.shape[-1] < 3 or matrix.shape[-1] % 2 == 0:
         raise ParameterError(f"{name} has shape {matrix.shape}: give the (1+2r) x (1+2r) Gram matrix of "
                              "(mu, w_K^(1..r), w_Q^(1..r)) in that order, e.g. 3 x 3 for rank 1.")
@@ -246,12 +250,13 @@ def gram_of_entries(entries: Mapping[str, Any]) -> np.ndarray:
 
 
 def _entry_array(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, (str, bytes, bool, np.bool_)) or np.iscomplexobj(value):
-        raise ParameterError(f"{name} = {value!r}: must be a real number or an array of them.")
     try:
+        kind = np.asarray(value).dtype.kind
+        if isinstance(value, (str, bytes, bool, np.bool_)) or kind in "bcUS":
+            raise ParameterTypeError(f"{name} = {shown(value)}: must be a real number or an array of them.")
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{name} = {value!r}: must be a real number or an array of them.") from None
+        raise ParameterError(f"{name} = {shown(value)}: must be a real number or an array of them.") from None
 
 
 def entries_of(gram: np.ndarray) -> dict[str, np.ndarray]:
@@ -283,7 +288,7 @@ def resolve_gram(geometry: Geometry | None = None, gram: Any = None) -> np.ndarr
                              "(a Geometry is the rank-one case, whose Gram matrix is Geometry.gram()).")
     if gram is None:
         if geometry is not None and not isinstance(geometry, Geometry):
-            raise ParameterError(f"geometry = {geometry!r}: must be a symrmt.Geometry (or give gram=...).")
+            raise ParameterTypeError(f"geometry = {shown(geometry)}: must be a symrmt.Geometry (or give gram=...).")
         return check_gram((geometry or Geometry()).gram())
     if isinstance(gram, Mapping):
         return check_gram(gram_of_entries(gram))

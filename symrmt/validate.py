@@ -9,14 +9,16 @@ numbers, ``None``, empty arrays and non-finite values: ``c="1"`` is an error, no
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Sequence as SequenceType
 from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, ParameterTypeError, shown
 
-__all__ = ["MIN_TEMPERATURE", "temperature", "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
+__all__ = ["MIN_TEMPERATURE", "temperature", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
+           "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
            "positive_grid", "choice", "within", "indices", "grid", "TWO_SEEDS"]
 
@@ -46,9 +48,12 @@ RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md,
 TWO_SEEDS = "a t interval needs at least 2 seeds: its standard error and t quantile have seeds - 1 degrees of freedom"
 
 
-def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None) -> ParameterError:
-    """The one-line error: ``"<name> = <value>: <expected>. <hint>"`` (``subject`` replaces ``name = value``)."""
-    return ParameterError(f"{subject or f'{name} = {value!r}'}: {expected}." + (f" {hint}" if hint else ""))
+def _refuse(name: str, value: Any, expected: str, hint: str, subject: str | None = None,
+            kind: type[ParameterError] = ParameterError) -> ParameterError:
+    """The one-line error: ``"<name> = <value>: <expected>. <hint>"`` (``subject`` replaces ``name = value``; the
+    value quoted by :func:`symrmt.errors.shown`, so that a long input stays one short line); ``kind``
+    :class:`~symrmt.errors.ParameterTypeError` for a wrong type."""
+    return kind(f"{subject or f'{name} = {shown(value)}'}: {expected}." + (f" {hint}" if hint else ""))
 
 
 def real_array(name: str, value: Any, finite: bool = True, hint: str = "") -> np.ndarray:
@@ -61,16 +66,16 @@ def real_array(name: str, value: Any, finite: bool = True, hint: str = "") -> np
     >>> real_array("x", "1")
     Traceback (most recent call last):
     ...
-    symrmt.errors.ParameterError: x = '1': must be a real number or an array of real numbers.
+    symrmt.errors.ParameterTypeError: x = '1': must be a real number or an array of real numbers.
     """
     try:
         array = np.asarray(value)
     except Exception:  # noqa: BLE001 - ragged lists and the like
         raise _refuse(name, value, "must be a real number or an array of real numbers", hint) from None
     if array.dtype.kind == "c":
-        raise _refuse(name, value, "must be real, not complex", hint)
+        raise _refuse(name, value, "must be real, not complex", hint, kind=ParameterTypeError)
     if array.dtype.kind not in "iuf":          # bool, text, None, objects
-        raise _refuse(name, value, "must be a real number or an array of real numbers", hint)
+        raise _refuse(name, value, "must be a real number or an array of real numbers", hint, kind=ParameterTypeError)
     if array.size == 0:
         raise _refuse(name, value, "must be non-empty", hint)
     array = array.astype(np.float64)
@@ -107,10 +112,126 @@ def positive_scalar(name: str, value: Any, hint: str = "") -> float:
 def integer(name: str, value: Any, minimum: int, hint: str = "") -> int:
     """``value`` as an ``int`` >= ``minimum`` (Python or NumPy integers; not 2.0, not True)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise _refuse(name, value, f"must be an integer >= {minimum}", hint)
+        raise _refuse(name, value, f"must be an integer >= {minimum}", hint, kind=ParameterTypeError)
     if value < minimum:
         raise _refuse(name, value, f"must be >= {minimum}", hint)
     return int(value)
+
+
+#: An integer as the command line takes it: digits with an optional '-', no leading zeros, signs '+',
+#: blanks or '_' (which Python's int() accepts), so that "0" and "00" are never two spellings of one layer.
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+#: Python converts at most this many digits to an int (sys.get_int_max_str_digits()).
+_INT_DIGITS = 4300
+
+
+def integer_text(text: str) -> int:
+    """An integer flag's text as an ``int``, spelled plainly (``7``, ``-1``; not ``07``, ``+7``, ``7.0``, ``1_000``).
+
+    An integer of more digits than Python converts (4300) is refused here; any other is returned, for the
+    library's reader of the argument to check against its range.
+
+    The one reading of an integer flag (``--seed``, ``--layer``, ``--n``, ...); the value is then checked by the
+    library's reader of that argument.
+
+    >>> integer_text("-1"), integer_text("0")
+    (-1, 0)
+    >>> integer_text("00")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: '00' is not an integer written plainly: digits with an optional leading '-' and no leading zeros, e.g. 0.
+    """
+    if not _INTEGER.fullmatch(text):
+        plain = re.sub(r"^([+-]?)0*(?=\d)", lambda m: m.group(1).replace("+", ""), text.strip().replace("_", ""))
+        plain = "0" if plain == "-0" else plain
+        example = plain if _INTEGER.fullmatch(plain) and len(plain) <= 20 else "7"
+        raise ParameterError(f"{shown(text)} is not an integer written plainly: digits with an optional leading "
+                             f"'-' and no leading zeros, e.g. {example}.")
+    digits = len(text.lstrip("-"))
+    if digits > _INT_DIGITS:            # int() would refuse it; no count, index or seed of symrmt is that long
+        raise ParameterError(f"{shown(text)}: an integer of {digits} digits, beyond any number symrmt takes "
+                             "(sizes, counts, indices, seeds).")
+    return int(text)
+
+
+#: The largest root seed. NumPy's ``SeedSequence`` takes any integer >= 0, but a seed is written to JSON and
+#: CSV and read back as a 64-bit integer (never as a wrapped negative number).
+MAX_SEED = 2**63 - 1
+
+
+def seed(value: Any, name: str = "seed") -> int:
+    """``value`` as a root seed: an integer in 0..:data:`MAX_SEED` (``np.random.SeedSequence(seed)``).
+
+    The one reader of root seeds: the simulator, ``converge``, the figures and the command line's ``--seed``.
+
+    >>> seed(7)
+    7
+    >>> seed(-1)
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: seed = -1: must be an integer in 0..2**63-1 (the root of NumPy's SeedSequence). Use a non-negative integer seed.
+    """
+    hint = "Use a non-negative integer seed."
+    expected = "must be an integer in 0..2**63-1 (the root of NumPy's SeedSequence)"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _refuse(name, value, expected, hint, kind=ParameterTypeError)
+    if not 0 <= value <= MAX_SEED:
+        raise _refuse(name, value, expected, hint)
+    return int(value)
+
+
+def seed_count(value: Any, minimum: int, name: str = "seeds", hint: str = "") -> int:
+    """``value`` as a number of seeds: an integer in ``minimum``..:data:`MAX_GRID_POINTS` (the bound of a sweep's
+    seeds and of every grid given by its size).
+
+    >>> seed_count(2**70, 2)
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: seeds = 1180591620717411303424: must be an integer in 2..100000.
+    """
+    expected = f"must be an integer in {minimum}..{MAX_GRID_POINTS}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _refuse(name, value, expected, hint, kind=ParameterTypeError)
+    if not minimum <= value <= MAX_GRID_POINTS:
+        raise _refuse(name, value, expected, hint)
+    return int(value)
+
+
+def index(name: str, value: Any, count: int, owner: str) -> int:
+    """``value`` as one of ``count`` indices 0..count-1 (a layer of a file, a head of a model); the refusal names
+    the count: ``layer 7: the file has 6 layers (0-5).``
+
+    >>> index("head", -1, 12, "the model")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: head -1: the model has 12 heads (0-11).
+    """
+    plural = f"{count} {name}{'' if count == 1 else 's'}"
+    held = f"{owner} has {plural}" + (f" (0-{count - 1})" if count > 1 else " (0)" if count == 1 else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ParameterTypeError(f"{name} {shown(value)}: must be an integer; {held}.")
+    if not 0 <= value < count:
+        raise ParameterError(f"{name} {shown(value)}: {held}.")
+    return int(value)
+
+
+def distinct_indices(name: str, values: Any, count: int, owner: str) -> list[int]:
+    """A list of :func:`index` values, each given once (``layers=[0, 0]`` is refused, not merged).
+
+    >>> distinct_indices("layer", [1, 1], 6, "the file")
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: layer 1 is given twice; give each layer once.
+    """
+    if isinstance(values, (int, np.integer)) and not isinstance(values, (bool, np.bool_)):
+        values = [values]
+    if isinstance(values, (str, bytes)) or not isinstance(values, (SequenceType, np.ndarray)):
+        raise ParameterTypeError(f"{name}s = {shown(values)}: must be a list of integers, e.g. [0, 1].")
+    chosen = [index(name, value, count, owner) for value in np.ravel(np.asarray(values, dtype=object))]
+    for position, value in enumerate(chosen):
+        if value in chosen[:position]:
+            raise ParameterError(f"{name} {value} is given twice; give each {name} once.")
+    return chosen
 
 
 def positive_array(name: str, value: Any, hint: str = "") -> np.ndarray:
@@ -146,7 +267,8 @@ def positive_grid(name: str, value: Any, hint: str = "") -> np.ndarray:
 def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
     """``value`` if it is one of ``names`` (exactly, as a string)."""
     if not isinstance(value, str) or value not in names:
-        raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint)
+        raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint,
+                      kind=ParameterError if isinstance(value, str) else ParameterTypeError)
     return value
 
 
@@ -168,8 +290,8 @@ def within(name: str, value: Any, lower: float, upper: float, hint: str = "") ->
         array = np.asarray(np.inf if value > 0 else -np.inf)
     bad = (array < lower) | (array > upper)
     if np.any(bad):
-        shown = value if isinstance(value, (int, float)) else float(array) if array.ndim == 0 else None
-        subject = f"{name} = {shown!r}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        quoted = value if isinstance(value, (int, float)) else float(array) if array.ndim == 0 else None
+        subject = f"{name} = {shown(quoted)}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
         raise _refuse(name, value, f"{'must be' if array.ndim == 0 else 'every value must be'} in "
                       f"[{lower:g}, {upper:g}]", hint, subject)
     return value
@@ -183,12 +305,12 @@ def indices(name: str, value: Any, hint: str = "") -> list[int]:
     >>> indices("layers", ["1"])
     Traceback (most recent call last):
     ...
-    symrmt.errors.ParameterError: layers = '1': must be an integer >= 0.
+    symrmt.errors.ParameterTypeError: layers = '1': must be an integer >= 0.
     """
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         value = [value]
     if isinstance(value, (str, bytes)) or not isinstance(value, (SequenceType, np.ndarray)):
-        raise _refuse(name, value, "must be a list of integers >= 0, e.g. [0, 1]", hint)
+        raise _refuse(name, value, "must be a list of integers >= 0, e.g. [0, 1]", hint, kind=ParameterTypeError)
     return [integer(name, item, 0, hint) for item in np.ravel(np.asarray(value, dtype=object))]
 
 

@@ -48,7 +48,7 @@ def test_what_each_accepts():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: validate.real_scalar("c", [1.0, 2.0]), "single real number"),
-    (lambda: validate.real_scalar("c", 10**400), r"^c = 1000.*: must be finite\.$"),
+    (lambda: validate.real_scalar("c", 10**400), r"^c = <an integer of 401 digits>: must be finite\.$"),
     (lambda: validate.positive_scalar("c", 0.0), r"c = 0.0: must be > 0"),
     (lambda: validate.positive_scalar("c", -1, "c is p/n."), r"must be > 0\. c is p/n\.$"),
     (lambda: validate.integer("n", 2.0, 2), "must be an integer >= 2"),

@@ -50,7 +50,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .. import validate
-from ..errors import ParameterError
+from ..errors import ParameterError, shown as _shown
 from .finite_size import Extrapolation, extrapolate
 from ..runtime.progress import progress_bar
 from .seeds import mean_se
@@ -414,8 +414,10 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
     ns, counts, measured = _ladder(ns, seeds)
+    seed = validate.seed(seed)
     if isinstance(target, bool) or not isinstance(target, (int, float, np.floating)) or not 0 < target < 1:
-        raise ParameterError(f"target = {target!r}: give the relative half-width as a number in (0, 1), e.g. 0.03.")
+        raise ParameterError(f"target = {_shown(target)}: give the relative half-width as a number in (0, 1), "
+                             "e.g. 0.03.")
     theory_attention = np.atleast_1d(attention_theory(c, gamma, geometry, d, gram)).astype(np.float64)
     theory_linear = np.atleast_1d(linear_error(c, gamma, geometry, gram=gram)).astype(np.float64)
     grid = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
@@ -469,7 +471,7 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
     Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
     one f). Softmax: :func:`symrmt.theory.softmax.softmax_error` and f = None.
     """
-    from .. import attention_error, validate
+    from .. import attention_error
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
     from ..simulation.softmax import ATTENTIONS
@@ -505,14 +507,13 @@ def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tupl
     order = np.argsort(sizes)
     if seeds is None or np.ndim(seeds) == 0:
         top = DEFAULT_SEEDS if seeds is None else seeds
-        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 2:
-            raise ParameterError(f"seeds = {seeds!r}: give an integer >= 2, the seeds at the largest size; "
-                                 f"{validate.TWO_SEEDS}.")
+        top = validate.seed_count(top, 2, hint=f"(the seeds at the largest size; {validate.TWO_SEEDS})")
         return sizes[order].astype(np.int64), np.full(sizes.size, int(top), dtype=np.int64), True
     counts = np.asarray(seeds)
-    if counts.shape != sizes.shape or counts.dtype.kind not in "iu" or np.any(counts < 2):
-        raise ParameterError(f"seeds = {_shown(seeds)}: give one integer >= 2 per size ({sizes.size} sizes); "
-                             f"{validate.TWO_SEEDS}.")
+    if counts.shape != sizes.shape or counts.dtype.kind not in "iu" or np.any(counts < 2) \
+            or np.any(counts > validate.MAX_GRID_POINTS):
+        raise ParameterError(f"seeds = {_shown(seeds)}: give one integer in 2..{validate.MAX_GRID_POINTS} per size "
+                             f"({sizes.size} sizes); {validate.TWO_SEEDS}.")
     return sizes[order].astype(np.int64), counts[order].astype(np.int64), False
 
 
@@ -549,7 +550,3 @@ def _plain(array: np.ndarray) -> list:
         return float(values) if np.isfinite(values) else None
     return [_plain(v) for v in values]
 
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:80] + "..."

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ConvergenceError, SymrmtInputError
+from ..errors import ConvergenceError, SymrmtInputError, shortened
 from .arguments import check_finite_numbers
 from .commands import COMMANDS
 from .output import discard_stdout, environment_line, flush_stdout, json_text, one_line, show_warning
@@ -124,7 +124,8 @@ def _run(args: argparse.Namespace) -> int:
         _report(args, f"{command}: error: {environment_line(exc)}")
         return 2
     except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, said in one line
-        _report(args, f"{command}: internal error ({type(exc).__name__}: {one_line(exc)[:300]}); this is a bug, "
+        reason = shortened(one_line(exc), 160)
+        _report(args, f"{command}: internal error ({type(exc).__name__}: {reason}); this is a bug, "
                       "please report it with the command line (run with --debug for the traceback)")
         return 1
     return getattr(out, "exit_status", 0)          # symrmt check: 1 when a property fails

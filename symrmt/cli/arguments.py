@@ -17,11 +17,13 @@ from ..errors import SymrmtInputError
 from ..geometry import Geometry
 from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
-from .values import parse_gamma, parse_grid, parse_gram, parse_param, parse_param_value
+from .values import (parse_gamma, parse_grid, parse_gram, parse_integer, parse_param, parse_param_value, parse_seed,
+                     parse_seed_count)
 
 __all__ = ["GEOMETRY_FLAGS", "add_f", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
            "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
-           "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry"]
+           "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry",
+           "integer_argument", "seed_argument", "seeds_argument"]
 
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
@@ -35,6 +37,21 @@ def argument_type(parse: Callable) -> Callable:
             raise argparse.ArgumentTypeError(str(exc)) from None
     wrapped.__name__ = parse.__name__
     return wrapped
+
+
+def integer_argument(text: str) -> int:
+    """The argparse type of every integer flag (:func:`symrmt.validate.integer_text`), checked by the library."""
+    return argument_type(parse_integer)(text)
+
+
+def seed_argument(text: str) -> int:
+    """The argparse type of every ``--seed``: 0..2**63-1 (:func:`symrmt.validate.seed`)."""
+    return argument_type(parse_seed)(text)
+
+
+def seeds_argument(text: str) -> int:
+    """The argparse type of ``--seeds`` (a count of draws): 2..100000 (:func:`symrmt.validate.seed_count`)."""
+    return argument_type(parse_seed_count)(text)
 
 
 def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = None) -> None:
@@ -198,9 +215,11 @@ def add_common(p: argparse.ArgumentParser, grids: bool = False) -> None:
 
 
 def add_mc(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, required=True, help="number of tokens n >= 2")
-    p.add_argument("--seeds", type=int, default=4, help="independent draws, at least 2: every mean carries a 95%% Student-t interval over seeds (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (reproducible)")
+    p.add_argument("--n", type=integer_argument, required=True, help="number of tokens n >= 2")
+    p.add_argument("--seeds", type=seeds_argument, default=4,
+                   help="independent draws, at least 2: every mean carries a 95%% Student-t interval over seeds "
+                        "(default 4)")
+    p.add_argument("--seed", type=seed_argument, default=0, help="base seed (reproducible), 0..2**63-1")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y; all agree to 1e-6 relative (the fast routes' "
                         "promise; default auto)")
@@ -256,9 +275,22 @@ def check_c(c: float) -> None:
         raise SymrmtInputError(f"--c {c}: c = p/n must be a finite number > 0.")
 
 
+#: The positional arguments of the commands (figure NAME, sweep SPEC, weights FILE), named as in their usage.
+_POSITIONALS = ("name", "spec", "file")
+#: The options that name a file or folder (their refusal of an empty text says so).
+_PATHS = ("plot", "csv", "out", "document", "body", "summary", "file", "spec")
+
+
 def check_finite_numbers(args: argparse.Namespace) -> None:
-    """argparse's ``type=float`` accepts nan and inf: no option of symrmt means anything with them."""
+    """argparse's ``type=float`` accepts nan and inf, and any option an empty text: no option of symrmt means
+    anything with them (``--plot ''`` would otherwise write nothing, without a word), except the options a
+    command lists in ``empty_allowed`` (``demo --plot ''``: no plot, as documented)."""
     for name, value in vars(args).items():
+        flag = name.upper() if name in _POSITIONALS else "--" + name.replace("_", "-")
         if isinstance(value, float) and not np.isfinite(value):
-            flag = "--" + name.replace("_", "-")
             raise SymrmtInputError(f"{flag} {value}: must be a finite number.")
+        if isinstance(value, str) and not value.strip() and name != "command" \
+                and name not in getattr(args, "empty_allowed", ()):
+            what = "a file or folder name" if name in _PATHS else "a value"
+            raise SymrmtInputError(f"{flag} {value!r}: is empty; give {what}"
+                                   + ("." if name in _POSITIONALS else f", or leave {flag} out."))

@@ -14,11 +14,17 @@ import sys
 
 import numpy as np
 
+from ..errors import shortened, shown
+
 #: What a write to an already open file can fail with: a full device or quota, a file too large, an I/O error.
 _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
 
-__all__ = ["json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed", "discard_stdout",
-           "environment_line"]
+#: The longest message the command line prints on one line (after its ``symrmt CMD: error:`` prefix): the last
+#: guard behind :func:`symrmt.errors.shown`, which already keeps each quoted user value short.
+MESSAGE_WIDTH = 360
+
+__all__ = ["MESSAGE_WIDTH", "json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed",
+           "discard_stdout", "environment_line"]
 
 
 def json_text(out: dict) -> str:
@@ -26,14 +32,15 @@ def json_text(out: dict) -> str:
     return json.dumps(out, indent=2, allow_nan=False)
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception's message with its line breaks and runs of blanks folded into single spaces."""
-    return " ".join(str(exc).split())
+def one_line(exc: BaseException | str) -> str:
+    """An exception's message with its line breaks and runs of blanks folded into single spaces, and at most
+    :data:`MESSAGE_WIDTH` characters (a longer one is cut in the middle, :func:`symrmt.errors.shortened`)."""
+    return shortened(" ".join(str(exc).split()), MESSAGE_WIDTH)
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Replacement of :func:`warnings.showwarning`: ``symrmt: warning: <one line>`` on stderr."""
-    print(f"symrmt: warning: {one_line(message) if isinstance(message, Warning) else message}", file=sys.stderr)
+    print(f"symrmt: warning: {one_line(message)}", file=sys.stderr)
 
 
 def cell(value: float | None, width: int) -> str:
@@ -79,14 +86,14 @@ def environment_line(exc: OSError | MemoryError | UnicodeEncodeError) -> str:
     if isinstance(exc, MemoryError):
         return "out of memory; use smaller sizes (--n, --seeds, fewer grid points)."
     if isinstance(exc, UnicodeEncodeError):
-        line = f"cannot write {exc.object[exc.start:exc.end]!r} in the encoding {exc.encoding}"
+        line = f"cannot write {shown(exc.object[exc.start:exc.end])} in the encoding {exc.encoding}"
         hint = "" if codecs.lookup(exc.encoding).name == "utf-8" else "; run with PYTHONUTF8=1 (or use --json)"
         return line + hint + "."
     if stdout_failed():                      # keep the interpreter's last flush from failing again
         discard_stdout()
     reason = exc.strerror or one_line(exc)
     if exc.filename is not None:
-        return f"{reason}: {os.fsdecode(exc.filename)!r}."
+        return f"{reason}: {shown(os.fsdecode(exc.filename))}."
     if exc.errno in _WRITE_ERRORS:           # a write to an open file: stdout, a plot, a CSV
         return f"cannot write the output: {reason}."
     return reason + "."

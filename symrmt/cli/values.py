@@ -9,14 +9,21 @@ import json
 
 import numpy as np
 
-from ..errors import SymrmtInputError
-from ..validate import MAX_GRID_POINTS, grid
+from .. import validate
+from ..errors import SymrmtInputError, shown as _shown
+from ..validate import MAX_GRID_POINTS, grid, integer_text as parse_integer
 
-__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes"]
+__all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes",
+           "parse_seed", "parse_seed_count"]
 
-def _shown(text: str, width: int = 80) -> str:
-    """``text`` quoted for a message, cut to ``width`` characters so that the message stays one readable line."""
-    return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
+def parse_seed(text: str) -> int:
+    """``--seed``: :func:`parse_integer`, then :func:`symrmt.validate.seed` (0..2**63-1)."""
+    return validate.seed(parse_integer(text))
+
+
+def parse_seed_count(text: str, minimum: int = 2) -> int:
+    """``--seeds``: :func:`parse_integer`, then :func:`symrmt.validate.seed_count` (``minimum``..100000)."""
+    return validate.seed_count(parse_integer(text), minimum, hint=validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + ".")
 
 
 def _numbers(text: str, flag: str, hint: str, log: bool = False,

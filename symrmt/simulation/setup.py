@@ -165,10 +165,7 @@ def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:
     """``(seeds, seed)`` validated: at least ``minimum`` draws (two for a t interval), a non-negative root."""
     hint = (validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + "." if minimum == 2
             else "Use at least one seed.")
-    seeds = validate.within("seeds", validate.integer("seeds", seeds, minimum, hint), minimum, validate.MAX_GRID_POINTS,
-                            "(as the seeds of a sweep)")
-    return (seeds,
-            validate.integer("seed", seed, 0, "Use a non-negative integer seed."))
+    return validate.seed_count(seeds, minimum, hint=hint), validate.seed(seed)
 
 
 def seed_generators(seed: int, seeds: int) -> list[np.random.Generator]:

@@ -47,4 +47,4 @@ def softmax_scale(n: int, p: int, temperature: float) -> float:
     >>> round(softmax_scale(2048, 2048, 1.0), 4)       # (n - 1) e^(1/2) / sqrt(p)
     74.5762
     """
-    return (n - 1) * math.exp(0.5 / temperature**2) / math.sqrt(p)
+    return (n - 1) * math.exp(0.5 * (1.0 / temperature) ** 2) / math.sqrt(p)     # 1/tau first: tau**2 overflows

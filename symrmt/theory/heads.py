@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import ParameterError
+from ..geometry import check_gram
 from .ridge import attention_error
 
 __all__ = ["averaged_gram", "summed_heads_error"]
@@ -43,10 +44,11 @@ def averaged_gram(gram: Any, heads: int) -> np.ndarray:
     >>> averaged_gram(np.diag([1.0, 2.0, 2.0, 2.0, 2.0]), 2).diagonal().tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
+    check_gram(gram)                            # the user's matrix, checked (and refused) as given
     gram = np.array(gram, dtype=np.float64)
     heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
-    if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.shape[0] % 2 == 0:
-        raise ParameterError(f"gram has shape {gram.shape}: give the (1 + 2R) x (1 + 2R) Gram matrix of "
+    if gram.ndim != 2:
+        raise ParameterError(f"gram has shape {gram.shape}: give one (1 + 2R) x (1 + 2R) Gram matrix of "
                              "(mu, w_K^(1..R), w_Q^(1..R)).")
     rank = (gram.shape[0] - 1) // 2
     if rank % heads:
@@ -72,4 +74,7 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
     True
     """
     averaged = averaged_gram(gram, heads)
-    return attention_error(f, c, np.asarray(gamma, dtype=float) / heads**2, None, d, averaged)
+    # gamma as the user gave it, refused in their terms (the solver sees gamma/H^2, inside the range if gamma is)
+    gamma = validate.within("gamma", validate.positive_array("gamma", gamma), 0.0, validate.MAX_GAMMA,
+                            validate.RANGE_HINT)
+    return attention_error(f, c, gamma / heads**2, None, d, averaged)

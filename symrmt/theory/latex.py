@@ -19,7 +19,7 @@ MAX_RANK = 64
 MAX_DIGITS = 17
 
 
-def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, center: bool = False,
+def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
           form: str = "quadrature", body: bool = False, label_prefix: str | None = None,
           solver_data: bool = False) -> str:
@@ -44,8 +44,9 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     kind : str
         A registered model (:func:`symrmt.models.names`: attention, linear, gram_density, kernel_density,
         kernel_ridge, and any a user registers).
-    digits : int
-        Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS`.
+    digits : int, optional
+        Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS` (default 6). Given where
+        no number is printed (no f, or f's data exact and not ``numeric``), it is refused: it would change nothing.
     rank : int
         Rank of the attention weights (attention, kernel ridge), 1..:data:`MAX_RANK`.
     center : bool
@@ -95,21 +96,29 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
     from ..derive import symbols as S
 
     model = get_model(choice("kind", kind, names()))
-    digits = within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
+    given_digits = digits is not None
+    digits = 6 if digits is None else \
+        within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
     rank = within("rank", integer("rank", rank, 1), 1, MAX_RANK, "(the printed system grows like r^2)")
     printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
     if label_prefix is not None:
         check_label_prefix(label_prefix)
     if body and document:
         raise SymrmtInputError("body and document: choose one (the document is the body in a preamble)")
+    _refuse_without_effect(model.name, f, S.a1 in model.system(rank).parameters,
+                           {"center": center, "params": bool(params), "numeric": numeric, "digits": given_digits},
+                           label_prefix is not None and not (body or document))
     substitution, given, symbols = None, [], ()
-    if f is not None and S.a1 in model.system(rank).parameters:     # the model depends on f
+    if f is not None:                                  # the model depends on f (else refused above)
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
         h.require_centered()
         substitution, given = hermite_given(h, numeric)
         symbols = tuple(h.parameters or ())
+        if given_digits and not _has_numbers(given, substitution):
+            raise SymrmtInputError(f"digits = {digits}: f's data are exact, so no number is printed to round; give "
+                                   "numeric as well, or leave digits out.")
     # An f with a_1 = 0 has its own algebraic form (the general one divides by a_1).
     zero = printed == "algebraic" and substitution is not None and substitution.get(S.a1) == 0
     system = model.system(rank, printed, without_linear_part=zero)
@@ -119,3 +128,26 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int = 6, rank: int = 1, ce
         return write(system, substitution, digits, label_prefix=label_prefix, **options)
     return system_latex(system, substitution, digits, **options)
 
+
+
+def _refuse_without_effect(model: str, f, uses_f: bool, f_options: Mapping[str, bool], lone_prefix: bool) -> None:
+    """Refuse the arguments that would change nothing: f (and its options) for a model that does not depend
+    on f, f's options without f, and a label prefix without the labelled ``body`` or ``document``."""
+    given = [name for name, on in f_options.items() if on]
+    if f is not None and not uses_f:
+        raise SymrmtInputError(f"the {model} model does not depend on f: leave out f"
+                               + (f" and {', '.join(given)}" if given else "") + ".")
+    if f is None and given:
+        raise SymrmtInputError(f"{', '.join(given)} without f changes nothing: give f, or leave "
+                               f"{'them' if len(given) > 1 else 'it'} out.")
+    if lone_prefix:
+        raise SymrmtInputError("label_prefix names the \\label's of body and document, which fragments do not have: "
+                               "give body or document, or leave it out.")
+
+
+def _has_numbers(given, substitution) -> bool:
+    """Whether f's data put a floating-point number into the printed system (what ``digits`` rounds)."""
+    import sympy as sp
+
+    values = [row[-1] for row in given] + list((substitution or {}).values())
+    return any(isinstance(v, sp.Basic) and v.has(sp.Float) for v in values)

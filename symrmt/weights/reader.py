@@ -25,7 +25,7 @@ from typing import BinaryIO, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..errors import ParameterError
-from ..validate import indices
+from ..validate import distinct_indices
 from .errors import WeightFileError
 from .header import MAX_HEADER_BYTES, TensorInfo, load_json, printable, read_header
 from .layouts import detect_layout
@@ -206,11 +206,7 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
 def _layer_indices(layers: Sequence[int] | None, count: int) -> list[int]:
     if layers is None:
         return list(range(count))
-    chosen = indices("layers", layers)
-    bad = [i for i in chosen if not 0 <= i < count]
-    if bad or len(set(chosen)) != len(chosen):
-        raise ParameterError(f"layers = {list(layers)}: give distinct layer indices in 0..{count - 1}.")
-    return chosen
+    return distinct_indices("layer", layers, count, "the file")
 
 
 def _check_tensors(entries, names, layout, layer_keys, chosen) -> int:

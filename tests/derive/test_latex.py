@@ -1,6 +1,7 @@
 """symrmt.derive.latex: the printed system, solver data included."""
 import re
 
+import pytest
 import sympy as sp
 
 from symrmt.derive import attention_system, linear_system
@@ -8,6 +9,7 @@ from symrmt.derive import symbols as S
 from symrmt.derive.density import density_system
 from symrmt.derive.latex import system_latex
 from symrmt.derive.registry import hermite_substitution
+from symrmt.errors import SymrmtInputError
 
 
 def test_latex_with_exact_hermite_data():
@@ -123,8 +125,10 @@ def test_a_parameter_named_like_a_scalar_gets_a_tilde():
 def test_digits_round_closed_forms_only_when_numeric():
     from symrmt import latex
 
-    exact = latex("erf(x)", digits=4)
+    exact = latex("erf(x)")
     numeric = latex("erf(x)", digits=4, numeric=True)
+    with pytest.raises(SymrmtInputError, match="f's data are exact, so no number is printed to round"):
+        latex("erf(x)", digits=4)                                   # digits would change nothing: refused
     assert r"\sqrt{\pi}" in exact and r"\sqrt{\pi}" not in numeric and "0.6515" in numeric
     equations, where = _equations_and_where(latex("tanh(x)"))
     assert "0.605706" not in equations and "0.605706" in where      # 0.6057055096..., rounded in decimal, once

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...errors import SymrmtInputError
+from ..arguments import integer_argument, seed_argument
 from ..arguments import add_f, add_params, parameter_values, single_point
 
 __all__ = ["add_check", "cmd_check", "FAILED"]
@@ -23,9 +24,9 @@ def add_check(sub) -> None:
                                      "(exit 0: all hold, 1: one fails)")
     add_f(p, help="the nonlinearity whose theory is checked")
     add_params(p)
-    p.add_argument("--examples", type=int, default=None, metavar="N",
+    p.add_argument("--examples", type=integer_argument, default=None, metavar="N",
                    help="points per property, drawn by Hypothesis (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draws (reproducible)")
+    p.add_argument("--seed", type=seed_argument, default=0, help="seed of the draws (reproducible)")
     p.add_argument("--property", action="append", default=None, metavar="NAME",
                    help="run only this property (repeatable; default: the whole catalogue)")
     p.add_argument("--json", action="store_true", help="print JSON: f, a1, nu, passed and one row per property")

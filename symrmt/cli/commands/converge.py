@@ -6,12 +6,13 @@ import argparse
 import numpy as np
 
 from ...analysis.convergence import DEFAULT_SEEDS, DEFAULT_TARGET
+from ..arguments import seed_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ...errors import SymrmtInputError
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
-from ..values import parse_sizes
+from ..values import parse_seed_count, parse_sizes
 
 __all__ = ["add_converge", "cmd_converge"]
 
@@ -32,7 +33,7 @@ def add_converge(sub) -> None:
     p.add_argument("--target", type=float, default=DEFAULT_TARGET, metavar="REL",
                    help=f"relative half-width of the 95%% interval of the limit below which the ladder decides "
                         f"(default {DEFAULT_TARGET:g}); wider: it says so and estimates the seeds that would reach it")
-    p.add_argument("--seed", type=int, default=0, help="root seed (reproducible)")
+    p.add_argument("--seed", type=seed_argument, default=0, help="root seed (reproducible)")
     p.add_argument("--method", choices=("auto", "exact", "tridiagonal", "lanczos"), default="auto",
                    help="how the Monte Carlo computes y^T (G + gamma)^-2 y (default auto)")
     p.add_argument("--quiet", action="store_true", help="no progress bars on stderr")
@@ -99,5 +100,6 @@ def _print_convergence(result) -> None:
 
 def _seed_counts(text: str) -> int | list[int]:
     """``--seeds 6`` (the largest size's; the others by their measured cost) or ``--seeds 24,12,6`` (one per size)."""
-    counts = parse_sizes(text, "--seeds")
-    return int(counts[0]) if "," not in text else [int(v) for v in counts]
+    if "," not in text:
+        return parse_seed_count(text)
+    return [parse_seed_count(item.strip()) for item in text.split(",")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...errors import SymrmtInputError
+from ..arguments import integer_argument, seeds_argument
 from ..arguments import add_f, add_params, parameter_values, single_point
 from ..paths import check_output_folder
 
@@ -25,8 +26,8 @@ def add_figure(sub) -> None:
     p.add_argument("--out", default=None, metavar="DIR",
                    help=f"output folder (default: ./{DEFAULT_OUT}, created in the current directory)")
     p.add_argument("--format", default="png", choices=IMAGE_FORMATS, help="image format (default png)")
-    p.add_argument("--n", type=int, default=None, help="override the mode's Monte Carlo n (tokens)")
-    p.add_argument("--seeds", type=int, default=None, help="override the mode's number of seeds")
+    p.add_argument("--n", type=integer_argument, default=None, help="override the mode's Monte Carlo n (tokens)")
+    p.add_argument("--seeds", type=seeds_argument, default=None, help="override the mode's number of seeds")
     add_f(p, required=False, help=f"the nonlinearity of {', '.join(TAKE_F)} instead of tanh (the title then names "
                                   "f and states no claim; the other figures draw a fixed set of f)")
     add_params(p)

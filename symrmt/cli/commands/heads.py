@@ -12,7 +12,8 @@ import argparse
 
 import numpy as np
 
-from ..arguments import add_common, add_f, add_params, argument_type, check_c, parameter_values, single_point
+from ..arguments import (add_common, add_f, add_params, argument_type, check_c, integer_argument, parameter_values,
+                         single_point)
 from ..output import cell
 from ..paths import check_output_file
 from ..values import parse_gram
@@ -26,7 +27,7 @@ def add_heads(sub) -> None:
                                    "at gamma/H^2 (docs/theory.md, section 16).")
     add_f(p)
     add_common(p)
-    p.add_argument("--heads", type=int, required=True, metavar="H",
+    p.add_argument("--heads", type=integer_argument, required=True, metavar="H",
                    help="the number of heads H >= 1; --gram holds H*r weight pairs, r per head")
     p.add_argument("--gram", type=argument_type(parse_gram), required=True, metavar="JSON",
                    help="Gram matrix of (mu, w_K^(1..R), w_Q^(1..R)) of all the heads' vectors, R = H*r pairs, "

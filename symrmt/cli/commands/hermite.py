@@ -5,7 +5,8 @@ import argparse
 
 import numpy as np
 
-from ...errors import SymrmtInputError
+from ...errors import SymrmtInputError, shown
+from ..arguments import integer_argument
 from ..arguments import add_f, add_params, parameter_axes, parameter_values, single_point
 
 __all__ = ["add_hermite", "cmd_hermite"]
@@ -17,7 +18,7 @@ def add_hermite(sub) -> None:
     p = sub.add_parser("hermite", help="Hermite coefficients a_0, a_1, a_2, nu of any f (exact when possible)")
     add_f(p)
     add_params(p, grids=True)
-    p.add_argument("--k", type=int, default=None, help="also a_k for this k (0..30)")
+    p.add_argument("--k", type=integer_argument, default=None, help="also a_k for this k (0..30)")
     p.add_argument("--json", action="store_true")
 
 
@@ -54,7 +55,7 @@ def _add_coefficient(h, k: int, out: dict) -> None:
     import sympy
 
     if not 0 <= k <= 30:
-        raise SymrmtInputError(f"--k {k}: the order must be in 0..30.")
+        raise SymrmtInputError(f"--k {shown(k)}: the order must be in 0..30.")
     value, exact = h.coefficient(k)
     out[f"a{k}"] = value
     out["exact"][f"a{k}"] = None if exact is None else sympy.latex(exact)

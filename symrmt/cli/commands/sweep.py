@@ -9,6 +9,7 @@ from ...errors import SymrmtInputError
 from ..output import cell
 from ...runtime.files import check_not_an_input, fresh_path
 from ..paths import check_output_file
+from ..arguments import integer_argument
 
 __all__ = ["add_sweep", "cmd_sweep"]
 
@@ -20,7 +21,8 @@ def add_sweep(sub) -> None:
                                    "Or tabulate a result file with --summary.")
     p.add_argument("spec", nargs="?", metavar="SPEC", help="the sweep spec, a .json or .toml file")
     p.add_argument("--out", metavar="FILE.jsonl", help="result file (created, or resumed if from the same spec)")
-    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the usable CPUs)")
+    p.add_argument("--workers", type=integer_argument, metavar="N",
+                   help="local worker processes (default: the usable CPUs)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 "
                                                           "(needs pip install 'symrmt[dask]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

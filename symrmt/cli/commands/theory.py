@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from ... import models
-from ...errors import SymrmtInputError
+from ...errors import SymrmtInputError, shown
 from ...geometry import Geometry, gram_rank
 from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
+from ..arguments import integer_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          axis_parser, check_attention, check_c, geometry, parameter_axes, parameter_values,
                          single_point)
@@ -53,8 +53,9 @@ def add_latex(sub) -> None:
     add_params(p)
     p.add_argument("--kind", choices=models.names(), default=models.ATTENTION.name,
                    help="the model whose system is printed (default: %(default)s)")
-    p.add_argument("--rank", type=int, default=1, help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
-    p.add_argument("--digits", type=int, default=6,
+    p.add_argument("--rank", type=integer_argument, default=None,
+                   help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
+    p.add_argument("--digits", type=integer_argument, default=None,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
     p.add_argument("--numeric", action="store_true",
                    help="put f's data (a_1, b^2) into the equations as numbers with --digits significant digits "
@@ -293,28 +294,27 @@ def cmd_latex(args: argparse.Namespace) -> dict:
 
     if args.weights:
         return _weights_latex(args)
+    _refuse_latex_flags(args)
     if not 1 <= args.rank <= MAX_RANK:
-        raise SymrmtInputError(f"--rank {args.rank}: the rank must be in 1..{MAX_RANK} (the printed system grows "
-                               "like r^2).")
+        raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system "
+                               "grows like r^2).")
     if not 1 <= args.digits <= MAX_DIGITS:
-        raise SymrmtInputError(f"--digits {args.digits}: give 1..{MAX_DIGITS} significant digits "
+        raise SymrmtInputError(f"--digits {shown(args.digits)}: give 1..{MAX_DIGITS} significant digits "
                                f"(a float64 holds {MAX_DIGITS}).")
     model = models.get(args.kind)
-    if args.rank != 1 and not model.takes_rank:
-        raise SymrmtInputError(f"--rank {args.rank}: the {model.name} model takes no rank of weights; leave --rank "
-                               "out.")
     if args.document is not None and args.body is not None:
         raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
     target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
     if target is not None:
         check_output_file(target, flag, ("tex",))
-    uses_f = _depends_on_f(model)
-    note = None
-    if args.f is not None and not uses_f:
-        note = f"the {model.name} model does not depend on f: --f is ignored"
-        print(f"symrmt latex: note: {note}", file=sys.stderr)
-    params = parameter_values(args, optional=True) if args.f is not None and uses_f else {}
-    text = latex(args.f, kind=args.kind, digits=args.digits, rank=args.rank, center=args.center,
+    if args.f is not None and not _depends_on_f(model):
+        given = [flag for flag, on in (("--center", args.center), ("--param", bool(args.param)),
+                                       ("--numeric", args.numeric), ("--digits", args.digits_given)) if on]
+        raise SymrmtInputError(f"the {model.name} model does not depend on f: leave out --f"
+                               + (f" and {', '.join(given)}" if given else "") + ".")
+    params = parameter_values(args, optional=True) if args.f is not None else {}
+    text = latex(args.f, kind=args.kind, digits=args.digits if args.digits_given else None, rank=args.rank,
+                 center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
                  document=args.document is not None, form=args.form, body=args.body is not None,
                  label_prefix=args.label_prefix, solver_data=args.solver_data)
@@ -329,9 +329,27 @@ def cmd_latex(args: argparse.Namespace) -> dict:
         print(text)
     if model.takes_rank:
         out["rank"] = args.rank
-    if note:
-        out["note"] = note
     return out
+
+
+def _refuse_latex_flags(args: argparse.Namespace) -> None:
+    """Refuse the flags that would change nothing (f's options without --f, --label-prefix without a labelled
+    output, --rank for a model without one), and resolve the defaults of --rank and --digits."""
+    args.digits_given, args.rank_given = args.digits is not None, args.rank is not None
+    args.digits = 6 if args.digits is None else args.digits
+    args.rank = 1 if args.rank is None else args.rank
+    if args.f is None:
+        given = [flag for flag, on in (("--center", args.center), ("--param", bool(args.param)),
+                                       ("--numeric", args.numeric), ("--digits", args.digits_given)) if on]
+        if given:
+            raise SymrmtInputError(f"{', '.join(given)} without --f changes nothing: give "
+                                   f"--f, or leave {'them' if len(given) > 1 else 'it'} out.")
+    if args.label_prefix is not None and args.body is None and args.document is None:
+        raise SymrmtInputError("--label-prefix names the \\label's of --body and --document; the printed fragments "
+                               "have none: give --body or --document, or leave it out.")
+    if args.rank_given and not models.get(args.kind).takes_rank:
+        raise SymrmtInputError(f"--rank {shown(args.rank)}: the {args.kind} model takes no rank of weights; leave "
+                               "--rank out.")
 
 
 def _weights_latex(args: argparse.Namespace) -> dict:
@@ -339,10 +357,10 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     from ...derive.general_weights import weights_latex
     from ...derive.paper import check_label_prefix
 
-    given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank != 1),
+    given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank is not None),
                                      ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
                                      ("--solver-data", args.solver_data), ("--param", bool(getattr(args, "param", None))),
-                                     ("--digits", args.digits != 6)) if used]
+                                     ("--digits", args.digits is not None)) if used]
     if given:
         raise SymrmtInputError(f"--weights cannot be combined with {', '.join(given)}: the general-M system keeps M "
                                "and f's Hermite data symbolic (give --f, --body or --document, --label-prefix).")
@@ -350,6 +368,11 @@ def _weights_latex(args: argparse.Namespace) -> dict:
         raise SymrmtInputError("--document and --body: give one (the document is the body in a preamble).")
     if args.label_prefix is not None:
         check_label_prefix(args.label_prefix)
+        if args.body is None and args.document is None:
+            raise SymrmtInputError("--label-prefix names the \\label's of --body and --document; the printed "
+                                   "fragments have none: give --body or --document, or leave it out.")
+    if args.center and args.f is None:
+        raise SymrmtInputError("--center without --f changes nothing: give --f, or leave it out.")
     target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
     if target is not None:
         check_output_file(target, flag, ("tex",))

@@ -14,7 +14,9 @@ import argparse
 
 import numpy as np
 
-from ...errors import SymrmtInputError
+from ...errors import SymrmtInputError, shown
+from ...validate import index
+from ..arguments import integer_argument
 from ..arguments import GEOMETRY_FLAGS
 from ..output import cell
 
@@ -26,9 +28,10 @@ def add_weights_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("a real model's weights (the general-M theory) instead of the geometry")
     g.add_argument("--weights", default=None, metavar="FILE.safetensors",
                    help="a .safetensors file, a zip holding one, or 'minilm'; with --layer")
-    g.add_argument("--layer", type=int, default=None, metavar="L", help="the layer of --weights")
-    g.add_argument("--head", type=int, default=None, metavar="H", help="one head of the layer (default: the whole layer)")
-    g.add_argument("--heads", type=int, default=None, metavar="N",
+    g.add_argument("--layer", type=integer_argument, default=None, metavar="L", help="the layer of --weights")
+    g.add_argument("--head", type=integer_argument, default=None, metavar="H",
+                   help="one head of the layer (default: the whole layer)")
+    g.add_argument("--heads", type=integer_argument, default=None, metavar="N",
                    help="number of heads, when no config.json is beside the file")
     g.add_argument("--weights-scale", default="unit", metavar="unit|model|X",
                    help="unit (default): scores of unit variance, ||M||_F^2 = p; model: the model's own 1/sqrt(d); "
@@ -51,8 +54,7 @@ def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: in
     lay = w.layers[0]
     WK, WQ = lay.key_weight, lay.query_weight
     if head is not None:
-        if not 0 <= head < w.num_heads:
-            raise SymrmtInputError(f"--head {head}: the model has heads 0..{w.num_heads - 1}.")
+        head = index("head", head, w.num_heads, "the model")
         rows = slice(head * w.head_dim, (head + 1) * w.head_dim)
         WK, WQ = WK[rows], WQ[rows]
     M = (WK.T @ WQ) * w.scale
@@ -66,7 +68,7 @@ def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: in
     except (TypeError, ValueError):
         factor = float("nan")
     if not (np.isfinite(factor) and factor > 0):
-        raise SymrmtInputError(f"--weights-scale {scale!r}: give unit, model or a number > 0.")
+        raise SymrmtInputError(f"--weights-scale {shown(scale)}: give unit, model or a number > 0.")
     return factor * M
 
 

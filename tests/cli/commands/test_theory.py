@@ -90,8 +90,8 @@ def test_bounds_and_repeated_parameters_are_one_line_and_exit_2(capsys, argv, ne
 
 
 def test_the_largest_rank_and_digits_are_accepted(capsys):
-    assert run_json(capsys, "latex", "--f", "erf(x)", "--digits", "17")["latex"]
-    assert run_json(capsys, "latex", "--rank", "3", "--digits", "1")["rank"] == 3
+    assert run_json(capsys, "latex", "--f", "erf(x)", "--numeric", "--digits", "17")["latex"]
+    assert run_json(capsys, "latex", "--f", "tanh(x)", "--rank", "3", "--digits", "1")["rank"] == 3
 
 
 def test_form_on_theory_spectrum_and_latex(capsys):
