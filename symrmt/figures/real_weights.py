@@ -7,8 +7,8 @@ deterministic equivalents of :math:`E_\mathrm{attn}(\gamma)`, none of which sees
 - the theory of the jointly fitted :math:`\iota I + \text{rank } 8`, mapped onto :math:`I` + low rank by dividing by
   :math:`\iota` (:func:`symrmt.weights.fitted_attention_error`: the paper's assumption);
 - the elliptic model :math:`\iota I + E` matched to :math:`(\operatorname{tr}M, \|M\|_F, \operatorname{tr}M^2)`
-  (:func:`symrmt.general.elliptic.attention_error_elliptic`; it has no signal, so it is drawn in the noise-only
-  panels only);
+  (:func:`symrmt.general.elliptic.attention_error_elliptic` at rank 0, with the signal's :math:`M\mu`,
+  :math:`M^\top\mu` taken from M itself);
 - the exact general-M theory, :func:`symrmt.attention_error` with ``weights=M`` and ``mu=``;
 
 and the Monte Carlo of the real matrix (:func:`symrmt.simulate` with ``weights=align_signal(M, mu)``: simulate puts
@@ -96,8 +96,7 @@ def signal_direction(signal: str, M: np.ndarray, layer: int, head: int | None) -
 
 
 def three_theories(fit, f: str, c: float, gammas, signal: str) -> dict[str, np.ndarray | None]:
-    """``{"fit", "elliptic", "general"}``: E_attn at ``gammas`` (``elliptic`` None with a signal; NaN where a
-    solver does not converge)."""
+    """``{"fit", "elliptic", "general"}``: E_attn at ``gammas`` (NaN where a solver does not converge)."""
     from .. import attention_error
     from ..general.elliptic import attention_error_elliptic
     from ..weights import fitted_attention_error
@@ -114,7 +113,7 @@ def three_theories(fit, f: str, c: float, gammas, signal: str) -> dict[str, np.n
 
     mu = np.zeros(M.shape[0]) if u is None else u
     return {"fit": solved(lambda: fitted_attention_error(fit, RANK, f, c, gammas, mu, scale=scale, center=True)),
-            "elliptic": None if u is not None else solved(lambda: attention_error_elliptic(f, c, gammas, M)),
+            "elliptic": solved(lambda: attention_error_elliptic(f, c, gammas, M, mu=u)),
             "general": solved(lambda: attention_error(f, c, gammas, weights=M, mu=u))}
 
 
@@ -167,7 +166,7 @@ def _caption(s: dict, fits: list, n: int) -> str:
             + (" (the head of smallest stable rank r_s = ||M||_F^2/||M||_op^2)" if len(fits) > 1 else "")
             + ". Lines: the theory of the jointly "
             f"fitted iota I + rank {RANK} mapped onto I + low rank (dashed), the elliptic model iota I + E matched to "
-            "tr M, ||M||_F and tr M^2 (dotted; it has no signal, so noise-only panels only) and the exact general-M "
+            "tr M, ||M||_F and tr M^2 (dotted; M mu and M^T mu from M itself) and the exact general-M "
             "theory (solid). Markers: Monte Carlo with the real M, mu of norm 1 along the panel's direction, "
             f"{s['seeds']} seeds, {INTERVAL_TEXT}; the count below compares them with the general-M theory.")
 
