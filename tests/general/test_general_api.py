@@ -116,7 +116,7 @@ def test_cli_theory_weights(capsys):
 @pytest.mark.parametrize("argv, needle", [
     (["--gamma", "0.1"], "--weights needs --layer"),
     (["--layer", "0", "--gamma", "0.1", "--gram", "[[1,0,0],[0,0,0],[0,0,0]]"], "cannot be combined with --gram"),
-    (["--layer", "0", "--head", "12", "--gamma", "0.1"], "the model has heads 0..11"),
+    (["--layer", "0", "--head", "12", "--gamma", "0.1"], "the model has 12 heads (0-11)"),
     (["--layer", "0", "--gamma", "0.1", "--c", "0.5,1"], "--c takes one value"),
     (["--layer", "0", "--gamma", "0.1", "--weights-scale", "big"], "--weights-scale 'big'"),
 ])

@@ -101,8 +101,9 @@ def test_the_theory_check_catches_a_temperature_dropped_by_the_theory(monkeypatc
     """The theory's Hermite data taken at tau = 1 whatever the temperature (a_1 = 1.65 instead of 3.96 at tau = 0.7,
     so gamma/a_1^2 5.8 times too large). A subtler a_1 without its 1/tau (E off by 0.01-0.04 here) is inside
     the allowance at n = 1024 with 4 seeds (t_{0.995}(3) = 5.84)."""
-    right = softmax_module.softmax_hermite
-    monkeypatch.setattr(softmax_module, "softmax_hermite", lambda tau: right(np.ones_like(np.asarray(tau, float))))
+    share, ridge = softmax_module.softmax_share, softmax_module._ridge       # what softmax_error reads of tau
+    monkeypatch.setattr(softmax_module, "softmax_share", lambda tau: share(np.ones_like(np.asarray(tau, float))))
+    monkeypatch.setattr(softmax_module, "_ridge", lambda gamma, tau: ridge(gamma, np.ones_like(np.asarray(tau, float))))
     assert not theory_gap_ok(1024, 1.0, 0.7, ASYMMETRIC)
 
 
