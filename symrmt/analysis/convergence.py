@@ -214,6 +214,21 @@ class Convergence:
         The root seed (:func:`size_seed`).
     f : str
         The nonlinearity, as simulated (softmax attention: ``"softmax, tau = T (theory: f)"``).
+
+    Examples
+    --------
+    A ladder far too small to decide anything (a real one is :data:`DEFAULT_NS`), read field by field:
+
+    >>> from symrmt import converge
+    >>> res = converge("tanh(x)", 1.0, [1.0], ns=[32, 64, 128], seeds=[4, 3, 2], progress=False)
+    >>> res.ns.tolist(), res.seeds.tolist(), [fit.name for fit in res.quantities], res.attention.mean.shape
+    ([32, 64, 128], [4, 3, 2], ['attention', 'linear', 'gap'], (3, 1))
+    >>> round(float(res.linear.theory[0]), 4), bool(res.linear.limit_lo[0] < res.linear.limit_hi[0])
+    (0.4472, True)
+    >>> res.decisions()["attention"][0]["decision"]        # 9 seeds: an interval much wider than 3%
+    'undecided'
+    >>> res.to_csv().split(",")[:3]
+    ['quantity', 'gamma', 'limit']
     """
 
     gamma: np.ndarray

@@ -97,6 +97,17 @@ def build(name: str, quick: bool = False, *, f: str | None = None, params: Mappi
     ``f`` (a formula) with ``params`` (one value for each of its parameters) and ``center`` replaces
     the nonlinearity of a figure of :data:`TAKE_F`; the others refuse it. ``sizes`` overrides the
     mode's Monte Carlo sizes, e.g. ``n=1024, seeds=4`` for a run between quick and full.
+
+    Examples
+    --------
+    The cheapest figure at a tiny n (a fraction of a second; far too small to publish, and its caption says so):
+
+    >>> from symrmt.figures import build
+    >>> fig = build("spectrum", quick=True, n=32, seeds=2)
+    >>> fig.name, [panel.key for panel in fig.panels], fig.mc_label
+    ('spectrum', ['a', 'b', 'c'], ', n = 32, 2 seeds')
+    >>> "Monte Carlo points miss the theory by more than their 95% interval" in fig.caption
+    True
     """
     module = importlib.import_module(f".{_checked(name)}", __name__)
     override = _f_override(name, f, params, center)
@@ -140,6 +151,16 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
     -------
     dict
         ``{"image": path, "format": fmt, "csv": path, "figure": Figure}``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from symrmt.figures import run
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = run("spectrum", quick=True, out=folder, fmt="svg", n=32, seeds=2)
+    ...     columns = written["csv"].read_text().splitlines()[0].split(",")
+    >>> written["image"].name, written["csv"].name, columns[:5]
+    ('spectrum.svg', 'spectrum.csv', ['figure', 'panel', 'series', 'source', 'quantity'])
     """
     if fmt not in IMAGE_FORMATS:
         from ..errors import SymrmtInputError
@@ -160,7 +181,21 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
-    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR] [--format F]``."""
+    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR] [--format F]``.
+
+    Also ``--n`` and ``--seeds`` (the ``sizes`` of :func:`build`). Prints the two files written and returns 0, or
+    2 with one line on stderr when the figure cannot be built here (:class:`FigureUnavailable`).
+
+    Examples
+    --------
+    >>> import contextlib, io, pathlib, tempfile
+    >>> from symrmt.figures import main
+    >>> printed = io.StringIO()
+    >>> with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(printed):
+    ...     code = main("spectrum", ["--quick", "--n", "32", "--seeds", "2", "--format", "svg", "--out", folder])
+    >>> code, [pathlib.Path(line).name for line in printed.getvalue().splitlines()]
+    (0, ['spectrum.svg', 'spectrum.csv'])
+    """
     parser = argparse.ArgumentParser(prog=f"{name}.py", description=describe(name))
     parser.add_argument("--quick", action="store_true", help="small n, few points (seconds)")
     parser.add_argument("--out", default=None, metavar="DIR",

@@ -47,6 +47,19 @@ def run_sweep(spec: SweepSpec, out: str | os.PathLike, workers: int | None = Non
         :mod:`symrmt.sweep.store`: it is then left untouched), or a worker refused its input.
     KeyboardInterrupt
         After Ctrl-C, once the workers are stopped and the file is closed; rerunning resumes.
+
+    Examples
+    --------
+    Two points (two seeds of one setting) on one worker process; the second run finds both in the file:
+
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import parse_spec, run_sweep
+    >>> spec = parse_spec({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1, 1.0], "seeds": 2})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     first = run_sweep(spec, pathlib.Path(folder) / "results.jsonl", workers=1, progress=False)
+    ...     again = run_sweep(spec, pathlib.Path(folder) / "results.jsonl", workers=1, progress=False)
+    >>> first["points"], first["computed"], again["computed"], again["skipped"]
+    (2, 2, 0, 2)
     """
     if workers is not None and scheduler is not None:
         raise ParameterError("--workers is for the local run; with --scheduler the cluster's workers are used.")

@@ -202,6 +202,21 @@ def read_records(path: str | os.PathLike) -> tuple[dict | None, list[dict]]:
     ------
     SymrmtInputError
         The file cannot be read, is not a sweep result file, or holds a line no sweep wrote.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import parse_spec, read_records, run_sweep
+    >>> spec = parse_spec({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1, 1.0], "seeds": 2})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = pathlib.Path(folder) / "results.jsonl"
+    ...     _ = run_sweep(spec, out, workers=1, progress=False)
+    ...     header, records = read_records(out)
+    >>> header["spec_hash"] == spec.hash, header["points"], sorted(r["seed"] for r in records)
+    (True, 2, [0, 1])
+    >>> record = records[0]
+    >>> record["n"], record["p"], record["gamma"], len(record["theory"]["attention"]), len(record["mc"]["linear"])
+    (16, 16, [0.1, 1.0], 2, 2)
     """
     path = Path(path)
     with io_errors(path, "read it"):

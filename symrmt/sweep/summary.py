@@ -44,6 +44,20 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     info, rows
         ``info``: ``spec_hash``, ``points`` (of the spec), ``finished``; ``rows``: one dict
         per setting, ``n`` and γ with the keys :data:`SUMMARY_COLUMNS`, in spec order.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from symrmt.sweep import parse_spec, run_sweep, summarize
+    >>> spec = parse_spec({"f": "tanh(x)", "c": 1.0, "n": 16, "gamma": [0.1, 1.0], "seeds": 2})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = pathlib.Path(folder) / "results.jsonl"
+    ...     _ = run_sweep(spec, out, workers=1, progress=False)
+    ...     info, rows = summarize(out)
+    >>> info["points"], info["finished"], [(row["gamma"], row["seeds"]) for row in rows]   # one row per gamma
+    (2, 2, [(0.1, 2), (1.0, 2)])
+    >>> round(rows[1]["attention_theory"], 4), rows[1]["attention_se"] > 0    # the n = oo theory beside the mean
+    (0.7427, True)
     """
     header, records = read_records(path)
     if header is None:

@@ -24,13 +24,11 @@ than chosen.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from . import reference as ref
-from .deviations import Deviation, PropertyViolation, at_most, close, measured
+from .deviations import Deviation, Property, PropertyViolation, at_most, close, measured
 from .theories import Point, Theory
 
 __all__ = ["PropertyViolation", "Deviation", "Property", "CATALOGUE", "GAMMAS", "SOLVER_ATOL", "catalogue_markdown"] + [
@@ -513,23 +511,6 @@ def check_density_normalized(theory: Theory, point: Point) -> None:
 
 
 # --------------------------------------------------------------------------- the catalogue
-
-
-@dataclass(frozen=True)
-class Property:
-    """One property of the catalogue: what it says, where it holds, why, and the function that checks it.
-
-    ``check(theory, point)`` returns the worst :class:`Deviation` or raises :class:`PropertyViolation`.
-    """
-
-    name: str
-    statement: str
-    region: str
-    reason: str
-    check: Callable[..., Deviation]
-
-    def __call__(self, theory: Theory, point: Point, **options) -> Deviation:
-        return self.check(theory, point, **options)
 
 
 _ANY = "every f, c, d and geometry"

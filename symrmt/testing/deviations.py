@@ -2,6 +2,8 @@
 
 A property (:mod:`.checks`) compares values with :func:`close` and :func:`at_most`; :func:`measured` wraps it
 so that it returns its worst comparison (gap and tolerance) and reports a refusal of the theory as a violation.
+:class:`Property` holds one such check with its statement, region and reason (the entries of
+:data:`.checks.CATALOGUE`).
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import numpy as np
 
 from symrmt.errors import ConvergenceError
 
-__all__ = ["Deviation", "PropertyViolation", "record", "close", "at_most", "measured"]
+from .theories import Point, Theory
+
+__all__ = ["Deviation", "PropertyViolation", "Property", "record", "close", "at_most", "measured"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,33 @@ class PropertyViolation(AssertionError):
     def __init__(self, message: str, deviation: Deviation | None = None) -> None:
         super().__init__(message)
         self.deviation = deviation if deviation is not None else Deviation(math.inf, 0.0)
+
+
+@dataclass(frozen=True)
+class Property:
+    """One property of the catalogue: what it says, where it holds, why, and the function that checks it.
+
+    ``check(theory, point)`` returns the worst :class:`Deviation` or raises :class:`PropertyViolation`;
+    calling the property calls it.
+
+    Examples
+    --------
+    >>> from symrmt.testing import CATALOGUE, PackageTheory, Point
+    >>> law = CATALOGUE["sign_symmetry"]
+    >>> law.statement, law.region
+    ('E(-f, -d) = E(f, d)', 'every f, c, d and geometry')
+    >>> law(PackageTheory(), Point(a1=0.6, nu=0.4, c=1.0, d=0.2)).ratio <= 1      # the gap within its tolerance
+    True
+    """
+
+    name: str
+    statement: str
+    region: str
+    reason: str
+    check: Callable[..., Deviation]
+
+    def __call__(self, theory: Theory, point: Point, **options) -> Deviation:
+        return self.check(theory, point, **options)
 
 
 #: ``[worst Deviation so far]`` of the property running in this context (None outside a property).
