@@ -52,16 +52,20 @@ def test_the_general_line_and_the_monte_carlo_theory_are_the_api_on_the_raw_matr
 
 
 @pytest.mark.slow
-def test_three_lines_in_the_noise_panel_and_no_elliptic_line_with_a_signal(figure):
+def test_three_lines_in_every_panel_the_elliptic_one_with_the_panels_signal(figure):
     labels = {p.key: [c.label for c in p.curves if c.source == "theory"] for p in figure.panels}
-    assert labels["a"] == ["I + rank 8 fit", "elliptic model", "exact general M"]
-    assert labels["b"] == labels["c"] == ["I + rank 8 fit", "exact general M"]
+    assert labels["a"] == labels["b"] == labels["c"] == ["I + rank 8 fit", "elliptic model", "exact general M"]
     M = _layer0()
+    from symrmt.figures.real_weights import SIGNALS, signal_direction
     from symrmt.general.elliptic import attention_error_elliptic
 
-    line = _curve(figure, "a", "elliptic model")
-    np.testing.assert_allclose(line.value, attention_error_elliptic("tanh(x)", 1.0, line.params["gamma"], M),
-                               rtol=1e-7)
+    for key, signal in zip("abc", SIGNALS):
+        line = _curve(figure, key, "elliptic model")
+        mu = signal_direction(signal, M, 0, None)
+        np.testing.assert_allclose(line.value, attention_error_elliptic("tanh(x)", 1.0, line.params["gamma"], M, mu=mu),
+                                   rtol=1e-7)
+    # the signal enters the model: the top-vector panel's line is not the noise panel's
+    assert np.all(_curve(figure, "b", "elliptic model").value < _curve(figure, "a", "elliptic model").value - 0.1)
     # the paper's assumption, solved on its own: above the exact theory at every gamma of the noise panel
     assert np.all(_curve(figure, "a", "I + rank 8 fit").value > _curve(figure, "a", "exact general M").value)
 
