@@ -34,7 +34,8 @@ Shipped entries
 The package ships the entries of its built-in models' default requests in :data:`SHIPPED`
 (written by ``python -m symrmt.codegen.shipped``, never edited by hand), so that a first call in a
 fresh environment derives and generates nothing. A request is looked up in the user's cache, then
-among the shipped entries, then derived (and stored in the user's cache). A shipped entry is
+among the shipped entries (also when the user's cache is off: they are part of the package), then
+derived (and stored in the user's cache). A shipped entry is
 checked as a user's entry is (checksum, request, the grammar of every function), but its tag is
 only :data:`FORMAT` and the SHA-256 of the sources (:func:`shipped_tag`): the user's library
 versions differ from ours, and the generated code calls only NumPy and SciPy. Any change of the
