@@ -3,14 +3,18 @@
 Times, with :func:`time.perf_counter` around :func:`subprocess.run`, the median of ``--runs`` processes of
 
 - ``python -c "import numpy, scipy"`` (the floor any NumPy/SciPy program pays),
-- ``python -m symrmt theory --f 'tanh(x)' --c 1 --gamma 0.1`` with an empty disk cache (the first call),
+- ``python -m symrmt theory --f 'tanh(x)' --c 1 --gamma 0.1`` with an empty disk cache (the first call: nothing in
+  the user's cache, the package's shipped compiled systems present, so it computes tanh's Hermite data and derives
+  nothing; see :mod:`symrmt.codegen.shipped`),
+- the same first call from a copy of the package without its shipped systems (what a first call cost before they
+  were shipped: it derives the attention and linear systems and generates their code),
 - the same with the disk cache the previous call left (a repeated call),
 
 all in the same run, and prints the load average beside each figure (the machine may be shared). Then where the
 time of a repeated call goes (``--breakdown``, on by default): a child process that runs the call's stages one by one,
 each timed in wall and CPU seconds (CPU time is less sensitive to the load of other processes): Python with NumPy and
 SciPy, the command line's imports, SymPy, f's Hermite data (parsed, read from the Hermite cache and checked), the
-systems (read from the compiled-system cache), and the solve and print (``main`` itself, all else in memory).
+systems (the shipped entries read and checked), and the solve and print (``main`` itself, all else in memory).
 ``python -X importtime -m symrmt theory ...`` and ``python -m cProfile -s cumtime -m symrmt theory ...`` go deeper;
 docs/performance.md has the table.
 
@@ -22,6 +26,7 @@ import argparse
 import os
 import pathlib
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,7 +54,7 @@ mark("Hermite data of tanh (parse, cache read, check)")
 from symrmt import models
 for model in (models.ATTENTION, models.LINEAR):
     model.system_summary(1), model.compiled(1, model.auto_form)
-mark("systems (compiled-system cache read)")
+mark("systems (shipped entries read, checked)")
 stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
 main(["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"])
 sys.stdout = stdout
@@ -67,12 +72,12 @@ ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTEC
 CPU: list[float] = []
 
 
-def _once(command: list[str], cache: str) -> float:
-    """Wall seconds of one process; its CPU seconds (user + system, all threads) are appended to :data:`CPU`."""
-    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache}
+def _once(command: list[str], cache: str, root: pathlib.Path = ROOT) -> float:
+    """Wall seconds of one process (run in ``root``); its CPU seconds (user + system) are appended to :data:`CPU`."""
+    env = {**ENVIRONMENT, "SYMRMT_CACHE_DIR": cache, "PYTHONPATH": str(root)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -101,6 +106,15 @@ def main() -> None:
             repeated_cpu.append(CPU[-1])
         rows.append(("symrmt theory tanh, first call", first, first_cpu, os.getloadavg()[0]))
         rows.append(("symrmt theory tanh, repeated call", repeated, repeated_cpu, os.getloadavg()[0]))
+        bare = pathlib.Path(scratch) / "without shipped systems"
+        shutil.copytree(ROOT / "symrmt", bare / "symrmt", ignore=shutil.ignore_patterns("shipped_systems", "__pycache__"))
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "symrmt"], cwd=bare, env=ENVIRONMENT, check=True,
+                       stdout=subprocess.DEVNULL)
+        unshipped, unshipped_cpu = [], []
+        for k in range(runs):
+            unshipped.append(_once(THEORY, os.path.join(scratch, f"bare{k}"), bare))
+            unshipped_cpu.append(CPU[-1])
+        rows.append(("  first call, nothing shipped", unshipped, unshipped_cpu, os.getloadavg()[0]))
         print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s} {'CPU':>7s}  load (1 min)   ({runs} runs, "
               f"{os.cpu_count()} CPUs; CPU: median user + system seconds)")
         for label, times, cpu, load in rows:

@@ -28,6 +28,19 @@ The file is untrusted data. It is used only when
 
 Anything else (a truncated, edited or foreign file, another version, an unknown name) is a miss:
 the file is deleted with a :class:`SystemCacheWarning` and the system derived and stored again.
+
+Shipped entries
+---------------
+The package ships the entries of its built-in models' default requests in :data:`SHIPPED`
+(written by ``python -m symrmt.codegen.shipped``, never edited by hand), so that a first call in a
+fresh environment derives and generates nothing. A request is looked up in the user's cache, then
+among the shipped entries (also when the user's cache is off: they are part of the package), then
+derived (and stored in the user's cache). A shipped entry is
+checked as a user's entry is (checksum, request, the grammar of every function), but its tag is
+only :data:`FORMAT` and the SHA-256 of the sources (:func:`shipped_tag`): the user's library
+versions differ from ours, and the generated code calls only NumPy and SciPy. Any change of the
+derivation or code-generation sources makes every shipped entry a miss (never a wrong answer)
+until they are regenerated; a refused shipped entry is a miss with a warning, never deleted.
 The checksum protects against corruption, not against someone who can write the user's cache
 folder and recompute it; what such a file can run is still limited to the grammar above.
 """
@@ -44,7 +57,7 @@ import math
 import pathlib
 import sys
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import sympy as sp
@@ -53,11 +66,14 @@ from ..runtime.cache_dir import cache_root
 from ..runtime.files import write_text_atomically
 from ..solve.compiled import CompiledObservable, CompiledSystem
 
-__all__ = ["SystemCacheWarning", "SystemSummary", "compiled", "summary", "FORMAT"]
+__all__ = ["SystemCacheWarning", "SystemSummary", "compiled", "summary", "FORMAT", "SHIPPED", "shipped_tag",
+           "shipped_name"]
 
 #: Bump when the layout of an entry changes: older entries are then never matched.
 FORMAT = 1
 _MAX_BYTES = 20_000_000
+#: The entries shipped with the package (package data written by ``python -m symrmt.codegen.shipped``).
+SHIPPED = pathlib.Path(__file__).resolve().parent / "shipped_systems"
 #: The modules whose attributes generated code may call, by the name it calls them.
 _MODULES = ("numpy", "scipy.special", "numpy.linalg", "functools", "math", "builtins")
 _TRANSLATIONS = "symrmt.codegen.numpy_backend:MODULES"
@@ -89,17 +105,35 @@ class SystemSummary:
 
 
 @functools.lru_cache(maxsize=1)
-def _tag() -> dict[str, str]:
-    """The versions of what generated an entry: the libraries and the sources of derive, codegen and models."""
-    import scipy
-
+def _sources() -> str:
+    """The SHA-256 of the sources of derive, codegen and models: what derives a system and generates its code."""
     root = pathlib.Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     for package in ("derive", "codegen", "models"):
         for path in sorted((root / package).glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _tag() -> dict[str, str]:
+    """The versions of what generated a user's entry: the libraries and the sources of derive, codegen and models."""
+    import scipy
+
     return {"python": sys.version, "numpy": np.__version__, "scipy": scipy.__version__, "sympy": sp.__version__,
-            "sources": digest.hexdigest()}
+            "sources": _sources()}
+
+
+def shipped_tag() -> dict[str, Any]:
+    """The format and tag of a shipped entry: :data:`FORMAT` and the sources' SHA-256, no library version."""
+    return {"format": FORMAT, "tag": {"sources": _sources()}}
+
+
+def shipped_name(request: dict) -> str:
+    """The file name of ``request``'s shipped entry, e.g. ``compiled-attention-rank1-algebraic.json``."""
+    name = "-".join([str(request.get("kind")), str(request.get("model")), f"rank{request.get('rank')}",
+                     str(request.get("form"))] + (["without-linear-part"] if request.get("without_linear_part") else []))
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) + ".json"
 
 
 def _folder() -> pathlib.Path | None:
@@ -129,12 +163,11 @@ def compiled(request: dict, build: Callable[[], CompiledSystem]) -> CompiledSyst
 
     ``build`` is called on a miss (no entry, the cache off, or an entry refused) and its result stored
     when every function can be written as checked data (else it is only returned)."""
-    entry = _load({**request, "kind": "compiled"})
-    if entry is not None:
+    for path, entry in _entries({**request, "kind": "compiled"}):
         try:
             return _system_from(entry)
         except _Refused as exc:
-            _discard({**request, "kind": "compiled"}, str(exc))
+            _discard(path, str(exc))
     system = build()
     _store({**request, "kind": "compiled"}, lambda: _system_to(system))
     return system
@@ -142,24 +175,16 @@ def compiled(request: dict, build: Callable[[], CompiledSystem]) -> CompiledSyst
 
 def summary(request: dict, build: Callable[[], Any]) -> SystemSummary:
     """The :class:`SystemSummary` of the derived system of ``request``, from disk or of ``build()`` (the system)."""
-    entry = _load({**request, "kind": "summary"})
-    if entry is not None:
+    for path, entry in _entries({**request, "kind": "summary"}):
         try:
             symbols = _symbols(entry["symbols"])
             return SystemSummary(_text(entry["name"]), _keys(entry["parameters"], symbols),
                                  _domains(entry["domains"], symbols), _keys(entry["unknowns"], symbols),
                                  _keys(entry["observables"], symbols))
         except (KeyError, TypeError, ValueError, RecursionError) as exc:
-            _discard({**request, "kind": "summary"}, str(exc) or type(exc).__name__)
+            _discard(path, str(exc) or type(exc).__name__)
     made = SystemSummary.of(build())
-
-    def data() -> dict:
-        keys = (*made.parameters, *made.unknowns, *made.observables)
-        return {"name": made.name, "symbols": _symbols_to(keys), "parameters": [k.name for k in made.parameters],
-                "domains": {k.name: _domain_to(v) for k, v in made.domains.items()},
-                "unknowns": [k.name for k in made.unknowns], "observables": [k.name for k in made.observables]}
-
-    _store({**request, "kind": "summary"}, data)
+    _store({**request, "kind": "summary"}, lambda: _summary_to(made))
     return made
 
 
@@ -170,42 +195,57 @@ class _Refused(ValueError):
     """An entry that is not what this package writes."""
 
 
-def _load(request: dict) -> dict | None:
+def _entries(request: dict) -> Iterator[tuple[pathlib.Path, dict]]:
+    """``(path, data)`` of the user's entry of ``request``, then of the shipped one (each read only when asked for)."""
     folder = _folder()
-    if folder is None:
-        return None
-    path = _path(folder, request)
-    try:
-        if not path.is_file():
-            return None
-        if path.stat().st_size > _MAX_BYTES:
-            raise _Refused(f"larger than {_MAX_BYTES} bytes")
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(entry, dict):
-            raise _Refused("not an entry of this cache")
-        body = {k: v for k, v in entry.items() if k != "checksum"}
-        if entry.get("checksum") != _checksum(body):
-            raise _Refused("checksum mismatch")
-        if entry.get("format") != FORMAT or entry.get("tag") != _tag():
-            raise _Refused("written by another version")
-        if entry.get("request") != request or not isinstance(entry.get("data"), dict):
-            raise _Refused("stored for another request")
-        return entry["data"]
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-        _discard(request, str(exc)[:200] or type(exc).__name__)
-        return None
+    places = [] if folder is None else [(_path(folder, request), {"format": FORMAT, "tag": _tag()})]
+    for path, tag in [*places, (SHIPPED / shipped_name(request), shipped_tag())]:
+        try:
+            data = _read(path, request, tag)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            _discard(path, str(exc)[:200] or type(exc).__name__)
+            continue
+        if data is not None:
+            yield path, data
 
 
-def _discard(request: dict, reason: str) -> None:
-    folder = _folder()
-    path = None if folder is None else _path(folder, request)
+def _read(path: pathlib.Path, request: dict, tag: dict) -> dict | None:
+    """The data of the entry at ``path``: None if there is none (or a shipped one is stale), :class:`_Refused` if bad."""
+    if not path.is_file():
+        return None
+    if path.stat().st_size > _MAX_BYTES:
+        raise _Refused(f"larger than {_MAX_BYTES} bytes")
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(entry, dict):
+        raise _Refused("not an entry of this cache")
+    body = {k: v for k, v in entry.items() if k != "checksum"}
+    if entry.get("checksum") != _checksum(body):
+        raise _Refused("checksum mismatch")
+    if {"format": entry.get("format"), "tag": entry.get("tag")} != tag:
+        if _shipped(path):
+            return None                                   # derived by other sources: regenerated before a release
+        raise _Refused("written by another version")
+    if entry.get("request") != request or not isinstance(entry.get("data"), dict):
+        raise _Refused("stored for another request")
+    return entry["data"]
+
+
+def _shipped(path: pathlib.Path) -> bool:
+    return path.parent == SHIPPED
+
+
+def _discard(path: pathlib.Path, reason: str) -> None:
+    if _shipped(path):
+        warnings.warn(f"symrmt: refused the shipped compiled-system entry {path.name!r} ({reason[:200]}); deriving "
+                      "the system (regenerate them with: python -m symrmt.codegen.shipped)", SystemCacheWarning,
+                      stacklevel=3)
+        return
     warnings.warn(f"symrmt: discarded the compiled-system cache entry {str(path)[:200]!r} ({reason[:200]}); "
                   "deriving the system again", SystemCacheWarning, stacklevel=3)
-    if path is not None:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            pass
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _text(value: Any) -> str:
@@ -392,15 +432,23 @@ class _NotData(Exception):
     """Something of a compiled system that cannot be written as checked data (the system is then not stored)."""
 
 
+def entry_text(request: dict, data: dict, tag: dict, indent: int | None = None) -> str:
+    """An entry's file content: ``tag`` (``{"format": ..., "tag": ...}``), request, data and their checksum.
+
+    The checksum is of the compact JSON of the rest, whatever ``indent`` lays the file out with."""
+    body = {**tag, "request": request, "data": data}
+    return json.dumps({**body, "checksum": _checksum(body)}, sort_keys=True, indent=indent,
+                      separators=(",", ": ") if indent is not None else (",", ":"))
+
+
 def _store(request: dict, data: Callable[[], dict]) -> None:
     folder = _folder()
     if folder is None:
         return
     try:
-        body = {"format": FORMAT, "tag": _tag(), "request": request, "data": data()}
+        text = entry_text(request, data(), {"format": FORMAT, "tag": _tag()})
     except _NotData:
         return
-    text = json.dumps({**body, "checksum": _checksum(body)}, sort_keys=True, separators=(",", ":"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomically(_path(folder, request), text)
@@ -408,6 +456,13 @@ def _store(request: dict, data: Callable[[], dict]) -> None:
         _unusable.add(str(cache_root()))
         warnings.warn(f"symrmt: the compiled-system cache is off: cannot write in {str(folder)[:200]!r} ({exc}); set "
                       "SYMRMT_CACHE_DIR to a writable folder, or to 'off'", SystemCacheWarning, stacklevel=3)
+
+
+def _summary_to(made: SystemSummary) -> dict:
+    keys = (*made.parameters, *made.unknowns, *made.observables)
+    return {"name": made.name, "symbols": _symbols_to(keys), "parameters": [k.name for k in made.parameters],
+            "domains": {k.name: _domain_to(v) for k, v in made.domains.items()},
+            "unknowns": [k.name for k in made.unknowns], "observables": [k.name for k in made.observables]}
 
 
 def _symbols_to(keys) -> dict:

@@ -20,6 +20,7 @@ POINTS = {S.c: np.array([0.5, 1.0, 3.0]), S.gamma: np.array([0.1, 1.0, 2.0]), S.
 @pytest.fixture()
 def folder(tmp_path, monkeypatch):
     monkeypatch.setenv("SYMRMT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(system_cache, "SHIPPED", tmp_path / "nothing shipped")  # the user's cache alone
     system_cache._unusable.clear()
     return tmp_path / "systems"
 
@@ -62,6 +63,7 @@ def test_the_summary_is_the_derived_systems(folder):
 
 def test_the_off_switch_stores_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("SYMRMT_CACHE_DIR", "off")
+    monkeypatch.setattr(system_cache, "SHIPPED", tmp_path / "nothing shipped")
     system_cache.compiled(REQUEST, _built)
     assert not list(tmp_path.iterdir())
 
