@@ -228,6 +228,7 @@ def check(text: str, kinks: set[float], method: str = "numeric") -> None:
         assert abs(value - ref[key]) <= AGREE * scale, (text, key, value, ref[key])
 
 
+@pytest.mark.slow                       # 20 generated formulas and 9 pinned ones, 25-50 s on 2 cores
 @pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")   # QUADPACK at 1e-12 near round-off
 @settings(suppress_health_check=[HealthCheck.too_slow], max_examples=20)
 @given(scaled_formulas(), st.sampled_from(["numeric", "numeric", "numeric", "auto"]))

@@ -52,6 +52,7 @@ def test_small_but_resolvable_scale_is_accepted():
     assert h.a1 == 1e-9 and h.nu == 1e-18 and h.nu >= h.a1**2
 
 
+@pytest.mark.slow                       # oscillations up to the refusal: about 23 s on 2 cores
 def test_fast_oscillation_is_integrated_or_refused_for_that_reason():
     h = hermite("sin(50*x)", method="numeric")       # nu = (1 - exp(-5000))/2, a1 = 50 exp(-1250)
     assert math.isclose(h.nu, 0.5, rel_tol=1e-12) and abs(h.a1) < 1e-13
