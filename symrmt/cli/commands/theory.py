@@ -320,13 +320,7 @@ def cmd_latex(args: argparse.Namespace) -> dict:
                  label_prefix=args.label_prefix, solver_data=args.solver_data)
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
-    if target is not None:
-        write_text_atomically(target, text)
-        out[flag[2:]] = target
-        if not args.json:
-            print(f"{flag[2:]} written to {target}")
-    elif not args.json:
-        print(text)
+    _emit_latex(text, target, flag, args.json, out)
     if model.takes_rank:
         out["rank"] = args.rank
     return out
@@ -383,13 +377,7 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     text = weights_latex(body=args.body is not None, document=args.document is not None, f=f,
                          label_prefix=args.label_prefix)
     out = {"kind": "weights", "f": args.f, "latex": text}
-    if target is not None:
-        write_text_atomically(target, text)
-        out[flag[2:]] = target
-        if not args.json:
-            print(f"{flag[2:]} written to {target}")
-    elif not args.json:
-        print(text)
+    _emit_latex(text, target, flag, args.json, out)
     return out
 
 
@@ -483,3 +471,14 @@ def _spectrum_grid(args: argparse.Namespace, h, params: dict) -> dict:
             for x, rho in zip(args.x, curves[i].density):
                 print(f"{head} {x:10.4g} {rho:10.6g}")
     return out
+
+
+def _emit_latex(text: str, target: str | None, flag: str, as_json: bool, out: dict) -> None:
+    """Write ``text`` atomically to ``target`` (the file of ``flag``) and record it in ``out``, or print it."""
+    if target is not None:
+        write_text_atomically(target, text)
+        out[flag[2:]] = target
+        if not as_json:
+            print(f"{flag[2:]} written to {target}")
+    elif not as_json:
+        print(text)
