@@ -159,7 +159,8 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
                r"(token $i$ the key), $K_{ij} = f(S_{ij})/\sqrt p$ ($i \ne j$), $K_{ii} = d$, $X = Z + \mu y^\top$, "
                r"$Q = (K^\top X^\top X K/n + \gamma)^{-1}$, $E_\mathrm{attn} = \frac{\gamma^2}{n} y^\top Q^2 y$; "
                r"$c = p/n$. Noise only ($\mu = 0$); the signal enters by a Woodbury step with the quadratic forms "
-               r"of $(M^\top\mu, M\mu, \mu)$ in the same resolvents (docs/theory.md, section 18.7)." + "\n")
+               r"of $(M^\top\mu, M\mu, \mu)$ in the same resolvents." + "\n"
+               "% derivation: symrmt's docs/theory.md, section 18.7 (a comment: the printed text stands alone)\n")
     out.append(r"\paragraph{Its deterministic equivalent.} The six unknowns $t_{bb'} = t_{b'b}$ solve" + "\n")
     out.append(align("t", fixed))
     out.append(r"with the self-energy ($\Sigma_{31}$, $\Sigma_{32}$ are not $\Sigma_{13}$, $\Sigma_{23}$)" + "\n")

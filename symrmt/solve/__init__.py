@@ -43,10 +43,10 @@ from .failures import PointFailure, failure_message, point_failures
 from .marchenko_pastur import RULES, marchenko_pastur_rule
 from .parameters import Parameters, check_parameters
 from .observe import admit, coarse_solution, evaluate, scale
-from .path import continue_path, newton, physical, start_values, starting_values
+from .path import continue_path, newton, physical, refine, start_values, starting_values
 from .problem import Problem
 from .settings import (BATCH_POINTS, CHUNK_ELEMENTS, INITIAL_NODES, MAX_NODES, NEAR_AXIS, PARALLEL_POINTS,
-                       PATH_NODES, QUADRATURE_TOLERANCE)
+                       PATH_NODES, QUADRATURE_TOLERANCE, REFINEMENTS)
 
 __all__ = ["SolveResult", "PointFailure", "solve", "Parameters", "check_parameters", "CompiledSystem", "CompiledObservable",
            "marchenko_pastur_rule", "RULES", "INITIAL_NODES", "MAX_NODES", "QUADRATURE_TOLERANCE"]
@@ -320,6 +320,7 @@ def _whole_solve(problem: Problem, resume):
     lost: dict[int, str] = {}
     t = continue_path(problem, local, resume=resume, failures=lost)[0]
     t, ok, residual, rate = newton(problem, t, target, local)
+    refine(problem, t, target, local[ok], residual, rate, REFINEMENTS)
     ok &= physical(problem, t, target, local)
     failed = {int(i): lost.get(int(i), "Newton did not converge on the physical branch at the target (residual "
                                        f"{residual[i]:.3g})") for i in np.flatnonzero(~ok)}
@@ -348,6 +349,7 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
             failed = {int(i): lost.get(int(i), "Newton did not converge at the target" if not residual[i] <= 1e-9
                                        else "the solution at the target is not on the physical branch")
                       + ("" if int(i) in lost else f" (residual {residual[i]:.3g})") for i in np.flatnonzero(~ok)}
+        refine(problem, t, target, local[ok], residual, rate, REFINEMENTS)
     else:
         residual, rate = np.zeros(local.size), t
     fine = evaluate(problem, t, rate, local)

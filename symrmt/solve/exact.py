@@ -23,7 +23,7 @@ import numpy as np
 from .compiled import CompiledSystem
 from .native_path import native_path
 from .observe import evaluate
-from .path import PathRules, continue_path, newton, newton_step, physical, starting_values
+from .path import PathRules, continue_path, newton, newton_step, physical, refine, starting_values
 from .problem import Problem
 from .settings import EXACT_CORRECTIONS, EXACT_MAX_RATIO, EXACT_PATH_TOLERANCE, EXACT_REFINEMENTS
 
@@ -81,30 +81,8 @@ def _polish(problem: Problem, t, target, local):
     if done is not None:
         return done
     t, ok, residual, rate = newton(problem, t, target, local)
-    _refine(problem, t, target, local[ok], residual, rate)
+    refine(problem, t, target, local[ok], residual, rate, EXACT_REFINEMENTS)
     return t, ok & physical(problem, t, target, local), residual, rate
-
-
-def _refine(problem: Problem, t, target, index, residual, rate) -> None:
-    """Newton steps from the converged points ``index`` (in place), each kept where it lowers ``residual``."""
-    live = index
-    for step_count in range(EXACT_REFINEMENTS + 1):
-        if not live.size:
-            return
-        values, jacobian, dF_dv = problem.newton_system(t[:, live], target[live], live)
-        size = np.max(np.abs(values), axis=0)
-        if step_count:                          # keep the step where it helped; go back where it did not
-            better = np.isfinite(size) & (size < residual[live])
-            t[:, live[~better]] = previous[:, ~better]
-            live, values, jacobian, dF_dv = live[better], values[:, better], jacobian[better], dF_dv[:, better]
-            residual[live] = size[better]
-        step, rate[:, live] = newton_step(values, jacobian, dF_dv)
-        if step_count == EXACT_REFINEMENTS:
-            return
-        finite = np.all(np.isfinite(step), axis=0)
-        live, step = live[finite], step[:, finite]
-        previous = t[:, live].copy()
-        t[:, live] -= step
 
 
 def newton_error(compiled: CompiledSystem, params: dict, unknowns: np.ndarray) -> np.ndarray:

@@ -362,7 +362,7 @@ def path_points(residual, branch, shape, points, rules, out):
 
 
 def polish_points(residual, branch, shape, points, out):
-    """Newton at ``points.target`` from ``points.t`` (in place), the refinements of :func:`~.exact._refine` where it
+    """Newton at ``points.target`` from ``points.t`` (in place), the refinements of :func:`~.path.refine` where it
     converged, and the branch conditions: :func:`~.exact._polish` for every column of ``points.table``
     (:data:`PolishPoints`); converged, the residual and the rate go to ``out`` (:data:`PolishOut`)."""
     table, variable, target, t_io = points.table, points.variable, points.target, points.t

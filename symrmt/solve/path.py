@@ -20,7 +20,7 @@ from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_GROWTH, PATH_NEWTON,
                        PATH_TOLERANCE, STEP_CONTROL, STEPS_PER_DECADE, TOLERANCE)
 
-__all__ = ["newton", "newton_step", "continue_path", "starting_values", "start_values",
+__all__ = ["newton", "newton_step", "refine", "continue_path", "starting_values", "start_values",
            "physical", "PathRules"]
 
 
@@ -77,6 +77,33 @@ def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):
         if not live.size:
             break
     return t, done, size, rate
+
+
+def refine(problem: Problem, t, target, index, residual, rate, steps: int) -> None:
+    r"""``steps`` Newton steps from the converged points ``index`` (in place), each kept where it lowers ``residual``.
+
+    Newton's stopping rule is relative to :math:`1 + \max_u |t_u|`, so where one unknown is large (of order
+    :math:`1/v` at a small continuation variable :math:`v`) it stops the small ones well before round-off; these
+    steps take them there. ``residual`` and ``rate`` are updated for the points whose step was kept.
+    """
+    live, previous = index, t[:, :0]
+    for step_count in range(steps + 1):
+        if not live.size:
+            return
+        values, jacobian, dF_dv = problem.newton_system(t[:, live], target[live], live)
+        size = np.max(np.abs(values), axis=0)
+        if step_count:                          # keep the step where it helped; go back where it did not
+            better = np.isfinite(size) & (size < residual[live])
+            t[:, live[~better]] = previous[:, ~better]
+            live, values, jacobian, dF_dv = live[better], values[:, better], jacobian[better], dF_dv[:, better]
+            residual[live] = size[better]
+        step, rate[:, live] = newton_step(values, jacobian, dF_dv)
+        if step_count == steps:
+            return
+        finite = np.all(np.isfinite(step), axis=0)
+        live, step = live[finite], step[:, finite]
+        previous = t[:, live].copy()
+        t[:, live] -= step
 
 
 def physical(problem: Problem, t, value, index) -> np.ndarray:

@@ -14,8 +14,12 @@ Tolerances. The solver's embedded estimate certifies the coarse rule (a third of
 nodes) to ``symrmt.solve.QUADRATURE_TOLERANCE``; the integrand is analytic and periodic in
 the angle variable, so the error decays geometrically in the number of nodes and the full
 rule is accurate to about the cube of that, i.e. to round-off, and Newton stops at 1e-11.
-Measured: |E - reference| <= 2e-11 for the noise pencil and <= 3e-13 for the closed forms over
-60 random draws. ``SOLVER_ATOL = 3e-8`` therefore leaves a wide margin for every exact
+Newton's stopping rule is relative to the largest unknown (of order 1/gamma at a small ridge), so the solver
+takes one more Newton step at each target (``symrmt.solve.settings.REFINEMENTS``); without it the cubic of
+:func:`check_a1_zero` was missed by up to 5.5e-8 at gamma = 0.01 (a CI draw at nu = 4.25, c = 0.503) and by
+more than 1e-10 at 37 of 300 random (nu, c). Measured with it: |E - reference| <= 2e-11 for the noise pencil
+and <= 3.1e-12 for the a1 = 0 cubic over 300 random (nu, c) on the grid below (tests/solve/test_solve.py
+asserts the CI draw). ``SOLVER_ATOL = 3e-8`` therefore leaves a wide margin for every exact
 identity and for comparisons with the exact references (the noise-pencil reference, which
 has its own quadrature, is given 1e-6). Limits are taken by Richardson extrapolation
 (:func:`.reference.extrapolate`), whose error bound is computed from the data rather

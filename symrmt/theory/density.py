@@ -15,6 +15,7 @@ integrates to :math:`1 - \text{atom}`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 from typing import Any, Mapping
 
@@ -25,11 +26,17 @@ from ..geometry import Geometry
 from ..models import DENSITIES
 from ..models.binding import MAX_ARGUMENT
 from ..solve import PointFailure
+from ..solve.failures import failure_message
 from ..validate import choice
 from .forms import DEFAULT_FORM, check_form, solve_in_form
 from .ridge import masked
 
 __all__ = ["SpectralDensity", "spectral_density", "cauchy_smoothed", "ATOM_ETAS", "MAX_ARGUMENT"]
+
+#: Why the Gram density at x = 0, eta = 0 has no value: the reason given for that point when it fails (the
+#: solver's own reason, a stalled continuation, would say "report this case").
+LOWER_END = ("the lower end of the spectrum of the positive semi-definite Gram matrix, where its density is a point "
+             "mass (rank p < n) or unbounded (a hard edge); evaluate at x > 0 or give eta > 0")
 
 #: The atom at 0 is lim eta Im m(i eta) = a, extrapolated from these eta (a decade apart) by Aitken's
 #: delta-squared, exact for a + C eta^alpha with any alpha > 0 (a density regular at 0 gives alpha = 1,
@@ -155,11 +162,15 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
                                      matrix=matrix)
     base = {k: float(parameters[k][0]) for k in (S.c, S.a1, S.b, S.d)}
     x, eta = parameters[S.x], float(parameters[S.eta][0])
-    result = solve_in_form(model, 1, parameters, form, partial)
+    result = solve_in_form(model, 1, parameters, form, partial=True)
+    failures = tuple(replace(f, reason=LOWER_END) if matrix == "gram" and eta == 0 and f.parameters.get("x") == 0
+                     else f for f in result.failures)
+    if failures and not partial:
+        raise ConvergenceError(failure_message(model.system_summary(1).name, failures, result.failed.size), failures)
     density, stieltjes = np.asarray(result[DENSITY], float), np.asarray(result[STIELTJES])
     if partial:
         density, stieltjes = masked(density, result.failed), masked(stieltjes, result.failed)
-    return SpectralDensity(x, density, eta, matrix, stieltjes, base, form, result.failed, result.failures)
+    return SpectralDensity(x, density, eta, matrix, stieltjes, base, form, result.failed, failures)
 
 
 def _atom(matrix: str, base: dict, form: str) -> float:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import symrmt
 from symrmt.cli import main
 from symrmt.errors import ConvergenceError
+from symrmt.theory.density import LOWER_END
 
 TANH = (0.6057055, 0.3942945)
 #: Below what the quadrature resolves at c = 1 (it needs ~7e5 nodes; MAX_NODES = 34992), and where the
@@ -90,6 +91,17 @@ def test_spectral_density_fails_where_the_density_is_infinite_and_keeps_the_rest
     _strict_json(json.dumps(out))
     with pytest.raises(ConvergenceError, match="1 of 3"):
         symrmt.spectral_density(TANH, 1.0, [0.0, 0.5, 1.0])
+
+
+@pytest.mark.parametrize("c", [0.5, 1.0, 2.0])
+def test_the_gram_density_at_zero_says_why_it_has_no_value(c):
+    # c < 1: an atom 1 - c at 0; c >= 1 here: the hard edge. The solver alone said "stalled ... report this case".
+    rho = symrmt.spectral_density(TANH, c, [0.0, 0.5], partial=True)
+    assert [f.reason for f in rho.failures] == [LOWER_END]
+    with pytest.raises(ConvergenceError, match="lower end of the spectrum.*x > 0 or give eta > 0"):
+        symrmt.spectral_density(TANH, c, [0.0])
+    # only the Gram matrix at eta = 0 gets this reason: a point the kernel density or eta > 0 solve is not touched
+    assert not symrmt.spectral_density(TANH, c, [0.0], eta=0.05).failed.any()
 
 
 @settings(max_examples=8)                         # each point below ~3e-9 costs the finest quadrature

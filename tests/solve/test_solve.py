@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -12,7 +13,9 @@ from symrmt.derive import attention_system, linear_system
 from symrmt.derive import symbols as S
 from symrmt.derive.attention import ERROR, PHI
 from symrmt.errors import ParameterError
+import symrmt.solve as solve_module
 from symrmt.solve import solve
+from symrmt.solve.settings import REFINEMENTS
 
 TANH = (0.6057055, 0.3942945)
 
@@ -48,6 +51,29 @@ def test_quadrature_refinement_converges_at_small_gamma():
     system = compile_system(attention_system())
     coarse, fine = solve(system, params, nodes=48), solve(system, params, nodes=1296)
     assert np.allclose(coarse[ERROR], fine[ERROR], atol=1e-8)
+
+
+def _cubic_error(nu: float, c: float, gamma: float) -> float:
+    """E at a1 = d = 0 from the cubic nu x^2 (x + c - 1) = c gamma (1 - x) (docs/theory.md section 12), 40 digits."""
+    mpmath.mp.dps = 40
+    nu, c, gamma = mpmath.mpf(nu), mpmath.mpf(c), mpmath.mpf(gamma)
+    roots = mpmath.polyroots([nu, nu * (c - 1), c * gamma, -c * gamma], maxsteps=200, extraprec=200)
+    x = max(mpmath.re(r) for r in roots if abs(mpmath.im(r)) < 1e-30 and max(0, 1 - c) < mpmath.re(r) < 1)
+    return float(x - c * gamma * (1 - x) / (nu * (3 * x * x + 2 * (c - 1) * x) + c * gamma))
+
+
+@pytest.mark.parametrize("refinements, reaches_round_off", [(REFINEMENTS, True), (0, False)])
+def test_the_small_unknowns_reach_round_off_at_a_small_ridge(monkeypatch, refinements, reaches_round_off):
+    # Newton stops relative to the largest unknown (t_11 ~ 1/gamma = 100 here), which left t_22 ~ 2e-3 and E
+    # 5.5e-8 off the cubic in a CI run (nu = 4.25, c = 0.503, gamma = 0.01). One refinement step takes E to
+    # round-off (measured 5e-16); 1e-12 is far above that and far below the 5.5e-8 of the planted run without it.
+    monkeypatch.setattr(solve_module, "REFINEMENTS", refinements)
+    nu, c, gamma = 4.25, 0.5028315779709409, 0.01
+    system = compile_system(attention_system())
+    params = {S.c: c, S.gamma: np.array([gamma]), S.a1: 0.0, S.b: np.sqrt(nu), S.d: 0.0, S.theta: 0.0,
+              S.alpha_K: 0.0, S.alpha_Q: 0.0, S.omega_KK: 0.0, S.omega_QQ: 0.0, S.omega_KQ: 0.0}
+    gap = abs(solve(system, params)[ERROR][0] - _cubic_error(nu, c, gamma))
+    assert (gap <= 1e-12) == reaches_round_off, gap
 
 
 def test_parameters_and_results_are_keyed_by_the_systems_symbols():
