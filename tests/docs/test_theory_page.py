@@ -6,7 +6,8 @@ appears on the page, and the second meanings that earlier versions gave to N, Q,
 mu, D, lambda, sigma (and d, s on real_weights.md) do not come back, on the whole page: section 15 (softmax)
 names its temperature calligraphic T (bare tau is section 17's 3 x 3 matrix), the mean e^{1/(2T^2)} a_0^exp (m is
 a Stieltjes transform), its normalizers calligraphic Z (C is X^T X/n, R the Dyson resolvent), their fluctuation
-bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i.
+bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i. Section 18 (a given weight matrix) is the
+one exception the page declares: its own M, N, sigma, rho, beta, Sigma_n, Pi_ij, defined and used only there.
 """
 from __future__ import annotations
 
@@ -121,6 +122,35 @@ def test_the_second_meaning_check_catches_a_planted_one():
         "tau as the temperature (tau is section 17's matrix; now calligraphic T)"}
     assert _hits("at $\\tau = 0.5$", FORBIDDEN_ELSEWHERE) == ["tau as the temperature"]
     assert _hits("$\\tau = (\\tau_{ij})$, $\\tau = M_0^{-1}$", FORBIDDEN) == []      # section 17's matrix is no hit
+
+
+#: Section 18 (a given weight matrix) keeps symbols of its own, which the Notation paragraph lists as used only
+#: there: their defining equations, as section 18 writes them, must not appear anywhere else on the page.
+SECTION_18 = _section(PAGE, "## 18. Any weight matrix", "## References")
+OUTSIDE_18 = PAGE.replace(SECTION_18, "")
+LOCAL_TO_18 = {
+    "sigma^2 as the variance of M's scores": r"\\sigma\^2 := ",
+    "rho as the symmetry of M's scores": r"\\rho := \\operatorname\{corr\}",
+    "beta as the off-diagonal Hermite datum": r"\\beta = k\(\\rho\)",
+    "tau_e": r"\\tau_e = ",
+    "Sigma_n as the self-energy": r"\\Sigma_n = ",
+    "N, N' as the p x p matrices of M": r"N = I \+ a",
+    "Pi_ij as p-side forms": r"\\Pi_\{i1\} = ",
+    "tau_11(a, e) as a p-side trace": r"\\tau_\{11\}\(a, e\) = ",
+}
+
+
+def test_section_18_keeps_its_own_symbols_to_itself():
+    """Each local definition is in section 18, none outside it, and the Notation paragraph names each symbol."""
+    assert [name for name, pattern in LOCAL_TO_18.items() if not re.search(pattern, SECTION_18)] == []
+    assert _hits(OUTSIDE_18, LOCAL_TO_18) == []
+    declared = NOTATION[NOTATION.index("[Section 18]"):NOTATION.index("| symbol")]
+    for symbol in (r"$M$", r"$N, N'$", r"$\sigma^2$", r"$\rho$", r"\alpha, \beta, \tau_e", r"$\Sigma_n$",
+                   r"\tau_{11}(a, e)", r"$\Pi_{ij}$"):
+        assert symbol in declared, symbol
+    # planted: section 18's definition of rho copied into section 11 is caught
+    planted = OUTSIDE_18.replace("## 11.", "$\\rho := \\operatorname{corr}(S_{ij}, S_{ji})$\n## 11.", 1)
+    assert _hits(planted, LOCAL_TO_18) == ["rho as the symmetry of M's scores"]
 
 
 # --------------------------------------------------------------------------- the status table of section 14
