@@ -284,7 +284,15 @@ def test_the_measured_auto_holds_1e9_except_at_the_float64_floor(name):
 
 @pytest.mark.slow
 def test_a_rerun_lists_no_point_the_file_does_not():
-    """The first 300 points of rank 1 of the same draw: every point listed now is listed in the file."""
+    """The first 300 points of rank 1 of the same draw: every point listed now is listed in the file, or is one
+    where the 40-digit solution sides with the algebraic form ("quadrature off": the reference moved, not the
+    form under test).
+
+    The second case arose when the solver began to refine every quadrature target (symrmt.solve.settings.
+    REFINEMENTS): at c = 0.31, gamma = 2.5e-6 (Phi = 1.5e5) the tightened quadrature, which refused the point
+    before, now certifies it and is 4.6e-10 off in E, the float64 floor of a Phi of that size, while the
+    algebraic form is within 1.8e-11 of the 40-digit solution.
+    """
     from _support.forms import compare
 
     data = json.loads(DATA.read_text())
@@ -292,8 +300,15 @@ def test_a_rerun_lists_no_point_the_file_does_not():
     sample = random_points(np.random.default_rng([data["statistics"]["seed"], 1]), rank["drawn"], 1)
     listed, _ = compare(1, {k: v[:min(300, rank["points"])] for k, v in sample.items()})
     known = {json.dumps(record["point"], sort_keys=True) for record in data["points"] if record["rank"] == 1}
+    names = {str(k): k for k in attention_system(1).parameters}
     for record in listed:
-        assert json.dumps(record["point"], sort_keys=True) in known, record
+        if json.dumps(record["point"], sort_keys=True) in known:
+            continue
+        assert record["algebraic"] is not None, record
+        start = dict(zip(attention_system(1).unknowns, record["unknowns"]))
+        phi, error = mp_reference(attention_system(1), {names[k]: v for k, v in record["point"].items()}, start)
+        assert agree(record["algebraic"]["Phi"], phi, AGREEMENT) and agree(record["algebraic"]["E"], error,
+                                                                           AGREEMENT, True), record
 
 
 #: Two of 10^4 fresh rank-2 points (benchmarks/agreement.py --auto, seed 2027) where the continuation of the
