@@ -455,7 +455,7 @@ def parameter_symbols(parameters: Sequence[str] | str) -> tuple[sp.Symbol, ...]:
     """Real SymPy symbols for parameter names, refused when they clash with the vocabulary."""
     if isinstance(parameters, str):
         parameters = [parameters]
-    if not isinstance(parameters, Iterable) or isinstance(parameters, bytes):
+    if not isinstance(parameters, Iterable) or isinstance(parameters, bytes) or getattr(parameters, "ndim", 1) == 0:
         raise ParameterTypeError(f"parameters = {shown(parameters)}: give a list of parameter names, e.g. ['s'].")
     symbols = []
     for name in parameters:

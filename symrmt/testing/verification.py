@@ -200,7 +200,7 @@ def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[
 def _properties(names: Iterable[str] | None) -> list[Property]:
     if names is None:
         return list(CATALOGUE.values())
-    if not isinstance(names, (str, abc.Iterable)) or isinstance(names, (bytes, dict)):
+    if not isinstance(names, (str, abc.Iterable)) or isinstance(names, (bytes, dict)) or getattr(names, "ndim", 1) == 0:
         raise ParameterTypeError(f"properties = {shown(names)}: give a list of property names, e.g. "
                                  "['scale_law'], or leave it out to run the whole catalogue.")
     names = [names] if isinstance(names, str) else list(names)

@@ -156,6 +156,11 @@ def _api_cases():
         # names and paths of the wrong type
         ("parse_nonlinearity parameters=1.0", lambda: symrmt.parse_nonlinearity("tanh(s*x)", parameters=1.0),
          ParameterTypeError, "give a list of parameter names"),
+        ("parse_nonlinearity parameters=array(1.0)",
+         lambda: symrmt.parse_nonlinearity("tanh(s*x)", parameters=np.array(1.0)), ParameterTypeError,
+         "give a list of parameter names"),
+        ("verify properties=array(1.0)", lambda: verify("x", examples=1, properties=np.array(1.0)), ParameterTypeError,
+         "give a list of property names"),
         ("parse_nonlinearity parameters=['I']", lambda: symrmt.parse_nonlinearity("tanh(I*x)", parameters=["I"]),
          SymrmtInputError, "parameter name 'I' is not allowed"),
         ("parse_nonlinearity 'x#y'", lambda: symrmt.parse_nonlinearity("x#+y"), SymrmtInputError, "'#'"),
