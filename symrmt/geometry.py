@@ -195,7 +195,11 @@ def check_gram(gram: Any, name: str = "gram") -> np.ndarray:
     """
     if isinstance(gram, (str, bytes)):
         raise ParameterTypeError(f"{name} = {shown(gram)}: must be a real matrix of numbers (a nested list).")
-    if np.iscomplexobj(gram):
+    try:                                        # a ragged list fails in np.asarray, inside iscomplexobj too
+        complex_ = np.iscomplexobj(gram)
+    except (TypeError, ValueError):
+        complex_ = False                        # refused just below
+    if complex_:
         raise ParameterTypeError(f"{name}: must be a real matrix, not complex.")
     try:
         kind = np.asarray(gram).dtype.kind

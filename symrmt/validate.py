@@ -264,6 +264,14 @@ def positive_grid(name: str, value: Any, hint: str = "") -> np.ndarray:
     return array
 
 
+def boolean(name: str, value: Any) -> bool:
+    """``value`` as a bool if it is ``True`` or ``False`` (a NumPy bool too); anything else is refused, since
+    ``nan``, ``"no"`` or an array would otherwise be read by its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise _refuse(name, value, "must be True or False", "", kind=ParameterTypeError)
+    return bool(value)
+
+
 def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
     """``value`` if it is one of ``names`` (exactly, as a string)."""
     if not isinstance(value, str) or value not in names:

@@ -430,6 +430,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
     ns, counts, measured = _ladder(ns, seeds)
     seed = validate.seed(seed)
+    allow_long = validate.boolean("allow_long", allow_long)
     if isinstance(target, bool) or not isinstance(target, (int, float, np.floating)) or not 0 < target < 1:
         raise ParameterError(f"target = {_shown(target)}: give the relative half-width as a number in (0, 1), "
                              "e.g. 0.03.")
@@ -514,17 +515,23 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
 def _ladder(ns: Sequence[int] | None, seeds: int | Sequence[int] | None) -> tuple[np.ndarray, np.ndarray, bool]:
     """Validated sizes (increasing), the seeds of each (an int: the largest size's, the others to be measured),
     and whether they are to be allocated by measured cost."""
-    sizes = np.asarray(DEFAULT_NS if ns is None else ns)
+    try:
+        sizes = np.asarray(DEFAULT_NS if ns is None else ns)
+    except (TypeError, ValueError):          # a ragged nested list
+        sizes = np.asarray(None)
     if sizes.ndim != 1 or sizes.size < 3 or sizes.dtype.kind not in "iu":
         raise ParameterError(f"ns = {_shown(ns)}: give at least three integer sizes, e.g. [512, 1024, 2048, 4096].")
     if np.unique(sizes).size != sizes.size or np.any(sizes < 2):
         raise ParameterError(f"ns = {sizes.tolist()}: the sizes must be distinct integers >= 2.")
     order = np.argsort(sizes)
-    if seeds is None or np.ndim(seeds) == 0:
+    try:
+        counts = None if seeds is None else np.asarray(seeds)
+    except (TypeError, ValueError):          # a ragged nested list
+        counts = np.asarray([None])
+    if counts is None or counts.ndim == 0:
         top = DEFAULT_SEEDS if seeds is None else seeds
         top = validate.seed_count(top, 2, hint=f"(the seeds at the largest size; {validate.TWO_SEEDS})")
         return sizes[order].astype(np.int64), np.full(sizes.size, int(top), dtype=np.int64), True
-    counts = np.asarray(seeds)
     if counts.shape != sizes.shape or counts.dtype.kind not in "iu" or np.any(counts < 2) \
             or np.any(counts > validate.MAX_GRID_POINTS):
         raise ParameterError(f"seeds = {_shown(seeds)}: give one integer in 2..{validate.MAX_GRID_POINTS} per size "

@@ -74,6 +74,9 @@ def _check_name(path: str, flag: str) -> None:
     """A non-empty name the system allows, outside the kernel's virtual file systems."""
     if not path.strip():
         raise SymrmtInputError(f"{flag} {path!r}: give a file or folder name.")
+    if path == "-":                          # a Unix tool's name for stdout: here it would be a file named '-'
+        raise SymrmtInputError(f"{flag} '-': the output is a file, not standard output; give a file name "
+                               "(./- for a file named '-').")
     absolute = os.path.abspath(path)
     name_max, path_max = _limits(absolute)
     too_long = [part for part in Path(absolute).parts if len(os.fsencode(part)) > name_max]

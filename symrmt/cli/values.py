@@ -95,7 +95,7 @@ def parse_gram(text: str) -> np.ndarray:
                                "such as [[1,0,0],[0,1,0],[0,0,1]].") from None
     if not (isinstance(value, list) and value and all(isinstance(row, list) for row in value)
             and all(isinstance(x, (int, float)) and not isinstance(x, bool) for row in value for x in row)
-            and len({len(row) for row in value}) == 1):
+            and {len(row) for row in value} == {len(value)}):       # square: [[]] and [[1, 2]] are not
         raise SymrmtInputError(f"--gram {_shown(text)}: give a square nested list of numbers, the (1+2r) x (1+2r) Gram "
                                "matrix of (mu, w_K^(1..r), w_Q^(1..r)).")
     return np.array(value, dtype=float)

@@ -64,7 +64,10 @@ def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
         if WK.ndim != 2 or WK.shape != WQ.shape:
             raise ParameterError(f"weights=(W_K, W_Q) need two arrays of the same 2-D shape, got {WK.shape} and {WQ.shape}.")
         weights = WK.T @ WQ
-    M = np.asarray(weights)
+    try:
+        M = np.asarray(weights)
+    except (TypeError, ValueError):          # a ragged nested list
+        M = np.asarray(None)
     if M.dtype.kind not in "iuf":
         raise ParameterError("weights must be a real p x p matrix M = W_K^T W_Q or a pair (W_K, W_Q).")
     M = M.astype(float)

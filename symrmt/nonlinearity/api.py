@@ -260,7 +260,7 @@ def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: f
 def _check_options(center: bool, method: str, timeout: float) -> None:
     if not isinstance(center, (bool, np.bool_)):
         raise ParameterError(f"center must be True or False, got {center!r}")
-    if method not in ("auto", "numeric"):
+    if not isinstance(method, str) or method not in ("auto", "numeric"):
         raise ParameterError(f"method must be 'auto' (closed forms when possible) or 'numeric', got {method!r}")
     if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
         raise ParameterError(f"timeout must be a number of seconds in (0, 600], got {timeout!r}")

@@ -5,13 +5,14 @@ import ast
 import keyword
 import math
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Callable, Sequence
 
 import mpmath
 import sympy as sp
 
-from symrmt.errors import NonlinearityError, ParameterError, ParseError
+from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, ParseError, shown
 
 from .constants import DPS, MAX_EXPONENT, X
 from .mpmath_eval import mp_compile, NotReal, Overflow
@@ -103,6 +104,10 @@ _COMPARING = {"Abs", "abs", "Max", "max", "Min", "min", "Heaviside", "sign", "re
               "softsign"}
 
 _NAMES: dict[str, sp.Expr] = {"x": X, "pi": sp.pi, "E": sp.E, "e": sp.E}
+#: Names that SymPy or NumPy read as the imaginary unit or a non-finite number: never a parameter of a real f
+#: (``oo*x`` taken for a parameter ``oo`` would print a_1 = oo and ask for ``--param oo=VALUE``).
+_NOT_PARAMETERS = {"I": "the imaginary unit", "oo": "infinity", "zoo": "complex infinity", "nan": "not a number",
+                   "NaN": "not a number", "inf": "infinity", "Inf": "infinity", "infinity": "infinity"}
 
 _BINOPS = {
     ast.Add: lambda a, b: a + b,
@@ -206,6 +211,10 @@ class _Builder:
         if isinstance(node, ast.Constant):
             return self._constant(node)
         if isinstance(node, ast.Name):
+            if node.id in _NOT_PARAMETERS:
+                raise ParseError(f"nonlinearity {self.src[:80]!r}: {node.id} reads as {_NOT_PARAMETERS[node.id]}, "
+                                 "but f must be a real, finite function of x; write a number, or give a parameter "
+                                 "another name (e.g. s)")
             if node.id in self.names:
                 return self.names[node.id]
             raise _refuse(self.src, node, "unknown name")
@@ -276,6 +285,15 @@ def _parse_string(src: str, names: dict[str, sp.Expr] | None = None) -> sp.Expr:
     text = src.strip()
     if not text:
         raise ParseError("nonlinearity is empty; give an expression in x such as 'tanh(x)'")
+    # Python's parser drops a comment and echoes control characters: f would be shown as typed (a terminal
+    # escape sequence included) but computed without what follows '#'.
+    odd = next((i for i, ch in enumerate(text[:_MAX_LEN + 1]) if ch == "#" or not (ch.isprintable() or ch == " ")),
+               None)
+    if odd is not None:
+        what = "'#' (it would start a comment that hides the rest)" if text[odd] == "#" else \
+            f"the character U+{ord(text[odd]):04X} (not a printable character)"
+        raise ParseError(f"nonlinearity {text[:80]!r} holds {what} at position {odd}; write the formula on one "
+                         "line in plain characters, such as 'tanh(x)'")
     if len(text) > _MAX_LEN:
         raise ParseError(f"nonlinearity is {len(text)} characters long; at most {_MAX_LEN} are accepted")
     try:
@@ -429,7 +447,7 @@ def formula_parameters(f: object) -> list[str]:
     other = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)} | \
         {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and id(node) not in other}
-    return sorted(n for n in names - set(_NAMES) - set(FUNCTIONS)
+    return sorted(n for n in names - set(_NAMES) - set(FUNCTIONS) - set(_NOT_PARAMETERS)
                   if _PARAMETER_NAME.fullmatch(n) and not keyword.iskeyword(n))
 
 
@@ -437,14 +455,17 @@ def parameter_symbols(parameters: Sequence[str] | str) -> tuple[sp.Symbol, ...]:
     """Real SymPy symbols for parameter names, refused when they clash with the vocabulary."""
     if isinstance(parameters, str):
         parameters = [parameters]
+    if not isinstance(parameters, Iterable) or isinstance(parameters, bytes) or getattr(parameters, "ndim", 1) == 0:
+        raise ParameterTypeError(f"parameters = {shown(parameters)}: give a list of parameter names, e.g. ['s'].")
     symbols = []
     for name in parameters:
         name = getattr(name, "name", name)
         if not isinstance(name, str) or not _PARAMETER_NAME.fullmatch(name) or keyword.iskeyword(name) \
-                or name in _NAMES or name in FUNCTIONS:
+                or name in _NAMES or name in FUNCTIONS or name in _NOT_PARAMETERS:
             raise ParameterError(
                 f"parameter name {name!r} is not allowed: use a letter then letters, digits or _ (at most 32), "
-                "other than x, pi, e, E and the function names"
+                "other than x, pi, e, E, the names of non-finite or imaginary numbers (I, oo, zoo, nan, inf) and "
+                "the function names"
             )
         symbols.append(sp.Symbol(name, real=True))
     if len(set(symbols)) != len(symbols):

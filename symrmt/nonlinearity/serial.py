@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 import sympy as sp
+from sympy.functions.special.hyper import TupleArg
 
 __all__ = ["to_srepr", "from_srepr"]
 
@@ -64,8 +65,13 @@ def from_srepr(text: str) -> sp.Basic:
     return expr
 
 
+#: Classes ``srepr`` writes that are not in SymPy's namespace: the argument tuples of ``meijerg`` and ``hyper``
+#: (a Hermite coefficient such as that of x/(1 + |x|) is a Meijer G-function).
+_SUBMODULE_CLASSES = {"TupleArg": TupleArg}
+
+
 def _sympy_name(name: str):
-    obj = getattr(sp, name, None)
+    obj = _SUBMODULE_CLASSES.get(name) or getattr(sp, name, None)
     if isinstance(obj, sp.Basic) or (isinstance(obj, type) and issubclass(obj, sp.Basic)):
         return obj
     raise ValueError(f"not an srepr of a SymPy expression: call of {name!r}" if obj is None or callable(obj)

@@ -40,13 +40,14 @@ def run_demo(n: int = 400, seeds: int = 4, plot: str | None = "symrmt-demo.png",
     say = (lambda *a: None) if quiet else print
     start = time.perf_counter()
     h = hermite("tanh(x)")
+    # Everything is computed before the first line is printed: a refused n or seeds prints nothing on stdout.
+    results = [(label, geometry, attention_error(h, C, GAMMA_MC, geometry), linear_error(C, GAMMA_MC, geometry),
+                simulate("tanh(x)", n=n, c=C, gamma=GAMMA_MC, geometry=geometry, seeds=seeds))
+               for label, geometry in SETTINGS]
     say(f"f = tanh:  a_1 = {h.a1:.10f} ({h.source['a1']}),  nu = {h.nu:.10f} ({h.source['nu']})")
     say(f"theory: c = {C}, d = 0; Monte Carlo: n = {n}, p = {round(C * n)}, {seeds} seeds (mean ± se)\n")
     panels, report = [], []
-    for label, geometry in SETTINGS:
-        attention = attention_error(h, C, GAMMA_MC, geometry)
-        linear = linear_error(C, GAMMA_MC, geometry)
-        mc = simulate("tanh(x)", n=n, c=C, gamma=GAMMA_MC, geometry=geometry, seeds=seeds)
+    for label, geometry, attention, linear, mc in results:
         say(f"{label}")
         say(f"  {'gamma':>7} | {'attention theory':>16} {'Monte Carlo':>17} | {'linear theory':>13} {'Monte Carlo':>17}")
         for i, g in enumerate(GAMMA_MC):

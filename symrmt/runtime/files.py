@@ -23,10 +23,10 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Sequence
 
-from ..errors import SymrmtInputError
+from ..errors import ParameterTypeError, SymrmtInputError, shown
 
 __all__ = ["write_atomically", "write_text_atomically", "save_figure", "fresh_path", "same_file",
-           "check_not_an_input", "check_outputs"]
+           "check_not_an_input", "check_outputs", "read_regular"]
 
 #: Whether a file opened with ``O_TMPFILE`` can be given a name through ``/proc/self/fd`` (found out at first use).
 _LINK_FROM_PROC: list[bool] = []
@@ -171,6 +171,46 @@ def check_outputs(outputs: Sequence[tuple[str | os.PathLike, str]],
 
 
 # --------------------------------------------------------------------------- internals
+
+def read_regular(path: str | os.PathLike, what: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (at most ``limit + 1`` of them, so a caller can tell it is too long).
+
+    The one way the package reads an input file it parses whole (sweep specs, sweep result files): a pipe,
+    a device or a socket is refused before anything is read, since reading a FIFO waits for a writer
+    forever and ``/dev/zero`` never ends. The file is opened without blocking (``O_NONBLOCK``: opening a
+    FIFO with no writer would itself wait) and checked on the opened descriptor, so a file swapped after a
+    check cannot slip through. An ``OSError`` becomes a :class:`~symrmt.errors.SymrmtInputError` naming
+    ``what`` (``"spec"``, ``"--summary"``).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterTypeError(f"{what} = {shown(path)}: give the file's path, a str or a pathlib.Path.")
+    shown_path = _shown(path)
+    if "\0" in os.fspath(path):             # os functions raise ValueError for it, before any system call
+        raise SymrmtInputError(f"{what} {shown_path}: a file name cannot hold a NUL byte.")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({exc.strerror or exc}).") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({os.strerror(errno.EISDIR)}).")
+        if not stat.S_ISREG(mode):
+            raise SymrmtInputError(f"{what} {shown_path}: is not a regular file (a pipe, a device or a socket); "
+                                   "give a file name.")
+        chunks, size = [], 0
+        while limit is None or size <= limit:
+            chunk = os.read(descriptor, 1 << 24 if limit is None else min(1 << 24, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({exc.strerror or exc}).") from None
+    finally:
+        os.close(descriptor)
+
 
 def _shown(path: str | os.PathLike, limit: int = 120) -> str:
     """``repr`` of a path, shortened in the middle when long (a message stays one readable line)."""

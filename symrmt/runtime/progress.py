@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from typing import Iterable
 
+from .. import validate
+
 __all__ = ["progress_bar"]
 
 #: Seconds before a bar appears: a run shorter than this shows none.
@@ -21,7 +23,7 @@ def progress_bar(items: Iterable | None = None, *, desc: str, unit: str = "it", 
     Returns ``items`` itself when the bar is off (``enabled`` false or stderr not a terminal)
     and ``items`` is given; otherwise a ``tqdm`` object (disabled when off).
     """
-    shown = enabled and sys.stderr.isatty()
+    shown = validate.boolean("progress", enabled) and sys.stderr.isatty()
     if not shown and items is not None:
         return items
     from tqdm import tqdm  # lazy: only a bar needs it

@@ -70,6 +70,7 @@ def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_fra
                     weights: Any = None, mu: Any = None) -> tuple[Model, float]:
     """``(model, c)``: sizes, geometry, weights, the signal vector ``mu`` and d validated (f comes later: it may
     import SymPy, and sizes are refused first)."""
+    random_frame = validate.boolean("random_frame", random_frame)
     if mu is not None and weights is None:
         raise ParameterError("mu= is the signal vector of weights=M; without weights give the signal as geometry= "
                              "or gram=.")
@@ -85,7 +86,7 @@ def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_fra
                                  "f(sigma .) are undefined (the theory refuses it too); give a nonzero M.")
         if mu is not None:
             weights, geometry, matrix = _placed_signal(weights, mu, matrix, random_frame, p)
-    return Model(n, p, d, geometry, matrix, bool(random_frame), weights=weights), c
+    return Model(n, p, d, geometry, matrix, random_frame, weights=weights), c
 
 
 def _placed_signal(weights: WeightMatrix, mu: Any, gram: np.ndarray, random_frame: Any,

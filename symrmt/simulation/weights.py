@@ -133,6 +133,8 @@ def resolve_weights(weights: Any, p: int | None, how: str = "") -> WeightMatrix:
         return weights
     if isinstance(weights, tuple):
         return _factored(weights, p, how)
+    if isinstance(weights, np.ndarray) and weights.ndim == 2 and weights.shape[0] == weights.shape[1]:
+        _check_size(weights.shape[0], p, how)   # first: the checks of the entries below copy the whole array
     matrix = _real_finite("weights", weights)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ParameterError(f"weights has shape {matrix.shape}: not a square matrix; {WEIGHTS_HINT}.")

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
+from ..runtime.files import read_regular
 from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, grid, within
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
@@ -176,13 +177,9 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
     >>> spec.gamma, spec.seeds
     ((0.1, 1.0), 2)
     """
+    text = read_regular(path, "spec", MAX_SPEC_BYTES)        # a FIFO or /dev/zero is refused, not read
     path = Path(path)
     kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(MAX_SPEC_BYTES + 1)
-    except OSError as exc:
-        raise SymrmtInputError(f"spec {str(path)!r}: cannot read it ({exc.strerror or exc}).") from None
     if len(text) > MAX_SPEC_BYTES:
         raise SymrmtInputError(f"spec {str(path)!r} is over {MAX_SPEC_BYTES // 2**20} MiB: not a sweep spec "
                                "(a spec lists values, and gamma can be \"LO:HI:NUM\").")
@@ -258,8 +255,8 @@ def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
                 n=_unique("n", _integers("n", lists["n"], minimum=2)), gamma=_gammas(raw["gamma"]),
                 d=_unique("d", _reals("d", lists["d"])), geometry=_unique("geometry", _geometries(lists["geometry"])),
                 seeds=seeds, center=_boolean(raw["center"], "center"), method=_method(raw["method"]))
+    _check_ranges(spec)                      # first: c*n below is then a finite product
     _check_dimensions(spec["c"], spec["n"])
-    _check_ranges(spec)
     return spec | ({"params": params} if params else {})
 
 
@@ -383,6 +380,9 @@ def _method(value: Any) -> str | None:
 
 def _check_dimensions(cs: Sequence[float], ns: Sequence[int]) -> None:
     for c, n in itertools.product(cs, ns):
+        if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
+            raise ParameterError(f"c = {c}, n = {shown(n)}: p = round(c*n) is far too large to simulate; use a smaller c "
+                                 "or n.")
         if round(c * n) < 3:
             raise ParameterError(f"c = {c}, n = {n}: p = round(c*n) = {round(c * n)} < 3 (the simulator places "
                                  "mu, w_K and w_Q in R^p); raise n or c.")

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import SymrmtInputError
+from ..runtime.files import read_regular
 from .spec import SweepSpec, normalize_spec, point_key, shown, spec_hash, spec_points
 
 __all__ = ["FORMAT", "ResultFile", "read_records", "header_of", "io_errors"]
@@ -218,9 +219,8 @@ def read_records(path: str | os.PathLike) -> tuple[dict | None, list[dict]]:
     >>> record["n"], record["p"], record["gamma"], len(record["theory"]["attention"]), len(record["mc"]["linear"])
     (16, 16, [0.1, 1.0], 2, 2)
     """
+    data = read_regular(path, "result file")        # a FIFO would wait forever, /dev/zero never end
     path = Path(path)
-    with io_errors(path, "read it"):
-        data = path.read_bytes()
     lines = _json_lines(path, data)
     if not lines:
         if data[: len(_HEADER_START)] != _HEADER_START[: len(data)]:

@@ -15,6 +15,7 @@ catalogue; the region column says which.
 from __future__ import annotations
 
 import math
+from collections import abc
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -22,7 +23,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from ..errors import SymrmtInputError
+from .. import validate
+from ..errors import ParameterTypeError, SymrmtInputError, shown
 from .checks import CATALOGUE, Deviation, Property, PropertyViolation
 from .strategies import points
 from .theories import PackageTheory, Point, Theory
@@ -168,6 +170,7 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
                                f"1..{MAX_EXAMPLES}.")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SymrmtInputError(f"seed = {seed!r}: give a whole number >= 0.")
+    shrink = validate.boolean("shrink", shrink)
     theory = PackageTheory() if theory is None else theory
     strategy = points(hermite=(a1, nu))
     rows = tuple(_run(prop, theory, strategy, int(examples), int(seed), shrink) for prop in chosen)
@@ -197,7 +200,13 @@ def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[
 def _properties(names: Iterable[str] | None) -> list[Property]:
     if names is None:
         return list(CATALOGUE.values())
+    if not isinstance(names, (str, abc.Iterable)) or isinstance(names, (bytes, dict)) or getattr(names, "ndim", 1) == 0:
+        raise ParameterTypeError(f"properties = {shown(names)}: give a list of property names, e.g. "
+                                 "['scale_law'], or leave it out to run the whole catalogue.")
     names = [names] if isinstance(names, str) else list(names)
+    if not all(isinstance(n, str) for n in names):
+        raise ParameterTypeError(f"properties = {shown(names)}: every property is named by a string, e.g. "
+                                 "'scale_law'.")
     unknown = [n for n in names if n not in CATALOGUE]
     if unknown or not names:
         raise SymrmtInputError(f"unknown properties {unknown}; choose from {', '.join(CATALOGUE)}."

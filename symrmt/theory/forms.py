@@ -36,6 +36,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .. import validate
 from ..errors import ConvergenceError, ParameterError
 from ..models import Model
 from ..models import get as get_model
@@ -87,9 +88,7 @@ class FormResult(SolveResult):
 
 def check_form(form: str) -> str:
     """``form`` if it is one of :data:`FORMS`, else a :class:`ParameterError` naming them."""
-    if form not in FORMS:
-        raise ParameterError(f"form = {form!r}: use one of {FORMS}.")
-    return form
+    return validate.choice("form", form, FORMS)         # an array would be compared elementwise
 
 
 #: CPU seconds to derive and compile the attention and linear systems of rank r once (``symrmt theory --gram``,
@@ -135,6 +134,7 @@ def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, f
     and the point in ``failures``).
     """
     check_form(form)
+    partial = validate.boolean("partial", partial)
     model = get_model(model)
     system = model.system_summary(rank)
     if not isinstance(params, Parameters):

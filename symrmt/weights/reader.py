@@ -24,7 +24,7 @@ from typing import BinaryIO, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError, shown
 from ..validate import distinct_indices
 from .errors import WeightFileError
 from .header import MAX_HEADER_BYTES, TensorInfo, load_json, printable, read_header
@@ -191,6 +191,9 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
     >>> weights.layout, weights.p, weights.num_heads, weights.num_layers
     ('bert', 8, 1, 1)
     """
+    if not isinstance(source, (str, os.PathLike)):
+        raise ParameterTypeError(f"source = {shown(source)}: give the path of a .safetensors file (a str or a "
+                                 "pathlib.Path), or 'minilm'.")
     path = minilm_path() if str(source) == "minilm" and not os.path.exists(source) else pathlib.Path(source)
     with _open_tensors(path) as (entries, load, config):
         layout, layer_keys = detect_layout(list(entries), printable(str(path)))

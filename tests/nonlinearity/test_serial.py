@@ -12,6 +12,8 @@ from symrmt.nonlinearity.serial import from_srepr, to_srepr
     sp.erf(X) / sp.sqrt(2), 2 * sp.asin(sp.Rational(2, 3)) / sp.pi, sp.Float("0.398942280401432677939946", 30),
     sp.Max(X, 0) - 1 / sp.sqrt(2 * sp.pi), sp.Integer(-7) * sp.factorial2(127), sp.exp(-sp.S.Half) * sp.E,
     sp.Symbol("x", positive=True) ** 3, sp.besseli(1, sp.Rational(1, 4)) * sp.exp(-sp.Rational(1, 4)),
+    # a_1 of x/(1 + |x|) is a Meijer G-function, whose srepr holds TupleArg (not in SymPy's namespace)
+    sp.meijerg(((-1, -sp.S.Half), ()), ((-1, -sp.S.Half), ()), sp.Rational(1, 2)) / sp.pi,
 ])
 def test_srepr_round_trip(expr):
     assert from_srepr(to_srepr(expr)) == expr

@@ -73,7 +73,15 @@ def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[fl
                              **attention_kwargs(args)).tolist()
 
 
+def _check_matrix(args: argparse.Namespace) -> None:
+    """--matrix only chooses whose eigenvalues --spectrum keeps: without --spectrum it would be ignored in silence."""
+    if args.matrix != "gram" and not args.spectrum:
+        raise SymrmtInputError(f"--matrix {args.matrix} chooses the matrix of --spectrum: add --spectrum, or leave "
+                               "--matrix out.")
+
+
 def cmd_simulate(args: argparse.Namespace) -> dict:
+    _check_matrix(args)
     if args.plot:
         if not args.spectrum:
             raise SymrmtInputError("simulate --plot draws the eigenvalue histogram: add --spectrum "
@@ -140,6 +148,7 @@ def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenval
 
 
 def cmd_compare(args: argparse.Namespace) -> dict:
+    _check_matrix(args)
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)

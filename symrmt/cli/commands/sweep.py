@@ -40,6 +40,9 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
         if args.spec is not None or args.out is not None:
             raise SymrmtInputError("--summary FILE reads a result file; give it without SPEC and --out.")
         return _summary(args, sweep)
+    if args.csv is not None:
+        raise SymrmtInputError("--csv writes the table of --summary FILE; a run writes only --out: leave --csv out, "
+                               "and tabulate the result afterwards with --summary FILE --csv PATH.")
     if args.spec is None or args.out is None:
         raise SymrmtInputError("give SPEC and --out FILE.jsonl to run a sweep, or --summary FILE to tabulate one.")
     check_output_file(args.out, "--out")     # the folder and name only: the sweep owns the file's content

@@ -21,7 +21,7 @@ from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
 from ...runtime.files import write_atomically, write_text_atomically
 from ..values import parse_grid
-from .theory_weights import add_weights_arguments, weights_theory
+from .theory_weights import add_weights_arguments, refuse_weights_flags, weights_theory
 
 _FORM_HELP = ("form of the derived system: auto (the default: algebraic, quadrature where it does not hold; "
               "faster), algebraic (closed-form averages, no quadrature) or quadrature (the reference)")
@@ -176,6 +176,7 @@ def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
 def cmd_theory(args: argparse.Namespace) -> dict:
     if getattr(args, "weights", None) is not None:
         return weights_theory(args)
+    refuse_weights_flags(args)
     if args.csv is not None:
         check_output_file(args.csv, "--csv", ("csv",))
     if args.gram is not None:

@@ -20,7 +20,7 @@ from ..arguments import integer_argument
 from ..arguments import GEOMETRY_FLAGS
 from ..output import cell
 
-__all__ = ["add_weights_arguments", "weights_theory", "layer_matrix"]
+__all__ = ["add_weights_arguments", "weights_theory", "layer_matrix", "refuse_weights_flags"]
 
 
 def add_weights_arguments(p: argparse.ArgumentParser) -> None:
@@ -108,6 +108,17 @@ def weights_theory(args: argparse.Namespace) -> dict:
         for g, a, l in zip(args.gamma, np.ravel(attention), np.ma.filled(linear, np.nan)):
             print(f"{g:10.4g} {cell(a, 10)} {cell(l, 10)}")
     return out
+
+
+def refuse_weights_flags(args: argparse.Namespace) -> None:
+    """Without --weights, its flags would be ignored in silence: one line naming those given."""
+    given = [flag for flag, on in (("--layer", args.layer is not None), ("--head", args.head is not None),
+                                   ("--heads", args.heads is not None),
+                                   ("--weights-scale", args.weights_scale != "unit"),
+                                   ("--signal", args.signal != "none")) if on]
+    if given:
+        raise SymrmtInputError(f"{', '.join(given)} {'apply' if len(given) > 1 else 'applies'} only to --weights "
+                               "FILE (a real model's layer); give --weights, or leave them out.")
 
 
 def _refuse_others(args: argparse.Namespace) -> None:
