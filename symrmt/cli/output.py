@@ -39,8 +39,13 @@ def one_line(exc: BaseException | str) -> str:
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Replacement of :func:`warnings.showwarning`: ``symrmt: warning: <one line>`` on stderr."""
-    print(f"symrmt: warning: {one_line(message)}", file=sys.stderr)
+    """Replacement of :func:`warnings.showwarning`: ``symrmt: warning: <one line>`` on stderr.
+
+    A message that names the package itself (``symrmt: ...``, so that it reads well from Python) loses that
+    prefix here, which would otherwise be printed twice.
+    """
+    text = one_line(message)
+    print(f"symrmt: warning: {text.removeprefix('symrmt: ')}", file=sys.stderr)
 
 
 def cell(value: float | None, width: int) -> str:

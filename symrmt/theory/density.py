@@ -27,6 +27,7 @@ from ..models import DENSITIES
 from ..models.binding import MAX_ARGUMENT
 from ..solve import PointFailure
 from ..solve.failures import failure_message
+from .. import validate
 from ..validate import choice
 from .forms import DEFAULT_FORM, check_form, solve_in_form
 from .ridge import masked
@@ -157,6 +158,7 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     from ..derive.density import DENSITY, STIELTJES
 
     check_form(form)
+    partial = validate.boolean("partial", partial)      # solved with partial=True below, so checked here
     model = DENSITIES[choice("matrix", matrix, tuple(DENSITIES))]
     _, parameters = model.bind(f=f, c=c, x=x, eta=eta, d=d, geometry=geometry, gram=gram, params=params,
                                      matrix=matrix)

@@ -55,3 +55,15 @@ def test_an_encoding_that_cannot_show_the_table_is_one_line_and_exit_2():
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and _clean(proc.stderr) and "PYTHONUTF8=1" in proc.stderr, proc.stderr
     assert subprocess.run([*argv, "--json"], env=env, capture_output=True, timeout=300).returncode == 0
+
+
+def test_a_warning_that_names_the_package_says_symrmt_once(capsys):
+    # the cache's warnings start with "symrmt: " so that they read well from Python; the CLI adds its own prefix
+    from symrmt.cli.output import show_warning
+
+    show_warning(UserWarning("symrmt: discarded the Hermite cache entry 'x.json' (bad); recomputing"), UserWarning,
+                 "f.py", 1)
+    show_warning(UserWarning("a plain warning"), UserWarning, "f.py", 1)
+    assert capsys.readouterr().err.splitlines() == [
+        "symrmt: warning: discarded the Hermite cache entry 'x.json' (bad); recomputing",
+        "symrmt: warning: a plain warning"]

@@ -97,6 +97,7 @@ CASES = [
          "chooses the matrix of --spectrum"),
     Case("compare --matrix kernel without --spectrum", ["compare", *MC, "--matrix", "kernel"],
          "chooses the matrix of --spectrum"),
+    Case("figure --list with a name", ["figure", "--list", "rank"], "--list lists every figure and draws none"),
     # a refusal prints nothing on stdout (the demo printed its header first)
     Case("demo n = 0", ["demo", "--n", "0", "--seeds", "2", "--plot", ""], "n = 0"),
 ]

@@ -38,6 +38,9 @@ def add_figure(sub) -> None:
 def cmd_figure(args: argparse.Namespace) -> dict:
     from ...figures import DEFAULT_OUT, FIGURES, FigureUnavailable, run
 
+    if args.list and args.name is not None:
+        raise SymrmtInputError(f"--list lists every figure and draws none, so the name {args.name!r} would be "
+                               "ignored: run `symrmt figure --list`, or `symrmt figure NAME` to draw one")
     if args.list or args.name is None:
         if not args.json:
             width = max(map(len, FIGURES))
