@@ -68,6 +68,9 @@ def real_array(name: str, value: Any, finite: bool = True, hint: str = "") -> np
     ...
     symrmt.errors.ParameterTypeError: x = '1': must be a real number or an array of real numbers.
     """
+    if np.ma.isMaskedArray(value) and np.ma.getmaskarray(value).any():   # np.asarray would use the hidden values
+        raise _refuse(name, value, "has masked entries, which would be computed with their hidden values: give "
+                      "the entries to use (value.compressed()) or fill them (value.filled(v))", hint)
     try:
         array = np.asarray(value)
     except Exception:  # noqa: BLE001 - ragged lists and the like

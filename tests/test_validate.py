@@ -62,3 +62,11 @@ def test_what_each_accepts():
 def test_messages_say_what_is_expected(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
+
+
+def test_a_masked_entry_is_refused_and_an_unmasked_masked_array_read():
+    from symrmt.validate import real_array
+
+    with pytest.raises(ParameterError, match="x = .*has masked entries"):
+        real_array("x", np.ma.masked_array([1.0, 2.0], mask=[False, True]))
+    assert real_array("x", np.ma.masked_array([1.0, 2.0], mask=[False, False])).tolist() == [1.0, 2.0]

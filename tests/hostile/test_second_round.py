@@ -21,7 +21,7 @@ import symrmt
 import symrmt.sweep
 import symrmt.testing
 import symrmt.weights
-from symrmt.errors import ParameterTypeError, SymrmtInputError
+from symrmt.errors import ParameterError, ParameterTypeError, SymrmtInputError
 
 from .harness import Case, run_case
 
@@ -130,6 +130,12 @@ def _api_cases():
     spec = dict(f="tanh(x)", n=16, gamma=[1.0], seeds=2)
     verify = symrmt.testing.verify
     return [
+        # a masked entry was computed with its hidden value
+        ("attention_error c masked", lambda: symrmt.attention_error("tanh(x)", np.ma.masked_array([1.0], mask=[True]),
+                                                                    1.0), ParameterError, "has masked entries"),
+        ("simulate gamma masked", lambda: symrmt.simulate("tanh(x)", 16, 1.0, np.ma.masked_array([1.0, 2.0],
+                                                          mask=[True, False]), seeds=2, progress=False),
+         ParameterError, "has masked entries"),
         # booleans that were read by their truth value
         ("attention_error partial=nan", lambda: symrmt.attention_error("tanh(x)", 1.0, 1.0, partial=np.nan),
          ParameterTypeError, "partial = nan: must be True or False"),
