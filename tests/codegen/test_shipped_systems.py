@@ -13,7 +13,7 @@ import pytest
 from symrmt import models
 from symrmt.codegen import compile_system, shipped, system_cache
 
-from .test_system_cache import FORGERIES
+from .test_system_cache import FORGERIES, forged_start
 
 COMPILED = [r for r in shipped.requests() if r["kind"] == "compiled"]
 SUMMARIES = [r for r in shipped.requests() if r["kind"] == "summary"]
@@ -145,13 +145,7 @@ def test_a_forged_shipped_entry_is_refused_by_the_grammar_and_kept(copied, name)
     """A shipped entry outside lambdify's grammar is a miss (derived instead) with a warning; package data stays."""
     code, reason = FORGERIES[name]
 
-    def forge(data):
-        function = data["functions"]["start_function"]
-        lines = function["source"].splitlines()
-        lines.insert(1, f"    x0 = {code}")
-        function["source"] = "\n".join(lines) + "\n"
-
-    _planted(copied, LINEAR, forge)
+    _planted(copied, LINEAR, forged_start(code))
     key = {k: v for k, v in LINEAR.items() if k != "kind"}
     calls = []
     with pytest.warns(system_cache.SystemCacheWarning, match=reason):

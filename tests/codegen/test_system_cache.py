@@ -86,19 +86,23 @@ FORGERIES = {
 }
 
 
+def forged_start(code: str):
+    """A change to an entry's data that puts ``x0 = code`` at the top of its start function's body."""
+    def forge(data):
+        function = data["functions"]["start_function"]
+        lines = function["source"].splitlines()
+        lines.insert(1, f"    x0 = {code}")
+        function["source"] = "\n".join(lines) + "\n"
+    return forge
+
+
 @pytest.mark.parametrize("name", FORGERIES)
 def test_source_outside_lambdifys_grammar_is_refused_even_with_a_valid_checksum(folder, name):
     """The checksum is recomputable: what may run is held by the grammar check, which must catch each forgery."""
     system_cache.compiled(REQUEST, _built)
     code, reason = FORGERIES[name]
 
-    def forge(data):
-        function = data["functions"]["start_function"]
-        lines = function["source"].splitlines()
-        lines.insert(1, f"    x0 = {code}")
-        function["source"] = "\n".join(lines) + "\n"
-
-    _rewrite(folder, forge)
+    _rewrite(folder, forged_start(code))
     with pytest.warns(system_cache.SystemCacheWarning, match=reason):
         system_cache.compiled(REQUEST, _built)
 
