@@ -12,7 +12,7 @@ from mpmath.libmp import NoConvergence
 from numpy.typing import ArrayLike
 from sympy.polys.polyerrors import BasePolynomialError
 
-from symrmt.errors import NonlinearityError, ParameterError, SymrmtError
+from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, SymrmtError, shown
 
 from . import cache
 from .adapter import label_of, numpy_callable
@@ -332,6 +332,10 @@ def hermite(
     True
     """
     _check_options(center, method, timeout)
+    if hasattr(type(f), "__symrmt_formula__"):      # e.g. a symrmt.testing.KnownNonlinearity: its formula and values
+        text, own, own_center = _formula_of(f)
+        return hermite(text, bool(center) or own_center, method=method, timeout=timeout,
+                       params={**own, **(params or {})} or None)
     if callable(f) and not isinstance(f, (str, sp.Basic, sp.FunctionClass)):
         if params:
             raise ParameterError(f"params = {params!r}: a Python callable has no symbolic parameters; bind "
@@ -363,6 +367,16 @@ def hermite(
         center=bool(center),
         given=expr,
     )
+
+
+def _formula_of(f: Any) -> tuple[str, dict, bool]:
+    """What an object with ``__symrmt_formula__()`` stands for: ``(formula, parameter values, center)``, checked."""
+    given = f.__symrmt_formula__()
+    if not (isinstance(given, tuple) and len(given) == 3 and isinstance(given[0], str)
+            and isinstance(given[1], Mapping) and isinstance(given[2], bool)):
+        raise ParameterTypeError(f"f = {shown(f)}: its __symrmt_formula__() must return (formula, {{name: value}}, "
+                                 "center) as (str, dict, bool).")
+    return given[0], dict(given[1]), given[2]
 
 
 def _subtracted(data) -> float | sp.Expr | None:

@@ -6,7 +6,8 @@ Needs Hypothesis, an optional dependency: ``pip install 'symrmt[testing]'``.
 module                     what it holds
 =========================  ====================================================================
 :mod:`.strategies`         Hypothesis strategies: :func:`nonlinearities`, :func:`hermite_data`,
-                           :func:`geometries`, :func:`regimes`, :func:`points`
+                           :func:`geometries`, :func:`grams`, :func:`regimes`, :func:`ratios`,
+                           :func:`ridges`, :func:`diagonals`, :func:`points` and the families of f
 :mod:`.checks`             the property catalogue :data:`CATALOGUE`: statement, region, reason and
                            a check of a theory at a point
 :mod:`.theories`           the theory behind one interface (:class:`PackageTheory`, :class:`DerivedTheory`)
@@ -24,22 +25,26 @@ Examples
 >>> deviation.ratio <= 1
 True
 """
-from __future__ import annotations
-
 #: The one line an import without Hypothesis gives (``symrmt check`` prints it and exits 2).
 MISSING_HYPOTHESIS = "symrmt.testing needs Hypothesis, an optional dependency: pip install 'symrmt[testing]'"
 
-try:
-    import hypothesis  # noqa: F401  (the strategies and verify need it)
-except ImportError:
-    raise ImportError(MISSING_HYPOTHESIS) from None
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec("hypothesis") is None:   # the strategies and verify need it
+    raise ImportError(MISSING_HYPOTHESIS)
+del _importlib_util
 
 from .checks import CATALOGUE, GAMMAS, SOLVER_ATOL, Deviation, Property, PropertyViolation
-from .strategies import (DrawnGeometry, KnownNonlinearity, geometries, hermite_data, nonlinearities, points,
-                         regimes)
+from .strategies import (DrawnGeometry, HermiteData, KnownNonlinearity, Regime, diagonals, geometries, grams,
+                         hermite_data, hermite_polynomials, log_uniform, nonlinearities, parametric_nonlinearities,
+                         points, ratios, regimes, ridges, scaled_activations, small_rationals, smooth_nonlinearities,
+                         trig_mixtures, unit_vectors)
 from .theories import DerivedTheory, PackageTheory, Point, Theory
 from .verification import Row, Verification, verify
 
 __all__ = ["MISSING_HYPOTHESIS", "CATALOGUE", "Property", "PropertyViolation", "Deviation", "GAMMAS", "SOLVER_ATOL",
-           "nonlinearities", "hermite_data", "geometries", "regimes", "points", "DrawnGeometry", "KnownNonlinearity",
+           "nonlinearities", "hermite_data", "geometries", "grams", "regimes", "points", "ratios", "ridges", "diagonals",
+           "log_uniform", "unit_vectors", "small_rationals", "hermite_polynomials", "trig_mixtures",
+           "scaled_activations", "parametric_nonlinearities", "smooth_nonlinearities",
+           "HermiteData", "Regime", "DrawnGeometry", "KnownNonlinearity",
            "Point", "Theory", "PackageTheory", "DerivedTheory", "verify", "Verification", "Row"]

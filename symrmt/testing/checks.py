@@ -540,17 +540,19 @@ CATALOGUE: dict[str, Property] = {p.name: p for p in (
     Property("a1_zero", "a1 = d = 0: E does not depend on mu or the weights and solves the cubic "
              "nu x^2 (x + c - 1) = c gamma (1 - x), x = gamma Phi",
              "a1 = 0 and d = 0 (f with no linear part: even f, He_3, ...), any nu, c, geometry; the limit n -> oo "
-             "at fixed theta'", "L ~ a1 = 0, kappa = 0 and t12 = 0 by symmetry: the signal decouples", check_a1_zero),
+             "at fixed theta'", "L ~ a1 = 0, kappa = 0 and t12 = 0 by symmetry: the signal decouples", check_a1_zero,
+             uses_f="nu only"),
     Property("a1_zero_with_diagonal", "a1 = 0, d != 0: the weights drop out; with b = 0 too, "
              "E_attn(gamma) = E_lin(gamma/d^2)", "a1 = 0, d != 0, any nu, c, geometry",
-             "L ~ a1 = 0; b = 0 makes K = dI", check_a1_zero_with_diagonal),
+             "L ~ a1 = 0; b = 0 makes K = dI", check_a1_zero_with_diagonal, uses_f="nu only"),
     Property("noise_only", "mu = 0, w = 0: E and Phi equal the 2 x 2 noise pencil, solved independently",
              "every f, c, d without signal or weights", "docs/theory.md section 5, another pencil, quadrature and "
              "Newton", check_noise_only),
     Property("linear_f", "nu = a1^2 (f linear), w = 0: E equals the polynomial-in-Wishart closed form",
-             "f linear (a1 != 0), any c, d and signal", "K = (a1/c) C + kappa I is a polynomial in C", check_linear_f),
+             "f linear (a1 != 0), any c, d and signal", "K = (a1/c) C + kappa I is a polynomial in C", check_linear_f,
+             uses_f="a1 only"),
     Property("linear_regression", "E_lin = gamma^2 m'(-gamma) (spiked Marchenko-Pastur); the weights do not enter",
-             "any c and signal", "K = I", check_linear_regression),
+             "any c and signal", "K = I", check_linear_regression, uses_f="no"),
     Property("small_c", "c -> 0: E_lin -> 1/(1+theta) + theta/(1+theta) (gamma/(gamma+1+theta))^2; "
              "1 - c <= E_attn <= 1 without signal", "c -> 0 (extrapolated), any f, d, signal",
              "rank C = p: Q is 1/gamma on n - p dimensions", check_small_c),
@@ -568,7 +570,7 @@ CATALOGUE: dict[str, Property] = {p.name: p for p in (
     Property("softmax_large_temperature", "softmax: E_sm(a1(tau)^2 gamma) -> E of f = x as tau -> oo",
              "tau -> oo (extrapolated in 1/tau^2), any c and signal, no weights",
              "nu/a1^2 = tau^2 (e^(1/tau^2) - 1) -> 1: the softmax's f/a1 becomes linear",
-             check_softmax_large_temperature),
+             check_softmax_large_temperature, uses_f="no"),
     Property("density_normalized", "the smoothed density of K^T X^T X K/n is >= 0 and integrates to 1",
              "every f, c, d; eta = the spectral scale",
              "(1/pi) Im m(x + i eta) is a probability measure convolved with the Cauchy kernel",

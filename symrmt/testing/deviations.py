@@ -83,10 +83,20 @@ class Property:
     region: str
     reason: str
     check: Callable[..., Deviation]
+    #: How much of the f under test the check uses: ``"yes"`` (its a_1 and nu), ``"nu only"`` / ``"a1 only"``
+    #: (the other is replaced: a_1 = 0, or nu = a_1^2), ``"no"`` (linear regression, or the softmax's own f).
+    uses_f: str = "yes"
+
+    def __post_init__(self) -> None:
+        if self.uses_f not in USES_F:
+            raise ValueError(f"uses_f = {self.uses_f!r}: one of {', '.join(USES_F)}.")
 
     def __call__(self, theory: Theory, point: Point, **options) -> Deviation:
         return self.check(theory, point, **options)
 
+
+#: The values of :attr:`Property.uses_f`.
+USES_F = ("yes", "nu only", "a1 only", "no")
 
 #: ``[worst Deviation so far]`` of the property running in this context (None outside a property).
 _WORST: contextvars.ContextVar[list | None] = contextvars.ContextVar("symrmt_testing_worst", default=None)

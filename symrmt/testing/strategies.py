@@ -1,16 +1,25 @@
 r"""Hypothesis strategies for symrmt: nonlinearities, their Hermite data, geometries and regimes.
 
+In Hypothesis' own style: every argument is a keyword, bounds are ``min_*``/``max_*``, a bad argument raises
+:class:`hypothesis.errors.InvalidArgument` when the strategy is made, and what is drawn is a named value that
+symrmt's functions take as it is (a :class:`KnownNonlinearity` as f, a :class:`~symrmt.Geometry` as
+``geometry``, a Gram matrix as ``gram``, :class:`HermiteData` as f).
+
 =========================  ==============================================================================
 strategy                   draws
 =========================  ==============================================================================
 :func:`nonlinearities`     :class:`KnownNonlinearity`: a formula f(x) (with or without parameters) and, where
                            known in closed form, its Hermite data
-:func:`hermite_data`       :math:`(a_1, \nu)` with :math:`|a_1| \le 2`, :math:`b^2 = \nu - a_1^2 \in [0, 2]`,
-                           :math:`\nu \ge 0.05`
-:func:`geometries`         :class:`DrawnGeometry`: :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` as norms
-                           :math:`\le 2` and unit directions, so every Gram matrix is a valid one
-:func:`regimes`            :math:`(c, \gamma)`: :math:`c \in [0.2, 5]`, :math:`\gamma \in [10^{-2}, 10^2]`,
-                           both log-uniform
+:func:`hermite_data`       :class:`HermiteData` :math:`(a_1, \nu)` with :math:`|a_1| \le 2`,
+                           :math:`b^2 = \nu - a_1^2 \in [0, 2]`, :math:`\nu \ge 0.05`
+:func:`geometries`         :class:`~symrmt.Geometry`: norms of :math:`(\mu, w_K, w_Q)` :math:`\le 2` and the
+                           cosines of actual vectors
+:func:`grams`              the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, valid by construction
+:func:`regimes`            :class:`Regime` :math:`(c, \gamma)`: :math:`c \in [0.2, 5]`,
+                           :math:`\gamma \in [10^{-2}, 10^2]`, both log-uniform
+:func:`ratios`,            :math:`c`, :math:`\gamma` and :math:`d` alone
+:func:`ridges`,
+:func:`diagonals`
 :func:`points`             :class:`~symrmt.testing.theories.Point`: all of the above and :math:`|d| \le 1`
 =========================  ==============================================================================
 
@@ -24,35 +33,42 @@ Hypothesis' own edge-seeking draws otherwise: zeros, equal values, parallel vect
 :math:`w_K = w_Q`, :math:`a_1 = 0` or all three vectors parallel several derivation errors are
 invisible, so most draws avoid them; the edges are still visited.
 
+The calling style of symrmt 0.1 (positional arguments, ``regimes(c=(lo, hi))``, ``ratios(low, high)``,
+``points(hermite=(a1, nu))``, ``geometries(rank=r)`` for r > 1) still works in this release with a
+:class:`DeprecationWarning` naming the new form; it will be removed in symrmt 0.3.
+
 Examples
 --------
 >>> from hypothesis import given, settings
 >>> @settings(max_examples=3, deadline=None)
-... @given(geometry=geometries(rank=2))
-... def test_gram_is_positive_semidefinite(geometry):
-...     assert np.linalg.eigvalsh(geometry.matrix).min() >= -1e-12
+... @given(gram=grams(rank=2))
+... def test_gram_is_positive_semidefinite(gram):
+...     assert np.linalg.eigvalsh(gram).min() >= -1e-12
 >>> test_gram_is_positive_semidefinite()
 """
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from ..geometry import Geometry
-from .theories import Point
+from .theories import GRAM_NAMES, Point
 
 __all__ = [
-    "nonlinearities", "hermite_data", "geometries", "regimes", "points", "DrawnGeometry", "KnownNonlinearity",
-    "RATIOS", "RIDGES", "MAX_NORM", "MAX_DIAGONAL", "MAX_A1", "MAX_B2", "MIN_NU",
-    "log_uniform", "ratios", "ridges", "diagonals", "unit_vectors", "small_rationals",
-    "hermite_polynomials", "trig_mixtures", "scaled_activations", "parametric_nonlinearities", "smooth_nonlinearities",
-    "SMOOTH_BLOCKS",
+    "nonlinearities", "hermite_data", "geometries", "grams", "regimes", "points", "ratios", "ridges", "diagonals",
+    "log_uniform", "unit_vectors", "small_rationals", "hermite_polynomials", "trig_mixtures", "scaled_activations",
+    "parametric_nonlinearities", "smooth_nonlinearities",
+    "KnownNonlinearity", "HermiteData", "Regime", "DrawnGeometry",
+    "RATIOS", "RIDGES", "MAX_NORM", "MAX_DIAGONAL", "MAX_A1", "MAX_B2", "MIN_NU", "MAX_RANK", "SMOOTH_BLOCKS",
 ]
 
 #: Range of c = p/n drawn by :func:`regimes` and :func:`points`.
@@ -67,44 +83,240 @@ MAX_DIAGONAL = 1.0
 MAX_A1, MAX_B2, MIN_NU = 2.0, 2.0, 0.05
 
 
-def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
-    """Floats spread evenly in log scale over ``[low, high]``."""
-    return st.floats(math.log(low), math.log(high)).map(lambda v: float(min(max(math.exp(v), low), high)))
+#: The largest rank :func:`grams` draws: a bound on the size of what is drawn (a :math:`(1 + 2r)^2` Gram
+#: matrix from :math:`1 + 2r` vectors); the theory's own limit on the rank is the model's.
+MAX_RANK = 16
 
 
-def ratios(low: float = RATIOS[0], high: float = RATIOS[1]) -> st.SearchStrategy[float]:
-    """:math:`c = p/n`, log-uniform in ``[low, high]``."""
-    return log_uniform(low, high)
+# --------------------------------------------------------------------------- argument checks and deprecations
 
 
-def ridges(low: float = RIDGES[0], high: float = RIDGES[1]) -> st.SearchStrategy[float]:
-    r"""The ridge :math:`\gamma`, log-uniform in ``[low, high]``."""
-    return log_uniform(low, high)
+def _real(function: str, name: str, value: Any, *, positive: bool = False) -> float:
+    """``value`` as a finite float, else :class:`hypothesis.errors.InvalidArgument` naming the argument."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating, Fraction)):
+        raise InvalidArgument(f"{function}({name}={value!r}): {name} must be a real number.")
+    number = float(value)
+    if not math.isfinite(number) or (positive and number <= 0):
+        raise InvalidArgument(f"{function}({name}={value!r}): {name} must be a finite number"
+                              + (" > 0 (the scale is logarithmic)." if positive else "."))
+    return number
 
 
-def regimes(c: tuple[float, float] = RATIOS, gamma: tuple[float, float] = RIDGES) -> st.SearchStrategy[tuple]:
-    r"""``(c, gamma)``: :math:`c \in [0.2, 5]` and :math:`\gamma \in [10^{-2}, 10^2]`, both log-uniform.
+def _interval(function: str, low_name: str, low: Any, high_name: str, high: Any, *,
+              positive: bool = False, within: tuple[float, float] | None = None) -> tuple[float, float]:
+    """Checked bounds ``low <= high`` (and inside ``within``), else InvalidArgument naming both."""
+    lo, hi = _real(function, low_name, low, positive=positive), _real(function, high_name, high, positive=positive)
+    if lo > hi:
+        raise InvalidArgument(f"{function}({low_name}={low!r}, {high_name}={high!r}): {low_name} must be at most "
+                              f"{high_name}.")
+    if within is not None and not (within[0] <= lo and hi <= within[1]):
+        raise InvalidArgument(f"{function}({low_name}={low!r}, {high_name}={high!r}): both must lie in "
+                              f"[{within[0]:g}, {within[1]:g}].")
+    return lo, hi
+
+
+def _whole(function: str, name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise InvalidArgument(f"{function}({name}={value!r}): {name} must be a whole number in {low}..{high}.")
+    return int(value)
+
+
+def _strategy(function: str, name: str, value: Any) -> st.SearchStrategy | None:
+    """None or a strategy; a plain value is refused with the strategy that draws it."""
+    if value is None or isinstance(value, st.SearchStrategy):
+        return value
+    raise InvalidArgument(f"{function}({name}={value!r}): {name} takes a strategy, e.g. {name}=st.just({value!r}).")
+
+
+def _deprecated(positional: tuple[str, ...] = (), renamed: Mapping[str, Callable[[Any], dict]] | None = None):
+    """Accept the calling style of symrmt 0.1 (positional arguments, old keyword names) for one release.
+
+    Each old use warns once per call site with a :class:`DeprecationWarning` that names the new keyword; the
+    old styles will be removed in symrmt 0.3.
+    """
+    renamed = dict(renamed or {})
+
+    def decorate(function: Callable) -> Callable:
+        name = function.__name__
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if len(args) > len(positional):
+                raise InvalidArgument(f"{name}() takes keyword arguments only, e.g. "
+                                      f"{name}({', '.join(f'{k}=...' for k in positional) or ''}).")
+            if args:
+                warnings.warn(f"{name}() with positional arguments is deprecated (removed in symrmt 0.3): write "
+                              f"{name}({', '.join(f'{k}=...' for k in positional[:len(args)])}).",
+                              DeprecationWarning, stacklevel=2)
+            for key, value in zip(positional, args):
+                if key in kwargs:
+                    raise InvalidArgument(f"{name}(): {key} given twice (by position and by keyword).")
+                kwargs[key] = value
+            for old in [k for k in kwargs if k in renamed]:
+                new = renamed[old](kwargs.pop(old))
+                warnings.warn(f"{name}({old}=...) is deprecated (removed in symrmt 0.3): write "
+                              f"{name}({', '.join(f'{k}=...' for k in new)}).", DeprecationWarning, stacklevel=2)
+                clash = set(new) & set(kwargs)
+                if clash:
+                    raise InvalidArgument(f"{name}(): {old}= and {', '.join(sorted(clash))}= both given.")
+                kwargs.update(new)
+            return function(**kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def _pair(old: str, low: str, high: str) -> Callable[[Any], dict]:
+    """An old ``name=(lo, hi)`` argument as the new ``low=lo, high=hi``."""
+    def split(value):
+        if not (isinstance(value, (tuple, list)) and len(value) == 2):
+            raise InvalidArgument(f"{old}={value!r}: the deprecated form is a pair (lo, hi); write {low}=, {high}=.")
+        return {low: value[0], high: value[1]}
+    return split
+
+
+# --------------------------------------------------------------------------- named results
+
+
+class HermiteData(NamedTuple):
+    r"""What :func:`hermite_data` draws: :math:`a_1` and :math:`\nu = \mathbb E f(\xi)^2` of some centred f.
+
+    A named pair, so that it is also the Hermite pair ``(a1, nu)`` that every function of symrmt takes as f.
+
+    Examples
+    --------
+    >>> from symrmt.testing import HermiteData
+    >>> data = HermiteData(a1=0.5, nu=0.5)
+    >>> data.b2, tuple(data)
+    (0.25, (0.5, 0.5))
+    """
+
+    a1: float
+    nu: float
+
+    @property
+    def b2(self) -> float:
+        r""":math:`b^2 = \nu - a_1^2`, the nonlinear share."""
+        return self.nu - self.a1 * self.a1
+
+
+class Regime(NamedTuple):
+    r"""What :func:`regimes` draws: the ratio :math:`c = p/n` and the ridge :math:`\gamma`.
+
+    Examples
+    --------
+    >>> from symrmt.testing import Regime
+    >>> Regime(c=0.5, gamma=0.1).gamma
+    0.1
+    """
+
+    c: float
+    gamma: float
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
+                                                            "high": lambda v: {"max_value": v}})
+def log_uniform(*, min_value: float, max_value: float) -> st.SearchStrategy[float]:
+    """Floats spread evenly in log scale over ``[min_value, max_value]`` (both > 0).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import log_uniform
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(log_uniform(min_value=0.1, max_value=10.0))
+    ... def check(value):
+    ...     assert 0.1 <= value <= 10.0
+    >>> check()
+    """
+    lo, hi = _interval("log_uniform", "min_value", min_value, "max_value", max_value, positive=True)
+    return st.floats(math.log(lo), math.log(hi)).map(lambda v: float(min(max(math.exp(v), lo), hi)))
+
+
+@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
+                                                            "high": lambda v: {"max_value": v}})
+def ratios(*, min_value: float = RATIOS[0], max_value: float = RATIOS[1]) -> st.SearchStrategy[float]:
+    r""":math:`c = p/n`, log-uniform in ``[min_value, max_value]`` (default :math:`[0.2, 5]`).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import ratios
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(ratios(min_value=0.5, max_value=2.0))
+    ... def check(c):
+    ...     assert 0.5 <= c <= 2.0
+    >>> check()
+    """
+    _interval("ratios", "min_value", min_value, "max_value", max_value, positive=True)
+    return log_uniform(min_value=min_value, max_value=max_value)
+
+
+@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
+                                                            "high": lambda v: {"max_value": v}})
+def ridges(*, min_value: float = RIDGES[0], max_value: float = RIDGES[1]) -> st.SearchStrategy[float]:
+    r"""The ridge :math:`\gamma`, log-uniform in ``[min_value, max_value]`` (default :math:`[10^{-2}, 10^2]`).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import ridges
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(ridges(max_value=1.0))
+    ... def check(gamma):
+    ...     assert 1e-2 <= gamma <= 1.0
+    >>> check()
+    """
+    _interval("ridges", "min_value", min_value, "max_value", max_value, positive=True)
+    return log_uniform(min_value=min_value, max_value=max_value)
+
+
+@_deprecated(renamed={"c": _pair("c", "min_c", "max_c"), "gamma": _pair("gamma", "min_gamma", "max_gamma")})
+def regimes(*, min_c: float = RATIOS[0], max_c: float = RATIOS[1], min_gamma: float = RIDGES[0],
+            max_gamma: float = RIDGES[1]) -> st.SearchStrategy[Regime]:
+    r""":class:`Regime` ``(c, gamma)``: :math:`c \in [0.2, 5]` and :math:`\gamma \in [10^{-2}, 10^2]` by default, both
+    log-uniform.
 
     The solver's range is wider (:data:`symrmt.validate.C_RANGE`, :math:`\gamma \le 10^{12}`); this is
     where the catalogue's tolerances are stated. Near :math:`c = 1` with :math:`\gamma \lesssim 10^{-8}` the
-    quadrature cannot resolve the hard edge (docs/theory.md, section 13), far outside this range.
+    quadrature cannot resolve the hard edge (section 13 of the theory page), far outside this range.
 
     Examples
     --------
     >>> from hypothesis import given, settings
     >>> from symrmt.testing import regimes
     >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(regimes())
+    ... @given(regimes(max_c=2.0))
     ... def check(drawn):
-    ...     c, gamma = drawn
-    ...     assert 0.2 <= c <= 5 and 1e-2 <= gamma <= 1e2
+    ...     assert 0.2 <= drawn.c <= 2 and 1e-2 <= drawn.gamma <= 1e2
     >>> check()
     """
-    return st.tuples(ratios(*c), ridges(*gamma))
+    _interval("regimes", "min_c", min_c, "max_c", max_c, positive=True)
+    _interval("regimes", "min_gamma", min_gamma, "max_gamma", max_gamma, positive=True)
+    return st.builds(Regime, ratios(min_value=min_c, max_value=max_c), ridges(min_value=min_gamma, max_value=max_gamma))
 
 
-def diagonals(bound: float = MAX_DIAGONAL) -> st.SearchStrategy[float]:
-    """The diagonal d of the attention matrix, in ``[-bound, bound]``."""
+@_deprecated(positional=("max_abs",), renamed={"bound": lambda v: {"max_abs": v}})
+def diagonals(*, max_abs: float = MAX_DIAGONAL) -> st.SearchStrategy[float]:
+    """The diagonal d of the attention matrix, in ``[-max_abs, max_abs]``.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import diagonals
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(diagonals(max_abs=0.5))
+    ... def check(d):
+    ...     assert abs(d) <= 0.5
+    >>> check()
+    """
+    bound = _real("diagonals", "max_abs", max_abs)
+    if bound < 0:
+        raise InvalidArgument(f"diagonals(max_abs={max_abs!r}): max_abs must be >= 0.")
     return st.floats(-bound, bound)
 
 
@@ -120,9 +332,25 @@ def _generic(draw) -> np.random.Generator | None:
 
 
 @st.composite
-def hermite_data(draw, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: float = MIN_NU,
-                 linear: bool = False) -> tuple[float, float]:
-    r""":math:`(a_1, \nu)` of some f: :math:`|a_1| \le` ``max_a1``, :math:`\nu = a_1^2 + b^2`, :math:`0 \le b^2 \le` ``max_b2``.
+def _hermite_data(draw, max_a1: float, max_b2: float, min_nu: float, linear: bool) -> HermiteData:
+    rng = _generic(draw)
+    if linear:
+        size = rng.uniform(math.sqrt(min_nu), max_a1) if rng is not None else draw(st.floats(math.sqrt(min_nu), max_a1))
+        a1 = float(size if (rng.random() < 0.5 if rng is not None else draw(st.booleans())) else -size)
+        return HermiteData(a1, a1 * a1)
+    if rng is not None:
+        a1 = float(rng.uniform(-max_a1, max_a1))
+        return HermiteData(a1, a1 * a1 + float(rng.uniform(max(0.0, min_nu - a1 * a1), max_b2)))
+    a1 = draw(st.floats(-max_a1, max_a1))
+    b2 = draw(st.floats(max(0.0, min_nu - a1 * a1), max_b2))
+    return HermiteData(a1, a1 * a1 + b2)
+
+
+@_deprecated(positional=("max_a1", "max_b2", "min_nu", "linear"))
+def hermite_data(*, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: float = MIN_NU,
+                 linear: bool = False) -> st.SearchStrategy[HermiteData]:
+    r""":class:`HermiteData` of some f: :math:`|a_1| \le` ``max_a1``, :math:`\nu = a_1^2 + b^2`,
+    :math:`0 \le b^2 \le` ``max_b2``.
 
     :math:`\nu \ge a_1^2` always (Parseval: :math:`\nu = \sum_{k \ge 1} a_k^2`) and :math:`\nu \ge`
     ``min_nu`` (f is not 0). With ``linear`` :math:`b = 0` (f linear), :math:`a_1^2 \ge` ``min_nu``.
@@ -135,26 +363,41 @@ def hermite_data(draw, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: f
     >>> @settings(max_examples=5, database=None, deadline=None)
     ... @given(hermite_data())
     ... def check(drawn):
-    ...     a1, nu = drawn
-    ...     assert nu >= a1**2 and abs(a1) <= 2
+    ...     assert drawn.nu >= drawn.a1**2 and abs(drawn.a1) <= 2
     >>> check()
     """
-    rng = _generic(draw)
-    if linear:
-        size = rng.uniform(math.sqrt(min_nu), max_a1) if rng is not None else draw(st.floats(math.sqrt(min_nu), max_a1))
-        a1 = float(size if (rng.random() < 0.5 if rng is not None else draw(st.booleans())) else -size)
-        return a1, a1 * a1
-    if rng is not None:
-        a1 = float(rng.uniform(-max_a1, max_a1))
-        return a1, a1 * a1 + float(rng.uniform(max(0.0, min_nu - a1 * a1), max_b2))
-    a1 = draw(st.floats(-max_a1, max_a1))
-    b2 = draw(st.floats(max(0.0, min_nu - a1 * a1), max_b2))
-    return a1, a1 * a1 + b2
+    a1_bound = _real("hermite_data", "max_a1", max_a1)
+    b2_bound = _real("hermite_data", "max_b2", max_b2)
+    nu_floor = _real("hermite_data", "min_nu", min_nu, positive=True)
+    if not isinstance(linear, (bool, np.bool_)):
+        raise InvalidArgument(f"hermite_data(linear={linear!r}): linear must be True or False.")
+    if a1_bound < 0 or b2_bound < 0:
+        raise InvalidArgument(f"hermite_data(max_a1={max_a1!r}, max_b2={max_b2!r}): both must be >= 0.")
+    if (a1_bound**2 if linear else a1_bound**2 + b2_bound) < nu_floor:
+        raise InvalidArgument(f"hermite_data(max_a1={max_a1!r}, max_b2={max_b2!r}, min_nu={min_nu!r}): no f has "
+                              "nu >= min_nu within these bounds; lower min_nu or raise the bounds.")
+    return _hermite_data(a1_bound, b2_bound, nu_floor, bool(linear))
+
+
+@_deprecated(positional=("dimension",))
+def unit_vectors(*, dimension: int = 3) -> st.SearchStrategy[np.ndarray]:
+    """A unit vector in :math:`R^{dimension}` (for 3: two angles, every direction reachable; shrinks to e_3).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import unit_vectors
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(unit_vectors(dimension=4))
+    ... def check(v):
+    ...     assert abs(float(v @ v) - 1) < 1e-12
+    >>> check()
+    """
+    return _unit_vectors(_whole("unit_vectors", "dimension", dimension, 1, 1 + 2 * MAX_RANK))
 
 
 @st.composite
-def unit_vectors(draw, dimension: int = 3) -> np.ndarray:
-    """A unit vector in :math:`R^{dimension}` (for 3: two angles, every direction reachable; shrinks to e_3)."""
+def _unit_vectors(draw, dimension: int) -> np.ndarray:
     if dimension == 3:
         polar = draw(st.floats(0.0, math.pi))
         azimuth = draw(st.floats(0.0, 2 * math.pi))
@@ -164,25 +407,141 @@ def unit_vectors(draw, dimension: int = 3) -> np.ndarray:
     return v / norm if norm > 1e-6 else np.eye(dimension)[0]
 
 
-@dataclass(frozen=True)
-class DrawnGeometry:
-    r"""Norms of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` and the unit vectors they came from.
+@st.composite
+def _vectors(draw, rank: int, max_norm: float) -> tuple[tuple[float, ...], np.ndarray]:
+    """Norms of :math:`(\\mu, w_K^{(1..r)}, w_Q^{(1..r)})` in ``[0, max_norm]`` and their unit directions."""
+    size = 1 + 2 * rank
+    dimension = max(3, size)
+    rng = _generic(draw)
+    if rng is not None:
+        norms = tuple(float(v) for v in rng.uniform(max_norm / 8, max_norm, size))
+        directions = rng.standard_normal((size, dimension))
+        return norms, directions / np.linalg.norm(directions, axis=1, keepdims=True)
+    norms = tuple(draw(st.floats(0.0, max_norm)) for _ in range(size))
+    directions = np.stack([draw(_unit_vectors(dimension)) for _ in range(size)])
+    return norms, directions
 
-    ``matrix`` is the :math:`(1 + 2r) \times (1 + 2r)` Gram matrix of these vectors (valid by construction);
-    for rank one ``geometry`` (a :class:`~symrmt.geometry.Geometry`) and ``gram`` (the six named entries)
-    describe the same vectors.
+
+def _max_norm(function: str, max_norm: Any) -> float:
+    bound = _real(function, "max_norm", max_norm)
+    if not 0 <= bound <= MAX_NORM:
+        raise InvalidArgument(f"{function}(max_norm={max_norm!r}): max_norm must lie in [0, {MAX_NORM:g}] "
+                              "(the norms symrmt.Geometry takes).")
+    return bound
+
+
+def _geometry(vectors: tuple[tuple[float, ...], np.ndarray]) -> Geometry:
+    norms, directions = vectors
+    g = np.clip(directions @ directions.T, -1.0, 1.0)
+    return Geometry(*norms, float(g[0, 1]), float(g[0, 2]), float(g[1, 2]))
+
+
+@_deprecated(positional=("rank", "max_norm"))
+def geometries(*, rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrategy[Geometry]:
+    r"""A :class:`symrmt.Geometry`: norms of :math:`(\mu, w_K, w_Q)` in ``[0, max_norm]`` and the cosines of
+    actual vectors, so every drawn geometry is valid (for rank-r weights, :func:`grams`).
+
+    Generic draws: norms uniform in ``[max_norm/8, max_norm]``, directions Gaussian in
+    :math:`R^3`; edge draws: Hypothesis floats and directions (zeros, parallel, orthogonal).
+
+    ``rank`` other than 1 is deprecated (it drew a ``DrawnGeometry``; removed in symrmt 0.3): use
+    :func:`grams`.
+
+    Examples
+    --------
+    >>> import symrmt
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import geometries
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(geometries())
+    ... def check(geometry):
+    ...     assert 0 <= symrmt.attention_error("tanh(x)", 1.0, 0.1, geometry) <= 1
+    >>> check()
+    """
+    bound = _max_norm("geometries", max_norm)
+    size = _whole("geometries", "rank", rank, 1, MAX_RANK)
+    if size != 1:
+        warnings.warn(f"geometries(rank={size}) is deprecated (removed in symrmt 0.3): write grams(rank={size}), "
+                      "which draws the Gram matrix that gram= takes.", DeprecationWarning, stacklevel=3)
+        return _vectors(size, bound).map(lambda v: DrawnGeometry(*v))
+    return _vectors(1, bound).map(_geometry)
+
+
+def grams(*, rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrategy[np.ndarray]:
+    r"""The :math:`(1 + 2r) \times (1 + 2r)` Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, norms in
+    ``[0, max_norm]``: what every function of symrmt takes as ``gram=``, valid (positive semidefinite) by
+    construction, since only actual vectors are drawn. ``rank`` is at most :data:`MAX_RANK`.
 
     Examples
     --------
     >>> import numpy as np
     >>> from hypothesis import given, settings
-    >>> from symrmt.testing import geometries
+    >>> from symrmt.testing import grams
     >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(geometries(rank=2))
-    ... def check(drawn):
-    ...     assert drawn.rank == 2 and drawn.matrix.shape == (5, 5)
-    ...     assert np.all(np.linalg.eigvalsh(drawn.matrix) > -1e-12)        # a valid Gram matrix
+    ... @given(grams(rank=2))
+    ... def check(gram):
+    ...     assert gram.shape == (5, 5) and np.linalg.eigvalsh(gram).min() > -1e-12
     >>> check()
+    """
+    bound = _max_norm("grams", max_norm)
+    size = _whole("grams", "rank", rank, 1, MAX_RANK)
+    return _vectors(size, bound).map(lambda v: DrawnGeometry(*v).matrix)
+
+
+@_deprecated(positional=("hermite", "max_norm", "c", "linear", "d"))
+def points(*, hermite: st.SearchStrategy | None = None, c: st.SearchStrategy | None = None,
+           d: st.SearchStrategy | None = None, max_norm: float = MAX_NORM, linear: bool = False) -> st.SearchStrategy[Point]:
+    """A full parameter point: Hermite data, c, d and a rank-one geometry, each from a strategy.
+
+    ``hermite``, ``c`` and ``d`` are strategies replacing :func:`hermite_data` (``linear`` is its option),
+    :func:`ratios` and :func:`diagonals`: ``hermite=st.just((a1, nu))`` fixes f. A plain pair for ``hermite``
+    is deprecated (removed in symrmt 0.3).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings, strategies as st
+    >>> from symrmt.testing import points
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(points(hermite=st.just((0.5, 0.5))))
+    ... def check(drawn):
+    ...     assert (drawn.a1, drawn.nu) == (0.5, 0.5) and drawn.c > 0
+    >>> check()
+    """
+    if isinstance(hermite, (tuple, list)) and len(hermite) == 2:
+        warnings.warn("points(hermite=(a1, nu)) is deprecated (removed in symrmt 0.3): write "
+                      "points(hermite=st.just((a1, nu))).", DeprecationWarning, stacklevel=3)
+        hermite = st.just(HermiteData(*hermite))
+    hermite = _strategy("points", "hermite", hermite)
+    c, d = _strategy("points", "c", c), _strategy("points", "d", d)
+    if not isinstance(linear, (bool, np.bool_)):
+        raise InvalidArgument(f"points(linear={linear!r}): linear must be True or False.")
+    return _points(hermite if hermite is not None else hermite_data(linear=bool(linear)),
+                   c if c is not None else ratios(), d if d is not None else diagonals(),
+                   _max_norm("points", max_norm))
+
+
+@st.composite
+def _points(draw, hermite, c, d, max_norm: float) -> Point:
+    drawn = draw(hermite)
+    a1, nu = (drawn.a1, drawn.nu) if hasattr(drawn, "a1") else drawn
+    geometry = _geometry(draw(_vectors(1, max_norm)))
+    return Point(a1=float(a1), nu=float(nu), c=draw(c), d=draw(d),
+                 **{name: float(getattr(geometry, name)) for name in GRAM_NAMES})
+
+
+@dataclass(frozen=True)
+class DrawnGeometry:
+    r"""Deprecated (removed in symrmt 0.3): what ``geometries(rank=r)`` drew for r > 1; use :func:`grams`.
+
+    Norms of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` and the unit vectors they came from; ``matrix`` is their
+    :math:`(1 + 2r) \times (1 + 2r)` Gram matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.testing.strategies import DrawnGeometry
+    >>> DrawnGeometry((1.0, 1.0, 1.0, 0.0, 0.0), np.eye(5)).matrix.shape
+    (5, 5)
     """
 
     norms: tuple[float, ...]
@@ -201,85 +560,8 @@ class DrawnGeometry:
         v = self.vectors
         return v @ v.T
 
-    @property
-    def cosines(self) -> tuple[float, float, float]:
-        self._rank_one()
-        g = np.clip(self.directions @ self.directions.T, -1.0, 1.0)
-        return float(g[0, 1]), float(g[0, 2]), float(g[1, 2])
-
-    @property
-    def geometry(self) -> Geometry:
-        return Geometry(*self.norms, *self.cosines)
-
-    @property
-    def gram(self) -> dict[str, float]:
-        self._rank_one()
-        g = self.matrix
-        return {"theta": float(g[0, 0]), "alpha_K": float(g[0, 1]), "alpha_Q": float(g[0, 2]),
-                "omega_KK": float(g[1, 1]), "omega_QQ": float(g[2, 2]), "omega_KQ": float(g[1, 2])}
-
-    def _rank_one(self) -> None:
-        if self.rank != 1:
-            raise ValueError(f"a rank-{self.rank} geometry has no rank-one form; use .matrix.")
-
     def __repr__(self) -> str:
-        if self.rank == 1:
-            return f"DrawnGeometry(norms={self.norms}, cosines={tuple(round(x, 6) for x in self.cosines)})"
         return f"DrawnGeometry(rank={self.rank}, norms={self.norms})"
-
-
-@st.composite
-def geometries(draw, rank: int = 1, max_norm: float = MAX_NORM) -> DrawnGeometry:
-    r"""Norms of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` in ``[0, max_norm]`` and :math:`1 + 2r` unit directions.
-
-    Generic draws: norms uniform in ``[max_norm/8, max_norm]``, directions Gaussian in
-    :math:`R^{1 + 2r}`; edge draws: Hypothesis floats and directions (zeros, parallel, orthogonal).
-    Only actual vectors are drawn, so the Gram matrix is always positive semidefinite.
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import geometries
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(geometries())
-    ... def check(drawn):
-    ...     assert max(drawn.norms) <= 2.0 and len(drawn.gram) == 6
-    >>> check()
-    """
-    if rank < 1:
-        raise ValueError(f"rank={rank}: the weights have rank 1 or more.")
-    size = 1 + 2 * rank
-    dimension = max(3, size)
-    rng = _generic(draw)
-    if rng is not None:
-        norms = tuple(float(v) for v in rng.uniform(max_norm / 8, max_norm, size))
-        directions = rng.standard_normal((size, dimension))
-        return DrawnGeometry(norms, directions / np.linalg.norm(directions, axis=1, keepdims=True))
-    norms = tuple(draw(st.floats(0.0, max_norm)) for _ in range(size))
-    directions = np.stack([draw(unit_vectors(dimension)) for _ in range(size)])
-    return DrawnGeometry(norms, directions)
-
-
-@st.composite
-def points(draw, hermite=None, max_norm: float = MAX_NORM, c=None, linear: bool = False, d=None) -> Point:
-    """A full parameter point: f as Hermite data (drawn, or ``hermite = (a1, nu)`` fixed), c, d and a rank-one geometry.
-
-    ``c`` and ``d`` may be strategies replacing :func:`ratios` and :func:`diagonals`.
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import points
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(points(hermite=(0.5, 0.5)))
-    ... def check(drawn):
-    ...     assert (drawn.a1, drawn.nu) == (0.5, 0.5) and drawn.c > 0
-    >>> check()
-    """
-    a1, nu = hermite if hermite is not None else draw(hermite_data(linear=linear))
-    geometry = draw(geometries(max_norm=max_norm))
-    return Point(a1=float(a1), nu=float(nu), c=draw(c if c is not None else ratios()),
-                 d=draw(d if d is not None else diagonals()), **geometry.gram)
 
 
 # --------------------------------------------------------------------------- symbolic nonlinearities
@@ -303,6 +585,9 @@ class KnownNonlinearity:
     >>> f = KnownNonlinearity("x**3 - 3*x", a1=sp.Integer(0), nu=sp.Integer(6))
     >>> f.text, f.a1, f.nu, f.center
     ('x**3 - 3*x', 0, 6, False)
+    >>> import symrmt
+    >>> symrmt.hermite(f).nu                     # symrmt takes it as f
+    6.0
     """
 
     text: str
@@ -312,9 +597,31 @@ class KnownNonlinearity:
     center: bool = False
     params: Mapping[str, float] = field(default_factory=dict)
 
+    def __symrmt_formula__(self) -> tuple[str, dict[str, float], bool]:
+        """``(formula, parameter values, center)``: how every function of symrmt that takes f reads this one
+        (:func:`symrmt.hermite`), so that a drawn f can be passed as f as it is."""
+        return self.text, dict(self.params), self.center
 
-def small_rationals(max_numerator: int = 9, max_denominator: int = 4, nonzero: bool = False):
-    """Fractions p/q with |p| <= max_numerator, 1 <= q <= max_denominator."""
+
+@_deprecated(positional=("max_numerator", "max_denominator", "nonzero"))
+def small_rationals(*, max_numerator: int = 9, max_denominator: int = 4,
+                    nonzero: bool = False) -> st.SearchStrategy[Fraction]:
+    """Fractions p/q with |p| <= max_numerator, 1 <= q <= max_denominator (not 0 with ``nonzero``).
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import small_rationals
+    >>> @settings(max_examples=5, database=None, deadline=None)
+    ... @given(small_rationals(max_numerator=3, max_denominator=2, nonzero=True))
+    ... def check(q):
+    ...     assert q != 0 and abs(q) <= 3
+    >>> check()
+    """
+    max_numerator = _whole("small_rationals", "max_numerator", max_numerator, 0, 10**6)
+    max_denominator = _whole("small_rationals", "max_denominator", max_denominator, 1, 10**6)
+    if nonzero and max_numerator == 0:
+        raise InvalidArgument("small_rationals(max_numerator=0, nonzero=True): no fraction is drawable.")
     values = st.builds(Fraction, st.integers(-max_numerator, max_numerator), st.integers(1, max_denominator))
     return values.filter(lambda q: q != 0) if nonzero else values
 
@@ -323,8 +630,8 @@ def _rational(q: Fraction) -> sp.Rational:
     return sp.Rational(q.numerator, q.denominator)
 
 
-@st.composite
-def hermite_polynomials(draw, max_degree: int = 5) -> KnownNonlinearity:
+@_deprecated(positional=("max_degree",))
+def hermite_polynomials(*, max_degree: int = 5) -> st.SearchStrategy[KnownNonlinearity]:
     r""":math:`f = \sum_{k=1}^K q_k \mathrm{He}_k(x)/k!`, written out in monomials, rational :math:`|q_k| \le 2`.
 
     Orthonormal convention of symrmt: the coefficient :math:`c_k = q_k/k!` of :math:`\mathrm{He}_k` gives
@@ -332,8 +639,24 @@ def hermite_polynomials(draw, max_degree: int = 5) -> KnownNonlinearity:
     :math:`\nu = \sum_k q_k^2/k! \le 4(e - 1) < 7` (orthogonality
     :math:`\mathbb E[\mathrm{He}_j\mathrm{He}_k] = k!\,\delta_{jk}`): inside the ranges of :func:`hermite_data`
     where the catalogue's tolerances are stated.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import hermite_polynomials
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(hermite_polynomials(max_degree=3))
+    ... def check(f):
+    ...     assert f.nu >= f.a1**2
+    >>> check()
     """
-    coefficients = draw(st.lists(small_rationals(4, 2), min_size=1, max_size=max_degree).filter(any))
+    return _hermite_polynomials(_whole("hermite_polynomials", "max_degree", max_degree, 1, 12))
+
+
+@st.composite
+def _hermite_polynomials(draw, max_degree: int) -> KnownNonlinearity:
+    coefficients = draw(st.lists(small_rationals(max_numerator=4, max_denominator=2), min_size=1,
+                                 max_size=max_degree).filter(any))
     terms = [_rational(q) / sp.factorial(k) for k, q in enumerate(coefficients, start=1)]
     expr = sp.expand(sum(ck * sp.hermite_prob(k, _X) for k, ck in enumerate(terms, start=1)))
     nu = sum(sp.factorial(k) * ck**2 for k, ck in enumerate(terms, start=1))
@@ -349,9 +672,19 @@ def trig_mixtures(draw) -> KnownNonlinearity:
     :math:`\mathbb E\sin^2(k\xi) = (1 - e^{-2k^2})/2`, :math:`\mathbb E\cos^2(l\xi) = (1 + e^{-2l^2})/2`,
     and the odd-times-even cross term vanishes: :math:`a_1 = \alpha k e^{-k^2/2}`,
     :math:`\nu = \alpha^2(1 - e^{-2k^2})/2 + \beta^2[(1 + e^{-2l^2})/2 - e^{-l^2}]`.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import trig_mixtures
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(trig_mixtures())
+    ... def check(f):
+    ...     assert f.nu >= f.a1**2
+    >>> check()
     """
-    alpha, beta = (_rational(draw(small_rationals(4, 2))) for _ in range(2))
-    k, l = (_rational(draw(small_rationals(3, 2, nonzero=True))) for _ in range(2))
+    alpha, beta = (_rational(draw(small_rationals(max_numerator=4, max_denominator=2))) for _ in range(2))
+    k, l = (_rational(draw(small_rationals(max_numerator=3, max_denominator=2, nonzero=True))) for _ in range(2))
     if alpha == 0 and beta == 0:
         alpha = sp.Integer(1)
     text = f"({alpha})*sin(({k})*x) + ({beta})*(cos(({l})*x) - exp(-({l})**2/2))"
@@ -369,9 +702,19 @@ def scaled_activations(draw) -> KnownNonlinearity:
       :math:`\xi^2(\Phi(k\xi) - 1/2)` is odd; :math:`\nu` has no short form (None).
     * erf: :math:`a_1 = \frac{2sk}{\sqrt{\pi(1 + 2k^2)}}` (Stein),
       :math:`\nu = \frac{2s^2}{\pi}\arcsin\frac{2k^2}{1 + 2k^2}`.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import scaled_activations
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(scaled_activations())
+    ... def check(f):
+    ...     assert f.a1 is not None
+    >>> check()
     """
-    s = _rational(draw(small_rationals(4, 2, nonzero=True)))
-    k = _rational(draw(small_rationals(3, 2, nonzero=True)))
+    s = _rational(draw(small_rationals(max_numerator=4, max_denominator=2, nonzero=True)))
+    k = _rational(draw(small_rationals(max_numerator=3, max_denominator=2, nonzero=True)))
     kind = draw(st.sampled_from(["relu", "gelu", "erf"]))
     text = f"({s})*{kind}(({k})*x)"
     if kind == "relu":
@@ -393,14 +736,24 @@ def parametric_nonlinearities(draw) -> KnownNonlinearity:
       (f is x for x > 0 and s x below, so :math:`\mathbb E f^2 = (1 + s^2)/2`, :math:`a_0 = (1 - s)/\sqrt{2\pi}`).
 
     Values are rationals with :math:`|A| \le 2`, :math:`0 < |k| \le 3/2`, :math:`|s| \le 2`.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import parametric_nonlinearities
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(parametric_nonlinearities())
+    ... def check(f):
+    ...     assert f.params
+    >>> check()
     """
     kind = draw(st.sampled_from(["sin", "erf", "leaky"]))
     if kind == "leaky":
-        s = _rational(draw(small_rationals(4, 2)))
+        s = _rational(draw(small_rationals(max_numerator=4, max_denominator=2)))
         nu = (1 + s**2) / 2 - (1 - s) ** 2 / (2 * sp.pi)
         return KnownNonlinearity("relu(x) - s*relu(-x)", (1 + s) / 2, nu, center=True, params={"s": float(s)})
-    amplitude = _rational(draw(small_rationals(4, 2, nonzero=True)))
-    k = _rational(draw(small_rationals(3, 2, nonzero=True)))
+    amplitude = _rational(draw(small_rationals(max_numerator=4, max_denominator=2, nonzero=True)))
+    k = _rational(draw(small_rationals(max_numerator=3, max_denominator=2, nonzero=True)))
     params = {"A": float(amplitude), "k": float(k)}
     if kind == "sin":
         return KnownNonlinearity("A*sin(k*x)", amplitude * k * sp.exp(-k**2 / 2),
@@ -414,23 +767,40 @@ SMOOTH_BLOCKS = ("tanh({u})", "atan({u})", "sin({u})", "erf({u})", "cos({u})", "
                  "sigmoid({u})", "log(1 + exp({u}))")
 
 
-@st.composite
-def smooth_nonlinearities(draw, max_terms: int = 3) -> KnownNonlinearity:
+@_deprecated(positional=("max_terms",))
+def smooth_nonlinearities(*, max_terms: int = 3) -> st.SearchStrategy[KnownNonlinearity]:
     r""":math:`f = \sum_i s_i\,g_i(k_i x)`, centered: one to ``max_terms`` different smooth blocks :data:`SMOOTH_BLOCKS`.
 
     Rational :math:`0 < |s_i| \le 2`, :math:`0 < |k_i| \le 3/2`. No closed form is claimed
     (``a1 = nu = None``): these are for properties that hold for every f.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> from symrmt.testing import smooth_nonlinearities
+    >>> @settings(max_examples=3, database=None, deadline=None)
+    ... @given(smooth_nonlinearities(max_terms=2))
+    ... def check(f):
+    ...     assert f.center and f.a1 is None
+    >>> check()
     """
+    return _smooth_nonlinearities(_whole("smooth_nonlinearities", "max_terms", max_terms, 1, len(SMOOTH_BLOCKS)))
+
+
+@st.composite
+def _smooth_nonlinearities(draw, max_terms: int) -> KnownNonlinearity:
     blocks = draw(st.lists(st.sampled_from(SMOOTH_BLOCKS), min_size=1, max_size=max_terms, unique=True))
     terms = []
     for block in blocks:
-        s = _rational(draw(small_rationals(4, 2, nonzero=True)))
-        k = _rational(draw(small_rationals(3, 2, nonzero=True)))
+        s = _rational(draw(small_rationals(max_numerator=4, max_denominator=2, nonzero=True)))
+        k = _rational(draw(small_rationals(max_numerator=3, max_denominator=2, nonzero=True)))
         terms.append(f"({s})*" + block.format(u=f"({k})*x"))
     return KnownNonlinearity(" + ".join(terms), None, None, center=True)
 
 
-def nonlinearities(known: bool = True, parameters: bool = True, smooth: bool = True) -> st.SearchStrategy[KnownNonlinearity]:
+@_deprecated(positional=("known", "parameters", "smooth"))
+def nonlinearities(*, known: bool = True, parameters: bool = True,
+                   smooth: bool = True) -> st.SearchStrategy[KnownNonlinearity]:
     """Formulas for f: the families with known Hermite data (``known``: :func:`hermite_polynomials`,
     :func:`trig_mixtures`, :func:`scaled_activations`), families with symbolic parameters
     (``parameters``: :func:`parametric_nonlinearities`) and arbitrary smooth sums (``smooth``:
@@ -445,11 +815,14 @@ def nonlinearities(known: bool = True, parameters: bool = True, smooth: bool = T
     ... @given(nonlinearities(smooth=False, parameters=False))
     ... def check(f):
     ...     if f.a1 is not None:                                   # the closed form agrees with symrmt.hermite
-    ...         assert abs(symrmt.hermite(f.text, center=f.center).a1 - float(f.a1)) < 1e-9
+    ...         assert abs(symrmt.hermite(f).a1 - float(f.a1)) < 1e-9
     >>> check()
     """
+    for name, value in (("known", known), ("parameters", parameters), ("smooth", smooth)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InvalidArgument(f"nonlinearities({name}={value!r}): {name} must be True or False.")
     chosen = ([hermite_polynomials(), trig_mixtures(), scaled_activations()] if known else []) + \
         ([parametric_nonlinearities()] if parameters else []) + ([smooth_nonlinearities()] if smooth else [])
     if not chosen:
-        raise ValueError("nonlinearities(): choose at least one of known, parameters, smooth.")
+        raise InvalidArgument("nonlinearities(): choose at least one of known, parameters, smooth.")
     return st.one_of(chosen)

@@ -21,12 +21,13 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
 from hypothesis import seed as hypothesis_seed
 
 from .. import validate
 from ..errors import ParameterTypeError, SymrmtInputError, shown
 from .checks import CATALOGUE, Deviation, Property, PropertyViolation
-from .strategies import points
+from .strategies import HermiteData, points
 from .theories import PackageTheory, Point, Theory
 
 __all__ = ["verify", "Verification", "Row", "DEFAULT_EXAMPLES", "MAX_EXAMPLES"]
@@ -58,11 +59,14 @@ class Row:
     examples: int
     message: str = ""
     counterexample: Point | None = None
+    #: Whether the check uses the f under test (:attr:`symrmt.testing.Property.uses_f`).
+    uses_f: str = "yes"
 
     def as_dict(self) -> dict:
         gap, tolerance, ratio = (_finite(v) for v in (self.deviation.gap, self.deviation.tolerance,
                                                         self.deviation.ratio))
-        return {"property": self.property, "statement": self.statement, "region": self.region, "passed": self.passed,
+        return {"property": self.property, "statement": self.statement, "region": self.region,
+                "uses_f": self.uses_f, "passed": self.passed,
                 "worst_deviation": gap, "tolerance": tolerance, "ratio": ratio, "examples": self.examples,
                 "message": self.message,
                 "counterexample": None if self.counterexample is None else _point_dict(self.counterexample)}
@@ -88,6 +92,14 @@ class Verification:
     examples: int
     seed: int
     rows: tuple[Row, ...] = field(default_factory=tuple)
+    #: The values of f's parameters the data are taken at (empty without).
+    params: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def f_shown(self) -> str:
+        """f as the table prints it: the formula and the values of its parameters."""
+        values = ", ".join(f"{k} = {v:.6g}" for k, v in self.params.items())
+        return f"{self.f} at {values}" if values else self.f
 
     @property
     def passed(self) -> bool:
@@ -99,15 +111,18 @@ class Verification:
 
     def table(self) -> str:
         width = max(len(row.property) for row in self.rows)
-        lines = [f"f = {self.f}: a1 = {self.a1:.6g}, nu = {self.nu:.6g}; up to {self.examples} points per property "
-                 f"(seed {self.seed})",
-                 f"{'property':<{width}}  passed  {'worst gap':>9}  {'tolerance':>9}  {'gap/tol':>7}  region"]
+        lines = [f"f = {self.f_shown}: a1 = {self.a1:.6g}, nu = {self.nu:.6g}; up to {self.examples} points per "
+                 f"property (seed {self.seed})",
+                 f"{'property':<{width}}  passed  {'your f':<7}  {'worst gap':>9}  {'tolerance':>9}  {'gap/tol':>7}  "
+                 "region"]
         for row in self.rows:
             d = row.deviation
-            lines.append(f"{row.property:<{width}}  {'yes' if row.passed else 'NO':<6}  {_number(d.gap):>9}  "
-                         f"{_number(d.tolerance):>9}  {_number(d.ratio):>7}  {row.region}")
+            lines.append(f"{row.property:<{width}}  {'yes' if row.passed else 'NO':<6}  {row.uses_f:<7}  "
+                         f"{_number(d.gap):>9}  {_number(d.tolerance):>9}  {_number(d.ratio):>7}  {row.region}")
         held = sum(row.passed for row in self.rows)
-        lines.append(f"{held} of {len(self.rows)} properties hold.")
+        own = [row for row in self.rows if row.uses_f == "yes"]
+        lines.append(f"{held} of {len(self.rows)} properties hold; {sum(row.passed for row in own)} of the {len(own)} "
+                     "that use your f whole ('your f': nu only / a1 only / no = the check replaces part or all of f).")
         for row in self.failed:
             lines.append(f"{row.property}: {row.message}")
         return "\n".join(lines)
@@ -115,7 +130,8 @@ class Verification:
     __str__ = table
 
     def as_dict(self) -> dict:
-        return {"f": self.f, "a1": self.a1, "nu": self.nu, "examples": self.examples, "seed": self.seed,
+        return {"f": self.f, "params": dict(self.params), "a1": self.a1, "nu": self.nu, "examples": self.examples,
+                "seed": self.seed,
                 "passed": self.passed, "rows": [row.as_dict() for row in self.rows]}
 
 
@@ -163,7 +179,7 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
     >>> result.passed, [row.property for row in result.rows]
     (True, ['scale_law', 'sign_symmetry'])
     """
-    a1, nu, text = _hermite(f, params, center)
+    a1, nu, text, bound = _hermite(f, params, center)
     chosen = _properties(properties)
     if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) or not 1 <= examples <= MAX_EXAMPLES:
         raise SymrmtInputError(f"examples = {examples!r}: give a whole number of points per property in "
@@ -172,13 +188,14 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
         raise SymrmtInputError(f"seed = {seed!r}: give a whole number >= 0.")
     shrink = validate.boolean("shrink", shrink)
     theory = PackageTheory() if theory is None else theory
-    strategy = points(hermite=(a1, nu))
+    strategy = points(hermite=st.just(HermiteData(a1, nu)))
     rows = tuple(_run(prop, theory, strategy, int(examples), int(seed), shrink) for prop in chosen)
-    return Verification(text, a1, nu, int(examples), int(seed), rows)
+    return Verification(text, a1, nu, int(examples), int(seed), rows, params=dict(bound))
 
 
-def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[float, float, str]:
-    """``(a1, nu, how f prints)``, through the package's own reading of f (one line for bad input)."""
+def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[float, float, str, dict]:
+    """``(a1, nu, how f prints, the parameter values used)``, through the package's own reading of f (one line for
+    bad input)."""
     from ..models.binding import hermite_arrays
 
     if isinstance(f, (tuple, list)) or isinstance(f, Mapping):
@@ -188,13 +205,15 @@ def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[
 
         data = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         text = str(data.f)
+        if hasattr(type(f), "__symrmt_formula__"):        # a drawn KnownNonlinearity carries its own values
+            params = {**f.__symrmt_formula__()[1], **(params or {})} or None
     a1, b = hermite_arrays(data, params)
     if a1.ndim or b.ndim:
         raise SymrmtInputError(f"verify takes one nonlinearity at a time: one value per parameter (got {params}).")
     a1, nu = float(a1), float(a1**2 + b**2)
     if not (math.isfinite(a1) and math.isfinite(nu) and nu > 0):
         raise SymrmtInputError(f"f = {text}: need finite Hermite data with nu > 0 (got a_1 = {a1}, nu = {nu}).")
-    return a1, nu, text
+    return a1, nu, text, {str(k): float(v) for k, v in (params or {}).items()}
 
 
 def _properties(names: Iterable[str] | None) -> list[Property]:
@@ -230,7 +249,7 @@ def _run(prop: Property, theory: Theory, strategy, examples: int, seed: int, shr
         if worst[0] is None or deviation.ratio > worst[0].ratio:
             worst[0] = deviation
 
-    common = dict(property=prop.name, statement=prop.statement, region=prop.region)
+    common = dict(property=prop.name, statement=prop.statement, region=prop.region, uses_f=prop.uses_f)
     try:
         run()
     except PropertyViolation as exc:

@@ -43,7 +43,7 @@ def test_the_pytest_file_a_user_copies_passes():
     namespace: dict = {"__name__": "test_my_attention"}
     exec(compile(code, "docs/verify.md, test_my_attention.py", "exec"), namespace)
     tests = [fn for name, fn in namespace.items() if name.startswith("test_") and callable(fn)]
-    assert len(tests) == 2
+    assert len(tests) == 3
     for test in tests:
         test()
 

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import symrmt
 from symrmt.errors import SymrmtInputError
-from symrmt.testing import CATALOGUE, Point, geometries, hermite_data, nonlinearities, regimes, verify
+from symrmt.testing import CATALOGUE, Point, geometries, grams, hermite_data, nonlinearities, regimes, verify
 from symrmt.testing import strategies as S
 from symrmt.testing.planted import Perturbed
 
@@ -36,24 +39,87 @@ def test_without_hypothesis_one_line_names_the_extra(monkeypatch):
 
 
 @settings(max_examples=30)
-@given(geometry=geometries(rank=3), rank_one=geometries())
-def test_geometries_are_valid_gram_matrices(geometry, rank_one):
-    """Any rank: a positive semidefinite (1 + 2r) x (1 + 2r) Gram matrix, norms <= MAX_NORM, accepted by the package."""
-    g = geometry.matrix
-    assert g.shape == (7, 7) and np.allclose(g, g.T) and np.linalg.eigvalsh(g).min() >= -1e-12
-    assert np.all(np.sqrt(np.diag(g)) <= S.MAX_NORM + 1e-12)
-    symrmt.geometry.resolve_gram(None, g)
-    assert rank_one.geometry.gram() == pytest.approx(rank_one.matrix, abs=1e-12)
+@given(gram=grams(rank=3), geometry=geometries())
+def test_geometries_are_valid_gram_matrices(gram, geometry):
+    """Any rank: a positive semidefinite (1 + 2r) x (1 + 2r) Gram matrix, norms <= MAX_NORM, accepted by the package;
+    rank one: a symrmt.Geometry."""
+    assert gram.shape == (7, 7) and np.allclose(gram, gram.T) and np.linalg.eigvalsh(gram).min() >= -1e-12
+    assert np.all(np.sqrt(np.diag(gram)) <= S.MAX_NORM + 1e-12)
+    symrmt.geometry.resolve_gram(None, gram)
+    assert isinstance(geometry, symrmt.Geometry)
+    assert max(geometry.mu_norm, geometry.wk_norm, geometry.wq_norm) <= S.MAX_NORM
 
 
 @settings(max_examples=50)
 @given(regime=regimes(), data=hermite_data(), linear=hermite_data(linear=True))
 def test_regimes_and_hermite_data_ranges(regime, data, linear):
-    c, gamma = regime
-    assert S.RATIOS[0] <= c <= S.RATIOS[1] and S.RIDGES[0] <= gamma <= S.RIDGES[1]
-    a1, nu = data
-    assert abs(a1) <= S.MAX_A1 and a1 * a1 <= nu <= a1 * a1 + S.MAX_B2 and nu >= S.MIN_NU - 1e-15
-    assert linear[1] == linear[0] ** 2
+    assert S.RATIOS[0] <= regime.c <= S.RATIOS[1] and S.RIDGES[0] <= regime.gamma <= S.RIDGES[1]
+    assert abs(data.a1) <= S.MAX_A1 and data.a1**2 <= data.nu <= data.a1**2 + S.MAX_B2
+    assert data.nu >= S.MIN_NU - 1e-15
+    assert linear.nu == linear.a1**2
+
+
+# ---- the first test a user writes (issue: a drawn f and geometry were refused by attention_error)
+
+
+@settings(max_examples=4, deadline=None)
+@given(f=nonlinearities(smooth=False), geometry=geometries(), regime=regimes(), data=hermite_data(), gram=grams(rank=2))
+def test_what_the_strategies_draw_is_what_symrmt_takes(f, geometry, regime, data, gram):
+    """Each drawn value goes into the public API as it is: f, geometry=, gram=, Hermite data as f."""
+    by_f = symrmt.attention_error(f, regime.c, regime.gamma, geometry)
+    expected = symrmt.attention_error(symrmt.hermite(f.text, center=f.center).at(**f.params) if f.params
+                                      else symrmt.hermite(f.text, center=f.center), regime.c, regime.gamma, geometry)
+    assert by_f == expected
+    assert 0 <= symrmt.attention_error(data, regime.c, regime.gamma, gram=gram) <= 1
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda: S.ratios(min_value=float("nan")), "min_value must be a finite number > 0"),
+    (lambda: S.ratios(min_value=-1.0), "min_value must be a finite number > 0"),
+    (lambda: S.ridges(min_value=10.0, max_value=1.0), "min_value must be at most max_value"),
+    (lambda: S.regimes(min_c=3.0, max_c=1.0), "min_c must be at most max_c"),
+    (lambda: S.diagonals(max_abs=-1.0), "max_abs must be >= 0"),
+    (lambda: S.hermite_data(max_a1=float("inf")), "max_a1 must be a finite number"),
+    (lambda: S.hermite_data(max_a1=0.1, max_b2=0.0), "no f has nu >= min_nu"),
+    (lambda: S.geometries(max_norm=5.0), "max_norm must lie in [0, 2]"),
+    (lambda: S.grams(rank=10**6), "rank must be a whole number in 1..16"),
+    (lambda: S.grams(rank=True), "rank must be a whole number"),
+    (lambda: S.points(c=1.0), "c takes a strategy"),
+    (lambda: S.points(hermite="tanh"), "hermite takes a strategy"),
+    (lambda: S.nonlinearities(known=False, parameters=False, smooth=False), "choose at least one"),
+    (lambda: S.small_rationals(max_numerator=0, nonzero=True), "no fraction is drawable"),
+])
+def test_bad_strategy_arguments_are_invalid_arguments_at_once(make, needle):
+    """Hypothesis' convention: InvalidArgument when the strategy is made, naming the argument (not at draw time)."""
+    from hypothesis.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=re.escape(needle)):
+        make()
+
+
+@pytest.mark.parametrize("old, new", [
+    (lambda: S.ratios(0.5, 2.0), lambda: S.ratios(min_value=0.5, max_value=2.0)),
+    (lambda: S.regimes(c=(0.5, 2.0)), lambda: S.regimes(min_c=0.5, max_c=2.0)),
+    (lambda: S.diagonals(0.5), lambda: S.diagonals(max_abs=0.5)),
+    (lambda: S.hermite_data(1.0), lambda: S.hermite_data(max_a1=1.0)),
+    (lambda: S.points(hermite=(0.5, 0.5)), lambda: S.points(hermite=st.just((0.5, 0.5)))),
+    (lambda: S.geometries(rank=2), lambda: S.grams(rank=2)),
+])
+def test_the_old_calling_style_is_deprecated_not_broken(old, new):
+    """One release of grace: the 0.1 style warns (DeprecationWarning naming the new form) and still makes a strategy."""
+    with pytest.warns(DeprecationWarning, match="removed in symrmt 0.3"):
+        strategy = old()
+    assert isinstance(strategy, st.SearchStrategy) and isinstance(new(), st.SearchStrategy)
+
+
+def test_symrmt_testing_exports_every_strategy_and_nothing_else():
+    import symrmt.testing as testing
+
+    exported = {name for name in dir(testing) if not name.startswith("_")
+                and not isinstance(getattr(testing, name), types.ModuleType)}     # submodules are the package's own
+    assert exported == set(testing.__all__)
+    assert {"annotations", "hypothesis"}.isdisjoint(exported)
+    assert {name for name in S.__all__ if callable(getattr(S, name)) and name[0].islower()} <= set(testing.__all__)
 
 
 @settings(max_examples=3, deadline=None)
@@ -108,7 +174,7 @@ def test_verify_reports_a_planted_error():
     noise, scale = result.rows
     assert not result.passed and result.failed == (noise,) and scale.passed
     assert noise.deviation.ratio > 1 and "noise only" in noise.message and isinstance(noise.counterexample, Point)
-    assert "NO" in result.table() and "1 of 2 properties hold." in result.table()
+    assert "NO" in result.table() and "1 of 2 properties hold;" in result.table()
     assert result.as_dict()["rows"][0]["passed"] is False
 
 
