@@ -123,7 +123,8 @@ class Geometry:
         norms = np.sqrt(np.diag(G))
         outer = np.outer(norms, norms)
         cosines = np.clip(np.divide(G, outer, out=np.zeros_like(G), where=outer > 0), -1.0, 1.0)
-        return cls(*map(float, norms), float(cosines[0, 1]), float(cosines[0, 2]), float(cosines[1, 2]))
+        mu, wk, wq = map(float, norms)
+        return cls(mu, wk, wq, float(cosines[0, 1]), float(cosines[0, 2]), float(cosines[1, 2]))
 
     # The Gram entries, named as the derivation's symbols.
     @property

@@ -27,7 +27,7 @@ import contextlib
 import os
 import threading
 import time
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import ParameterError
 
@@ -179,7 +179,7 @@ class Budget:
                 self.error = error
             self.compile_seconds = time.perf_counter() - start
 
-    def native(self) -> Callable | None:
+    def native(self) -> Any:
         if self._kernel is not None:
             return self._kernel if current_mode() != "never" else None
         # the rule and the budget first: available() imports Numba, half a second a short process need not pay

@@ -138,12 +138,14 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
                         "with symrmt.codegen.compile_system first")
     compiled = system
     if not isinstance(params, Parameters):
-        params = check_parameters(compiled.parameters, compiled.domains, params)
+        checked = check_parameters(compiled.parameters, compiled.domains, params)
     elif set(params.keys()) != set(compiled.parameters):
         raise ParameterError(f"the {compiled.name} system takes the parameters {[str(k) for k in compiled.parameters]}, "
                              f"not {[str(k) for k in params.keys()]}: check them for this system")
-    shape = params.shape
-    problem = Problem(compiled, {k: params[k] for k in compiled.parameters}, nodes)
+    else:
+        checked = params
+    shape = checked.shape
+    problem = Problem(compiled, {k: checked[k] for k in compiled.parameters}, nodes)
     size = problem.size
     threads = _threads()
     batch = min(BATCH_POINTS, max(PARALLEL_POINTS, -(-size // threads)))
@@ -341,7 +343,7 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
         t, ok, residual, rate = newton(problem, t, target, local)
         ok &= physical(problem, t, target, local)
         if not ok.all():                 # the cheaper rule's solution was not close enough: continue with this rule
-            retry, lost = np.flatnonzero(~ok), {}
+            retry, lost = np.flatnonzero(~ok), dict[int, str]()
             t[:, retry] = continue_path(problem, retry, failures=lost)[0]
             lost = {int(retry[k]): reason for k, reason in lost.items()}
             t, ok, residual, rate = newton(problem, t, target, local)
@@ -353,7 +355,8 @@ def _level(problem: Problem, t, quadrature_tolerance: float):
     else:
         residual, rate = np.zeros(local.size), t
     fine = evaluate(problem, t, rate, local)
-    coarse = evaluate(problem, *coarse_solution(problem, t, local), local, coarse=True)
+    t_coarse, rate_coarse = coarse_solution(problem, t, local)
+    coarse = evaluate(problem, t_coarse, rate_coarse, local, coarse=True)
     settled = np.ones(local.size, bool)
     worst = np.zeros(local.size)
     for key, (_, accuracy) in problem.compiled.admissible.items():

@@ -154,19 +154,19 @@ class CompiledSystem:
 
     def fixed_point(self, lam, t, params) -> list:
         """Integrands of the residuals' averages and their partials (see the module docstring)."""
-        return self.fixed_point_function(lam, *t, *params)
+        return _present(self.fixed_point_function, self.name, "fixed-point integrands")(lam, *t, *params)
 
     def residual(self, t, tau, params) -> list:
         """Residuals and their partials (see the module docstring)."""
-        return self.residual_function(*t, *tau, *params)
+        return _present(self.residual_function, self.name, "residuals")(*t, *tau, *params)
 
     def averages(self, lam, t, dt, params) -> list:
         """Every integrand, then (if needed) its total derivative along the continuation variable."""
-        return self.averages_function(lam, *t, *dt, *params)
+        return _present(self.averages_function, self.name, "integrands")(lam, *t, *dt, *params)
 
     def branch_sides(self, t, params) -> list:
         """``[lhs_1, rhs_1, lhs_2, rhs_2, ...]`` of the branch conditions at ``t``."""
-        return self.branch_function(*t, *params)
+        return _present(self.branch_function, self.name, "branch conditions")(*t, *params)
 
     def start(self, params) -> np.ndarray:
         """The continuation variable's start value at each point."""
@@ -174,4 +174,11 @@ class CompiledSystem:
 
     def initial(self, params) -> list:
         """The initial guess of the unknowns at the start."""
-        return self.initial_function(*params)
+        return _present(self.initial_function, self.name, "initial guess")(*params)
+
+
+def _present(function: Callable | None, system: str, what: str) -> Callable:
+    """``function``, which a system without that part (no averages, no branch conditions) does not have."""
+    if function is None:
+        raise ValueError(f"{system}: the compiled system has no {what}")
+    return function

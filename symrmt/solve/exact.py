@@ -56,7 +56,7 @@ def solve_exact(problem: Problem):
         t[:, retry] = continue_path(problem, retry, failures=path_failures, rules=EXACT_RULES)[0]
         lost = {int(retry[k]): reason for k, reason in path_failures.items()}
         t, ok, residual, rate = _polish(problem, t, target, local)
-    if numpy_code:
+    if numpy_code and native is not None:
         native.budget.spend(time.perf_counter() - start)
     failures = {int(i): lost.get(int(i)) or (f"Newton did not converge at the target (residual {residual[i]:.3g})"
                                               if not residual[i] <= 1e-9 else

@@ -99,8 +99,8 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
                              "whose shapes broadcast, e.g. one axis per swept input.") from None
     points = int(np.prod(shape, dtype=float)) if shape else 1
     if points > 1:
-        shapes = ", ".join(f"{(sources or {}).get(k, str(k))} {a.shape}" for k, a in arrays.items() if a.ndim)
-        check_fits(float(points) * POINT_BYTES, f"the grid of {shapes} broadcasts to {points:.3g} points {shape}, which",
+        swept = ", ".join(f"{(sources or {}).get(k, str(k))} {a.shape}" for k, a in arrays.items() if a.ndim)
+        check_fits(float(points) * POINT_BYTES, f"the grid of {swept} broadcasts to {points:.3g} points {shape}, which",
                    "Solve fewer points, or the grid in pieces.")
     return Parameters({k: np.broadcast_to(a, shape).ravel().copy() for k, a in arrays.items()}, shape)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import ConvergenceError
@@ -205,7 +207,7 @@ def _newton_failed(where: str, residual: float) -> str:
     return f"Newton failed {where} (residual {residual:.3g})"
 
 
-def _stalled(problem: Problem, value: float) -> str:
+def _stalled(problem: Problem, value: Any) -> str:
     return (f"the continuation of the {problem.compiled.name} fixed point stalled at {problem.variable}={value:.4g}; "
             f"try a larger {problem.variable} or report this case")
 
@@ -222,9 +224,11 @@ def _native_ends(problem: Problem, index, done, failures: dict | None):
 
 def _give_up(problem: Problem, index, bad: np.ndarray, reason, failures: dict | None) -> np.ndarray:
     """Record ``reason(i)`` for the positions ``bad`` in ``failures``, or raise for the first if there is none."""
-    if failures is None and bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ConvergenceError(f"{problem.compiled.name}: {reason(i)} at {problem.where(index[i])}.")
+    if failures is None:
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise ConvergenceError(f"{problem.compiled.name}: {reason(first)} at {problem.where(index[first])}.")
+        return bad
     for i in np.flatnonzero(bad):
         failures[int(i)] = reason(i)
     return bad
@@ -315,7 +319,7 @@ def starting_values(problem: Problem, failures: dict | None = None, rules: PathR
     anchors = np.unique(anchor)
     lost: dict[int, str] | None = None if failures is None else {}
     t_anchor, rate_anchor, _ = continue_path(problem, anchors, failures=lost, rules=rules)
-    if failures is not None:
+    if failures is not None and lost is not None:
         failures.update({int(anchors[k]): reason for k, reason in lost.items()})
     position = np.searchsorted(anchors, anchor)
     value = problem.flat[problem.variable]

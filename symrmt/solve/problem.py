@@ -109,6 +109,8 @@ class Problem:
                     out[k, part] = np.einsum("nj,nj->n", values, w)
                 else:                               # constant in lambda: every rule sums to 1
                     out[k, part] = values[:, 0] if values.ndim == 2 else values
+        if out is None:                    # no rows: no point to average at
+            raise ValueError("expect: a quadrature rule without nodes")
         return out
 
     def rule(self, index, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
