@@ -6,8 +6,13 @@ appears on the page, and the second meanings that earlier versions gave to N, Q,
 mu, D, lambda, sigma (and d, s on real_weights.md) do not come back, on the whole page: section 15 (softmax)
 names its temperature calligraphic T (bare tau is section 17's 3 x 3 matrix), the mean e^{1/(2T^2)} a_0^exp (m is
 a Stieltjes transform), its normalizers calligraphic Z (C is X^T X/n, R the Dyson resolvent), their fluctuation
-bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i. Section 18 (a given weight matrix) is the
-one exception the page declares: its own M, N, sigma, rho, beta, Sigma_n, Pi_ij, defined and used only there.
+bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i. Section 18 (a given weight matrix) has no
+exception any more: where it needs a letter with a meaning elsewhere it takes a sans-serif one (k(rho), T, E_b,
+the p-blocks p_b, q_b, the trace s, the blocks X_11, X_22, the vectors m_i), M_+ for M + M^T, and its beta is
+the only beta (section 12's exponent is varpi, section 14's beta_3 is written out, real_weights.md's bias vector
+is sans-serif b, its identity scale iota). The checks run over the whole page, general_weights.md and
+real_weights.md; the one part left out is the cheaper comparison model (general_weights.md section 10 and its
+summary, section 18.9), which still reuses s, r, L, E, W, x, A, kappa, tau, v locally.
 """
 from __future__ import annotations
 
@@ -24,6 +29,10 @@ PAGE = (DOCS / "theory.md").read_text()
 ROOT = DOCS.parent
 OTHER_DOCS = {name: (DOCS / name).read_text() for name in ("usage.md", "validation.md", "real_weights.md")}
 OTHER_DOCS["README.md"] = (ROOT / "README.md").read_text()
+_GENERAL = (DOCS / "general_weights.md").read_text()
+#: general_weights.md without section 10 (the cheaper comparison model, the one part with local reuses).
+OTHER_DOCS["general_weights.md"] = (_GENERAL[:_GENERAL.index("## 10. The cheaper comparison model")]
+                                    + _GENERAL[_GENERAL.index("## 11."):])
 
 
 def _section(text: str, start: str, end: str) -> str:
@@ -32,6 +41,9 @@ def _section(text: str, start: str, end: str) -> str:
 
 NOTATION = _section(PAGE, "## Notation", "## 1. The model")
 BODY = PAGE.replace(NOTATION, "")
+#: Section 18.9 summarizes the cheaper comparison model, whose local symbols the checks leave out.
+CHEAPER = _section(PAGE, "### 18.9 ", "### 18.10 ")
+CHECKED = PAGE.replace(CHEAPER, "")
 
 #: The softmax temperature as section 15, usage.md and validation.md once wrote it (e^{x/tau}, f_tau, tau^2, tau = 1).
 TEMPERATURE = r"/\\tau\b|_\\tau\b|\\tau\^2|temperature \$\\tau\$|\$\\tau\$ = |\$\\tau = [0-9]"
@@ -60,10 +72,25 @@ FORBIDDEN = {
     "eta_j as a fluctuation (eta is Im z; now bar varepsilon_j)": r"\\eta_j",
     "u_i, v_j as projected tokens (now x^K_i, x^Q_j)": r"\b[uv]_[ij] = W|\\\|v_j\\\||\bv_j\^2",
     "tau as the temperature (tau is section 17's matrix; now calligraphic T)": TEMPERATURE,
+    # second meanings that section 18 and the pages around it had (issue 35)
+    "beta as an exponent of a density (beta is section 18's datum; now varpi)": r"x\^\\beta|\{1 \+ \\beta\}",
+    "beta_3 (written out now)": r"\\beta_3",
+    "k(rho) as the two-point kernel (k is Z^T w_K; now sans-serif k)": r"(?<!\\mathsf )k\(\\rho\)",
+    "H = M + M^T (H is the pencil; now M_+)": r"H = M \+ M\^\\top|N\^\{-1\}H\b|\baH\b",
+    "E as the words (M, M^T, I) (E is the error; now sans-serif E_b)": r"\$E = \(M, M\^\\top, I\)|\(E_b\\",
+    "T as the p-side self-energy (now sans-serif T)": r"(?<!\\mathsf )\bT_\{bb'\}|\\Sigma_n = T\\,|\$\$\nT = ",
+    "s as a trace of N^-1 (s is Z^T mu; now sans-serif s)": r"\$s = \\operatorname\{tr\}\(N|\\tfrac\{s'?\}\{2\}",
+    "g = a^2 - e (g is the Woodbury vector; written out now)": r"g = a\^2 - e|- gS\^2",
+    "u_b, v_b as p-blocks (u(a, e) is a trace; now p_b, q_b)": r"(?<!\\mathsf )\b[uv]_[123]:|\\alpha M u_1|u_\{b'\}",
+    "v_i as the signal vectors (now m_i)": r"\(v_1, v_2, v_3\) =",
+    "r_1', r_2' (never defined; now r_1, r_2 with their definition)": r"\br_[12]'",
+    "X_11, X_22 as p-side blocks (X is the data; now sans-serif X)": r"(?<![\\\w]mathsf )\bX_\{(11|22)\}",
+    "lambda as a ridge (now gamma_plain)": r"a ridge \$\\lambda\$|E\^\\mathrm\{sm\}\(\\lambda\)",
 }
 #: On real_weights.md the identity scale was s (s is Z^T mu) and the head width d (d is the diagonal of K).
 FORBIDDEN_ELSEWHERE = {
-    "s as the identity scale": r"\$s ?I\b|\$s = 0\$|dividing by \$s\$",
+    "s as the identity scale": r"\$s ?I\b|\$s = 0\$|dividing by \$s\$|\(sI \+|\\sqrt\{\|s\|\}|\\operatorname\{sign\}\(s\)",
+    "beta as the key-side bias vector (beta is section 18's datum; now sans-serif b)": r"\\beta\^\\top x'|\\\|\\beta\\\|",
     "d as a head's width": r"width \$d = |\\sqrt d\b",
     "H as the number of heads": r"p/H\$",
     "tau as the temperature": TEMPERATURE,
@@ -102,9 +129,10 @@ def _hits(text: str, patterns: dict[str, str]) -> list[str]:
 
 
 def test_no_symbol_takes_back_a_second_meaning():
-    assert _hits(PAGE, FORBIDDEN) == []
+    assert _hits(CHECKED, FORBIDDEN) == []
     for name, text in OTHER_DOCS.items():
         assert _hits(text, FORBIDDEN_ELSEWHERE) == [], name
+        assert _hits(text, FORBIDDEN) == [], name
 
 
 def test_the_second_meaning_check_catches_a_planted_one():
@@ -122,6 +150,21 @@ def test_the_second_meaning_check_catches_a_planted_one():
         "tau as the temperature (tau is section 17's matrix; now calligraphic T)"}
     assert _hits("at $\\tau = 0.5$", FORBIDDEN_ELSEWHERE) == ["tau as the temperature"]
     assert _hits("$\\tau = (\\tau_{ij})$, $\\tau = M_0^{-1}$", FORBIDDEN) == []      # section 17's matrix is no hit
+    # section 18's former second meanings, as it wrote them, and real_weights.md's
+    section18 = ("$$\\beta = k(\\rho) - a_0^2$$ with $E = (M, M^\\top, I)$, $H = M + M^\\top$ and $s = \\operatorname{tr}(N^{-1}H)/p$, "
+                 "$(a, g = a^2 - e)$, $(v_1, v_2, v_3) = (M^\\top\\mu, M\\mu, \\mu)$, $x_1 = N^{-1}r_1'$, $X_{11} = N^{-1}Y$, "
+                 "$x^\\beta$, where $T_{bb'} = 0$")
+    assert set(_hits(section18, FORBIDDEN)) == {
+        "k(rho) as the two-point kernel (k is Z^T w_K; now sans-serif k)",
+        "E as the words (M, M^T, I) (E is the error; now sans-serif E_b)", "H = M + M^T (H is the pencil; now M_+)",
+        "s as a trace of N^-1 (s is Z^T mu; now sans-serif s)", "g = a^2 - e (g is the Woodbury vector; written out now)",
+        "v_i as the signal vectors (now m_i)", "r_1', r_2' (never defined; now r_1, r_2 with their definition)",
+        "X_11, X_22 as p-side blocks (X is the data; now sans-serif X)",
+        "beta as an exponent of a density (beta is section 18's datum; now varpi)",
+        "T as the p-side self-energy (now sans-serif T)"}
+    assert _hits("$\\mathsf k(\\rho)$, $\\mathsf T_{bb'}$, $\\mathsf X_{11}$, $\\mathsf p_1:$", FORBIDDEN) == []
+    assert set(_hits("$S = X^\\top (sI + L) X$, $\\|\\beta\\|$ is 6.84", FORBIDDEN_ELSEWHERE)) == {
+        "s as the identity scale", "beta as the key-side bias vector (beta is section 18's datum; now sans-serif b)"}
 
 
 #: Section 18 (a given weight matrix) keeps symbols of its own, which the Notation paragraph lists as used only
@@ -131,7 +174,7 @@ OUTSIDE_18 = PAGE.replace(SECTION_18, "")
 LOCAL_TO_18 = {
     "sigma^2 as the variance of M's scores": r"\\sigma\^2 := ",
     "rho as the symmetry of M's scores": r"\\rho := \\operatorname\{corr\}",
-    "beta as the off-diagonal Hermite datum": r"\\beta = k\(\\rho\)",
+    "beta as the off-diagonal Hermite datum": r"\\beta = \\mathsf k\(\\rho\)",
     "tau_e": r"\\tau_e = ",
     "Sigma_n as the self-energy": r"\\Sigma_n = ",
     "N, N' as the p x p matrices of M": r"N = I \+ a",
@@ -144,9 +187,10 @@ def test_section_18_keeps_its_own_symbols_to_itself():
     """Each local definition is in section 18, none outside it, and the Notation paragraph names each symbol."""
     assert [name for name, pattern in LOCAL_TO_18.items() if not re.search(pattern, SECTION_18)] == []
     assert _hits(OUTSIDE_18, LOCAL_TO_18) == []
-    declared = NOTATION[NOTATION.index("[Section 18]"):NOTATION.index("| symbol")]
+    declared = NOTATION[NOTATION.index("[section 18]"):NOTATION.index("| symbol")]
     for symbol in (r"$M$", r"$N, N'$", r"$\sigma^2$", r"$\rho$", r"\alpha, \beta, \tau_e", r"$\Sigma_n$",
-                   r"\tau_{11}(a, e)", r"$\Pi_{ij}$"):
+                   r"\tau_{11}(a, e)", r"$\Pi_{ij}$", r"$M_+ = M + M^\top$", r"$\mathsf k(\rho)$", r"$\mathsf T$",
+                   r"\mathsf p_b, \mathsf q_b", r"$\mathsf s$", r"$\mathsf m_i$"):
         assert symbol in declared, symbol
     # planted: section 18's definition of rho copied into section 11 is caught
     planted = OUTSIDE_18.replace("## 11.", "$\\rho := \\operatorname{corr}(S_{ij}, S_{ji})$\n## 11.", 1)
