@@ -240,3 +240,49 @@ def test_the_solver_limits_the_page_quotes():
     assert np.all(np.isfinite(e))
     assert round(float(np.log(e[1] / e[0]) / np.log(2)), 3) == 0.334
     assert "0.334" in PAGE and "3 \\cdot 10^{-9}" in PAGE
+
+
+# --------------------------------------------------------------------------- claims at their true margin (issue 35)
+
+def test_the_readme_headline_states_its_margin():
+    """README: for c <= 0.15 attention is ahead at every ridge, but at c = 0.15 (tanh) by 2.0e-5 at gamma = 0.01,
+    1.5e-3 at 0.1 and 0.033 at 1; both errors tend to 1 - c. A planted claim at a wider margin is not in it."""
+    from symrmt.theory import linear_error
+
+    gamma = np.array([0.01, 0.1, 1.0])
+    attention, linear = attention_error("tanh(x)", 0.15, gamma), linear_error(0.15, gamma)
+    margin = linear - attention
+    assert [f"{m:.2g}" for m in margin] == ["2e-05", "0.0015", "0.033"], margin
+    assert f"{attention[0]:.6f}" == "0.850004" and f"{linear[0]:.6f}" == "0.850024"
+    assert abs(attention[0] - 0.85) < 1e-4                    # both tend to 1 - c
+    readme = OTHER_DOCS["README.md"]
+    for quoted in ("2.0e-5 at γ = 0.01 (0.850004 against 0.850024)", "1.5e-3", "0.033 at γ = 1", "tend to 1 − c"):
+        assert quoted in readme, quoted
+    assert "for c ≤ 0.15 at every ridge (panel c" not in readme
+
+
+def test_the_general_weights_claims_are_the_grids():
+    """general_weights.md section 9 and real_weights.md's summary quote the full grid's CSV
+    (derivations/general_weights_grid.py): layer cells inside, the largest layer gap and its cell, the top-signal
+    counts, and the noise-only cells where the fit misses."""
+    import csv
+
+    rows = list(csv.DictReader((DOCS / "figures" / "general_weights_grid.csv").open()))
+    layers = [r for r in rows if not r["head"]]
+    gap = {id(r): float(r["theory_general"]) - float(r["mc_mean"]) for r in layers}
+    inside = [r for r in layers if abs(gap[id(r)]) <= float(r["mc_halfwidth95"])]
+    worst = max(layers, key=lambda r: abs(gap[id(r)]))
+    top = [r for r in layers if r["signal"] == "top"]
+    assert (len(inside), len(layers)) == (600, 756)
+    assert (worst["layer"], worst["f"], worst["c"], worst["signal"], worst["gamma"]) == ("3", "erf", "1", "top", "1")
+    assert round(abs(gap[id(worst)]), 3) == 0.042
+    assert (sum(r in inside for r in top), sum(gap[id(r)] > 0 for r in top), len(top)) == (113, 225, 252)
+    noise = [r for r in layers if r["signal"] == "none"
+             and abs(float(r["theory_fit"]) / float(r["mc_mean"]) - 1) > 0.10]
+    holds = [r for r in noise if r in inside or abs(gap[id(r)]) <= 0.03 * float(r["mc_mean"])]
+    assert (len(holds), len(noise)) == (203, 214)
+    general = _GENERAL
+    for quoted in ("600 of 756", "113 of 252", "225 of\n252", "0.042", "0.389 against 0.348 ± 0.022"):
+        assert quoted in general, quoted
+    assert "within 0.03 everywhere" not in general
+    assert "203 of the 214" in OTHER_DOCS["real_weights.md"]
