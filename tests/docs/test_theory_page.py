@@ -10,9 +10,9 @@ bar-varepsilon (eta is Im z) and the projected tokens x^Q_j, x^K_i. Section 18 (
 exception any more: where it needs a letter with a meaning elsewhere it takes a sans-serif one (k(rho), T, E_b,
 the p-blocks p_b, q_b, the trace s, the blocks X_11, X_22, the vectors m_i), M_+ for M + M^T, and its beta is
 the only beta (section 12's exponent is varpi, section 14's beta_3 is written out, real_weights.md's bias vector
-is sans-serif b, its identity scale iota). The checks run over the whole page, general_weights.md and
-real_weights.md; the one part left out is the cheaper comparison model (general_weights.md section 10 and its
-summary, section 18.9), which still reuses s, r, L, E, W, x, A, kappa, tau, v locally.
+is sans-serif b, its identity scale iota, which the cheaper comparison model of general_weights.md section 10
+also uses, with sans-serif L, R, B, W, A_i, z, J, calligraphic E (elliptic part) and Omega). The checks run
+over the whole page, general_weights.md and real_weights.md.
 """
 from __future__ import annotations
 
@@ -30,9 +30,7 @@ ROOT = DOCS.parent
 OTHER_DOCS = {name: (DOCS / name).read_text() for name in ("usage.md", "validation.md", "real_weights.md")}
 OTHER_DOCS["README.md"] = (ROOT / "README.md").read_text()
 _GENERAL = (DOCS / "general_weights.md").read_text()
-#: general_weights.md without section 10 (the cheaper comparison model, the one part with local reuses).
-OTHER_DOCS["general_weights.md"] = (_GENERAL[:_GENERAL.index("## 10. The cheaper comparison model")]
-                                    + _GENERAL[_GENERAL.index("## 11."):])
+OTHER_DOCS["general_weights.md"] = _GENERAL
 
 
 def _section(text: str, start: str, end: str) -> str:
@@ -41,9 +39,7 @@ def _section(text: str, start: str, end: str) -> str:
 
 NOTATION = _section(PAGE, "## Notation", "## 1. The model")
 BODY = PAGE.replace(NOTATION, "")
-#: Section 18.9 summarizes the cheaper comparison model, whose local symbols the checks leave out.
-CHEAPER = _section(PAGE, "### 18.9 ", "### 18.10 ")
-CHECKED = PAGE.replace(CHEAPER, "")
+CHECKED = PAGE
 
 #: The softmax temperature as section 15, usage.md and validation.md once wrote it (e^{x/tau}, f_tau, tau^2, tau = 1).
 TEMPERATURE = r"/\\tau\b|_\\tau\b|\\tau\^2|temperature \$\\tau\$|\$\\tau\$ = |\$\\tau = [0-9]"
@@ -86,6 +82,12 @@ FORBIDDEN = {
     "r_1', r_2' (never defined; now r_1, r_2 with their definition)": r"\br_[12]'",
     "X_11, X_22 as p-side blocks (X is the data; now sans-serif X)": r"(?<![\\\w]mathsf )\bX_\{(11|22)\}",
     "lambda as a ridge (now gamma_plain)": r"a ridge \$\\lambda\$|E\^\\mathrm\{sm\}\(\\lambda\)",
+    # the cheaper comparison model (general_weights.md section 10, theory.md 18.9) as it was written
+    "s, L, E as the cheaper model's parts (now iota, sans-serif L, calligraphic E)": r"sI \+ L \+ E|\(s \+ L\)\\mu|\$sI \+ E\$",
+    "r, R as its remaining trace and part (R is the resolvent; now iota_R, sans-serif R)": r"R = M - s_0I|R_0 = R - rI|r = \\operatorname\{tr\}R",
+    "kappa as its 2 x 2 matrix (kappa is d - a_1; now sans-serif J)": r"\\kappa = \\begin\{pmatrix\}\\tau|\\kappa_\{[kba][lba']\}",
+    "x, A as its traces (x_i are tokens, A = Z^T Z/p; now sans-serif z, A_i)": r"\\tilde A\(x\)|\$x = A_i",
+    "W as U_k^T V_k (W_K, W_Q are weights; now sans-serif W)": r"\$W = U_k",
 }
 #: On real_weights.md the identity scale was s (s is Z^T mu) and the head width d (d is the diagonal of K).
 FORBIDDEN_ELSEWHERE = {
@@ -163,6 +165,14 @@ def test_the_second_meaning_check_catches_a_planted_one():
         "beta as an exponent of a density (beta is section 18's datum; now varpi)",
         "T as the p-side self-energy (now sans-serif T)"}
     assert _hits("$\\mathsf k(\\rho)$, $\\mathsf T_{bb'}$, $\\mathsf X_{11}$, $\\mathsf p_1:$", FORBIDDEN) == []
+    cheaper = ("$$M \\to sI + L + E, \\qquad s = s_0 + r$$, $R = M - s_0I - L$, $\\kappa = \\begin{pmatrix}\\tau & 1$, "
+               "$\\bar{\\mathcal X} = (\\tilde A(x)\\otimes I_p)^{-1}$, $W = U_k^\\top V_k$")
+    assert set(_hits(cheaper, FORBIDDEN)) == {
+        "s, L, E as the cheaper model's parts (now iota, sans-serif L, calligraphic E)",
+        "r, R as its remaining trace and part (R is the resolvent; now iota_R, sans-serif R)",
+        "kappa as its 2 x 2 matrix (kappa is d - a_1; now sans-serif J)",
+        "x, A as its traces (x_i are tokens, A = Z^T Z/p; now sans-serif z, A_i)",
+        "W as U_k^T V_k (W_K, W_Q are weights; now sans-serif W)"}
     assert set(_hits("$S = X^\\top (sI + L) X$, $\\|\\beta\\|$ is 6.84", FORBIDDEN_ELSEWHERE)) == {
         "s as the identity scale", "beta as the key-side bias vector (beta is section 18's datum; now sans-serif b)"}
 
