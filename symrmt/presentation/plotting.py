@@ -81,7 +81,7 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "", *, replace: 
     part ``gamma_mc``, ``attention_mean``, ``attention_se``, ``linear_mean``, ``linear_se``,
     ``seeds`` (error bars: 95% Student-t intervals with seeds - 1 degrees of freedom), and
     ``attention_verdicts``, ``linear_verdicts`` (:mod:`symrmt.analysis.agreement`): a point marked by a large
-    open diamond is a finite-size gap, by a cross a disagreement.
+    open diamond is a finite-size gap, by an open square undecided, by a cross a disagreement.
     Uses the non-interactive Agg backend (works without a display).
     """
     plt = agg_pyplot()
@@ -114,11 +114,13 @@ def plot_panels(panels: Sequence[dict], path: str, title: str = "", *, replace: 
 
 #: How a point whose verdict is not "agrees" is marked (symrmt.analysis.agreement).
 _VERDICT_MARKERS = {"finite-size gap": dict(marker="D", ms=11, mfc="none", mec="C2", mew=1.5, ls="none"),
+                    "undecided": dict(marker="s", ms=11, mfc="none", mec="C1", mew=1.5, ls="none"),
                     "disagrees": dict(marker="X", ms=11, color="C3", ls="none")}
 
 
 def _mark_verdicts(ax, panel: dict) -> None:
-    """Large markers around the Monte Carlo points whose verdict is a finite-size gap or a disagreement."""
+    """Large markers around the Monte Carlo points whose verdict is a finite-size gap, undecided or a
+    disagreement."""
     gamma = np.asarray(panel["gamma_mc"])
     for verdict, style in _VERDICT_MARKERS.items():
         xs, ys = [], []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from symrmt import Geometry
 from symrmt.cli import main
@@ -92,7 +93,7 @@ def test_compare_says_whether_it_agrees(capsys, tmp_path):
     assert status == 0 and "verdict" in out and "t_2 = 4.30" in out
     data = run_json(capsys, *argv)
     block = data["agreement"]
-    assert block["overall"] in ("agrees", "finite-size gap", "disagrees") and len(block["attention"]["z"]) == 2
+    assert block["overall"] in ("agrees", "finite-size gap", "undecided", "disagrees") and len(block["attention"]["z"]) == 2
     assert block["attention"]["regimes"][0][0] == "a_1 = 0 with a signal or weights"
     plot = tmp_path / "cmp.png"
     assert main([*argv, "--plot", str(plot)]) == 0 and plot.stat().st_size > 1000
@@ -133,3 +134,17 @@ def test_compare_plot_marks_the_points_that_do_not_agree(tmp_path):
     finally:
         plotting._mark_verdicts = saved
     assert sorted(drawn) == ["verdict: disagrees (|z| > t)", "verdict: finite-size gap (|z| > t)"]
+
+
+def test_compare_defaults_to_the_seeds_a_verdict_needs(capsys):
+    """Without --seeds, compare draws as many seeds as detect a 3% miss with probability 0.8 at its n, and the
+    verdict states that power; simulate keeps its default of 4."""
+    from symrmt.analysis.agreement import verdict_power, verdict_seeds
+
+    data = run_json(capsys, "compare", "--f", "tanh(x)", "--c", "0.5", "--gamma", "1", "--n", "512", "--quiet")
+    assert data["simulation"]["seeds"] == verdict_seeds(512) > 40
+    assert data["agreement"]["power"] == pytest.approx(verdict_power(verdict_seeds(512), n=512))
+    assert data["agreement"]["power"] >= 0.8
+    assert "a 3% miss is detected with probability 0.8" in data["agreement"]["summary"]
+    simulated = run_json(capsys, "simulate", "--f", "tanh(x)", "--c", "1", "--gamma", "1", "--n", "16", "--quiet")
+    assert simulated["seeds"] == 4
