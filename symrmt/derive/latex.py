@@ -77,6 +77,15 @@ class _Printer(LatexPrinter):
             terms = sorted(terms, key=lambda term: bool(term.is_Rational))
         return terms
 
+    def _print_Pow(self, expr, **options):
+        if expr in self._names:                                    # b^2 printed as its value (--numeric)
+            return self._names[expr]
+        return super()._print_Pow(expr, **options)
+
+    def _print_im(self, expr, exp=None):
+        tex = r"\operatorname{Im} " + self.parenthesize(expr.args[0], PRECEDENCE["Func"])
+        return tex if exp is None else f"\\left({tex}\\right)^{{{exp}}}"
+
     def _print_Symbol(self, expr, style="plain"):
         if expr in self._names:
             return self._names[expr]
@@ -119,7 +128,8 @@ class Page:
     """What one printing needs: the (substituted) system, the expression printer and the vectors' names."""
 
     def __init__(self, system: FixedPointSystem, substitution: dict | None, digits: int | None,
-                 given: Sequence[tuple], parameters: Iterable[sp.Symbol], ledger: Ledger | None = None):
+                 given: Sequence[tuple], parameters: Iterable[sp.Symbol], ledger: Ledger | None = None,
+                 numeric: bool = False):
         parameters = tuple(parameters)
         taken = {to_latex(x) for x in _symbols(system)} | _NOTATION
         renamed, names = {}, {}
@@ -130,6 +140,11 @@ class Page:
         mapping = {sp.sympify(k): _replaced(v, renamed) for k, v in (substitution or {}).items()}
         self.system = system.subs(mapping) if mapping else system
         self.given = [tuple(_replaced(part, renamed) for part in entry) for entry in given]
+        if numeric:                 # f's data printed as their values where they stand: a_1 (lambda - 1) keeps its form
+            for entry in self.given:
+                if isinstance(entry[0], sp.Basic) and isinstance(entry[-1], sp.Basic) and entry[-1].is_number:
+                    names[entry[0]] = to_latex(entry[-1], digits)
+        self.numeric = numeric
         unknowns = (*self.system.unknowns, *self.system.averages)
 
         def tex(expr) -> str:
@@ -150,6 +165,7 @@ class Page:
 
         self.tex: Callable = tex
         self._printer = _Printer(names)
+        self._names = names
         self.ledger = ledger
         self.hints: dict[str, str] = {}         # the label of a printed line whose left-hand side does not name it
         self._digits = digits
@@ -174,6 +190,10 @@ class Page:
                 lines.append("")
             lines[-1] += (sign.lstrip() if not lines[-1] and sign else sign) + piece
         return lines
+
+    def print_with(self, expr, names: dict) -> str:
+        """``expr`` printed with extra symbol ``names`` (e.g. the barred observables), not recorded in the ledger."""
+        return to_latex(expr, self._digits, {**self._names, **names})
 
     def vector(self, name: str) -> str:
         return self.vectors.get(name) or _vector_name(name, set())
@@ -328,16 +348,21 @@ def observable_name(s: FixedPointSystem, o, tex) -> str:
     return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
 
 
-def observable_lines(page: Page, skip: set = frozenset()) -> list[Line]:
+def observable_lines(page: Page, skip: set = frozenset(), names: dict | None = None,
+                     structured: bool = False) -> list[Line]:
+    """One line per observable (its low-rank form over several lines); ``names`` replaces the observables' names,
+    ``structured`` prints a low-rank form by its pattern where it has one (:func:`structured_woodbury_lines`)."""
     s, tex = page.system, page.tex
     lines: list[Line] = []
     for o, value in s.observables.items():
         if o in skip:
             continue
+        name = (names or {}).get(o) or observable_name(s, o, tex)
         if isinstance(value, WoodburyForm):
-            lines.extend(_woodbury_lines(observable_name(s, o, tex), value, page))
+            pattern = structured_woodbury_lines(name, value, page) if structured else None
+            lines.extend(pattern if pattern is not None else _woodbury_lines(name, value, page))
         else:
-            lines.append((observable_name(s, o, tex) + " &= " + tex(value), True))
+            lines.append((name + " &= " + tex(value), True))
     return lines
 
 
@@ -462,20 +487,23 @@ def _where(page: Page) -> list[Line]:
 
 #: A paper's definitions of the symbols whose glossary entry repeats what its model states (X, y, W, gamma, d, z).
 _PAPER_GLOSSARY = {
-    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
+    S.lam: None,                            # the law's line defines lambda
     S.theta: r"\theta = \|\mu\|^2",
-    S.gamma: None, S.d: None, S.x: None,
+    S.gamma: None, S.d: None, S.x: None, S.c: None,       # the model and the assumptions define them
     S.tau_symbol(1, 1): None,               # the averages are printed as definitions
+    S.trace_symbol(1, 1): None,             # the unknowns are what the statement solves for
 }
 
 
-def where_entries(page: Page, paper: bool = False) -> list[str]:
-    """The "where" entries; in a ``paper``, without f's data (a table) and what the model already defines."""
+def where_entries(page: Page, paper: bool = False, skip: set = frozenset()) -> list[str]:
+    """The "where" entries; in a ``paper``, without f's data (a table), what the model and the statement already
+    define (the matrices of the low-rank part are stated by their entries there) and the symbols in ``skip``."""
     tex = page.tex
     entries = [] if paper else [" = ".join(tex(part) for part in entry) for entry in page.given]
     defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
-    glossary = _glossary(page.system, skip=defined, paper=paper)
-    return [line for entry in entries + glossary + _woodbury_glossary(page, paper) for line in _wrapped(entry)]
+    glossary = _glossary(page.system, skip=defined | set(skip), paper=paper)
+    woodbury = [] if paper else _woodbury_glossary(page, paper)
+    return [line for entry in entries + glossary + woodbury for line in _wrapped(entry)]
 
 
 def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
@@ -548,3 +576,119 @@ def _glossary(system: FixedPointSystem, skip: set = frozenset(), paper: bool = F
             if text is not None:
                 out.append(text)
     return out
+
+
+# --------------------------------------------------------------------------- the low-rank part by its structure
+
+
+def _vector_of(name: str) -> str | None:
+    """The deterministic vector of a projection ``Z^T v`` (:func:`~.symbols.projection_name` inverted), else None."""
+    if name == "s":
+        return "mu"
+    if name[:1] in ("k", "q") and (name[1:] == "" or name[1:].isdigit()):
+        return ("wK" if name[0] == "k" else "wQ") + name[1:]
+    return None
+
+
+def woodbury_structure(form: WoodburyForm) -> dict | None:
+    r"""The pattern of a low-rank form, when it has it; None otherwise (then it is printed block by block).
+
+    The pattern: the rows come in blocks :math:`a`, each the labels :math:`y` and projections :math:`Z^\top v`
+    for the vectors :math:`V_a` of the block; :math:`\mathsf G_{ab}` is :math:`\tau_{ab}` on the :math:`y` entry
+    and :math:`\tau^A_{ab} V_a^\top V_b` on the projections (entries of the Gram matrix :math:`\Gamma` of the
+    vectors), 0 in between; :math:`g` is a column of :math:`\mathsf G`. Every entry is checked here (``expand``
+    of the difference is 0), so that what is printed from the pattern is the matrix the solver receives.
+    Returns ``{"blocks": {a: [vector, ...]}, "gram": G as built, "source": column index}``.
+    """
+    if not form.size or not form.labels:
+        return None
+    groups = _groups(form.labels)
+    blocks: dict[str, list[str]] = {}
+    for block, rows in groups.items():
+        names = [_base(form.labels[i]) for i in rows]
+        vectors = [_vector_of(n) for n in names[1:]]
+        if not block.isdigit() or names[0] != "y" or None in vectors:
+            return None
+        blocks[block] = vectors
+    built = sp.zeros(form.size, form.size)
+    plain, weighted = {}, {}
+    for a, rows in groups.items():
+        for b, columns in groups.items():
+            plain[a, b] = built[rows[0], columns[0]] = form.gram[rows[0], columns[0]]
+            first = form.gram[rows[1], columns[1]] if len(rows) > 1 and len(columns) > 1 else None
+            if first is not None:
+                weighted[a, b] = sp.cancel(first / S.gram_symbol(blocks[a][0], blocks[b][0]))
+            for r, u in zip(rows[1:], blocks[a]):
+                for k, v in zip(columns[1:], blocks[b]):
+                    built[r, k] = weighted[a, b] * S.gram_symbol(u, v)
+    if any(sp.expand(e - f) != 0 for e, f in zip(form.gram, built)):
+        return None
+    source = next((k for k in range(form.size) if form.gram[:, k] == form.source), None)
+    if source is None:
+        return None
+    return {"blocks": blocks, "gram": built, "source": source, "plain": plain, "weighted": weighted}
+
+
+def _matrix_tex(rows: list[list[str]]) -> str:
+    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(row) for row in rows) + r"\end{pmatrix}"
+
+
+def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list[Line] | None:
+    r"""The low-rank form by its pattern (:func:`woodbury_structure`): :math:`\Gamma` once, :math:`\mathsf G` in one line,
+    the nonzero blocks of :math:`\mathsf C` (a transposed block named as such), :math:`g` a column of :math:`\mathsf G`."""
+    structure = woodbury_structure(form)
+    if structure is None:
+        return None
+    tex, ledger = page.tex, page.ledger
+    printed = lambda e: to_latex(e).replace(r"{\tau^{A}}", r"\tau^{A}")  # noqa: E731
+    index = lambda a, b: "".join(sorted((a, b)))  # noqa: E731  (tau_ba is tau_ab: the system uses one symbol)
+    if any(printed(e) != rf"\tau_{{{index(a, b)}}}" for (a, b), e in structure["plain"].items()) or \
+            any(printed(e) != rf"\tau^{{A}}_{{{index(a, b)}}}" for (a, b), e in structure["weighted"].items()):
+        return None                                     # entries that are not the averages tau_ab: block by block
+    symmetric = True
+    if ledger is not None:
+        ledger.record(form.gram, structure["gram"])
+        ledger.record(form.source, form.gram[:, structure["source"]])
+    blocks = structure["blocks"]
+    rank = sum(1 for vectors in blocks.values() for v in vectors if v.startswith("wK"))
+    vectors = S.geometry_vectors(max(rank, 1)) if rank else ("mu",)
+    gram = S.gram_matrix(rank) if rank else sp.Matrix([[S.theta]])
+    listed = "(" + ", ".join(S.vector_latex(v) for v in vectors) + ")"
+    size = form.size
+    lines: list[Line] = [(name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,\left(I_{" + str(size)
+                          + r"} + \mathsf{G}\mathsf{C}\right)^{-1} g", True)]
+    lines.append((r"\Gamma &= " + listed + r"^\top " + listed + " = " + tex(gram), True))
+    names = list(blocks)
+    last = names[-1]
+    lines.append((r"\mathsf{G} &= \left(\mathsf{G}_{ab}\right)_{a, b = 1}^{" + last + r"}, \quad \mathsf{G}_{ab} = "
+                  r"\begin{pmatrix} \tau_{ab} & 0 \\ 0 & \tau^{A}_{ab} V_a^\top V_b \end{pmatrix}", True))
+    groups = ",\\ ".join(f"V_{{{a}}} = " + ("(" if len(v) > 1 else "") + ", ".join(S.vector_latex(x) for x in v)
+                         + (")" if len(v) > 1 else "") for a, v in blocks.items())
+    lines.append((r"& \text{with } " + groups + (r",\ \tau_{ba} = \tau_{ab},\ \tau^{A}_{ba} = \tau^{A}_{ab}"
+                                                 if symmetric else ""), False))
+    groups_of = _groups(form.labels)
+    layout, parts = [], []
+    for a in names:
+        row = []
+        for b in names:
+            block = form.core.extract(groups_of[a], groups_of[b])
+            mirror = form.core.extract(groups_of[b], groups_of[a])
+            if block.is_zero_matrix:
+                row.append("0")
+            elif names.index(b) < names.index(a) and mirror.T == block:
+                row.append(r"\mathsf{C}_{" + b + a + r"}^\top")
+                if ledger is not None:
+                    ledger.record(block, mirror.T)
+            else:
+                row.append(r"\mathsf{C}_{" + a + b + "}")
+                parts.append((r"\mathsf{C}_{" + a + b + "} &= " + tex(block), True))
+        layout.append(row)
+    lines.append((r"\mathsf{C} &= " + _matrix_tex(layout), True))
+    lines.extend(parts)
+    source = structure["source"]
+    column = [k for k, i in enumerate(groups_of.values()) if i[0] == source]
+    which = (r"\text{the column of } \mathsf{G} \text{ of } y \text{ in block } " + names[column[0]]) if column else \
+        r"\text{column } " + str(source + 1) + r" \text{ of } \mathsf{G}"
+    lines.append((r"& g = " + which + r",\ \text{of the } " + str(size) + r" \text{ rows of blocks } " +
+                   ", ".join(f"(y, V_{{{a}}})" for a in names), False))
+    return lines
