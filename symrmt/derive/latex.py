@@ -145,6 +145,7 @@ class Page:
                 if isinstance(entry[0], sp.Basic) and isinstance(entry[-1], sp.Basic) and entry[-1].is_number:
                     names[entry[0]] = to_latex(entry[-1], digits)
         self.numeric = numeric
+        self.renamed = {p: r for p, r in renamed.items()}     # the user's parameters printed with a tilde
         unknowns = (*self.system.unknowns, *self.system.averages)
 
         def tex(expr) -> str:
@@ -205,7 +206,7 @@ def _replaced(value, renamed: dict):
 
 def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
                  given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), solver_data: bool = True,
-                 ledger: Ledger | None = None) -> str:
+                 ledger: Ledger | None = None, numeric: bool = False) -> str:
     r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
 
     The blocks: definitions, fixed-point equations, spectral averages and their law,
@@ -233,8 +234,10 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
         Print the block of the solver's data.
     ledger : Ledger, optional
         Receives every printed expression next to the system's (:class:`~.simplify.Ledger`).
+    numeric : bool
+        Print the numeric values of ``given`` (:math:`a_1`, :math:`b^2`, :math:`\nu`) where their symbols stand.
     """
-    page = Page(system, substitution, digits, given, parameters, ledger)
+    page = Page(system, substitution, digits, given, parameters, ledger, numeric)
     return "\n\n".join(_block([text for text, _ in lines]) for heading, lines in _parts(page)
                        if lines and (solver_data or heading != "Solver data"))
 
@@ -264,7 +267,8 @@ def _parts(page: Page) -> list[tuple[str, list[Line]]]:
             ("Solver data", solver_data_lines(page)), ("Where", _where(page))]
 
 
-def definition_lines(page: Page) -> list[Line]:
+def definition_lines(page: Page, compact: bool = False) -> list[Line]:
+    """One line per definition; ``compact``: a wide symmetric matrix by its entries (:func:`_entry_lines`)."""
     s, tex = page.system, page.tex
     variables = {a.variable for a in s.averages.values()}
     of_variable = set()                                 # matrices printed as functions of lambda
@@ -277,8 +281,40 @@ def definition_lines(page: Page) -> list[Line]:
         name = tex(symbol) + (r"(\lambda)" if symbol in of_variable else "")
         if isinstance(definition, sp.Inverse) and argument in of_variable:
             lines.append((name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}", True))
+        elif compact and isinstance(definition, sp.MatrixBase) and definition.is_square and definition.shape[0] > 2 \
+                and definition == definition.T and _long(definition, tex):
+            lines.extend(_entry_lines(name, symbol, definition, page))
         else:
             lines.append((name + " &= " + tex(definition), True))
+    return lines
+
+
+def _long(matrix: sp.MatrixBase, tex) -> bool:
+    """Whether a matrix printed whole would be wider than a page's line (a rough count of what it shows)."""
+    width = sum(max(_shown(tex(e)) for e in matrix.col(j)) + 2 for j in range(matrix.shape[1]))
+    return width > 30
+
+
+def _shown(tex: str) -> int:
+    """About how many characters ``tex`` shows: a command one, braces, scripts' marks and \\left/\\right none."""
+    return len(re.sub(r"[{}^_ ]", "", re.sub(r"\\(left|right)", "", re.sub(r"\\([A-Za-z]+)", "x", tex))))
+
+
+def _entry_lines(name: str, symbol, matrix: sp.MatrixBase, page: Page) -> list[Line]:
+    """A symmetric matrix by its nonzero entries on and above the diagonal, a few per line."""
+    tex = page.tex
+    k = matrix.shape[0]
+    entries = [f"{tex(symbol)}_{{{i + 1}{j + 1}}} = " + tex(matrix[i, j])
+               for i in range(k) for j in range(i, k) if matrix[i, j] != 0]
+    lines: list[Line] = [(name + r" &= \left(" + tex(symbol) + r"_{ij}\right)_{i, j = 1}^{" + str(k) +
+                          r"} \text{ symmetric, with}", True)]
+    row = ""
+    for entry in entries:
+        if row and _shown(row + entry) > 48:
+            lines.append((r"&\quad " + row + ",", False))
+            row = ""
+        row += (r",\ " if row else "") + entry
+    lines.append((r"&\quad " + row + r",\ \text{other entries } 0", False))
     return lines
 
 

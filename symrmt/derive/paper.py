@@ -48,7 +48,8 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
     :math:`b^2 = \nu - a_1^2` (in its :func:`simplest` form). Only the values that change the
     system's structure are put in: :math:`a_1 = 0` (an f without a linear part) and :math:`b = 0`
     (a linear f, no fixed point). With ``numeric``, the closed forms are evaluated (to a float64's
-    17 digits; the printer rounds) and :math:`a_1` is put into the equations as a number.
+    17 digits; the printer rounds), and a printer given ``numeric`` prints :math:`a_1`, :math:`b^2` and
+    :math:`\nu` as these numbers where they stand, so that :math:`a_1(\lambda - 1)` keeps its form.
     A datum without a closed form for an f with parameters is a named function,
     :math:`a_1(s)`, :math:`\nu(s)`.
     """
@@ -61,10 +62,18 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
     b2 = simplest(nonlinear_share(a1, nu)) if closed else nonlinear_share(a1, nu)
     given: list[tuple] = []
     if isinstance(hermite_data.f, sp.Basic):
-        given.append(("f(x)", hermite_data.f))
+        f = hermite_data.f
+        if getattr(hermite_data, "center", False) and getattr(hermite_data, "centered_by", 0.0) is None:
+            # the centring constant has no closed form: it is named, and the f printed is the f solved
+            a0 = sp.Function("a_0")(*hermite_data.parameters)
+            f = f - a0
+            given.append(("f(x)", f))
+            given.append((a0, r"\text{the mean of the formula, subtracted}", a0))
+        else:
+            given.append(("f(x)", f))
     given.append((S.a1, r"\mathbb{E}[\xi f(\xi)]", a1))
     given.append((S.nu, r"\mathbb{E}[f(\xi)^2]", nu))
-    substitution: dict = {S.a1: a1} if numeric else {}
+    substitution: dict = {}                            # numeric: the values are printed where a_1, b^2 stand
     if a1 == 0:
         substitution[S.a1] = sp.Integer(0)
     if b2 == 0:
@@ -229,7 +238,7 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
     for text, numbered in observable_lines(page, skip=derived, names=bars, structured=True):
         equivalent.append((text, numbered))
     words = _which_solution(page)
-    fixed = [*definition_lines(page), *_joined(equation_lines(page)), *average_lines(page, compact=True)]
+    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page)), *average_lines(page, compact=True)]
     body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
             ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
             rf"\end{{{environment}}}"]
@@ -268,7 +277,7 @@ def _which_solution(page) -> str:
     if not s.unknowns:
         return ""
     c = s.continuation
-    unknowns = ", ".join(tex(t) for t in s.unknowns)
+    unknowns = ",$ $".join(tex(t) for t in s.unknowns)       # one formula per unknown: the line may break
     v = tex(c.variable)
     limit = ""
     if c.initial and all(value == 0 for value in c.initial.values()):
@@ -304,8 +313,14 @@ def _definitions_text(page) -> str:
             rows.append(f"${tex(name)}$ & & $\\displaystyle {tex(value)}$")
         else:
             name, meaning, value = entry
-            rows.append(f"${to_latex(name)}$ & ${meaning}$ & $\\displaystyle {tex(value)}$")
+            shown = to_latex(name) if name in (S.a1, S.nu, S.b**2) else tex(name)      # a name, never its value
+            rows.append(f"${shown}$ & ${meaning}$ & $\\displaystyle {tex(value)}$")
     table = ""
+    renamed = getattr(page, "renamed", {})
+    if renamed:
+        rows.append(r"\multicolumn{3}{l}{" + "; ".join(
+            rf"the parameter ${to_latex(p)}$ of $f$ is written ${tex(r)}$" for p, r in renamed.items())
+            + r" (the unadorned letter names a symbol of the system)}")
     if rows:
         table = ("The nonlinearity and its Hermite data ($\\xi \\sim \\mathcal{N}(0, 1)$):\n\\begin{center}\n"
                  "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
@@ -321,7 +336,8 @@ def _definitions_text(page) -> str:
 
 def system_body(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
                 given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), label_prefix: str | None = None,
-                solver_data: bool = False, ledger: Ledger | None = None, title: str | None = None) -> str:
+                solver_data: bool = False, ledger: Ledger | None = None, title: str | None = None,
+                parts=PARTS, theorem_env: str | None = None, numeric: bool = False) -> str:
     r"""The system as the body of a paper: one file to ``\input`` into an ``article`` with ``amsmath`` and ``amssymb``.
 
     The model, its deterministic equivalent (numbered ``align`` environments, a ``\label`` on
@@ -331,25 +347,29 @@ def system_body(system: FixedPointSystem, substitution: dict | None = None, digi
     the solver's data follow in an environment ``symrmtsolverdata``. Other
     arguments as for :func:`system_latex`.
     """
-    page = Page(system, substitution, digits, given, parameters, ledger)
-    return page_body(page, label_prefix, solver_data, title)
+    page = Page(system, substitution, digits, given, parameters, ledger, numeric)
+    return page_body(page, label_prefix, solver_data, title, parts, theorem_env)
 
 
 def system_document(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
                     given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), title: str | None = None,
-                    label_prefix: str | None = None, solver_data: bool = False, ledger: Ledger | None = None) -> str:
+                    label_prefix: str | None = None, solver_data: bool = False, ledger: Ledger | None = None,
+                    parts=PARTS, theorem_env: str | None = None, numeric: bool = False) -> str:
     r"""The :func:`system_body` as a complete LaTeX document (``amsmath``, ``amssymb``; ``geometry`` when installed).
 
     Arguments as for :func:`system_body`; ``title`` heads the document (default: the system's name).
     """
     body = system_body(system, substitution, digits, given=given, parameters=parameters, label_prefix=label_prefix,
-                       solver_data=solver_data, ledger=ledger, title=title)
+                       solver_data=solver_data, ledger=ledger, title=title, parts=parts, theorem_env=theorem_env,
+                       numeric=numeric)
     heading = title or f"The {system.name} system"
     return PREAMBLE + r"\section*{" + escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
 
 
 PREAMBLE = r"""\documentclass[11pt]{article}
-\usepackage{amsmath,amssymb}
+\usepackage{amsmath,amssymb,amsthm}
+\newtheorem{theorem}{Theorem}
+\newtheorem{claim}{Claim}
 \IfFileExists{geometry.sty}{\usepackage[margin=2cm]{geometry}}{}
 \begin{document}
 """
