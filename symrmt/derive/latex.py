@@ -700,8 +700,9 @@ def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list
                   r"\begin{pmatrix} \tau_{ab} & 0 \\ 0 & \tau^{A}_{ab} V_a^\top V_b \end{pmatrix}", True))
     groups = ",\\ ".join(f"V_{{{a}}} = " + ("(" if len(v) > 1 else "") + ", ".join(S.vector_latex(x) for x in v)
                          + (")" if len(v) > 1 else "") for a, v in blocks.items())
-    lines.append((r"& \text{with } " + groups + (r",\ \tau_{ba} = \tau_{ab},\ \tau^{A}_{ba} = \tau^{A}_{ab}"
-                                                 if symmetric else ""), False))
+    lines.append((r"& \text{with } " + groups + ",", False))
+    if symmetric:
+        lines.append((r"& \tau_{ba} = \tau_{ab},\ \tau^{A}_{ba} = \tau^{A}_{ab},", False))
     groups_of = _groups(form.labels)
     layout, parts = [], []
     for a in names:
@@ -722,9 +723,5 @@ def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list
     lines.append((r"\mathsf{C} &= " + _matrix_tex(layout), True))
     lines.extend(parts)
     source = structure["source"]
-    column = [k for k, i in enumerate(groups_of.values()) if i[0] == source]
-    which = (r"\text{the column of } \mathsf{G} \text{ of } y \text{ in block } " + names[column[0]]) if column else \
-        r"\text{column } " + str(source + 1) + r" \text{ of } \mathsf{G}"
-    lines.append((r"& g = " + which + r",\ \text{of the } " + str(size) + r" \text{ rows of blocks } " +
-                   ", ".join(f"(y, V_{{{a}}})" for a in names), False))
+    lines.append((rf"& g = \mathsf{{G}} e_{{{source + 1}}} \ (\text{{column {source + 1} of }} \mathsf{{G}})", False))
     return lines
