@@ -318,14 +318,14 @@ def _entry_lines(name: str, symbol, matrix: sp.MatrixBase, page: Page) -> list[L
     return lines
 
 
-def equation_lines(page: Page) -> list[Line]:
-    """Each residual, solved for its unknown when it has the form t - rhs."""
+def equation_lines(page: Page, width: int = _WIDTH) -> list[Line]:
+    """Each residual, solved for its unknown when it has the form t - rhs; a long one broken into lines of ``width``."""
     s, tex = page.system, page.tex
     lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
         solved = t not in sp.expand(t - residual).free_symbols
-        rows = page.tex_lines(t - residual if solved else residual)
+        rows = page.tex_lines(t - residual if solved else residual, width)
         text = (tex(t) if solved else "0") + " &= " + rows[0]
         page.hints[text] = slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
         lines.append((text, True))
@@ -414,8 +414,8 @@ def solver_data_lines(page: Page) -> list[Line]:
     out: list[Line] = [(line, False) for line in lines]
     predictor = v if c.predictor == "linear" else r"1/" + v
     initial = r",\ ".join(tex(t) + " = " + tex(value) for t, value in c.initial.items())
-    out.append((v + r"_{0} &= " + tex(c.start) + r" \quad \text{(continuation start; predictor in } " + predictor
-                + r"\text{)}", True))
+    out.append((v + r"_{0} &= " + tex(c.start), True))
+    out.append((r"& \quad \text{(continuation start; predictor in } " + predictor + r"\text{)}", False))
     if initial:
         out.append((r"& \quad \text{there } " + initial, False))
     if s.branch:
@@ -539,7 +539,8 @@ def where_entries(page: Page, paper: bool = False, skip: set = frozenset()) -> l
     defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
     glossary = _glossary(page.system, skip=defined | set(skip), paper=paper)
     woodbury = [] if paper else _woodbury_glossary(page, paper)
-    return [line for entry in entries + glossary + woodbury for line in _wrapped(entry)]
+    width = _WIDTH // 2 + 10 if paper else _WIDTH + 30          # a paper's page is narrower than a notebook's
+    return [line for entry in entries + glossary + woodbury for line in _wrapped(entry, width)]
 
 
 def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
@@ -550,15 +551,18 @@ def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
     for i, char in enumerate(entry):
         depth += {"{": 1, "}": -1}.get(char, 0)
         if depth == 0 and entry.startswith(r",\ ", i):
-            pieces.append(entry[start:i + 1])
+            pieces.append((entry[start:i + 1], r"\ "))
             start = i + 3
-    pieces.append(entry[start:])
-    lines = [pieces[0]]
-    for piece in pieces[1:]:
+        elif depth == 0 and entry.startswith(r" \text{", i) and i > start:      # before a phrase in words
+            pieces.append((entry[start:i], " "))
+            start = i + 1
+    pieces.append((entry[start:], ""))
+    lines = [pieces[0][0]]
+    for (piece, _), (_, joint) in zip(pieces[1:], pieces[:-1]):
         if len(lines[-1]) + len(piece) > width:
             lines.append(r"\quad " + piece)
         else:
-            lines[-1] += r"\ " + piece
+            lines[-1] += joint + piece
     return lines
 
 
@@ -693,7 +697,19 @@ def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list
     size = form.size
     lines: list[Line] = [(name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,\left(I_{" + str(size)
                           + r"} + \mathsf{G}\mathsf{C}\right)^{-1} g", True)]
-    lines.append((r"\Gamma &= " + listed + r"^\top " + listed + " = " + tex(gram), True))
+    if rank <= 1:
+        lines.append((r"\Gamma &= " + listed + r"^\top " + listed + " = " + tex(gram), True))
+    else:                                      # (1 + 2r)^2 entries: their names by pattern, checked against the symbols
+        named = {S.theta: r"\theta", S.gram_symbol("mu", "wK1"): r"\alpha_{K 1}",
+                 S.gram_symbol("wK1", "wQ2"): r"\omega_{KQ 12}", S.gram_symbol("wK1", "wK2"): r"\omega_{KK 12}"}
+        if any(to_latex(symbol) != text for symbol, text in named.items()):
+            return None
+        lines.append((r"\Gamma &= V^\top V,\quad V = (\mu, w_K^{(1)}, \dots, w_K^{(" + str(rank) + r")}, w_Q^{(1)}, "
+                      r"\dots, w_Q^{(" + str(rank) + r")}),", True))
+        lines.append((r"& \theta = \|\mu\|^2,\ \alpha_{K h} = \mu^\top w_K^{(h)},\ \alpha_{Q h} = \mu^\top w_Q^{(h)},",
+                      False))
+        lines.append((r"& \omega_{KK hl} = w_K^{(h)\top} w_K^{(l)},\ \omega_{QQ hl} = w_Q^{(h)\top} w_Q^{(l)},\ "
+                      r"\omega_{KQ hl} = w_K^{(h)\top} w_Q^{(l)}", False))
     names = list(blocks)
     last = names[-1]
     lines.append((r"\mathsf{G} &= \left(\mathsf{G}_{ab}\right)_{a, b = 1}^{" + last + r"}, \quad \mathsf{G}_{ab} = "

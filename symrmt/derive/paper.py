@@ -238,7 +238,7 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
     for text, numbered in observable_lines(page, skip=derived, names=bars, structured=True):
         equivalent.append((text, numbered))
     words = _which_solution(page)
-    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page)), *average_lines(page, compact=True)]
+    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page, width=70)), *average_lines(page, compact=True)]
     body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
             ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
             rf"\end{{{environment}}}"]
@@ -252,7 +252,7 @@ def _joined(lines: list[tuple[str, bool]], width: int = 60) -> list[tuple[str, b
     """Short numbered lines of the form ``a &= b`` (the fixed point t_ij = tau_ij/c) put side by side, up to ``width``."""
     out: list[tuple[str, bool]] = []
     for text, numbered in lines:
-        short = numbered and _visible(text) < width // 2 and " &= " in text
+        short = numbered and _visible(text) < width // 2 and " &= " in text and not text.startswith("0 &")
         if out and short and out[-1][1] and r",\quad " not in out[-1][0][-1:] and \
                 out[-1][0].count(" &= ") == 1 and _visible(out[-1][0]) + _visible(text) < width and \
                 " &= " in out[-1][0] and not out[-1][0].startswith("0 &"):
@@ -326,7 +326,8 @@ def _definitions_text(page) -> str:
                  "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
     structured = any(isinstance(v, WoodburyForm) and woodbury_structure(v) is not None
                      for v in page.system.observables.values())
-    entries = where_entries(page, paper=True, skip=_gram_symbols(page.system) if structured else set())
+    entries = [e.replace("the Dyson matrix", "the matrix") for e in
+               where_entries(page, paper=True, skip=_gram_symbols(page.system) if structured else set())]
     where = "\\begin{align*}\n" + " \\\\\n".join("& " + e for e in entries) + "\n\\end{align*}" if entries else ""
     return table + where
 
