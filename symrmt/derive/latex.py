@@ -32,8 +32,10 @@ from sympy.printing.precedence import PRECEDENCE
 
 from . import symbols as S
 from .components import WoodburyForm
-from .fixed_point import FixedPointSystem
 from .simplify import Ledger, common_factor, simplest
+
+#: Annotations only (fixed_point prints itself through this module: importing it here would close a circle).
+FixedPointSystem = "FixedPointSystem"
 
 __all__ = ["system_latex", "to_latex", "Page"]
 

@@ -25,11 +25,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from . import symbols as S
-from .fixed_point import FixedPointSystem
 from .components import WoodburyForm
 from .latex import (Page, woodbury_structure, to_latex, average_lines, definition_lines, equation_label, equation_lines, observable_lines,
                     observable_name, slug, solver_data_lines, where_entries)
 from .simplify import Ledger, simplest
+
+#: Annotations only (fixed_point prints itself through .latex: importing it here would close a circle).
+FixedPointSystem = "FixedPointSystem"
 
 __all__ = ["hermite_given", "system_body", "system_document", "page_body", "solver_data_environment",
            "check_label_prefix", "SOLVER_DATA_ENVIRONMENT"]

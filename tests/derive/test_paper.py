@@ -202,3 +202,15 @@ def test_numeric_puts_the_numbers_in_and_keeps_the_form():
     assert r"0.605706 \left(\lambda - 1\right) - 0.0274153 t_{12}" in numeric[0]        # a_1 (lambda - 1) kept
     assert r"\frac{0.605706}{c} \begin{pmatrix}" in numeric[0]                          # C_12's factor kept
     assert "a_{1}" not in numeric[0].split(r"\paragraph{Assumptions")[1] and "b^{2}" not in numeric[0]
+
+
+def test_python_returns_the_same_body_and_a_system_renders_in_jupyter(tmp_path):
+    from symrmt import latex
+    from symrmt.cli import main
+    from symrmt.derive import attention_system
+
+    target = tmp_path / "b.tex"
+    assert main(["latex", "--f", "tanh(x)", "--body", str(target), "--part", "theorem"]) == 0
+    assert target.read_text() == latex("tanh(x)", body=True, part="theorem")
+    shown = attention_system(1)._repr_latex_()
+    assert shown.startswith("$$") and shown.endswith("$$") and r"M(\lambda) &=" in shown

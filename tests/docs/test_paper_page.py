@@ -71,7 +71,7 @@ def test_the_quoted_numbers_are_printed():
     assert r"$a_1 = (s + 1)/2$" in text and r"\frac{s + 1}{2}" in lrelu
     assert r"$b^2 = (\pi - 2)(s - 1)^2/(4\pi)$" in text
     assert r"\frac{\left(\pi - 2\right) \left(s - 1\right)^{2}}{4 \pi}" in lrelu
-    assert r"$a_1(\lambda - 1) - b^2 t_{12} + d$" in text and r"a_{1} \left(\lambda - 1\right) - b^{2} t_{12} + d" in lrelu
+    assert r"$M_{12} = a_1(\lambda - 1) - b^2 t_{12} + d$" in text and r"a_{1} \left(\lambda - 1\right) - b^{2} t_{12} + d" in lrelu
     assert "$a_1 = 0.605706$" in text and "0.605706" in latex("tanh(x)", body=True)
     for label in re.findall(r"`(lrelu:[A-Za-z0-9]+)`", text):
         assert r"\label{" + label + "}" in lrelu, label
@@ -101,7 +101,7 @@ def redraw(folder: pathlib.Path) -> None:
     status, log = _compile(folder)
     if status:
         sys.exit(log[-3000:])
-    subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "-singlefile", "paper.pdf",
+    subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", "1", "-l", "1", "-singlefile", "paper.pdf",
                     str(FIGURE.with_suffix(""))], check=True)
 
 
