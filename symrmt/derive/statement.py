@@ -22,10 +22,10 @@ _DATA = (r"The entries of $Z$ are i.i.d.\ $\mathcal{N}(0, 1)$; the labels $y_i$ 
          r"$\{\pm 1\}$ and independent of $Z$.")
 _F = (r"$f$ is centred, $\mathbb{E}f(\xi) = 0$ for $\xi \sim \mathcal{N}(0, 1)$, square integrable and of "
       r"polynomial growth, with a weak derivative of polynomial growth; the diagonal $d$ is fixed.")
-_WHY = {"attention": r"the Gaussian equivalent of $K$ inside the resolvent and the matrix Dyson equation of "
-                     r"its linear pencil are derived, not proven; the statement is checked against simulation.",
-        "gram": r"the matrix Dyson equation of the linear pencil of $K^\top X^\top X K$ is derived, not proven; "
-                r"the statement is checked against simulation."}
+_WHY = {"attention": r"replacing $K$ by its Gaussian equivalent inside $Q(\gamma)$, and the equations for the $t_{ij}$, "
+                     r"are derived, not proven; the statement is checked against simulation.",
+        "gram": r"the equations for the $t_{ij}$ are derived, not proven, for this matrix; the statement is checked "
+                r"against simulation."}
 
 
 class Statement(tuple):
