@@ -283,6 +283,9 @@ def definition_lines(page: Page, compact: bool = False) -> list[Line]:
         name = tex(symbol) + (r"(\lambda)" if symbol in of_variable else "")
         if isinstance(definition, sp.Inverse) and argument in of_variable:
             lines.append((name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}", True))
+        elif compact and isinstance(definition, sp.MatrixBase) and (named := _inverses_named(definition, s.definitions,
+                                                                                           page)) is not None:
+            lines.extend(_entry_lines(name, symbol, named[0], page, symmetric=False, printed=named[1]))
         elif compact and isinstance(definition, sp.MatrixBase) and definition.is_square and definition.shape[0] > 2 \
                 and definition == definition.T and _long(definition, tex):
             lines.extend(_entry_lines(name, symbol, definition, page))
@@ -302,21 +305,55 @@ def _shown(tex: str) -> int:
     return len(re.sub(r"[{}^_ ]", "", re.sub(r"\\(left|right)", "", re.sub(r"\\([A-Za-z]+)", "x", tex))))
 
 
-def _entry_lines(name: str, symbol, matrix: sp.MatrixBase, page: Page) -> list[Line]:
-    """A symmetric matrix by its nonzero entries on and above the diagonal, a few per line."""
+def _inverses_named(matrix: sp.MatrixBase, definitions, page: Page) -> tuple[sp.MatrixBase, dict] | None:
+    r"""A matrix whose entries hold the cofactor expansion of :math:`(X^{-1})_{kl}` for a defined matrix :math:`X`:
+    each entry with :math:`(X^{-1})_{kl}` named, printed and recorded in the ledger against the system's entry.
+
+    Returns ``(matrix, printed)`` (``printed``: entry -> LaTeX), or None when no entry holds one.
+    """
+    names: dict = {}
+    for x in definitions:
+        if isinstance(x, sp.MatrixSymbol) and x.shape[0] == x.shape[1] and matrix.has(x) and x.shape[0] <= 4:
+            for k in range(x.shape[0]):
+                for l in range(x.shape[1]):
+                    names[x.I[k, l]] = sp.Symbol(f"inverse {x.name} {k}{l}")
+                    page._names[names[x.I[k, l]]] = (r"\left(" + page.tex(x) + r"^{-1}\right)_{" + f"{k + 1}{l + 1}"
+                                                      + "}")
+    if not names:
+        return None
+    reduced = matrix.xreplace(names)
+    if not any(reduced[k, l] != matrix[k, l] for k in range(matrix.shape[0]) for l in range(matrix.shape[1])):
+        return None
+    back = {v: k for k, v in names.items()}
+    printed = {}
+    for k in range(matrix.shape[0]):
+        for l in range(matrix.shape[1]):
+            entry = simplest(reduced[k, l])
+            if page.ledger is not None:
+                page.ledger.record(matrix[k, l], entry.xreplace(back))
+            printed[k, l] = page.print_with(entry, {})
+    return matrix, printed
+
+
+def _entry_lines(name: str, symbol, matrix: sp.MatrixBase, page: Page, symmetric: bool = True,
+                 printed: dict | None = None) -> list[Line]:
+    """A matrix by its nonzero entries (on and above the diagonal when ``symmetric``), a few per line; ``printed``:
+    the entries' LaTeX when the caller printed (and recorded) them."""
     tex = page.tex
     k = matrix.shape[0]
-    entries = [f"{tex(symbol)}_{{{i + 1}{j + 1}}} = " + tex(matrix[i, j])
-               for i in range(k) for j in range(i, k) if matrix[i, j] != 0]
-    lines: list[Line] = [(name + r" &= \left(" + tex(symbol) + r"_{ij}\right)_{i, j = 1}^{" + str(k) +
-                          r"} \text{ symmetric, with}", True)]
+    entries = [f"{tex(symbol)}_{{{i + 1}{j + 1}}} = " + (printed[i, j] if printed else tex(matrix[i, j]))
+               for i in range(k) for j in range(i if symmetric else 0, k) if matrix[i, j] != 0]
+    kind = r" \text{ symmetric, with}" if symmetric else r", \text{ with}"
+    lines: list[Line] = [(name + r" &= \left(" + tex(symbol) + r"_{ij}\right)_{i, j = 1}^{" + str(k) + r"}" + kind,
+                          True)]
     row = ""
     for entry in entries:
         if row and _shown(row + entry) > 48:
             lines.append((r"&\quad " + row + ",", False))
             row = ""
         row += (r",\ " if row else "") + entry
-    lines.append((r"&\quad " + row + r",\ \text{other entries } 0", False))
+    listed = len(entries) if not symmetric else 2 * len(entries) - sum(1 for i in range(k) if matrix[i, i] != 0)
+    lines.append((r"&\quad " + row + (r",\ \text{other entries } 0" if listed < k * k else ""), False))
     return lines
 
 

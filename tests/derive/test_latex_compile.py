@@ -15,22 +15,38 @@ from .latex_compile import compile_bodies, engine
 
 pytestmark = pytest.mark.skipif(engine() is None, reason="pdflatex is not installed")
 
-#: Bodies that fit today (every kind at rank 1 in the quadrature form, --numeric, --solver-data, a parametric f).
-FITS = [dict(f="tanh(x)"), dict(f="tanh(x)", numeric=True), dict(f="leaky_relu(x, s)", center=True),
-        dict(f="tanh(s*x)"), dict(kind="linear"), dict(kind="gram_density", f="tanh(x)"),
-        dict(kind="kernel_density", f="sin(x)")]
+#: Every kind, ranks 1-3 where the rank exists, both forms (with an f where the kind takes one).
+SYSTEMS = [dict(kind=kind, rank=rank, form=form, **({"f": "tanh(x)"} if kind != "linear" else {}))
+           for form in ("quadrature", "algebraic")
+           for kind, ranks in (("attention", (1, 2, 3)), ("kernel_ridge", (1, 2, 3)), ("linear", (None,)),
+                               ("gram_density", (None,)), ("kernel_density", (None,)))
+           for rank in ranks]
+#: And the options that change what is printed: --numeric, --solver-data, a parametric f (closed forms, a tilde,
+#: a named centring constant), a_1 = 0 (its own algebraic form).
+OPTIONS = [dict(f="tanh(x)", numeric=True), dict(f="tanh(x)", solver_data=True), dict(f="leaky_relu(x, s)", center=True),
+           dict(f="erf(d*x)"), dict(f="tanh(a*x)+b*x**2", center=True), dict(f="x**3-3*x", form="algebraic")]
+#: About 5 s a compile: the default suite builds the first of each list, CI all.
+FITS = [OPTIONS[0], SYSTEMS[0], *(pytest.param(o, marks=pytest.mark.slow) for o in [*OPTIONS[1:], *SYSTEMS[1:]])]
 #: Rank 1 statement: the numbered equations inside the claim (docs/paper.md).
 RANK_ONE_EQUATIONS = 11
 
 
 @pytest.mark.parametrize("options", FITS, ids=str)
 def test_the_body_fits_the_page(options, tmp_path):
+    options = {k: v for k, v in options.items() if v is not None}
     body = latex(body=True, label_prefix="b", **options)
     result = compile_bodies({"b": body}, tmp_path)
     assert not result["overfull"], result["overfull"]
     assert not result["undefined"], result["undefined"]
     numbered = re.findall(r"\\label\{([^}]*)\}", body)
     assert len(numbered) == len(set(numbered))
+
+
+def test_the_weights_body_fits_the_page(tmp_path):
+    from symrmt.derive.general_weights import weights_latex
+
+    result = compile_bodies({"w": weights_latex(body=True, f="tanh(x)")}, tmp_path)
+    assert not result["overfull"] and not result["undefined"]
 
 
 def test_the_compile_check_catches_an_overfull_box(tmp_path):
