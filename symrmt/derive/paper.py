@@ -70,7 +70,7 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
             a0 = sp.Function("a_0")(*hermite_data.parameters)
             f = f - a0
             given.append(("f(x)", f))
-            given.append((a0, r"\text{the mean of the formula, subtracted}", a0))
+            given.append((a0, r"\mathbb{E}[\phi(\xi)],\ \phi = f + a_0", r"\text{no closed form}"))
         else:
             given.append(("f(x)", f))
     given.append((S.a1, r"\mathbb{E}[\xi f(\xi)]", a1))
@@ -319,13 +319,13 @@ def _definitions_text(page) -> str:
             rows.append(f"${shown}$ & ${meaning}$ & $\\displaystyle {tex(value)}$")
     table = ""
     renamed = getattr(page, "renamed", {})
-    if renamed:
-        rows.append(r"\multicolumn{3}{l}{" + "; ".join(
-            rf"the parameter ${to_latex(p)}$ of $f$ is written ${tex(r)}$" for p, r in renamed.items())
-            + r" (the unadorned letter names a symbol of the system)}")
+    note = ""
+    if renamed:                                          # one sentence on why a parameter's letter changed
+        note = ("; ".join(rf"The parameter ${to_latex(p)}$ of $f$ is written ${tex(r)}$" for p, r in renamed.items())
+                + ", since the unadorned letter names a symbol of the model.\n")
     if rows:
         table = ("The nonlinearity and its Hermite data ($\\xi \\sim \\mathcal{N}(0, 1)$):\n\\begin{center}\n"
-                 "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n")
+                 "\\begin{tabular}{lll}\n" + " \\\\[4pt]\n".join(rows) + "\n\\end{tabular}\n\\end{center}\n" + note)
     structured = any(isinstance(v, WoodburyForm) and woodbury_structure(v) is not None
                      for v in page.system.observables.values())
     entries = [e.replace("the Dyson matrix", "the matrix") for e in

@@ -158,7 +158,7 @@ def test_an_f_that_theory_refuses_is_refused_and_the_centring_constant_is_shown(
     with pytest.raises(NonlinearityError, match="not centered"):
         latex("tanh(a*x)+b*x**2")
     body = latex("tanh(a*x)+b*x**2", center=True, body=True)
-    assert r"a_{0}(a, \tilde{b})" in body and r"is written $\tilde{b}$" in body
+    assert r"a_{0}(a, \tilde{b})" in body and r"is written $\tilde{b}$, since" in body
 
 
 def test_labels_carry_the_prefix_so_two_systems_share_a_paper():
