@@ -214,3 +214,19 @@ def test_python_returns_the_same_body_and_a_system_renders_in_jupyter(tmp_path):
     assert target.read_text() == latex("tanh(x)", body=True, part="theorem")
     shown = attention_system(1)._repr_latex_()
     assert shown.startswith("$$") and shown.endswith("$$") and r"M(\lambda) &=" in shown
+
+
+def test_the_block_pattern_is_checked_entry_by_entry():
+    """G printed as (tau_ab + tau^A_ab V_a^T V_b) only when every entry is that; a planted wrong entry falls back."""
+    import dataclasses
+
+    from symrmt.derive.latex import woodbury_structure
+
+    phi = models.ATTENTION.system(1).observables[S.PHI]
+    assert woodbury_structure(phi) is not None
+    gram = phi.gram.copy()
+    gram[1, 2] = gram[1, 2] * 2                                    # one Gram entry of block 1 doubled
+    assert woodbury_structure(dataclasses.replace(phi, gram=gram)) is None
+    source = phi.source.copy()
+    source[1, 0] = S.tau_symbol(1, 2)                              # g no longer a column of G
+    assert woodbury_structure(dataclasses.replace(phi, source=source)) is None
