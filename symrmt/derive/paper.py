@@ -366,7 +366,11 @@ def system_document(system: FixedPointSystem, substitution: dict | None = None, 
                        solver_data=solver_data, ledger=ledger, title=title, parts=parts, theorem_env=theorem_env,
                        numeric=numeric)
     heading = title or f"The {system.name} system"
-    return PREAMBLE + r"\section*{" + escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
+    preamble = PREAMBLE
+    if theorem_env is not None and theorem_env not in STATUS_ENVIRONMENT.values():      # the user's environment
+        preamble = preamble.replace("\\begin{document}", rf"\newtheorem{{{theorem_env}}}"
+                                    rf"{{{theorem_env.rstrip('*').capitalize()}}}" + "\n\\begin{document}")
+    return preamble + r"\section*{" + escape_text(heading) + "}\n" + body + "\n\\end{document}\n"
 
 
 PREAMBLE = r"""\documentclass[11pt]{article}

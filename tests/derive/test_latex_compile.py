@@ -65,3 +65,14 @@ def test_the_rank_one_statement_has_few_numbered_equations():
     statement = body.split(r"\begin{claim}")[1].split(r"\end{claim}")[0]
     aligns = re.findall(r"\\begin\{align\}(.*?)\\end\{align\}", statement, re.S)
     assert sum(block.count(r"\label{") for block in aligns) == RANK_ONE_EQUATIONS
+
+
+def test_a_document_defines_the_environment_it_was_given(tmp_path):
+    import subprocess
+
+    (tmp_path / "doc.tex").write_text(latex("tanh(x)", document=True, theorem_env="proposition"))
+    run = subprocess.run([engine(), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert run.returncode == 0, log[-2000:]
+    assert r"\begin{proposition}[heuristic]" in (tmp_path / "doc.tex").read_text() and "Overfull" not in log
