@@ -153,6 +153,13 @@ class FixedPointSystem:
             statement=self.statement,
         )
 
+    def _repr_latex_(self) -> str:
+        r"""Jupyter: the system as :func:`~.latex.system_latex` prints it, its blocks gathered in one display."""
+        from .latex import system_latex
+
+        blocks = system_latex(self, solver_data=False).split("\n\n")
+        return "$$\\begin{gathered}\n" + " \\\\[6pt]\n".join(blocks) + "\n\\end{gathered}$$"
+
     def __repr__(self) -> str:
         return (f"FixedPointSystem({self.name!r}: {len(self.unknowns)} unknowns, {len(self.averages)} averages, "
                 f"observables {[o.name for o in self.observables]}, parameters {[p.name for p in self.parameters]})")

@@ -148,10 +148,13 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
                            for _, lines in blocks)
     out = []
 
+    from .latex import equation_label
+    used: set[str] = set()
+
     def align(name, lines, numbered=True):
         rows = []
-        for k, (l, r) in enumerate(lines):
-            tag = rf" \label{{{prefix}:{name}{k + 1}}}" if numbered else r" \notag"
+        for l, r in lines:                   # <prefix>:<left-hand side>, the scheme of the other bodies
+            tag = rf" \label{{{equation_label(prefix, l + ' &', used)}}}" if numbered else r" \notag"
             rows.append(f"{l} &= {r}{tag}")
         return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
 
@@ -159,18 +162,18 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
                r"(token $i$ the key), $K_{ij} = f(S_{ij})/\sqrt p$ ($i \ne j$), $K_{ii} = d$, $X = Z + \mu y^\top$, "
                r"$Q = (K^\top X^\top X K/n + \gamma)^{-1}$, $E_\mathrm{attn} = \frac{\gamma^2}{n} y^\top Q^2 y$; "
                r"$c = p/n$. Noise only ($\mu = 0$); the signal enters by a Woodbury step with the quadratic forms "
-               r"of $(M^\top\mu, M\mu, \mu)$ in the same resolvents." + "\n"
-               "% derivation: symrmt's docs/theory.md, section 18.7 (a comment: the printed text stands alone)\n")
+               r"of $(M^\top\mu, M\mu, \mu)$ in the same resolvents." + "\n")
     out.append(r"\paragraph{Its deterministic equivalent.} The six unknowns $t_{bb'} = t_{b'b}$ solve" + "\n")
     out.append(align("t", fixed))
-    out.append(r"with the self-energy ($\Sigma_{31}$, $\Sigma_{32}$ are not $\Sigma_{13}$, $\Sigma_{23}$)" + "\n")
+    out.append(r"with the self-energy $\Sigma_n$, the $3 \times 3$ matrix of entries $\Sigma_{bb'}$ "
+               r"($\Sigma_{31}$, $\Sigma_{32}$ are not $\Sigma_{13}$, $\Sigma_{23}$)" + "\n")
     out.append(align("Sigma", steps["Sigma"]))
     out.append(r"in the p-side traces" + "\n" + align("Theta", steps["Theta"]))
     out.append(r"with the $2 \times 2$ block traces" + "\n" + align("tau", steps["tau"]))
     out.append(r"at the two scalars $a = F'_{11} = F'_{22}$ and $e = F'_{12}F'_{21}$ of" + "\n")
     out.append(align("a", steps["coefficients"]) + r"and the coefficients" + "\n" + align("F", steps["F"]))
     out.append(r"The three traces are normalized traces of words in $M$, $M^\top$ and the resolvents of the symmetric "
-               r"$p \times p$ matrices $N$, $N'$ (evaluated numerically: two symmetric inverses per evaluation):" + "\n")
+               r"$p \times p$ matrices $N$, $N'$:" + "\n")
     out.append(align("trace", defs))
     out.append(r"The error is" + "\n" + align("E", error))
     out.append(r"\paragraph{Definitions.} The nonlinearity $" + fn + r"$ enters through its Hermite data at the "

@@ -32,8 +32,10 @@ from sympy.printing.precedence import PRECEDENCE
 
 from . import symbols as S
 from .components import WoodburyForm
-from .fixed_point import FixedPointSystem
 from .simplify import Ledger, common_factor, simplest
+
+#: Annotations only (fixed_point prints itself through this module: importing it here would close a circle).
+FixedPointSystem = "FixedPointSystem"
 
 __all__ = ["system_latex", "to_latex", "Page"]
 
@@ -77,6 +79,15 @@ class _Printer(LatexPrinter):
             terms = sorted(terms, key=lambda term: bool(term.is_Rational))
         return terms
 
+    def _print_Pow(self, expr, **options):
+        if expr in self._names:                                    # b^2 printed as its value (--numeric)
+            return self._names[expr]
+        return super()._print_Pow(expr, **options)
+
+    def _print_im(self, expr, exp=None):
+        tex = r"\operatorname{Im} " + self.parenthesize(expr.args[0], PRECEDENCE["Func"])
+        return tex if exp is None else f"\\left({tex}\\right)^{{{exp}}}"
+
     def _print_Symbol(self, expr, style="plain"):
         if expr in self._names:
             return self._names[expr]
@@ -119,7 +130,8 @@ class Page:
     """What one printing needs: the (substituted) system, the expression printer and the vectors' names."""
 
     def __init__(self, system: FixedPointSystem, substitution: dict | None, digits: int | None,
-                 given: Sequence[tuple], parameters: Iterable[sp.Symbol], ledger: Ledger | None = None):
+                 given: Sequence[tuple], parameters: Iterable[sp.Symbol], ledger: Ledger | None = None,
+                 numeric: bool = False):
         parameters = tuple(parameters)
         taken = {to_latex(x) for x in _symbols(system)} | _NOTATION
         renamed, names = {}, {}
@@ -130,6 +142,12 @@ class Page:
         mapping = {sp.sympify(k): _replaced(v, renamed) for k, v in (substitution or {}).items()}
         self.system = system.subs(mapping) if mapping else system
         self.given = [tuple(_replaced(part, renamed) for part in entry) for entry in given]
+        if numeric:                 # f's data printed as their values where they stand: a_1 (lambda - 1) keeps its form
+            for entry in self.given:
+                if isinstance(entry[0], sp.Basic) and isinstance(entry[-1], sp.Basic) and entry[-1].is_number:
+                    names[entry[0]] = to_latex(entry[-1], digits)
+        self.numeric = numeric
+        self.renamed = {p: r for p, r in renamed.items()}     # the user's parameters printed with a tilde
         unknowns = (*self.system.unknowns, *self.system.averages)
 
         def tex(expr) -> str:
@@ -150,6 +168,7 @@ class Page:
 
         self.tex: Callable = tex
         self._printer = _Printer(names)
+        self._names = names
         self.ledger = ledger
         self.hints: dict[str, str] = {}         # the label of a printed line whose left-hand side does not name it
         self._digits = digits
@@ -175,6 +194,10 @@ class Page:
             lines[-1] += (sign.lstrip() if not lines[-1] and sign else sign) + piece
         return lines
 
+    def print_with(self, expr, names: dict) -> str:
+        """``expr`` printed with extra symbol ``names`` (e.g. the barred observables), not recorded in the ledger."""
+        return to_latex(expr, self._digits, {**self._names, **names})
+
     def vector(self, name: str) -> str:
         return self.vectors.get(name) or _vector_name(name, set())
 
@@ -185,7 +208,7 @@ def _replaced(value, renamed: dict):
 
 def system_latex(system: FixedPointSystem, substitution: dict | None = None, digits: int | None = 6, *,
                  given: Sequence[tuple] = (), parameters: Iterable[sp.Symbol] = (), solver_data: bool = True,
-                 ledger: Ledger | None = None) -> str:
+                 ledger: Ledger | None = None, numeric: bool = False) -> str:
     r"""The system as LaTeX: one ``aligned`` block per part, separated by blank lines.
 
     The blocks: definitions, fixed-point equations, spectral averages and their law,
@@ -213,8 +236,10 @@ def system_latex(system: FixedPointSystem, substitution: dict | None = None, dig
         Print the block of the solver's data.
     ledger : Ledger, optional
         Receives every printed expression next to the system's (:class:`~.simplify.Ledger`).
+    numeric : bool
+        Print the numeric values of ``given`` (:math:`a_1`, :math:`b^2`, :math:`\nu`) where their symbols stand.
     """
-    page = Page(system, substitution, digits, given, parameters, ledger)
+    page = Page(system, substitution, digits, given, parameters, ledger, numeric)
     return "\n\n".join(_block([text for text, _ in lines]) for heading, lines in _parts(page)
                        if lines and (solver_data or heading != "Solver data"))
 
@@ -244,7 +269,8 @@ def _parts(page: Page) -> list[tuple[str, list[Line]]]:
             ("Solver data", solver_data_lines(page)), ("Where", _where(page))]
 
 
-def definition_lines(page: Page) -> list[Line]:
+def definition_lines(page: Page, compact: bool = False) -> list[Line]:
+    """One line per definition; ``compact``: a wide symmetric matrix by its entries (:func:`_entry_lines`)."""
     s, tex = page.system, page.tex
     variables = {a.variable for a in s.averages.values()}
     of_variable = set()                                 # matrices printed as functions of lambda
@@ -257,19 +283,88 @@ def definition_lines(page: Page) -> list[Line]:
         name = tex(symbol) + (r"(\lambda)" if symbol in of_variable else "")
         if isinstance(definition, sp.Inverse) and argument in of_variable:
             lines.append((name + " &= " + tex(definition.arg) + r"(\lambda)^{-1}", True))
+        elif compact and isinstance(definition, sp.MatrixBase) and (named := _inverses_named(definition, s.definitions,
+                                                                                           page)) is not None:
+            lines.extend(_entry_lines(name, symbol, named[0], page, symmetric=False, printed=named[1]))
+        elif compact and isinstance(definition, sp.MatrixBase) and definition.is_square and definition.shape[0] > 2 \
+                and definition == definition.T and _long(definition, tex):
+            lines.extend(_entry_lines(name, symbol, definition, page))
         else:
             lines.append((name + " &= " + tex(definition), True))
     return lines
 
 
-def equation_lines(page: Page) -> list[Line]:
-    """Each residual, solved for its unknown when it has the form t - rhs."""
+def _long(matrix: sp.MatrixBase, tex) -> bool:
+    """Whether a matrix printed whole would be wider than a page's line (a rough count of what it shows)."""
+    width = sum(max(_shown(tex(e)) for e in matrix.col(j)) + 2 for j in range(matrix.shape[1]))
+    return width > 30
+
+
+def _shown(tex: str) -> int:
+    """About how many characters ``tex`` shows: a command one, braces, scripts' marks and \\left/\\right none."""
+    return len(re.sub(r"[{}^_ ]", "", re.sub(r"\\(left|right)", "", re.sub(r"\\([A-Za-z]+)", "x", tex))))
+
+
+def _inverses_named(matrix: sp.MatrixBase, definitions, page: Page) -> tuple[sp.MatrixBase, dict] | None:
+    r"""A matrix whose entries hold the cofactor expansion of :math:`(X^{-1})_{kl}` for a defined matrix :math:`X`:
+    each entry with :math:`(X^{-1})_{kl}` named, printed and recorded in the ledger against the system's entry.
+
+    Returns ``(matrix, printed)`` (``printed``: entry -> LaTeX), or None when no entry holds one.
+    """
+    names: dict = {}
+    for x in definitions:
+        if isinstance(x, sp.MatrixSymbol) and x.shape[0] == x.shape[1] and matrix.has(x) and x.shape[0] <= 4:
+            for k in range(x.shape[0]):
+                for l in range(x.shape[1]):
+                    names[x.I[k, l]] = sp.Symbol(f"inverse {x.name} {k}{l}")
+                    page._names[names[x.I[k, l]]] = (r"\left(" + page.tex(x) + r"^{-1}\right)_{" + f"{k + 1}{l + 1}"
+                                                      + "}")
+    if not names:
+        return None
+    reduced = matrix.xreplace(names)
+    if not any(reduced[k, l] != matrix[k, l] for k in range(matrix.shape[0]) for l in range(matrix.shape[1])):
+        return None
+    back = {v: k for k, v in names.items()}
+    printed = {}
+    for k in range(matrix.shape[0]):
+        for l in range(matrix.shape[1]):
+            entry = simplest(reduced[k, l])
+            if page.ledger is not None:
+                page.ledger.record(matrix[k, l], entry.xreplace(back))
+            printed[k, l] = page.print_with(entry, {})
+    return matrix, printed
+
+
+def _entry_lines(name: str, symbol, matrix: sp.MatrixBase, page: Page, symmetric: bool = True,
+                 printed: dict | None = None) -> list[Line]:
+    """A matrix by its nonzero entries (on and above the diagonal when ``symmetric``), a few per line; ``printed``:
+    the entries' LaTeX when the caller printed (and recorded) them."""
+    tex = page.tex
+    k = matrix.shape[0]
+    entries = [f"{tex(symbol)}_{{{i + 1}{j + 1}}} = " + (printed[i, j] if printed else tex(matrix[i, j]))
+               for i in range(k) for j in range(i if symmetric else 0, k) if matrix[i, j] != 0]
+    kind = r" \text{ symmetric, with}" if symmetric else r", \text{ with}"
+    lines: list[Line] = [(name + r" &= \left(" + tex(symbol) + r"_{ij}\right)_{i, j = 1}^{" + str(k) + r"}" + kind,
+                          True)]
+    row = ""
+    for entry in entries:
+        if row and _shown(row + entry) > 48:
+            lines.append((r"&\quad " + row + ",", False))
+            row = ""
+        row += (r",\ " if row else "") + entry
+    listed = len(entries) if not symmetric else 2 * len(entries) - sum(1 for i in range(k) if matrix[i, i] != 0)
+    lines.append((r"&\quad " + row + (r",\ \text{other entries } 0" if listed < k * k else ""), False))
+    return lines
+
+
+def equation_lines(page: Page, width: int = _WIDTH) -> list[Line]:
+    """Each residual, solved for its unknown when it has the form t - rhs; a long one broken into lines of ``width``."""
     s, tex = page.system, page.tex
     lines = []
     for t in s.unknowns:
         residual = s.residuals[t]
         solved = t not in sp.expand(t - residual).free_symbols
-        rows = page.tex_lines(t - residual if solved else residual)
+        rows = page.tex_lines(t - residual if solved else residual, width)
         text = (tex(t) if solved else "0") + " &= " + rows[0]
         page.hints[text] = slug(tex(t))            # "0 = ..." is labelled by its unknown, e.g. zeta0
         lines.append((text, True))
@@ -328,16 +423,21 @@ def observable_name(s: FixedPointSystem, o, tex) -> str:
     return name if "(" in name else name + "(" + tex(s.continuation.variable) + ")"
 
 
-def observable_lines(page: Page, skip: set = frozenset()) -> list[Line]:
+def observable_lines(page: Page, skip: set = frozenset(), names: dict | None = None,
+                     structured: bool = False) -> list[Line]:
+    """One line per observable (its low-rank form over several lines); ``names`` replaces the observables' names,
+    ``structured`` prints a low-rank form by its pattern where it has one (:func:`structured_woodbury_lines`)."""
     s, tex = page.system, page.tex
     lines: list[Line] = []
     for o, value in s.observables.items():
         if o in skip:
             continue
+        name = (names or {}).get(o) or observable_name(s, o, tex)
         if isinstance(value, WoodburyForm):
-            lines.extend(_woodbury_lines(observable_name(s, o, tex), value, page))
+            pattern = structured_woodbury_lines(name, value, page) if structured else None
+            lines.extend(pattern if pattern is not None else _woodbury_lines(name, value, page))
         else:
-            lines.append((observable_name(s, o, tex) + " &= " + tex(value), True))
+            lines.append((name + " &= " + tex(value), True))
     return lines
 
 
@@ -353,8 +453,8 @@ def solver_data_lines(page: Page) -> list[Line]:
     out: list[Line] = [(line, False) for line in lines]
     predictor = v if c.predictor == "linear" else r"1/" + v
     initial = r",\ ".join(tex(t) + " = " + tex(value) for t, value in c.initial.items())
-    out.append((v + r"_{0} &= " + tex(c.start) + r" \quad \text{(continuation start; predictor in } " + predictor
-                + r"\text{)}", True))
+    out.append((v + r"_{0} &= " + tex(c.start), True))
+    out.append((r"& \quad \text{(continuation start; predictor in } " + predictor + r"\text{)}", False))
     if initial:
         out.append((r"& \quad \text{there } " + initial, False))
     if s.branch:
@@ -462,20 +562,24 @@ def _where(page: Page) -> list[Line]:
 
 #: A paper's definitions of the symbols whose glossary entry repeats what its model states (X, y, W, gamma, d, z).
 _PAPER_GLOSSARY = {
-    S.lam: r"\lambda \text{ an eigenvalue of } A = Z^\top Z/p",
+    S.lam: None,                            # the law's line defines lambda
     S.theta: r"\theta = \|\mu\|^2",
-    S.gamma: None, S.d: None, S.x: None,
+    S.gamma: None, S.d: None, S.x: None, S.c: None,       # the model and the assumptions define them
     S.tau_symbol(1, 1): None,               # the averages are printed as definitions
+    S.trace_symbol(1, 1): None,             # the unknowns are what the statement solves for
 }
 
 
-def where_entries(page: Page, paper: bool = False) -> list[str]:
-    """The "where" entries; in a ``paper``, without f's data (a table) and what the model already defines."""
+def where_entries(page: Page, paper: bool = False, skip: set = frozenset()) -> list[str]:
+    """The "where" entries; in a ``paper``, without f's data (a table), what the model and the statement already
+    define (the matrices of the low-rank part are stated by their entries there) and the symbols in ``skip``."""
     tex = page.tex
     entries = [] if paper else [" = ".join(tex(part) for part in entry) for entry in page.given]
     defined = set().union(*(entry[0].free_symbols for entry in page.given if isinstance(entry[0], sp.Basic)))
-    glossary = _glossary(page.system, skip=defined, paper=paper)
-    return [line for entry in entries + glossary + _woodbury_glossary(page, paper) for line in _wrapped(entry)]
+    glossary = _glossary(page.system, skip=defined | set(skip), paper=paper)
+    woodbury = [] if paper else _woodbury_glossary(page, paper)
+    width = _WIDTH // 2 + 10 if paper else _WIDTH + 30          # a paper's page is narrower than a notebook's
+    return [line for entry in entries + glossary + woodbury for line in _wrapped(entry, width)]
 
 
 def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
@@ -486,15 +590,18 @@ def _wrapped(entry: str, width: int = _WIDTH + 30) -> list[str]:
     for i, char in enumerate(entry):
         depth += {"{": 1, "}": -1}.get(char, 0)
         if depth == 0 and entry.startswith(r",\ ", i):
-            pieces.append(entry[start:i + 1])
+            pieces.append((entry[start:i + 1], r"\ "))
             start = i + 3
-    pieces.append(entry[start:])
-    lines = [pieces[0]]
-    for piece in pieces[1:]:
+        elif depth == 0 and entry.startswith(r" \text{", i) and i > start:      # before a phrase in words
+            pieces.append((entry[start:i], " "))
+            start = i + 1
+    pieces.append((entry[start:], ""))
+    lines = [pieces[0][0]]
+    for (piece, _), (_, joint) in zip(pieces[1:], pieces[:-1]):
         if len(lines[-1]) + len(piece) > width:
             lines.append(r"\quad " + piece)
         else:
-            lines[-1] += r"\ " + piece
+            lines[-1] += joint + piece
     return lines
 
 
@@ -548,3 +655,128 @@ def _glossary(system: FixedPointSystem, skip: set = frozenset(), paper: bool = F
             if text is not None:
                 out.append(text)
     return out
+
+
+# --------------------------------------------------------------------------- the low-rank part by its structure
+
+
+def _vector_of(name: str) -> str | None:
+    """The deterministic vector of a projection ``Z^T v`` (:func:`~.symbols.projection_name` inverted), else None."""
+    if name == "s":
+        return "mu"
+    if name[:1] in ("k", "q") and (name[1:] == "" or name[1:].isdigit()):
+        return ("wK" if name[0] == "k" else "wQ") + name[1:]
+    return None
+
+
+def woodbury_structure(form: WoodburyForm) -> dict | None:
+    r"""The pattern of a low-rank form, when it has it; None otherwise (then it is printed block by block).
+
+    The pattern: the rows come in blocks :math:`a`, each the labels :math:`y` and projections :math:`Z^\top v`
+    for the vectors :math:`V_a` of the block; :math:`\mathsf G_{ab}` is :math:`\tau_{ab}` on the :math:`y` entry
+    and :math:`\tau^A_{ab} V_a^\top V_b` on the projections (entries of the Gram matrix :math:`\Gamma` of the
+    vectors), 0 in between; :math:`g` is a column of :math:`\mathsf G`. Every entry is checked here (``expand``
+    of the difference is 0), so that what is printed from the pattern is the matrix the solver receives.
+    Returns ``{"blocks": {a: [vector, ...]}, "gram": G as built, "source": column index}``.
+    """
+    if not form.size or not form.labels:
+        return None
+    groups = _groups(form.labels)
+    blocks: dict[str, list[str]] = {}
+    for block, rows in groups.items():
+        names = [_base(form.labels[i]) for i in rows]
+        vectors = [_vector_of(n) for n in names[1:]]
+        if not block.isdigit() or names[0] != "y" or None in vectors:
+            return None
+        blocks[block] = vectors
+    built = sp.zeros(form.size, form.size)
+    plain, weighted = {}, {}
+    for a, rows in groups.items():
+        for b, columns in groups.items():
+            plain[a, b] = built[rows[0], columns[0]] = form.gram[rows[0], columns[0]]
+            first = form.gram[rows[1], columns[1]] if len(rows) > 1 and len(columns) > 1 else None
+            if first is not None:
+                weighted[a, b] = sp.cancel(first / S.gram_symbol(blocks[a][0], blocks[b][0]))
+            for r, u in zip(rows[1:], blocks[a]):
+                for k, v in zip(columns[1:], blocks[b]):
+                    built[r, k] = weighted[a, b] * S.gram_symbol(u, v)
+    if any(sp.expand(e - f) != 0 for e, f in zip(form.gram, built)):
+        return None
+    source = next((k for k in range(form.size) if form.gram[:, k] == form.source), None)
+    if source is None:
+        return None
+    return {"blocks": blocks, "gram": built, "source": source, "plain": plain, "weighted": weighted}
+
+
+def _matrix_tex(rows: list[list[str]]) -> str:
+    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(row) for row in rows) + r"\end{pmatrix}"
+
+
+def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list[Line] | None:
+    r"""The low-rank form by its pattern (:func:`woodbury_structure`): :math:`\Gamma` once, :math:`\mathsf G` in one line,
+    the nonzero blocks of :math:`\mathsf C` (a transposed block named as such), :math:`g` a column of :math:`\mathsf G`."""
+    structure = woodbury_structure(form)
+    if structure is None:
+        return None
+    tex, ledger = page.tex, page.ledger
+    printed = lambda e: to_latex(e).replace(r"{\tau^{A}}", r"\tau^{A}")  # noqa: E731
+    index = lambda a, b: "".join(sorted((a, b)))  # noqa: E731  (tau_ba is tau_ab: the system uses one symbol)
+    if any(printed(e) != rf"\tau_{{{index(a, b)}}}" for (a, b), e in structure["plain"].items()) or \
+            any(printed(e) != rf"\tau^{{A}}_{{{index(a, b)}}}" for (a, b), e in structure["weighted"].items()):
+        return None                                     # entries that are not the averages tau_ab: block by block
+    symmetric = True
+    if ledger is not None:
+        ledger.record(form.gram, structure["gram"])
+        ledger.record(form.source, form.gram[:, structure["source"]])
+    blocks = structure["blocks"]
+    rank = sum(1 for vectors in blocks.values() for v in vectors if v.startswith("wK"))
+    vectors = S.geometry_vectors(max(rank, 1)) if rank else ("mu",)
+    gram = S.gram_matrix(rank) if rank else sp.Matrix([[S.theta]])
+    listed = "(" + ", ".join(S.vector_latex(v) for v in vectors) + ")"
+    size = form.size
+    lines: list[Line] = [(name + " &= " + tex(form.offset) + r" - g^\top \mathsf{C}\,\left(I_{" + str(size)
+                          + r"} + \mathsf{G}\mathsf{C}\right)^{-1} g", True)]
+    if rank <= 1:
+        lines.append((r"\Gamma &= " + listed + r"^\top " + listed + " = " + tex(gram), True))
+    else:                                      # (1 + 2r)^2 entries: their names by pattern, checked against the symbols
+        named = {S.theta: r"\theta", S.gram_symbol("mu", "wK1"): r"\alpha_{K 1}",
+                 S.gram_symbol("wK1", "wQ2"): r"\omega_{KQ 12}", S.gram_symbol("wK1", "wK2"): r"\omega_{KK 12}"}
+        if any(to_latex(symbol) != text for symbol, text in named.items()):
+            return None
+        lines.append((r"\Gamma &= V^\top V,\quad V = (\mu, w_K^{(1)}, \dots, w_K^{(" + str(rank) + r")}, w_Q^{(1)}, "
+                      r"\dots, w_Q^{(" + str(rank) + r")}),", True))
+        lines.append((r"& \theta = \|\mu\|^2,\ \alpha_{K h} = \mu^\top w_K^{(h)},\ \alpha_{Q h} = \mu^\top w_Q^{(h)},",
+                      False))
+        lines.append((r"& \omega_{KK hl} = w_K^{(h)\top} w_K^{(l)},\ \omega_{QQ hl} = w_Q^{(h)\top} w_Q^{(l)},\ "
+                      r"\omega_{KQ hl} = w_K^{(h)\top} w_Q^{(l)}", False))
+    names = list(blocks)
+    last = names[-1]
+    lines.append((r"\mathsf{G} &= \left(\mathsf{G}_{ab}\right)_{a, b = 1}^{" + last + r"}, \quad \mathsf{G}_{ab} = "
+                  r"\begin{pmatrix} \tau_{ab} & 0 \\ 0 & \tau^{A}_{ab} V_a^\top V_b \end{pmatrix}", True))
+    groups = ",\\ ".join(f"V_{{{a}}} = " + ("(" if len(v) > 1 else "") + ", ".join(S.vector_latex(x) for x in v)
+                         + (")" if len(v) > 1 else "") for a, v in blocks.items())
+    lines.append((r"& \text{with } " + groups + ",", False))
+    if symmetric:
+        lines.append((r"& \tau_{ba} = \tau_{ab},\ \tau^{A}_{ba} = \tau^{A}_{ab},", False))
+    groups_of = _groups(form.labels)
+    layout, parts = [], []
+    for a in names:
+        row = []
+        for b in names:
+            block = form.core.extract(groups_of[a], groups_of[b])
+            mirror = form.core.extract(groups_of[b], groups_of[a])
+            if block.is_zero_matrix:
+                row.append("0")
+            elif names.index(b) < names.index(a) and mirror.T == block:
+                row.append(r"\mathsf{C}_{" + b + a + r"}^\top")
+                if ledger is not None:
+                    ledger.record(block, mirror.T)
+            else:
+                row.append(r"\mathsf{C}_{" + a + b + "}")
+                parts.append((r"\mathsf{C}_{" + a + b + "} &= " + tex(block), True))
+        layout.append(row)
+    lines.append((r"\mathsf{C} &= " + _matrix_tex(layout), True))
+    lines.extend(parts)
+    source = structure["source"]
+    lines.append((rf"& g = \mathsf{{G}} e_{{{source + 1}}} \ (\text{{column {source + 1} of }} \mathsf{{G}})", False))
+    return lines

@@ -22,7 +22,7 @@ MAX_DIGITS = 17
 def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
           form: str = "quadrature", body: bool = False, label_prefix: str | None = None,
-          solver_data: bool = False) -> str:
+          solver_data: bool = False, part=None, theorem_env: str | None = None) -> str:
     r"""The derived system of ``kind`` as LaTeX, with f's Hermite data when given.
 
     Without ``document`` or ``body``: ``aligned`` blocks separated by blank lines (KaTeX strict
@@ -60,7 +60,8 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         (:math:`s = Z^\top\mu` becomes :math:`z_\mu`); one that prints like a scalar of the system
         is printed with a tilde.
     numeric : bool
-        Put f's data into the equations as numbers, to ``digits`` significant digits.
+        Print f's data :math:`a_1`, :math:`b^2` and :math:`\nu` as numbers (``digits`` significant digits) where
+        their symbols stand, so that the equations keep their form (:math:`0.605706(\lambda - 1)`).
     document : bool
         Return a complete, compilable LaTeX document instead of fragments.
     body : bool
@@ -73,6 +74,13 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         admissible ranges): in the fragments as one more block, in a body or document in an
         environment ``symrmtsolverdata`` of their own, which a paper may define first (e.g.
         ``\newenvironment{symrmtsolverdata}{\section{Solver data}}{}`` in its appendix).
+    part : str or sequence of str, optional
+        With ``body`` or ``document``: the parts printed, any of ``"model"``, ``"theorem"`` (the assumptions
+        and the statement with its system) and ``"definitions"`` (f's data); default all. A paper with
+        several nonlinearities states the model once and prints ``part="theorem"`` for each.
+    theorem_env : str, optional
+        With ``body`` or ``document``: the environment of the statement (e.g. ``"proposition"``); default
+        ``theorem`` where the statement is proven and ``claim`` (titled "heuristic") where it is not.
     form : {"quadrature", "algebraic", "auto"}
         The form printed: with its spectral averages :math:`\mathbb E_\lambda[\cdot]` (the default), or in
         closed form (``"algebraic"``, also ``"auto"``: the form ``form="auto"`` solves); for an f with
@@ -89,7 +97,8 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     True
     """
     from ..derive.latex import system_latex
-    from ..derive.paper import check_label_prefix, hermite_given, system_body, system_document
+    from ..derive.paper import (PARTS, check_environment, check_label_prefix, check_parts, hermite_given,
+                                system_body, system_document)
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
 
@@ -105,6 +114,12 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         check_label_prefix(label_prefix)
     if body and document:
         raise SymrmtInputError("body and document: choose one (the document is the body in a preamble)")
+    if (part is not None or theorem_env is not None) and not (body or document):
+        raise SymrmtInputError("part and theorem_env shape a body or a document, which fragments are not: give body "
+                               "or document, or leave them out.")
+    parts = check_parts(part) if part is not None else PARTS
+    if theorem_env is not None:
+        check_environment(theorem_env)
     _refuse_without_effect(model.name, f, S.a1 in model.system(rank).parameters,
                            {"center": center, "params": bool(params), "numeric": numeric, "digits": given_digits},
                            label_prefix is not None and not (body or document))
@@ -113,7 +128,7 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         if params:
             h = h.at(**named_values(params, [s.name for s in h.parameters], h.f))
-        h.require_centered()
+        _require_centered(h, params)
         substitution, given = hermite_given(h, numeric)
         symbols = tuple(h.parameters or ())
         if given_digits and not _has_numbers(given, substitution):
@@ -122,11 +137,27 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     # An f with a_1 = 0 has its own algebraic form (the general one divides by a_1).
     zero = printed == "algebraic" and substitution is not None and substitution.get(S.a1) == 0
     system = model.system(rank, printed, without_linear_part=zero)
-    options = dict(given=given, parameters=symbols, solver_data=solver_data)
+    options = dict(given=given, parameters=symbols, solver_data=solver_data, numeric=numeric)
     if document or body:
         write = system_document if document else system_body
-        return write(system, substitution, digits, label_prefix=label_prefix, **options)
+        return write(system, substitution, digits, label_prefix=label_prefix, parts=parts, theorem_env=theorem_env,
+                     **options)
     return system_latex(system, substitution, digits, **options)
+
+
+def _require_centered(h, params) -> None:
+    """Refuse an f that ``theory`` refuses as not centred, with its message.
+
+    An f with parameters and no closed-form :math:`a_0` is checked where ``theory`` would be asked for it: at
+    every parameter equal to 1 (an :math:`a_0` that is not identically 0 is seldom 0 there).
+    """
+    h.require_centered()
+    if h.parameters and not params and h.exact.get("a0") is None and not h.center:
+        try:
+            point = h.at(**{s.name: 1.0 for s in h.parameters})
+        except (ValueError, ArithmeticError):           # f undefined at 1: nothing to check there
+            return
+        point.require_centered()
 
 
 

@@ -110,23 +110,55 @@ def _labels(text: str) -> list[str]:
     return re.findall(r"\\label\{([^}]*)\}", text)
 
 
-def test_the_body_opens_with_the_model_and_closes_with_the_definitions():
+def test_the_body_is_model_assumptions_statement_definitions():
     from symrmt import latex
 
     body = latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
-    model, rest = body.split(r"\paragraph{Its deterministic equivalent.}")
+    model, rest = body.split(r"\paragraph{Assumptions.}")
     for needle in (r"X &= Z + \mu y^\top", r"K_{ij} &= \frac{f(S_{ij})}{\sqrt{p}} \ (i \ne j), \quad K_{ii} = d",
                    r"Q(\gamma) &= \left(\frac{K^\top X^\top X K}{n} + \gamma I_n\right)^{-1}",
                    r"\Phi(\gamma) &= \frac{y^\top Q(\gamma)\, y}{n}", r"E_\mathrm{attn}(\gamma) &= - \gamma^{2}"):
         assert needle in model, needle
-    equations, definitions = rest.split(r"\paragraph{Definitions.}")
-    assert r"\Phi(\gamma) &\simeq \tau_{11}" in equations and r"a_{1} \left(\lambda - 1\right)" in equations
-    assert r"\frac{s}{2}" not in equations and r"\mathbb{E}[\xi f(\xi)]" not in equations
+    statement, definitions = rest.split(r"\paragraph{Definitions.}")
+    assert r"\begin{claim}[heuristic]" in statement and r"\end{claim}" in statement      # rank 1 is not proven
+    assert r"E_\mathrm{attn}(\gamma) - \bar{E}_\mathrm{attn}(\gamma) \to 0" in statement
+    assert r"\bar{E}_\mathrm{attn}(\gamma) &= - \gamma^{2} \frac{\mathrm{d}}{\mathrm{d}\gamma} \bar{\Phi}(\gamma)" in statement
+    assert r"\bar{\Phi}(\gamma) &= \tau_{11} - g^\top" in statement and r"a_{1} \left(\lambda - 1\right)" in statement
+    assert r"\Gamma &= (\mu, w_K, w_Q)^\top (\mu, w_K, w_Q)" in statement and "continuous in" in statement
+    assert r"\frac{s}{2}" not in statement and r"\mathbb{E}[\xi f(\xi)]" not in statement
     assert r"\begin{tabular}" in definitions and r"\frac{\left(\pi - 2\right) \left(s - 1\right)^{2}}{4 \pi}" in definitions
-    # each symbol defined once: the model's X, y, d, gamma are not defined again, R only as the Dyson inverse
-    assert "the ridge parameter" not in definitions and "K_{ii}" not in definitions and r"\pm 1" not in definitions
-    assert r"R(\lambda) &= M(\lambda)^{-1}" in equations and "resolvent" not in body and r"R\," not in body
-    assert "symrmt latex" not in body.split("\n", 1)[1] and "physical branch" not in body and r"\gamma_{0}" not in body
+    # no symbol of the implementation, and each symbol defined once
+    for word in ("pencil", "H_N", r"\mathcal{U}", "Dyson", "Woodbury", "the ridge parameter", r"\pm 1\}^n \text"):
+        assert word not in body.split("\n", 1)[1], word
+    assert "symrmt latex" not in body.split("\n", 1)[1] and r"\gamma_{0}" not in body
+    linear = latex(kind="linear", body=True)
+    assert r"\begin{theorem}" in linear and "heuristic" not in linear                   # a theorem where proven
+    assert r"\begin{proposition}" in latex(kind="linear", body=True, theorem_env="proposition")
+
+
+def test_parts_print_the_model_once():
+    from symrmt import latex
+    from symrmt.errors import SymrmtInputError
+
+    theorem = latex("tanh(x)", body=True, part="theorem", label_prefix="tanh")
+    assert r"\paragraph{Model.}" not in theorem and r"\paragraph{Definitions.}" not in theorem
+    assert r"\begin{claim}" in theorem
+    both = latex("tanh(x)", body=True, part=["definitions", "model"])
+    assert both.index("Model.") < both.index("Definitions.") and "claim}" not in both.split("\n", 1)[1]
+    with pytest.raises(SymrmtInputError, match="part 'proof'"):
+        latex(body=True, part="proof")
+    with pytest.raises(SymrmtInputError, match="fragments"):
+        latex(part="model")
+
+
+def test_an_f_that_theory_refuses_is_refused_and_the_centring_constant_is_shown():
+    from symrmt import latex
+    from symrmt.errors import NonlinearityError
+
+    with pytest.raises(NonlinearityError, match="not centered"):
+        latex("tanh(a*x)+b*x**2")
+    body = latex("tanh(a*x)+b*x**2", center=True, body=True)
+    assert r"a_{0}(a, \tilde{b})" in body and r"is written $\tilde{b}$, since" in body
 
 
 def test_labels_carry_the_prefix_so_two_systems_share_a_paper():
@@ -161,10 +193,40 @@ def test_solver_data_only_on_request_in_their_own_environment():
     assert "physical branch" not in latex("tanh(x)") and "physical branch" in latex("tanh(x)", solver_data=True)
 
 
-def test_numeric_puts_the_numbers_in():
+def test_numeric_puts_the_numbers_in_and_keeps_the_form():
     from symrmt import latex
 
     symbolic = latex("tanh(x)", body=True).split(r"\paragraph{Definitions.}")
     numeric = latex("tanh(x)", body=True, numeric=True).split(r"\paragraph{Definitions.}")
     assert "0.605706" not in symbolic[0] and "0.605706" in symbolic[1]
-    assert "0.605706" in numeric[0] and "a_{1}" not in numeric[0].split(r"\paragraph{Its")[1]
+    assert r"0.605706 \left(\lambda - 1\right) - 0.0274153 t_{12}" in numeric[0]        # a_1 (lambda - 1) kept
+    assert r"\frac{0.605706}{c} \begin{pmatrix}" in numeric[0]                          # C_12's factor kept
+    assert "a_{1}" not in numeric[0].split(r"\paragraph{Assumptions")[1] and "b^{2}" not in numeric[0]
+
+
+def test_python_returns_the_same_body_and_a_system_renders_in_jupyter(tmp_path):
+    from symrmt import latex
+    from symrmt.cli import main
+    from symrmt.derive import attention_system
+
+    target = tmp_path / "b.tex"
+    assert main(["latex", "--f", "tanh(x)", "--body", str(target), "--part", "theorem"]) == 0
+    assert target.read_text() == latex("tanh(x)", body=True, part="theorem")
+    shown = attention_system(1)._repr_latex_()
+    assert shown.startswith("$$") and shown.endswith("$$") and r"M(\lambda) &=" in shown
+
+
+def test_the_block_pattern_is_checked_entry_by_entry():
+    """G printed as (tau_ab + tau^A_ab V_a^T V_b) only when every entry is that; a planted wrong entry falls back."""
+    import dataclasses
+
+    from symrmt.derive.latex import woodbury_structure
+
+    phi = models.ATTENTION.system(1).observables[S.PHI]
+    assert woodbury_structure(phi) is not None
+    gram = phi.gram.copy()
+    gram[1, 2] = gram[1, 2] * 2                                    # one Gram entry of block 1 doubled
+    assert woodbury_structure(dataclasses.replace(phi, gram=gram)) is None
+    source = phi.source.copy()
+    source[1, 0] = S.tau_symbol(1, 2)                              # g no longer a column of G
+    assert woodbury_structure(dataclasses.replace(phi, source=source)) is None

@@ -1,7 +1,7 @@
 """docs/paper.md runs: its commands, its Python, its LaTeX (compiled when an engine is installed), its numbers.
 
 ``python tests/docs/test_paper_page.py`` redraws docs/figures/paper_example.png, the first page
-of the compiled example (it needs ``pdflatex`` and ``pdftoppm``).
+of the compiled example and the second beside it (it needs ``pdflatex``, ``pdftoppm`` and Pillow).
 """
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_the_quoted_numbers_are_printed():
     assert r"$a_1 = (s + 1)/2$" in text and r"\frac{s + 1}{2}" in lrelu
     assert r"$b^2 = (\pi - 2)(s - 1)^2/(4\pi)$" in text
     assert r"\frac{\left(\pi - 2\right) \left(s - 1\right)^{2}}{4 \pi}" in lrelu
-    assert r"$a_1(\lambda - 1) - b^2 t_{12} + d$" in text and r"a_{1} \left(\lambda - 1\right) - b^{2} t_{12} + d" in lrelu
+    assert r"$M_{12} = a_1(\lambda - 1) - b^2 t_{12} + d$" in text and r"a_{1} \left(\lambda - 1\right) - b^{2} t_{12} + d" in lrelu
     assert "$a_1 = 0.605706$" in text and "0.605706" in latex("tanh(x)", body=True)
     for label in re.findall(r"`(lrelu:[A-Za-z0-9]+)`", text):
         assert r"\label{" + label + "}" in lrelu, label
@@ -101,8 +101,15 @@ def redraw(folder: pathlib.Path) -> None:
     status, log = _compile(folder)
     if status:
         sys.exit(log[-3000:])
-    subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "-singlefile", "paper.pdf",
-                    str(FIGURE.with_suffix(""))], check=True)
+    # pages 1 and 2 side by side: the model, the assumptions and the whole rank-1 statement
+    subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", "1", "-l", "2", "paper.pdf", "page"], check=True)
+    from PIL import Image
+
+    pages = [Image.open(name) for name in sorted(folder.glob("page-*.png"))]
+    joined = Image.new("RGB", (sum(p.width for p in pages), max(p.height for p in pages)), "white")
+    for k, page in enumerate(pages):
+        joined.paste(page, (sum(p.width for p in pages[:k]), 0))
+    joined.convert("L").save(FIGURE, optimize=True)
 
 
 if __name__ == "__main__":

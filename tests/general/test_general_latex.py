@@ -96,7 +96,7 @@ def test_document_and_body_compile(tmp_path, capsys):
     body = weights_latex(body=True, label_prefix="gw")
     (tmp_path / "body.tex").write_text(body)
     (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
-                                        "\\input{body}\nSee \\eqref{gw:t1}.\n\\end{document}\n")
+                                        "\\input{body}\nSee \\eqref{gw:tbb} and \\eqref{gw:N0}.\n\\end{document}\n")
     for _ in range(2):
         run = subprocess.run([_engine(), "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=300)

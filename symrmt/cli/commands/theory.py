@@ -58,13 +58,22 @@ def add_latex(sub) -> None:
     p.add_argument("--digits", type=integer_argument, default=None,
                    help=f"significant digits of numbers put in with --f, 1..{MAX_DIGITS} (default 6)")
     p.add_argument("--numeric", action="store_true",
-                   help="put f's data (a_1, b^2) into the equations as numbers with --digits significant digits "
-                        "(default: a_1 and b stay symbols, their values are given once)")
+                   help="print f's data a_1, b^2 and nu as numbers (--digits significant digits) where their "
+                        "symbols stand, the equations keeping their form: a_1 (lambda - 1) becomes "
+                        "0.605706 (lambda - 1) for tanh (default: they stay symbols, their values are given once)")
     p.add_argument("--document", metavar="FILE.tex", default=None,
                    help="write a complete LaTeX document (numbered, labelled equations) instead of printing fragments")
     p.add_argument("--body", metavar="FILE.tex", default=None,
                    help="write the body of a paper to \\input (amsmath, amssymb): the model, its numbered and "
                         "labelled equations, the definitions")
+    p.add_argument("--part", action="append", choices=("model", "theorem", "definitions"), default=None,
+                   help="with --body or --document: print only this part (repeatable; default all): the model, the "
+                        "theorem (assumptions, statement, its system) or the definitions (f's data), so that a paper "
+                        "with several nonlinearities states the model once")
+    p.add_argument("--theorem-env", metavar="NAME", default=None,
+                   help="with --body or --document: the environment of the statement, e.g. proposition (default: "
+                        "theorem where it is proven, claim where it is heuristic; define it with amsthm's "
+                        "\\newtheorem)")
     p.add_argument("--label-prefix", default=None,
                    help="prefix of the \\label's of --body and --document (default: the system's name, e.g. "
                         "attention), so that two systems can share one paper")
@@ -318,7 +327,8 @@ def cmd_latex(args: argparse.Namespace) -> dict:
                  center=args.center,
                  params=single_point(params) if params else None, numeric=args.numeric,
                  document=args.document is not None, form=args.form, body=args.body is not None,
-                 label_prefix=args.label_prefix, solver_data=args.solver_data)
+                 label_prefix=args.label_prefix, solver_data=args.solver_data, part=args.part,
+                 theorem_env=args.theorem_env)
     out = {"kind": args.kind, "f": args.f, "form": args.form, "latex": text,
            **({"params": single_point(params)} if params else {})}
     _emit_latex(text, target, flag, args.json, out)
@@ -355,7 +365,8 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank is not None),
                                      ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
                                      ("--solver-data", args.solver_data), ("--param", bool(getattr(args, "param", None))),
-                                     ("--digits", args.digits is not None)) if used]
+                                     ("--digits", args.digits is not None), ("--part", bool(args.part)),
+                                     ("--theorem-env", args.theorem_env is not None)) if used]
     if given:
         raise SymrmtInputError(f"--weights cannot be combined with {', '.join(given)}: the general-M system keeps M "
                                "and f's Hermite data symbolic (give --f, --body or --document, --label-prefix).")
