@@ -36,7 +36,8 @@ The file is untrusted data. It is used only when
 - each function's source parses to the statements :func:`sympy.lambdify` writes and nothing else
   (:func:`_checked_source`): one ``def`` whose body assigns names and returns; its expressions are
   names, numbers, arithmetic, comparisons, lists, tuples, and calls of names; no attribute, import,
-  subscript or other statement; every name it reads is an argument, an earlier assignment, or a
+  subscript or other statement, no integer constant beyond 1024 bits and no power of constants that Python
+  would evaluate at great cost (``10**10**10``); every name it reads is an argument, an earlier assignment, or a
   name of the recorded namespace, each of which must be that very attribute of NumPy,
   :mod:`scipy.special`, :mod:`functools` or :mod:`math` and only compute (a ufunc, a number, or one
   of the few array functions of :data:`_COMPUTING`: nothing that reads or writes files), or one of
@@ -409,6 +410,10 @@ def _checked_source(source: Any, namespace: dict) -> ast.Module:
             raise _Refused(f"the source has a {type(node).__name__}")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, complex, str, type(None))):
             raise _Refused("the source has a constant of another kind")
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.value.bit_length() > _MAX_INT_BITS:
+            raise _Refused("the source has an integer constant that is too large")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            _check_power(node)
         if isinstance(node, ast.Expr) and not (node is function.body[0] and isinstance(node.value, ast.Constant)):
             raise _Refused("the source has an expression statement")
     for statement in function.body:
@@ -422,6 +427,27 @@ def _checked_source(source: Any, namespace: dict) -> ast.Module:
         elif not isinstance(statement, ast.Expr):
             raise _Refused("a statement lambdify does not write")
     return tree
+
+
+#: Integer constants of generated code (lambdify writes small ones: exponents, counts) and of powers of them.
+_MAX_INT_BITS = 1024
+_MAX_CONSTANT_EXPONENT = 1024
+
+
+def _check_power(node: ast.BinOp) -> None:
+    """Refuse a power that Python would evaluate in exact integers at great cost (``10**10**10``): an exponent
+    that is a computed constant, or a constant base and a constant exponent beyond :data:`_MAX_CONSTANT_EXPONENT`.
+    Powers of variables are float arrays: they overflow to infinity, at no cost."""
+    def constant(sub: ast.AST) -> bool:
+        return not any(isinstance(n, ast.Name) for n in ast.walk(sub))
+
+    exponent = node.right.operand if isinstance(node.right, ast.UnaryOp) else node.right
+    if constant(node.right) and not isinstance(exponent, ast.Constant):
+        raise _Refused("the source has a power whose exponent is a computed constant")
+    if constant(node.left) and constant(node.right) and (
+            any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) for n in ast.walk(node.left))
+            or not abs(exponent.value) <= _MAX_CONSTANT_EXPONENT):
+        raise _Refused("the source has a power of constants that is too large")
 
 
 def _names_known(node: ast.AST | None, known: set) -> None:
