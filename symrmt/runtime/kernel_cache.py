@@ -41,7 +41,6 @@ import importlib.metadata
 import json
 import os
 import pathlib
-import stat
 import sys
 import types
 import warnings
