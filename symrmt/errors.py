@@ -10,7 +10,7 @@ solver could not solve to its tolerance. The CLI maps them to exit statuses
 from __future__ import annotations
 
 __all__ = ["SymrmtError", "SymrmtInputError", "ParseError", "NonlinearityError", "ParameterError",
-           "ParameterTypeError", "ConvergenceError", "shown", "shortened", "QUOTE_WIDTH"]
+           "ParameterTypeError", "ConvergenceError", "shown", "shortened", "printable", "QUOTE_WIDTH"]
 
 #: The most characters a message quotes of one user value (:func:`shown`): a long input is cut in the middle.
 QUOTE_WIDTH = 80
@@ -113,6 +113,27 @@ class ConvergenceError(SymrmtError, RuntimeError):
         self.failures = tuple(failures)
 
 
+def printable(text: str) -> str:
+    r"""``text`` with every character that is not printable written as its Python escape: what the terminal shows.
+
+    The one way the package prints text it did not write itself (a user's value, a file name, a cache
+    entry's content): control characters (escape sequences, carriage returns, newlines, NUL) and the
+    invisible formatting ones (bidirectional overrides) cannot move the cursor, recolour the terminal, hide
+    text or split one message line into two. Printable characters, non-ASCII letters included, are kept.
+
+    >>> printable("name\x1b[31m red")
+    'name\\x1b[31m red'
+    >>> printable("two\nlines") == "two\\nlines"
+    True
+    >>> printable("σ(x) ok")
+    'σ(x) ok'
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def shortened(text: str, width: int = QUOTE_WIDTH, length: int | None = None) -> str:
     """``text`` if it has at most ``width`` characters, else its start and end around ``...`` and its length
     (``length``, where ``text`` quotes a value of another length: the characters the user typed).
@@ -134,7 +155,8 @@ def shown(value: object, width: int = QUOTE_WIDTH) -> str:
     """The repr of a user value for a one-line message, at most about ``width`` characters (cut in the middle).
 
     The one way a message quotes what the user gave: a 1 MB string or list, a 5000-digit integer (whose repr
-    Python refuses beyond 4300 digits) and an object whose repr fails are all shown in one short line.
+    Python refuses beyond 4300 digits) and an object whose repr fails are all shown in one short line, with
+    control characters escaped (:func:`printable`).
 
     >>> shown("tanh(x)")
     "'tanh(x)'"
@@ -147,7 +169,7 @@ def shown(value: object, width: int = QUOTE_WIDTH) -> str:
         digits = _digits(abs(value))
         return f"<{'a negative' if value < 0 else 'an'} integer of {digits} digits>"
     try:
-        text = repr(value)
+        text = printable(repr(value))          # a str's repr escapes already; an object's own repr may not
     except Exception:  # noqa: BLE001 - a repr that fails (too many digits, a broken object) is not the user's fault
         return f"a {type(value).__name__}"
     return shortened(text if isinstance(value, str) else " ".join(text.split()), width,

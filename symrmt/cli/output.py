@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from ..errors import shortened, shown
+from ..errors import printable, shortened, shown
 
 #: What a write to an already open file can fail with: a full device or quota, a file too large, an I/O error.
 _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
@@ -34,8 +34,9 @@ def json_text(out: dict) -> str:
 
 def one_line(exc: BaseException | str) -> str:
     """An exception's message with its line breaks and runs of blanks folded into single spaces, and at most
-    :data:`MESSAGE_WIDTH` characters (a longer one is cut in the middle, :func:`symrmt.errors.shortened`)."""
-    return shortened(" ".join(str(exc).split()), MESSAGE_WIDTH)
+    :data:`MESSAGE_WIDTH` characters (a longer one is cut in the middle, :func:`symrmt.errors.shortened`), its
+    control characters escaped (:func:`symrmt.errors.printable`: a value quoted in it cannot drive the terminal)."""
+    return shortened(printable(" ".join(str(exc).split())), MESSAGE_WIDTH)
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:

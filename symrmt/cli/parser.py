@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Sequence
 
-from ..errors import shortened
+from ..errors import printable, shortened
 from .commands.check import add_check
 from .commands.converge import add_converge
 from .commands.demo import add_demo
@@ -104,6 +104,7 @@ def parse_arguments(parser: argparse.ArgumentParser,
             sys.stderr.write(text)
         else:
             lines = [line for line in text.splitlines() if line.strip()]
-            print(shortened(lines[-1], MESSAGE_WIDTH) if lines else "symrmt: error: bad arguments", file=sys.stderr)
+            print(shortened(printable(lines[-1]), MESSAGE_WIDTH) if lines else "symrmt: error: bad arguments",
+                  file=sys.stderr)
             status = 2
         return None, status

@@ -13,21 +13,40 @@ What is checked before an entry is used
 ---------------------------------------
 The file is untrusted data. It is used only when
 
-- its SHA-256 checksum matches its content, and it was written by this version of the code that
+- it is a regular file (read without following a link or blocking on a pipe:
+  :func:`symrmt.runtime.files.read_cache_file`) in a folder that this user owns and nobody else can
+  write, and owned by this user too (:func:`symrmt.runtime.cache_dir.untrusted`);
+- its checksum is the HMAC-SHA-256 of its content under the cache's private key
+  (:func:`symrmt.runtime.cache_dir.signing_key`, readable by this user only): an entry written or edited
+  by anyone who cannot read the key, such as a forger who changes a value and recomputes a plain
+  SHA-256, is refused. The key, not a check of each value against a fresh evaluation, is what makes
+  the values trusted: a fresh evaluation needs the derivation and code generation that the cache is
+  there to save (seconds per system, in every process), while whoever can read the key can also edit
+  the user's own files and the package itself;
+- it was written by this version of the code that
   generates it: the tag holds the Python, NumPy, SciPy and SymPy versions and the SHA-256 of the
   sources of :mod:`symrmt.derive`, :mod:`symrmt.codegen` and :mod:`symrmt.models` (any change of
   them, or another package version, is a miss);
+- its request names the model's derivation as well as its name (the module, function and arguments of
+  its ``derive``: :func:`symrmt.models.model.Model.compiled`), so that another model registered under
+  the same name in a later process never gets this one's entry;
+- its counts and functions fit together (at most :data:`_MAX_COUNT` spectral averages, a residual and a
+  start function wherever there are unknowns, an averages and a law function wherever there are averages);
+- every symbol's name is one the package creates (:data:`symrmt.nonlinearity.serial.SYMBOL_NAME`);
 - each function's source parses to the statements :func:`sympy.lambdify` writes and nothing else
   (:func:`_checked_source`): one ``def`` whose body assigns names and returns; its expressions are
   names, numbers, arithmetic, comparisons, lists, tuples, and calls of names; no attribute, import,
-  subscript or other statement; every name it reads is an argument, an earlier assignment, or a
+  subscript or other statement, no integer constant beyond 1024 bits and no power of constants that Python
+  would evaluate at great cost (``10**10**10``); every name it reads is an argument, an earlier assignment, or a
   name of the recorded namespace, each of which must be that very attribute of NumPy,
   :mod:`scipy.special`, :mod:`functools` or :mod:`math` and only compute (a ufunc, a number, or one
   of the few array functions of :data:`_COMPUTING`: nothing that reads or writes files), or one of
   the back end's own :data:`~symrmt.codegen.numpy_backend.MODULES` translations.
 
 Anything else (a truncated, edited or foreign file, another version, an unknown name) is a miss:
-the file is deleted with a :class:`SystemCacheWarning` and the system derived and stored again.
+the file is deleted with a :class:`SystemCacheWarning` and the system derived and stored again. Writes
+stay in the cache's folder: whatever has an entry's name (a link, dangling or not, a pipe) is replaced,
+never written through.
 
 Shipped entries
 ---------------
@@ -36,7 +55,8 @@ The package ships the entries of its built-in models' default requests in :data:
 fresh environment derives and generates nothing. A request is looked up in the user's cache, then
 among the shipped entries (also when the user's cache is off: they are part of the package), then
 derived (and stored in the user's cache). A shipped entry is
-checked as a user's entry is (checksum, request, the grammar of every function), but its tag is
+checked as a user's entry is (request, the grammar of every function), with a plain SHA-256 as its
+checksum (it is package data, trusted as the package's code is), and its tag is
 only :data:`FORMAT` and the SHA-256 of the sources (:func:`shipped_tag`): the user's library
 versions differ from ours, and the generated code calls only NumPy and SciPy. Any change of the
 derivation or code-generation sources makes every shipped entry a miss (never a wrong answer)
@@ -49,11 +69,13 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import hmac
 import importlib
 import inspect
 import json
 import linecache
 import math
+import os
 import pathlib
 import sys
 import warnings
@@ -62,16 +84,19 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import sympy as sp
 
-from ..runtime.cache_dir import cache_root
-from ..runtime.files import write_text_atomically
+from ..errors import printable
+from ..nonlinearity.serial import SYMBOL_NAME
+from ..runtime.cache_dir import cache_root, signature, signing_key, untrusted
+from ..runtime.files import read_cache_file, write_text_atomically
 from ..solve.compiled import CompiledObservable, CompiledSystem
 
 __all__ = ["SystemCacheWarning", "SystemSummary", "compiled", "summary", "FORMAT", "SHIPPED", "shipped_tag",
            "shipped_name"]
 
 #: Bump when the layout of an entry changes: older entries are then never matched.
-FORMAT = 1
+FORMAT = 2
 _MAX_BYTES = 20_000_000
+_MAX_COUNT = 1000          # spectral averages of one system (the built-in ones have at most 12)
 #: The entries shipped with the package (package data written by ``python -m symrmt.codegen.shipped``).
 SHIPPED = pathlib.Path(__file__).resolve().parent / "shipped_systems"
 #: The modules whose attributes generated code may call, by the name it calls them.
@@ -151,8 +176,19 @@ def _path(folder: pathlib.Path, request: dict) -> pathlib.Path:
     return folder / (hashlib.sha256(tag.encode()).hexdigest()[:40] + ".json")
 
 
-def _checksum(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+def _checksum(body: dict, key: bytes | None = None) -> str:
+    """The SHA-256 of ``body`` (a shipped entry), or its HMAC-SHA-256 under ``key`` (a user's entry)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest() if key is None else signature(key, text)
+
+
+def _key() -> bytes | None:
+    """The private key of the user's cache, or None (cache off or untrusted: nothing is read from it)."""
+    try:
+        root = cache_root()
+    except (RuntimeError, KeyError, OSError):
+        return None
+    return None if root is None or str(root) in _unusable else signing_key(root)
 
 
 # ------------------------------------------------------------------------------------------ public entry points
@@ -198,10 +234,16 @@ class _Refused(ValueError):
 def _entries(request: dict) -> Iterator[tuple[pathlib.Path, dict]]:
     """``(path, data)`` of the user's entry of ``request``, then of the shipped one (each read only when asked for)."""
     folder = _folder()
-    places = [] if folder is None else [(_path(folder, request), {"format": FORMAT, "tag": _tag()})]
+    key = None if folder is None else _key()
+    places = [] if key is None else [(_path(folder, request), {"format": FORMAT, "tag": _tag()})]
+    if places and os.path.isdir(folder):
+        why = untrusted(folder, folder=True)
+        if why is not None:
+            _warn_folder(folder, why)
+            places = []
     for path, tag in [*places, (SHIPPED / shipped_name(request), shipped_tag())]:
         try:
-            data = _read(path, request, tag)
+            data = _read(path, request, tag, None if _shipped(path) else key)
         except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
             _discard(path, str(exc)[:200] or type(exc).__name__)
             continue
@@ -209,17 +251,29 @@ def _entries(request: dict) -> Iterator[tuple[pathlib.Path, dict]]:
             yield path, data
 
 
-def _read(path: pathlib.Path, request: dict, tag: dict) -> dict | None:
-    """The data of the entry at ``path``: None if there is none (or a shipped one is stale), :class:`_Refused` if bad."""
-    if not path.is_file():
+def _warn_folder(folder: pathlib.Path, why: str) -> None:
+    if str(folder) not in _unusable:
+        _unusable.add(str(folder))
+        warnings.warn(f"symrmt: the compiled-system cache {printable(str(folder))[:200]!r} {why}: not used (derived "
+                      "in this process instead)", SystemCacheWarning, stacklevel=4)
+
+
+def _read(path: pathlib.Path, request: dict, tag: dict, key: bytes | None) -> dict | None:
+    """The data of the entry at ``path``: None if there is none (or a shipped one is stale), :class:`_Refused` if bad.
+
+    ``key``: the user's cache key, whose HMAC the entry's checksum must be; None for a shipped entry (SHA-256)."""
+    raw = read_cache_file(path, _MAX_BYTES)
+    if raw is None:
         return None
-    if path.stat().st_size > _MAX_BYTES:
-        raise _Refused(f"larger than {_MAX_BYTES} bytes")
-    entry = json.loads(path.read_text(encoding="utf-8"))
+    if key is not None:
+        why = untrusted(path, folder=False)
+        if why is not None:
+            raise _Refused(f"the file {why}")
+    entry = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     if not isinstance(entry, dict):
         raise _Refused("not an entry of this cache")
     body = {k: v for k, v in entry.items() if k != "checksum"}
-    if entry.get("checksum") != _checksum(body):
+    if not isinstance(entry.get("checksum"), str) or not hmac.compare_digest(entry["checksum"], _checksum(body, key)):
         raise _Refused("checksum mismatch")
     if {"format": entry.get("format"), "tag": entry.get("tag")} != tag:
         if _shipped(path):
@@ -230,18 +284,23 @@ def _read(path: pathlib.Path, request: dict, tag: dict) -> dict | None:
     return entry["data"]
 
 
+def _refuse_constant(name: str):
+    raise _Refused(f"non-finite number {name} in JSON")
+
+
 def _shipped(path: pathlib.Path) -> bool:
     return path.parent == SHIPPED
 
 
 def _discard(path: pathlib.Path, reason: str) -> None:
     if _shipped(path):
-        warnings.warn(f"symrmt: refused the shipped compiled-system entry {path.name!r} ({reason[:200]}); deriving "
+        warnings.warn(f"symrmt: refused the shipped compiled-system entry {path.name!r} ({printable(reason)[:200]}); "
+                      "deriving "
                       "the system (regenerate them with: python -m symrmt.codegen.shipped)", SystemCacheWarning,
                       stacklevel=3)
         return
-    warnings.warn(f"symrmt: discarded the compiled-system cache entry {str(path)[:200]!r} ({reason[:200]}); "
-                  "deriving the system again", SystemCacheWarning, stacklevel=3)
+    warnings.warn(f"symrmt: discarded the compiled-system cache entry {printable(str(path))[:200]!r} "
+                  f"({printable(reason)[:200]}); deriving the system again", SystemCacheWarning, stacklevel=3)
     try:
         path.unlink(missing_ok=True)
     except OSError:
@@ -249,8 +308,8 @@ def _discard(path: pathlib.Path, reason: str) -> None:
 
 
 def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise _Refused("a name is not text")
+    if not isinstance(value, str) or len(value) > 200 or not value.isprintable():
+        raise _Refused("a name is not one line of printable text")
     return value
 
 
@@ -260,10 +319,10 @@ def _symbols(data: Any) -> dict[str, sp.Symbol]:
         raise _Refused("malformed symbols")
     out = {}
     for name, assumptions in data.items():
-        if not (isinstance(name, str) and name.isprintable() and isinstance(assumptions, dict)
+        if not (isinstance(name, str) and SYMBOL_NAME.fullmatch(name) and isinstance(assumptions, dict)
                 and all(isinstance(k, str) and k.isidentifier() and isinstance(v, bool)
                         for k, v in assumptions.items())):
-            raise _Refused(f"malformed symbol {str(name)[:40]!r}")
+            raise _Refused(f"malformed symbol {printable(str(name)[:40])!r}")
         try:
             out[name] = sp.Symbol(name, **assumptions)
         except (TypeError, ValueError, AttributeError) as exc:
@@ -351,6 +410,10 @@ def _checked_source(source: Any, namespace: dict) -> ast.Module:
             raise _Refused(f"the source has a {type(node).__name__}")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, complex, str, type(None))):
             raise _Refused("the source has a constant of another kind")
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.value.bit_length() > _MAX_INT_BITS:
+            raise _Refused("the source has an integer constant that is too large")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            _check_power(node)
         if isinstance(node, ast.Expr) and not (node is function.body[0] and isinstance(node.value, ast.Constant)):
             raise _Refused("the source has an expression statement")
     for statement in function.body:
@@ -364,6 +427,27 @@ def _checked_source(source: Any, namespace: dict) -> ast.Module:
         elif not isinstance(statement, ast.Expr):
             raise _Refused("a statement lambdify does not write")
     return tree
+
+
+#: Integer constants of generated code (lambdify writes small ones: exponents, counts) and of powers of them.
+_MAX_INT_BITS = 1024
+_MAX_CONSTANT_EXPONENT = 1024
+
+
+def _check_power(node: ast.BinOp) -> None:
+    """Refuse a power that Python would evaluate in exact integers at great cost (``10**10**10``): an exponent
+    that is a computed constant, or a constant base and a constant exponent beyond :data:`_MAX_CONSTANT_EXPONENT`.
+    Powers of variables are float arrays: they overflow to infinity, at no cost."""
+    def constant(sub: ast.AST) -> bool:
+        return not any(isinstance(n, ast.Name) for n in ast.walk(sub))
+
+    exponent = node.right.operand if isinstance(node.right, ast.UnaryOp) else node.right
+    if constant(node.right) and not isinstance(exponent, ast.Constant):
+        raise _Refused("the source has a power whose exponent is a computed constant")
+    if constant(node.left) and constant(node.right) and (
+            any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) for n in ast.walk(node.left))
+            or not abs(exponent.value) <= _MAX_CONSTANT_EXPONENT):
+        raise _Refused("the source has a power of constants that is too large")
 
 
 def _names_known(node: ast.AST | None, known: set) -> None:
@@ -388,11 +472,29 @@ def _function(data: Any, label: str) -> Callable | None:
     return scope[tree.body[0].name]
 
 
+def _counts(data: dict) -> tuple[int, int]:
+    """``(averages_count, fixed_point_averages_count)``, checked to fit the functions the entry holds."""
+    functions = data["functions"]
+    if not isinstance(functions, dict):
+        raise _Refused("malformed functions")
+    counts = data["averages_count"], data["fixed_point_averages_count"]
+    if not all(type(c) is int and 0 <= c <= _MAX_COUNT for c in counts) or counts[1] > counts[0]:
+        raise _Refused(f"average counts {str(counts)[:60]} are not 0 <= fixed-point <= all <= {_MAX_COUNT}")
+    missing = [slot for slot, needed in (("residual_function", bool(data["unknowns"])),
+                                         ("start_function", bool(data["unknowns"])),
+                                         ("averages_function", counts[0] > 0), ("law_function", counts[0] > 0),
+                                         ("fixed_point_function", counts[1] > 0)) if needed and not functions.get(slot)]
+    if missing:
+        raise _Refused(f"no {missing[0]} where the system needs one")
+    return counts
+
+
 def _system_from(data: dict) -> CompiledSystem:
     from .numba_backend import pointwise_kernel
 
     symbols = _symbols(data.get("symbols"))
     try:
+        averages_count, fixed_point_averages_count = _counts(data)
         functions = {slot: _function(data["functions"].get(slot), slot) for slot in _FUNCTIONS}
         observables = []
         for item in data["observables"]:
@@ -411,7 +513,7 @@ def _system_from(data: dict) -> CompiledSystem:
             complex=bool(data["complex"]), variable=_keys([data["variable"]], symbols)[0],
             predictor=_text(data["predictor"]), law=None if data["law"] is None else _text(data["law"]),
             law_function=functions["law_function"], law_keywords=tuple(_text(k) for k in data["law_keywords"]),
-            averages_count=int(data["averages_count"]), fixed_point_averages_count=int(data["fixed_point_averages_count"]),
+            averages_count=averages_count, fixed_point_averages_count=fixed_point_averages_count,
             fixed_point_function=functions["fixed_point_function"], residual_function=functions["residual_function"],
             averages_function=functions["averages_function"], observables=tuple(observables),
             start_function=functions["start_function"], initial_function=functions["initial_function"],
@@ -432,26 +534,32 @@ class _NotData(Exception):
     """Something of a compiled system that cannot be written as checked data (the system is then not stored)."""
 
 
-def entry_text(request: dict, data: dict, tag: dict, indent: int | None = None) -> str:
+def entry_text(request: dict, data: dict, tag: dict, indent: int | None = None, key: bytes | None = None) -> str:
     """An entry's file content: ``tag`` (``{"format": ..., "tag": ...}``), request, data and their checksum.
 
-    The checksum is of the compact JSON of the rest, whatever ``indent`` lays the file out with."""
+    The checksum is of the compact JSON of the rest, whatever ``indent`` lays the file out with: its SHA-256
+    (a shipped entry), or its HMAC-SHA-256 under ``key`` (a user's entry)."""
     body = {**tag, "request": request, "data": data}
-    return json.dumps({**body, "checksum": _checksum(body)}, sort_keys=True, indent=indent,
+    return json.dumps({**body, "checksum": _checksum(body, key)}, sort_keys=True, indent=indent,
                       separators=(",", ": ") if indent is not None else (",", ":"))
 
 
 def _store(request: dict, data: Callable[[], dict]) -> None:
     folder = _folder()
-    if folder is None:
+    key = None if folder is None else _key()
+    if key is None or str(folder) in _unusable:
         return
     try:
-        text = entry_text(request, data(), {"format": FORMAT, "tag": _tag()})
+        text = entry_text(request, data(), {"format": FORMAT, "tag": _tag()}, key=key)
     except _NotData:
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(_path(folder, request), text)
+        why = untrusted(folder, folder=True)
+        if why is not None:
+            _warn_folder(folder, why)
+            return
+        write_text_atomically(_path(folder, request), text, follow=False)   # a link named as the entry is replaced
     except OSError as exc:
         _unusable.add(str(cache_root()))
         warnings.warn(f"symrmt: the compiled-system cache is off: cannot write in {str(folder)[:200]!r} ({exc}); set "

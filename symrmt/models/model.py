@@ -12,6 +12,8 @@ Nothing here imports SymPy at import time: the command line reads the registry t
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import importlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -133,7 +135,20 @@ def system_domains(system) -> tuple[tuple, dict]:
 
 
 def _request(model: Model, rank: int, form: str, without_linear_part: bool = False) -> dict:
-    return {"model": model.name, "rank": rank, "form": form, "without_linear_part": without_linear_part}
+    return {"model": model.name, "derivation": _derivation(model), "rank": rank, "form": form,
+            "without_linear_part": without_linear_part}
+
+
+def _derivation(model: Model) -> str:
+    """What derives the model's system, for the disk cache's key: the module, name and bound arguments of its
+    ``derive`` (the sources of those modules are in the cache's tag), so that an entry belongs to a derivation,
+    not to a name another model may take in a later process."""
+    derive, bound = model.derive, []
+    while isinstance(derive, functools.partial):
+        bound.append(repr((derive.args, sorted(derive.keywords.items()))))
+        derive = derive.func
+    what = f"{getattr(derive, '__module__', None)}.{getattr(derive, '__qualname__', type(derive).__qualname__)}"
+    return hashlib.sha256("\0".join([what, *bound]).encode()).hexdigest()[:32]
 
 
 @lru_cache(maxsize=None)

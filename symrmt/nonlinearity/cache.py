@@ -38,8 +38,11 @@ its two resolutions disagree) the entry is not used and the data are recomputed:
 never switches the check off. Anything that fails a check (a truncated, garbage, swapped
 or tampered entry) is discarded with a :class:`CacheWarning` and rebuilt.
 
-Writes are atomic (:func:`symrmt.runtime.files.write_text_atomically`: a temporary file in the same
-folder, then :func:`os.replace`), so two processes building the same f at once both leave a complete entry. Temporary
+Entries are read only as regular files of at most 1 MB, without following a symbolic link and without
+blocking on a pipe (:func:`symrmt.runtime.files.read_cache_file`). Writes are atomic
+(:func:`symrmt.runtime.files.write_text_atomically`: a temporary file in the same folder, then
+:func:`os.replace`), so two processes building the same f at once both leave a complete entry; whatever
+has an entry's name (a link, dangling or not, a pipe) is replaced, never written through. Temporary
 files left by a process that died are removed once they are an hour old.
 """
 from __future__ import annotations
@@ -58,7 +61,8 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..runtime.files import write_text_atomically
+from ..runtime.files import read_cache_file, write_text_atomically
+from ..errors import printable
 from .constants import DPS, KEYS, NU_MAX, NU_SMALL
 from .serial import from_srepr, to_srepr
 
@@ -185,7 +189,7 @@ def store(expr: sp.Expr, center: bool, method: str, result: tuple) -> None:
 def _atomic_write(path: pathlib.Path, text: str) -> None:
     """:func:`symrmt.runtime.files.write_text_atomically`; a failure turns the cache off with a warning."""
     try:
-        write_text_atomically(path, text)
+        write_text_atomically(path, text, follow=False)      # a link or a pipe named as the entry is replaced
     except OSError as exc:
         _unusable.add(str(path.parent))
         _warn(f"symrmt: the Hermite disk cache is off: cannot write {str(path)[:200]!r} ({exc})")
@@ -229,19 +233,27 @@ def load(expr: sp.Expr, center: bool, method: str) -> tuple | None:
     request = _request(expr, center, method)
     path = _path(folder, request)
     try:
-        if not path.is_file():
+        entry = read_entry(path)
+        if entry is None:
             return None
-        if path.stat().st_size > _MAX_BYTES:
-            raise _Invalid(f"larger than {_MAX_BYTES} bytes")
-        entry = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
         return _checked(entry, request, expr)
     except _Unjudged:           # maybe right, but unverifiable: recomputing (and storing again) costs only time
         return None
     except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is not used
         reason = str(exc) if isinstance(exc, (_Invalid, ValueError, OSError)) else type(exc).__name__
-        _warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({reason[:200]}); recomputing")
+        _warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({printable(reason[:200])}); "
+              "recomputing")
         _unlink(path)
         return None
+
+
+def read_entry(path: pathlib.Path) -> Any:
+    """The JSON of the entry at ``path``, or None when there is none: a regular file of at most 1 MB, never
+    through a link or from a pipe (:func:`symrmt.runtime.files.read_cache_file`), without NaN or infinities."""
+    data = read_cache_file(path, _MAX_BYTES)
+    if data is None:
+        return None
+    return json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
 
 
 def _refuse_constant(name: str):

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 import sympy as sp
 
+from ..errors import printable
 from . import cache
 from .constants import KEYS, X
 from .gauss_hermite import gauss_hermite_data
@@ -75,15 +76,14 @@ def load(expr: sp.Expr, symbols: Sequence[sp.Symbol], method: str, timeout: floa
     request = _request(expr, method, timeout)
     path = _path(folder, request)
     try:
-        if not path.is_file():
+        entry = cache.read_entry(path)
+        if entry is None:
             return None
-        if path.stat().st_size > cache._MAX_BYTES:
-            raise ValueError(f"larger than {cache._MAX_BYTES} bytes")
-        entry = json.loads(path.read_text(encoding="utf-8"), parse_constant=cache._refuse_constant)
         return _checked(entry, request, expr, tuple(symbols))
     except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is not used
         reason = str(exc) if isinstance(exc, (cache._Invalid, ValueError, OSError)) else type(exc).__name__
-        cache._warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({reason[:200]}); recomputing")
+        cache._warn(f"symrmt: discarded the Hermite cache entry {str(path)[:200]!r} ({printable(reason[:200])}); "
+                    "recomputing")
         cache._unlink(path)
         return None
 

@@ -26,7 +26,7 @@ from typing import IO, Any, Callable, Iterable, Sequence
 from ..errors import ParameterTypeError, SymrmtInputError, shown
 
 __all__ = ["write_atomically", "write_text_atomically", "save_figure", "fresh_path", "same_file",
-           "check_not_an_input", "check_outputs", "read_regular"]
+           "check_not_an_input", "check_outputs", "read_regular", "read_cache_file"]
 
 #: Whether a file opened with ``O_TMPFILE`` can be given a name through ``/proc/self/fd`` (found out at first use).
 _LINK_FROM_PROC: list[bool] = []
@@ -34,7 +34,7 @@ _MAX_FRESH = 10_000          # NAME-1 .. NAME-9999: a folder holding all of them
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary: bool = False,
-                     encoding: str = "utf-8", *, replace: bool = True) -> Path:
+                     encoding: str = "utf-8", *, replace: bool = True, follow: bool = True) -> Path:
     """Call ``write(stream)`` on a temporary file beside ``path``, then put it in place of ``path`` at once.
 
     Parameters
@@ -49,6 +49,11 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
         refuses it, although a rename could replace it). False: it is kept, and the content goes
         to the first free name of ``NAME-1.EXT``, ``NAME-2.EXT``, ... (see :func:`fresh_path`). A device or
         a pipe (``/dev/null``) is written into directly: there is no file to replace.
+    follow
+        True: a symbolic link named ``path`` is followed, a device or a pipe written into (a user's output).
+        False (the caches): whatever has the name ``path`` (a link, dangling or not, a pipe, a device, a
+        read-only file) is replaced by the new file, so the write never leaves ``path``'s folder and never
+        blocks on a pipe; only a folder there is refused.
 
     Returns
     -------
@@ -61,15 +66,18 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
         The write failed (it names ``path``); the target is untouched and no temporary file is left.
     """
     named = Path(path)
-    target = Path(os.path.realpath(named)) if replace and os.path.islink(named) else named
+    target = Path(os.path.realpath(named)) if follow and replace and os.path.islink(named) else named
     folder = target.parent
     try:
-        if replace and _special(target, path):          # a device or a pipe: written into, nothing to replace
+        if not follow:
+            if os.path.isdir(named) and not os.path.islink(named):
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fspath(path))
+        elif replace and _special(target, path):          # a device or a pipe: written into, nothing to replace
             with open(target, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": ""})) \
                     as stream:
                 write(stream)
             return named
-        if replace and os.path.exists(target) and not os.access(target, os.W_OK):
+        if follow and replace and os.path.exists(target) and not os.access(target, os.W_OK):
             raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", os.fspath(path))
         descriptor, temporary = _open_temporary(folder, target.name)
         try:
@@ -78,7 +86,8 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
                 stream.flush()
                 os.fsync(descriptor)
             if replace:
-                _keep_mode(target, descriptor)
+                if follow:
+                    _keep_mode(target, descriptor)
                 temporary = _name_temporary(descriptor, folder, target.name, temporary)
                 os.replace(temporary, target)
                 written = named
@@ -99,9 +108,10 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], Any], binary
 
 
 def write_text_atomically(path: str | os.PathLike, text: str, encoding: str = "utf-8", *,
-                          replace: bool = True) -> Path:
+                          replace: bool = True, follow: bool = True) -> Path:
     """:func:`write_atomically` of one string."""
-    return write_atomically(path, lambda stream: stream.write(text), encoding=encoding, replace=replace)
+    return write_atomically(path, lambda stream: stream.write(text), encoding=encoding, replace=replace,
+                            follow=follow)
 
 
 def save_figure(fig: Any, path: str | os.PathLike, *, replace: bool = True, **options: Any) -> Path:
@@ -188,16 +198,56 @@ def read_regular(path: str | os.PathLike, what: str, limit: int | None = None) -
     if "\0" in os.fspath(path):             # os functions raise ValueError for it, before any system call
         raise SymrmtInputError(f"{what} {shown_path}: a file name cannot hold a NUL byte.")
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return _read_regular(path, limit, follow=True)
+    except IsADirectoryError:
+        raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({os.strerror(errno.EISDIR)}).") from None
+    except _NotRegular:
+        raise SymrmtInputError(f"{what} {shown_path}: is not a regular file (a pipe, a device or a socket); "
+                               "give a file name.") from None
     except OSError as exc:
         raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({exc.strerror or exc}).") from None
+
+
+def read_cache_file(path: str | os.PathLike, limit: int) -> bytes | None:
+    """The bytes of the cache file ``path``, or None when there is none; the one reader of the disk caches.
+
+    As :func:`read_regular`, but for files the package wrote itself: a symbolic link at ``path`` is not
+    followed (``O_NOFOLLOW``), and anything but a regular file (a link, a pipe, a device, a socket, a folder)
+    or a file of more than ``limit`` bytes raises :class:`ValueError` (the caller discards the entry).
+    Never blocks: a pipe is opened with ``O_NONBLOCK`` and refused on its descriptor.
+
+    >>> read_cache_file("/nonexistent/entry.json", 100) is None
+    True
+    """
+    try:
+        data = _read_regular(path, limit, follow=False)
+    except FileNotFoundError:
+        return None
+    except (_NotRegular, IsADirectoryError):
+        raise ValueError("not a regular file (a link, a pipe, a device, a socket or a folder)") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:           # O_NOFOLLOW met a symbolic link
+            raise ValueError("a symbolic link, which the cache never writes") from None
+        raise
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return data
+
+
+class _NotRegular(OSError):
+    """A pipe, a device or a socket where a regular file was expected."""
+
+
+def _read_regular(path: str | os.PathLike, limit: int | None, follow: bool) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path``, opened without blocking, checked on its descriptor."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    descriptor = os.open(path, flags)
     try:
         mode = os.fstat(descriptor).st_mode
         if stat.S_ISDIR(mode):
-            raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({os.strerror(errno.EISDIR)}).")
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if not stat.S_ISREG(mode):
-            raise SymrmtInputError(f"{what} {shown_path}: is not a regular file (a pipe, a device or a socket); "
-                                   "give a file name.")
+            raise _NotRegular(errno.EINVAL, "not a regular file", os.fspath(path))
         chunks, size = [], 0
         while limit is None or size <= limit:
             chunk = os.read(descriptor, 1 << 24 if limit is None else min(1 << 24, limit + 1 - size))
@@ -206,8 +256,6 @@ def read_regular(path: str | os.PathLike, what: str, limit: int | None = None) -
             chunks.append(chunk)
             size += len(chunk)
         return b"".join(chunks)
-    except OSError as exc:
-        raise SymrmtInputError(f"{what} {shown_path}: cannot read it ({exc.strerror or exc}).") from None
     finally:
         os.close(descriptor)
 

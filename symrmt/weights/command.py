@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import SymrmtInputError
+from ..errors import SymrmtInputError, printable
 from ..validate import integer_text
 from .analysis import RANK_MAX, WeightsAnalysis, analyze, check_plot_layers
 from .reader import read_weights
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> dict:
     if not args.json:
         print(table(analysis))
         if args.plot:
-            print(f"plot written to {args.plot}")
+            print(f"plot written to {printable(str(args.plot))}")
     return analysis.as_dict()
 
 
@@ -66,7 +66,7 @@ def table(analysis: WeightsAnalysis) -> str:
     """Per layer and head: s and the fraction of the Frobenius norm left out at a few ranks, and the antisymmetric part."""
     ranks = [r for r in _TABLE_RANKS if r < len(analysis.layers[0].matrix.fits)] if analysis.layers else []
     head = f"{'layer':>5} {'head':>4} {'antisym':>8}  " + "  ".join(f"{'s, left @ r=' + str(r):>19}" for r in ranks)
-    lines = [f"{analysis.file}: {analysis.layout}, p = {analysis.p}, {analysis.num_heads} heads; "
+    lines = [f"{printable(str(analysis.file))}: {analysis.layout}, p = {analysis.p}, {analysis.num_heads} heads; "
              "M = W_K^T W_Q/sqrt(d) ~ s*I + rank r", head]
     for layer in analysis.layers:
         for fit in (layer.matrix, *layer.heads):

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..errors import printable  # noqa: F401 - the one escaper, re-exported for the readers of this package
 from .errors import WeightFileError
 
 __all__ = ["TensorInfo", "read_header", "load_json", "printable", "MAX_HEADER_BYTES", "DTYPE_BITS"]
@@ -45,18 +46,6 @@ class TensorInfo:
     shape: tuple[int, ...]
     begin: int
     end: int
-
-
-def printable(text: str) -> str:
-    r"""``text`` with every character that is not printable escaped as Python writes it (``\x1b``, ``\u202e``).
-
-    A name read from a file (a tensor's, a zip member's) may hold terminal escape sequences or control
-    characters; messages show it through this (or ``repr``), never raw.
-
-    >>> printable("layer\x1b[2J.0"), printable("plain.safetensors")
-    ('layer\\x1b[2J.0', 'plain.safetensors')
-    """
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def read_header(stream: BinaryIO, size: int, source: str) -> dict[str, TensorInfo]:

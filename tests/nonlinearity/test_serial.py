@@ -27,3 +27,28 @@ def test_srepr_round_trip(expr):
 def test_srepr_reader_refuses(text):
     with pytest.raises(ValueError, match="not an srepr"):
         from_srepr(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a bound variable is no free symbol: its name would reach lambdify's code and latex's TeX
+    "Sum(Symbol('k'), Tuple(Symbol('k'), Integer(1), Integer(2)))",
+    "Lambda(Tuple(Symbol('x')), Symbol('x'))", "Integral(Symbol('x'), Tuple(Symbol('x'), Integer(0), Integer(1)))",
+    # symbol names the package never creates
+    "Symbol(\"x[__import__('os').system('true')]\")", "Symbol('a\\x1b[2J')", "Symbol('\\\\input{/etc/passwd}')",
+    "Symbol('lambda')", "Symbol('_x')", "Dummy('x')", "Function('f')(Symbol('x'))",
+    # costs refused before they are built
+    "bell(Integer(1000000))", "binomial(Integer(1000000), Integer(500000))", "factorial(Integer(1000000))",
+    "gamma(Integer(100000))", "Pow(Pow(Integer(2), Integer(9999)), Integer(9999))",
+    "Float('1e9999999', precision=53)", "Add(" + "1, " * 20_001 + "1)",   # 60 000 characters, over 20 000 nodes
+])
+def test_the_grammar_refuses_binders_foreign_names_and_costs(text):
+    with pytest.raises(ValueError, match="not an srepr"):
+        from_srepr(text)
+
+
+def test_the_grammar_keeps_what_hermite_writes():
+    """The node list is closed (no binder, no undefined function), yet holds the classes of the closed forms above."""
+    from symrmt.nonlinearity import serial
+
+    assert {"Add", "Mul", "Pow", "erf", "meijerg", "TupleArg", "Max", "factorial2", "besseli"} <= serial.NODES
+    assert not {"Sum", "Product", "Integral", "Lambda", "Subs", "Function", "Dummy"} & (serial.NODES | serial.CONSTANTS)
