@@ -1,4 +1,4 @@
-r"""The compiled systems shipped with the package: ``python -m symrmt.codegen.shipped`` regenerates them.
+r"""The compiled systems shipped with the package: ``python -m symrmt.models.shipped`` regenerates them.
 
 A first call in a fresh environment would derive its systems in SymPy and generate their NumPy code
 (about a second). The package therefore ships, as package data in
@@ -12,25 +12,25 @@ sources (:func:`~symrmt.codegen.system_cache.shipped_tag`): after any change of 
 shipped entries are a miss until this command is run again, and :func:`stale` (held by a test)
 names the entries to regenerate.
 
-    python -m symrmt.codegen.shipped
+    python -m symrmt.models.shipped
 """
 from __future__ import annotations
 
 import pathlib
 
-from . import system_cache
+from ..codegen import system_cache
 
 __all__ = ["requests", "write", "stale", "COMMAND"]
 
 #: The command that regenerates the shipped entries (named in the staleness test's message).
-COMMAND = "python -m symrmt.codegen.shipped"
+COMMAND = "python -m symrmt.models.shipped"
 _FORMS = ("algebraic", "quadrature")
 
 
 def requests() -> list[dict]:
     """The requests whose entries are shipped: each built-in model at rank 1, its summary and both forms."""
-    from ..models import models
-    from ..models.model import _ours, _request
+    from . import models
+    from .model import _ours, _request
 
     out = []
     for model in models():
@@ -41,8 +41,8 @@ def requests() -> list[dict]:
 
 
 def _data(request: dict) -> dict:
-    from ..models import get
-    from . import compile_system
+    from . import get
+    from ..codegen import compile_system
 
     model = get(request["model"])
     system = model.system(request["rank"], request["form"], request["without_linear_part"])
