@@ -61,7 +61,7 @@ def hermite_latex(h: Any, digits: int = 6) -> str:
     by :math:`\approx` and the value to ``digits`` significant digits unless the closed form
     is already that number; numeric-only values carry a ``\text{(numeric)}`` tag.
     """
-    import sympy as sp
+    import sympy as sp  # heavy: SymPy
 
     if h.parameters:
         return _parametric_latex(h)
@@ -81,7 +81,7 @@ def hermite_latex(h: Any, digits: int = 6) -> str:
 
 def _parametric_latex(h: Any) -> str:
     r"""The Hermite data of an f with parameters: closed forms in them, or :math:`a_k(s)` with a note."""
-    import sympy as sp
+    import sympy as sp  # heavy: SymPy
 
     names = ", ".join(sp.latex(s) for s in h.parameters)
     lines = [rf"f(x; {names}) &= {sp.latex(h.f)}"]

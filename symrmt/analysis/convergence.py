@@ -426,7 +426,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     ([8, 4, 3], 2, ['decision', 'half_width'])
     """
     from ..simulation import simulate
-    from ..theory import linear_error
+    from ..theory import linear_error  # heavy: SymPy
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
     ns, counts, measured = _ladder(ns, seeds)
@@ -488,7 +488,7 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
     Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
     one f). Softmax: :func:`symrmt.theory.softmax.softmax_error` and f = None.
     """
-    from ..theory import attention_error
+    from ..theory import attention_error  # heavy: SymPy
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
     from ..simulation.softmax import ATTENTIONS

@@ -16,9 +16,11 @@ names the entries to regenerate.
 """
 from __future__ import annotations
 
+import json
 import pathlib
 
 from ..codegen import system_cache
+from .model import _ours, _request, get, models
 
 __all__ = ["requests", "write", "stale", "COMMAND"]
 
@@ -29,9 +31,6 @@ _FORMS = ("algebraic", "quadrature")
 
 def requests() -> list[dict]:
     """The requests whose entries are shipped: each built-in model at rank 1, its summary and both forms."""
-    from . import models
-    from .model import _ours, _request
-
     out = []
     for model in models():
         if _ours(model):
@@ -41,8 +40,7 @@ def requests() -> list[dict]:
 
 
 def _data(request: dict) -> dict:
-    from . import get
-    from ..codegen import compile_system
+    from ..codegen import compile_system  # heavy: SymPy
 
     model = get(request["model"])
     system = model.system(request["rank"], request["form"], request["without_linear_part"])
@@ -70,8 +68,6 @@ def write(folder: pathlib.Path | None = None) -> list[pathlib.Path]:
 
 def stale(folder: pathlib.Path | None = None) -> list[str]:
     """The names of shipped entries that are missing, of other sources than these, or not of :func:`requests`."""
-    import json
-
     folder = system_cache.SHIPPED if folder is None else pathlib.Path(folder)
     wanted = {system_cache.shipped_name(r): r for r in requests()}
     out = sorted(p.name for p in folder.glob("*.json") if p.name not in wanted)

@@ -125,7 +125,7 @@ def _expression(f: str | sp.Basic) -> sp.Expr:
 
 
 def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
-    from symrmt.lambdify import numpy_function
+    from symrmt.lambdify import numpy_function  # heavy: SymPy
     from .constants import X
 
     fn = numpy_function(expr, [X], name="f")

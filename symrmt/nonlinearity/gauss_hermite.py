@@ -152,7 +152,7 @@ def gauss_hermite_data(
     An f that NumPy cannot evaluate (a function without a NumPy counterpart) is accepted
     nowhere, so every point goes to the mpmath quadrature.
     """
-    from symrmt.lambdify import numpy_function
+    from symrmt.lambdify import numpy_function  # heavy: SymPy
 
     points = np.asarray(points, dtype=float).reshape(len(points), len(symbols))
     size = len(points)

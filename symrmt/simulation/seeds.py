@@ -38,7 +38,7 @@ def mean_se(per_seed: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray
 
 def t_quantile(seeds: int | np.ndarray, level: float = 0.95) -> np.ndarray:
     r"""The two-sided Student quantile :math:`t_{(1+\text{level})/2,\ \text{seeds}-1}` (NaN below 2 seeds)."""
-    from scipy.stats import t
+    from scipy.stats import t  # heavy: SciPy
 
     seeds = np.asarray(seeds)
     with np.errstate(invalid="ignore"):
