@@ -5,7 +5,7 @@ Times, with :func:`time.perf_counter` around :func:`subprocess.run`, the median 
 - ``python -c "import numpy, scipy"`` (the floor any NumPy/SciPy program pays),
 - ``python -m symrmt theory --f 'tanh(x)' --c 1 --gamma 0.1`` with an empty disk cache (the first call: nothing in
   the user's cache, the package's shipped compiled systems present, so it computes tanh's Hermite data and derives
-  nothing; see :mod:`symrmt.codegen.shipped`),
+  nothing; see :mod:`symrmt.models.shipped`),
 - the same first call from a copy of the package without its shipped systems (what a first call cost before they
   were shipped: it derives the attention and linear systems and generates their code),
 - the same with the disk cache the previous call left (a repeated call),

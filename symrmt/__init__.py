@@ -23,7 +23,7 @@ _EXPORTS = {
     "NonlinearityError": "errors", "ParameterError": "errors", "ConvergenceError": "errors",
     "Geometry": "geometry",
     "HermiteCoefficients": "nonlinearity", "hermite": "nonlinearity", "parse_nonlinearity": "nonlinearity",
-    "SimulationResult": "simulation", "simulate": "simulation", "simulate_spectrum": "simulation",
+    "SimulationResult": "simulation", "simulate": "analysis.with_theory", "simulate_spectrum": "simulation",
     "Convergence": "analysis.convergence", "converge": "analysis.convergence",
     "attention_error": "theory", "linear_error": "theory", "solve_attention": "theory", "solve_linear": "theory",
     "spectral_density": "theory", "SpectralDensity": "theory",

@@ -1,4 +1,4 @@
-"""symrmt.presentation.display: LaTeX of Hermite data, HTML tables and CSV of results (functions of the objects)."""
+"""symrmt.display (re-exported by symrmt.presentation.display): LaTeX of Hermite data, HTML tables and CSV of results (functions of the objects)."""
 import csv
 import io
 import re
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import symrmt
-from symrmt.presentation import display
+from symrmt import display
 
 
 def test_hermite_latex_shows_closed_forms_rounded_numbers_and_nu():

@@ -11,7 +11,7 @@ the theory a number :math:`E_\infty`. The standardized difference is
     \text{ interval of the mean},
 
 the Student quantile because :math:`\mathrm{se}` is itself estimated from :math:`s` seeds
-(:func:`symrmt.analysis.seeds.t_quantile`: 3.18 for 4 seeds against 1.96 for many). Every verdict states its
+(:func:`symrmt.simulation.seeds.t_quantile`: 3.18 for 4 seeds against 1.96 for many). Every verdict states its
 power, the probability that its seeds detect a 3% miss at its n (:func:`verdict_power`); 4 seeds at n = 1024
 have 0.13, :data:`VERDICT_SEEDS` = 27 have 0.82. The verdict of a point:
 
@@ -56,7 +56,7 @@ import numpy as np
 from .. import validate
 from ..errors import ParameterError
 from .convergence import DEFAULT_TARGET
-from .seeds import t_quantile
+from ..simulation.seeds import t_quantile
 
 __all__ = ["Agreement", "QuantityAgreement", "FiniteSizeRate", "VERDICTS", "LEVEL", "VERDICT_SEEDS", "judge",
            "slow_regimes", "rates_from", "verdict_power", "verdict_seeds", "converge_command", "agreement_of",

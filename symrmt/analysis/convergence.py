@@ -53,7 +53,7 @@ from .. import validate
 from ..errors import ParameterError, shown as _shown
 from .finite_size import Extrapolation, extrapolate
 from ..runtime.progress import progress_bar
-from .seeds import mean_se
+from ..simulation.seeds import mean_se
 
 __all__ = ["Convergence", "LadderFit", "converge", "ladder_seeds", "seed_cost", "size_seed", "DEFAULT_NS",
            "DEFAULT_SEEDS", "DEFAULT_TARGET", "MAX_SEEDS", "MAX_SECONDS", "QUANTITIES", "ladder_estimate"]
@@ -267,12 +267,12 @@ class Convergence:
     def to_csv(self, path=None) -> str:
         """CSV, one row per quantity and gamma: the limit, its interval, the fit, the theory, then
         ``mean_<n>`` and ``se_<n>`` for every size; written to ``path`` if given."""
-        from ..presentation.display import convergence_csv
+        from ..display import convergence_csv
 
         return convergence_csv(self, path)
 
     def _repr_html_(self) -> str:
-        from ..presentation.display import convergence_html
+        from ..display import convergence_html
 
         return convergence_html(self)
 
@@ -425,7 +425,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     >>> res.seeds.tolist(), len(res.attention.limit), sorted(res.decisions()["attention"][0])[:2]
     ([8, 4, 3], 2, ['decision', 'half_width'])
     """
-    from .. import linear_error, simulate
+    from ..simulation import simulate
+    from ..theory import linear_error  # heavy: SymPy
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
     ns, counts, measured = _ladder(ns, seeds)
@@ -487,7 +488,7 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
     Entrywise: the same, centered f for both, at the values ``params`` of its parameters (converge simulates
     one f). Softmax: :func:`symrmt.theory.softmax.softmax_error` and f = None.
     """
-    from .. import attention_error
+    from ..theory import attention_error  # heavy: SymPy
     from ..nonlinearity import HermiteCoefficients, hermite
     from ..nonlinearity.parametric import named_values
     from ..simulation.softmax import ATTENTIONS

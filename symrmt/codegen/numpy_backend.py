@@ -1,10 +1,10 @@
-r"""The NumPy back end: the one place where SymPy expressions become NumPy functions.
+r"""The NumPy back end: the functions of a derived system, each made by the one lambdify.
 
 Every numeric function symrmt evaluates from a derived expression (the nonlinearity f
 in the simulator, and everything the solver evaluates of a
-:class:`~symrmt.derive.FixedPointSystem`) is produced here by :func:`sympy.lambdify`,
-with explicit modules and common-subexpression elimination, once per expression (cached
-in memory by the expression's ``srepr``).
+:class:`~symrmt.derive.FixedPointSystem`) is produced by :func:`symrmt.lambdify.numpy_function`
+(:func:`sympy.lambdify` with explicit modules and common-subexpression elimination, once per
+expression, cached in memory by the expression's ``srepr``), re-exported here.
 
 :func:`compile_system` generates the functions that :mod:`.calculus` writes for a system
 and assembles them into the :class:`~symrmt.solve.CompiledSystem` the solver consumes. A
@@ -17,12 +17,9 @@ call :func:`numpy_function` there.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable
 
-import numpy as np
-import sympy as sp
-from sympy.printing.numpy import SciPyPrinter
-
+from ..lambdify import MODULES, numpy_function
 from ..solve.compiled import CompiledObservable, CompiledSystem
 from .numba_backend import PointwiseKernel, pointwise_kernel
 
@@ -31,63 +28,6 @@ if TYPE_CHECKING:      # the derivation is imported by compile_system only: lamb
     from .calculus import ObservableCalculus, SymbolicFunction, SystemCalculus
 
 __all__ = ["numpy_function", "compile_system", "compile_calculus", "MODULES"]
-
-#: scipy.special first so that erf, gamma, ... are vectorized ufuncs; then NumPy.
-#: ``Heaviside`` at 0 is 1/2, SymPy's default.
-MODULES = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0), "im": np.imag, "re": np.real},
-           "scipy", "numpy"]
-
-
-def numpy_function(
-    expr: sp.Basic | Sequence[sp.Basic], args: Sequence[sp.Symbol], name: str = "f"
-) -> Callable[..., np.ndarray]:
-    """Turn ``expr`` (an expression or a sequence of them) into a NumPy function of ``args``.
-
-    Raises
-    ------
-    ValueError
-        If ``expr`` has a free symbol that is not in ``args`` (the generated code
-        would otherwise fail later with a bare ``NameError``).
-
-    Examples
-    --------
-    >>> import numpy as np, sympy as sp
-    >>> from symrmt.codegen import numpy_function
-    >>> x, y = sp.symbols("x y")
-    >>> numpy_function(x**2 + y, (x, y))(np.array([1.0, 2.0]), 1.0).tolist()
-    [2.0, 5.0]
-    """
-    args = tuple(args)
-    exprs = tuple(expr) if isinstance(expr, (list, tuple)) else (expr,)
-    missing = set().union(*(sp.sympify(e).free_symbols for e in exprs)) - set(args)
-    if missing:
-        names = ", ".join(sorted(str(s) for s in missing))
-        raise ValueError(f"cannot generate {name}: symbols {names} are not among its arguments {args}")
-    key = (sp.srepr(sp.Tuple(*exprs)), sp.srepr(sp.Tuple(*args)), isinstance(expr, (list, tuple)))
-    return _lambdify_cached(key, exprs if key[2] else exprs[0], args)
-
-
-class _Printer(SciPyPrinter):
-    """SciPy printer that writes small integer powers as products.
-
-    NumPy fast-paths ``x**2`` and ``x**-1`` but sends ``x**-2.0`` to the generic
-    ``pow``, measured 20x slower than ``1/(x*x)`` on the (N, nodes) arrays of the solver.
-    """
-
-    def _print_Pow(self, expr, rational=False):
-        base, exponent = expr.as_base_exp()
-        if exponent.is_Integer and 2 <= abs(int(exponent)) <= 4:
-            product = "*".join([f"({self._print(base)})"] * abs(int(exponent)))
-            return f"({product})" if exponent > 0 else f"(1/({product}))"
-        return super()._print_Pow(expr, rational=rational)
-
-
-@lru_cache(maxsize=256)
-def _lambdify_cached(key: tuple, expr, args):  # noqa: ARG001 - key carries the identity
-    target = list(expr) if isinstance(expr, tuple) else expr
-    printer = _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
-                        "user_functions": {}})
-    return sp.lambdify(args, target, modules=MODULES, cse=True, docstring_limit=200, printer=printer)
 
 
 def _generate(function: SymbolicFunction | None) -> Callable | None:

@@ -51,7 +51,7 @@ never written through.
 Shipped entries
 ---------------
 The package ships the entries of its built-in models' default requests in :data:`SHIPPED`
-(written by ``python -m symrmt.codegen.shipped``, never edited by hand), so that a first call in a
+(written by ``python -m symrmt.models.shipped``, never edited by hand), so that a first call in a
 fresh environment derives and generates nothing. A request is looked up in the user's cache, then
 among the shipped entries (also when the user's cache is off: they are part of the package), then
 derived (and stored in the user's cache). A shipped entry is
@@ -97,7 +97,7 @@ __all__ = ["SystemCacheWarning", "SystemSummary", "compiled", "summary", "FORMAT
 FORMAT = 2
 _MAX_BYTES = 20_000_000
 _MAX_COUNT = 1000          # spectral averages of one system (the built-in ones have at most 12)
-#: The entries shipped with the package (package data written by ``python -m symrmt.codegen.shipped``).
+#: The entries shipped with the package (package data written by ``python -m symrmt.models.shipped``).
 SHIPPED = pathlib.Path(__file__).resolve().parent / "shipped_systems"
 #: The modules whose attributes generated code may call, by the name it calls them.
 _MODULES = ("numpy", "scipy.special", "numpy.linalg", "functools", "math", "builtins")
@@ -295,8 +295,7 @@ def _shipped(path: pathlib.Path) -> bool:
 def _discard(path: pathlib.Path, reason: str) -> None:
     if _shipped(path):
         warnings.warn(f"symrmt: refused the shipped compiled-system entry {path.name!r} ({printable(reason)[:200]}); "
-                      "deriving "
-                      "the system (regenerate them with: python -m symrmt.codegen.shipped)", SystemCacheWarning,
+                      "deriving the system (regenerate them with: python -m symrmt.models.shipped)", SystemCacheWarning,
                       stacklevel=3)
         return
     warnings.warn(f"symrmt: discarded the compiled-system cache entry {printable(str(path))[:200]!r} "

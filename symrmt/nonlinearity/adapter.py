@@ -3,7 +3,7 @@ vectorized float64 NumPy function. The simulator and the numeric Hermite data of
 callable both go through it.
 
 Wrapping a Python callable needs NumPy only; SymPy (the parser and
-:func:`symrmt.codegen.numpy_function`) is imported when a formula or an expression is
+:func:`symrmt.lambdify.numpy_function`) is imported when a formula or an expression is
 given, so that the NumPy layers (``import symrmt.simulation``) load without it.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
         must depend on x), a SymPy expression whose only free symbol is named ``x``
         (constants allowed), a SymPy function such as ``sympy.tanh`` (applied to x), or
         a Python callable acting entrywise on arrays such as ``np.tanh``. Expressions
-        are compiled once by :func:`symrmt.codegen.numpy_function` (lambdify with
+        are compiled once by :func:`symrmt.lambdify.numpy_function` (lambdify with
         explicit modules).
     a0 : float
         Subtracted from every value: :math:`g = f - a_0`. Centering passes
@@ -125,7 +125,7 @@ def _expression(f: str | sp.Basic) -> sp.Expr:
 
 
 def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
-    from symrmt.codegen import numpy_function
+    from symrmt.lambdify import numpy_function  # heavy: SymPy
     from .constants import X
 
     fn = numpy_function(expr, [X], name="f")

@@ -203,8 +203,8 @@ class HermiteCoefficients:
         return float(nonlinear_share(self.a1, self.nu))
 
     def _repr_latex_(self) -> str:
-        """Jupyter: the Hermite data with their closed forms (see :func:`symrmt.presentation.display.hermite_latex`)."""
-        from ..presentation.display import hermite_latex
+        """Jupyter: the Hermite data with their closed forms (see :func:`symrmt.display.hermite_latex`)."""
+        from ..display import hermite_latex
 
         return hermite_latex(self)
 

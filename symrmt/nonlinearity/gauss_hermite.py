@@ -2,7 +2,7 @@ r"""Float64 Gauss-Hermite quadrature of the Hermite data of an f with parameters
 
 For an f(x; s) without closed forms, :meth:`~symrmt.nonlinearity.HermiteCoefficients.numeric`
 first tries this route at every point of the parameters at once: f is compiled to NumPy
-once (:func:`~symrmt.codegen.numpy_function`), evaluated on the nodes of three
+once (:func:`~symrmt.lambdify.numpy_function`), evaluated on the nodes of three
 Gauss-Hermite rules (probabilists' weight :math:`e^{-x^2/2}`, :func:`numpy.polynomial.hermite_e.hermegauss`)
 for all points in one vectorized call, and
 
@@ -152,7 +152,7 @@ def gauss_hermite_data(
     An f that NumPy cannot evaluate (a function without a NumPy counterpart) is accepted
     nowhere, so every point goes to the mpmath quadrature.
     """
-    from symrmt.codegen import numpy_function
+    from symrmt.lambdify import numpy_function  # heavy: SymPy
 
     points = np.asarray(points, dtype=float).reshape(len(points), len(symbols))
     size = len(points)

@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 
 from symrmt import validate
-from symrmt.codegen import numpy_function
+from symrmt.lambdify import numpy_function
 from symrmt.errors import NonlinearityError, ParameterError
 
 from .closed_forms import exponential_exact, polynomial_exact, symbolic_coefficients, table_exact

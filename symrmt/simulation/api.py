@@ -15,7 +15,7 @@ import numpy as np
 from scipy.linalg import eigvalsh
 
 from .. import validate
-from ..analysis.seeds import mean_se
+from .seeds import mean_se
 from ..errors import ParameterError
 from ..geometry import Geometry, check_symmetric_kernel
 from . import linalg, routes, threads
@@ -163,7 +163,6 @@ def simulate(
     temperature: float | None = None,
     mask_diagonal: bool = True,
     normalize: str | None = None,
-    theory: bool = False,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -260,10 +259,6 @@ def simulate(
         Softmax only: ``"keys"`` (default) normalizes each query's weights over its keys (each column of
         :math:`K^{\rm sm}` sums to one, as transformers compute it); ``"queries"`` each row, the transposed
         model (:mod:`symrmt.simulation.softmax`). Both have the same deterministic equivalent.
-    theory : bool
-        Also solve the theory at the same points and attach the verdict of each
-        (:func:`symrmt.analysis.agreement.agreement_of`: agrees, finite-size gap, undecided or disagrees, with
-        the power of ``seeds`` against a 3% miss): ``result.agreement``.
 
     Returns
     -------
@@ -301,11 +296,6 @@ def simulate(
     model, c = validated_model(n, c, geometry, gram, d, random_frame, weights, mu)
     setup = Setup.of(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, gamma, seeds, seed)
     model = setup.model
-    if not isinstance(theory, (bool, np.bool_)):
-        raise ParameterError(f"theory = {theory!r}: must be True or False.")
-    if theory and model.weights is not None:
-        raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=); the theory of "
-                             "weights=M is symrmt.attention_error(f, c, gamma, weights=M, mu=...): compare with it.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
     check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)
@@ -322,10 +312,6 @@ def simulate(
         gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
         weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
     )
-    if theory:
-        from ..analysis.agreement import attach_theory
-
-        result = attach_theory(result, f, params)
     return result
 
 

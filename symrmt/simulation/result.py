@@ -87,13 +87,13 @@ class SimulationResult:
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
-        from ..presentation.display import simulation_html
+        from ..display import simulation_html
 
         return simulation_html(self)
 
     def to_csv(self, path=None) -> str:
         """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
-        from ..presentation.display import to_csv
+        from ..display import to_csv
 
         return to_csv(self, path)
 

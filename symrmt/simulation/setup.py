@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import numpy as np
 
 from .. import validate
-from ..analysis.seeds import mean_se
+from .seeds import mean_se
 from ..errors import ParameterError
 from ..geometry import Geometry, resolve_gram
 from ..nonlinearity.adapter import label_of, numpy_callable

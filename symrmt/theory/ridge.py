@@ -98,18 +98,18 @@ class RidgeSolution:
 
     def as_dict(self) -> dict:
         """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
-        from ..presentation.display import solve_as_dict
+        from ..display import solve_as_dict
 
         return solve_as_dict(self, self.unknown_names)
 
     def to_csv(self, path=None, gamma=None) -> str:
         """CSV, one row per point (``gamma`` adds it as the first column); written to ``path`` if given."""
-        from ..presentation.display import to_csv
+        from ..display import to_csv
 
         return to_csv(self, path, gamma)
 
     def _repr_html_(self) -> str:
-        from ..presentation.display import solve_html
+        from ..display import solve_html
 
         return solve_html(self, unknowns=self.unknown_names)
 

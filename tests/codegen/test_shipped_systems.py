@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from symrmt import models
-from symrmt.codegen import compile_system, shipped, system_cache
+from symrmt.codegen import compile_system, system_cache
+from symrmt.models import shipped
 
 from .test_system_cache import FORGERIES, forged_start
 

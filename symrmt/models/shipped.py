@@ -1,4 +1,4 @@
-r"""The compiled systems shipped with the package: ``python -m symrmt.codegen.shipped`` regenerates them.
+r"""The compiled systems shipped with the package: ``python -m symrmt.models.shipped`` regenerates them.
 
 A first call in a fresh environment would derive its systems in SymPy and generate their NumPy code
 (about a second). The package therefore ships, as package data in
@@ -12,26 +12,25 @@ sources (:func:`~symrmt.codegen.system_cache.shipped_tag`): after any change of 
 shipped entries are a miss until this command is run again, and :func:`stale` (held by a test)
 names the entries to regenerate.
 
-    python -m symrmt.codegen.shipped
+    python -m symrmt.models.shipped
 """
 from __future__ import annotations
 
+import json
 import pathlib
 
-from . import system_cache
+from ..codegen import system_cache
+from .model import _ours, _request, get, models
 
 __all__ = ["requests", "write", "stale", "COMMAND"]
 
 #: The command that regenerates the shipped entries (named in the staleness test's message).
-COMMAND = "python -m symrmt.codegen.shipped"
+COMMAND = "python -m symrmt.models.shipped"
 _FORMS = ("algebraic", "quadrature")
 
 
 def requests() -> list[dict]:
     """The requests whose entries are shipped: each built-in model at rank 1, its summary and both forms."""
-    from ..models import models
-    from ..models.model import _ours, _request
-
     out = []
     for model in models():
         if _ours(model):
@@ -41,8 +40,7 @@ def requests() -> list[dict]:
 
 
 def _data(request: dict) -> dict:
-    from ..models import get
-    from . import compile_system
+    from ..codegen import compile_system  # heavy: SymPy
 
     model = get(request["model"])
     system = model.system(request["rank"], request["form"], request["without_linear_part"])
@@ -70,8 +68,6 @@ def write(folder: pathlib.Path | None = None) -> list[pathlib.Path]:
 
 def stale(folder: pathlib.Path | None = None) -> list[str]:
     """The names of shipped entries that are missing, of other sources than these, or not of :func:`requests`."""
-    import json
-
     folder = system_cache.SHIPPED if folder is None else pathlib.Path(folder)
     wanted = {system_cache.shipped_name(r): r for r in requests()}
     out = sorted(p.name for p in folder.glob("*.json") if p.name not in wanted)
