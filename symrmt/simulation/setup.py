@@ -159,7 +159,7 @@ def gamma_grid(gamma: Any) -> np.ndarray:
     """The ridge parameters as a float64 grid, each finite, positive and at most :data:`symrmt.validate.MAX_GAMMA`."""
     grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
                                                   "value such as 1e-4.)")
-    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
+    return validate.inside("gamma", grid, validate.DOMAINS["gamma"], validate.RANGE_HINT)
 
 
 def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:

@@ -31,7 +31,8 @@ def test_every_model_derives_its_system():
     assert models.KERNEL_DENSITY.system() is density_system("kernel")
     assert models.KERNEL_RIDGE.system(2) is kernel_ridge_system(2)
     assert models.LINEAR.system(3) is linear_system()                 # a model without a rank ignores it
-    assert models.names() == ("attention", "linear", "gram_density", "kernel_density", "kernel_ridge")
+    assert models.names() == ("attention", "linear", "gram_density", "kernel_density", "kernel_ridge",
+                              "attention_general", "attention_elliptic", "softmax", "summed_heads", "concatenated_heads")
     with pytest.raises(ParameterError, match="kind = 'ridge'"):
         models.get("ridge")
 
@@ -178,3 +179,44 @@ def test_the_dispatch_check_catches_a_planted_kind_string():
     planted = ast.parse('if args.kind == "linear":\n    pass\nsolve_in_form("attention", 1, {})\n'
                         'latex(f, kind="kernel_ridge")\nlabel = "attention"\n')
     assert _dispatches_on_a_model_name(planted, set(models.names())) == [1, 3, 4]
+
+
+# A toy model with a numeric solver of its own (no derived system): ridge on one feature of unit variance, whose
+# error the hook computes by bisection on the stationarity condition w (1 + gamma) = 1: E = (1 - w)^2 + gamma w^2
+# at that w, i.e. gamma / (1 + gamma). The registry, solve_model and the CLI must hand its numbers through unchanged.
+def _toy_numeric_solver(c, gamma, *, form="auto", partial=False):
+    from symrmt.derive.symbols import ERROR
+    from symrmt.theory import RidgeSolution
+    from symrmt.validate import positive_array
+
+    c, gamma = np.broadcast_arrays(positive_array("c", c), positive_array("gamma", gamma))
+    low, high = np.zeros(gamma.shape), np.ones(gamma.shape)
+    for _ in range(60):                                   # bisection: its own numeric solver
+        w = (low + high) / 2
+        above = w * (1 + gamma) > 1
+        high, low = np.where(above, w, high), np.where(above, low, w)
+    w = (low + high) / 2
+    error = ((1 - w) ** 2 + gamma * w * w) * (1 + 0 * c)
+    return RidgeSolution({ERROR: error}, np.zeros((0, *error.shape)), np.zeros(error.shape), (),
+                         np.zeros(error.shape, bool), ())
+
+
+@pytest.fixture
+def toy_numeric():
+    model = models.register(models.Model(name="toy_numeric", summary="a toy with its own solver",
+                                         solver=_toy_numeric_solver, observables=("E",)))
+    yield model
+    models.unregister(model.name)
+
+
+def test_a_model_with_its_own_solver_runs_through_solve_model_and_the_cli(toy_numeric, capsys):
+    c, gamma = np.array([0.5, 2.0]), np.array([[0.1], [1.0]])
+    e = symrmt.theory.solve_model("toy_numeric", c=c, gamma=gamma).error
+    assert e.shape == (2, 2) and np.allclose(e, gamma / (1 + gamma), rtol=1e-14, atol=0)   # 60 halvings: w to 1e-18
+    with pytest.raises(ParameterError, match="takes no argument 'f'"):
+        symrmt.theory.solve_model("toy_numeric", f="tanh(x)", c=1.0, gamma=0.1)
+    with pytest.raises(ParameterError, match="solved numerically"):
+        toy_numeric.system()
+    assert main(["theory", "--kind", "toy_numeric", "--c", "0.5", "--gamma", "0.1,1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "toy_numeric" and out["E"] == e[:, 0].tolist()
