@@ -118,14 +118,7 @@ class Model:
 
     def arguments(self) -> tuple[str, ...] | None:
         """The names of the user arguments the model takes (those of ``read`` or of the solver), None if any."""
-        function = self.solve_hook() if self.solver is not None else self.read
-        if function is None:
-            return ()
-        parameters = inspect.signature(function).parameters.values()
-        if any(p.kind is p.VAR_KEYWORD for p in parameters):
-            return None
-        return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                     and p.name not in ("form", "partial"))
+        return _arguments(self)
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> None:
         """Refuse, in one line, the user arguments the model does not take (before anything is solved)."""
@@ -189,6 +182,19 @@ class Model:
             raise ParameterError(f"the {self.name} model has no Monte Carlo.")
         module, function = self.simulator.split(":")
         return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+
+@lru_cache(maxsize=None)
+def _arguments(model: Model) -> tuple[str, ...] | None:
+    """:meth:`Model.arguments`, read once per model (a signature costs a millisecond; every solve asks)."""
+    function = model.solve_hook() if model.solver is not None else model.read
+    if function is None:
+        return ()
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                 and p.name not in ("form", "partial"))
 
 
 #: ``id(system) -> (system, keys, domains)``: the numeric domains of each derived system, converted once (the systems

@@ -55,8 +55,8 @@ def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
     add_params(p)
-    p.add_argument("--kind", choices=models.names(), default=models.ATTENTION.name,
-                   help="the model whose system is printed (default: %(default)s)")
+    p.add_argument("--kind", choices=models.names(lambda m: m.derived), default=models.ATTENTION.name,
+                   help="the model whose system is printed (default: %(default)s; the models with a derived system)")
     p.add_argument("--rank", type=integer_argument, default=None,
                    help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=integer_argument, default=None,
