@@ -141,3 +141,13 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_refused(case, tmp_path, capsys):
     run_case(case, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("name, value", [("c", 1e7), ("c", 1e-9), ("d", 500.0), ("gamma", 1e13), ("gamma", "0.1"),
+                                         ("gamma", float("nan")), ("gamma", 0.0), ("gamma", [])])
+def test_the_monte_carlo_refuses_c_d_and_gamma_in_the_theorys_words(name, value):
+    arguments = {"c": 1.0, "gamma": 0.1, "d": 0.0, name: value}
+    theory = _refusal(lambda: symrmt.attention_error("tanh(x)", arguments["c"], arguments["gamma"], d=arguments["d"]))
+    simulated = _refusal(lambda: symrmt.simulate("tanh(x)", 16, arguments["c"], arguments["gamma"], d=arguments["d"],
+                                                 seeds=2))
+    assert simulated == theory
