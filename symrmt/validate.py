@@ -18,7 +18,7 @@ import numpy as np
 from .errors import ParameterError, ParameterTypeError, shown
 
 __all__ = ["MIN_TEMPERATURE", "temperature", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
-           "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "real_scalar", "positive_scalar",
+           "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "DOMAINS", "inside", "in_range", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
            "positive_grid", "choice", "within", "indices", "grid", "TWO_SEEDS"]
 
@@ -44,6 +44,10 @@ MAX_GAMMA = 1e12
 MAX_DIAGONAL = 100.0
 #: What a refusal by these ranges adds.
 RANGE_HINT = "(the range where the theory is solved and checked: docs/theory.md, section 13)"
+#: The ranges above as the intervals every reader checks c, gamma and d against, ``(lower, upper, lower_open,
+#: upper_open)``: the derivation's domains (:func:`symrmt.derive.symbols.domain`), the Monte Carlo, the sweep specs.
+DOMAINS = {"c": (C_RANGE[0], C_RANGE[1], False, False), "gamma": (0.0, MAX_GAMMA, True, False),
+           "d": (-MAX_DIAGONAL, MAX_DIAGONAL, False, False)}
 #: Why a Monte Carlo takes at least two seeds: every mean it reports carries a 95% Student-t interval.
 TWO_SEEDS = "a t interval needs at least 2 seeds: its standard error and t quantile have seeds - 1 degrees of freedom"
 
@@ -281,6 +285,37 @@ def choice(name: str, value: Any, names: Sequence[str], hint: str = "") -> str:
         raise _refuse(name, value, f"must be one of {', '.join(map(repr, names))}", hint,
                       kind=ParameterError if isinstance(value, str) else ParameterTypeError)
     return value
+
+
+def inside(name: str, array: np.ndarray, domain: tuple[float, float, bool, bool], hint: str = "") -> np.ndarray:
+    """``array`` (read by a reader above) if every entry is finite and in ``domain`` ``(lower, upper, lower_open,
+    upper_open)``; else the one-line refusal naming ``name``, the values and the interval, then ``hint``.
+
+    >>> inside("gamma", np.array(2e12), DOMAINS["gamma"])
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: gamma = 2e+12: must be in (0, 1e+12].
+    """
+    lower, upper, lower_open, upper_open = domain
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(array) | (array < lower) | (array > upper)
+        bad |= (array == lower) if lower_open else False
+        bad |= (array == upper) if upper_open else False
+    if np.any(bad):
+        interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
+        subject = f"{name} = {float(array):g}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
+        expected = "must be" if array.ndim == 0 else "every value must be"
+        raise ParameterError(f"{subject}: {expected} in {interval}." + (f" {hint}" if hint else ""))
+    return array
+
+
+def in_range(name: str, value: Any, hint: str = RANGE_HINT) -> np.ndarray:
+    """``value`` (``"c"``, ``"gamma"`` or ``"d"``, read by :func:`real_array`) inside its interval of :data:`DOMAINS`.
+
+    >>> in_range("c", [0.5, 2.0]).tolist()
+    [0.5, 2.0]
+    """
+    return inside(name, real_array(name, value), DOMAINS[name], hint)
 
 
 def within(name: str, value: Any, lower: float, upper: float, hint: str = "") -> Any:

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA
+from ..validate import DOMAINS
 
 c = sp.Symbol("c", positive=True)
 gamma = sp.Symbol("gamma", positive=True)
@@ -66,16 +66,14 @@ def domain(symbol: sp.Symbol) -> sp.Set:
     r"""Where a parameter is solved: its mathematical domain, cut where the solver's checks end.
 
     :math:`c`, :math:`\gamma` and :math:`d` are bounded by the practical ranges of :mod:`symrmt.validate`
-    (``C_RANGE``, ``MAX_GAMMA``, ``MAX_DIAGONAL``: docs/theory.md, section 13), stated there once; every
+    (its ``DOMAINS``: docs/theory.md, section 13), stated there once; every
     other parameter by its sign. This is the one range a parameter is checked against
     (:func:`symrmt.solve.check_parameters`).
     """
-    if symbol == c:
-        return sp.Interval(_exact(C_RANGE[0]), _exact(C_RANGE[1]))
-    if symbol == gamma:
-        return sp.Interval.Lopen(0, _exact(MAX_GAMMA))
-    if symbol == d:
-        return sp.Interval(-_exact(MAX_DIAGONAL), _exact(MAX_DIAGONAL))
+    if symbol in (c, gamma, d):
+        lower, upper, lower_open, upper_open = DOMAINS[symbol.name]
+        exact_lower = -_exact(-lower) if lower < 0 else _exact(lower) if lower > 0 else sp.Integer(0)
+        return sp.Interval(exact_lower, _exact(upper), lower_open, upper_open)
     if symbol.is_nonnegative:
         return sp.Interval(0, sp.oo)
     return sp.S.Reals

@@ -71,13 +71,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ConvergenceError, ParameterError
 from ..validate import signal_vector
 from .hermite_scaled import scaled_hermite
 from .kernel import MatrixData
-from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, resolve_matrix
+from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, read_arguments, resolve_matrix
 
-__all__ = ["EllipticModel", "attention_error_elliptic"]
+__all__ = ["EllipticModel", "attention_error_elliptic", "solve_elliptic"]
 
 
 class EllipticModel:
@@ -173,7 +173,7 @@ class EllipticModel:
                     xn = x + 0.5 * res
                     resn = self._map(xn, A0, Fp) - xn
             x, res, fresh = xn, resn, False
-        raise ParameterError("the elliptic model's 2 x 2 Dyson equation did not converge.")
+        raise ConvergenceError("the elliptic model's 2 x 2 Dyson equation did not converge.")
 
     def _jacobian(self, x: np.ndarray, A0: np.ndarray, Fp: np.ndarray, scale: float) -> np.ndarray:
         J = np.empty((4, 4))
@@ -332,15 +332,21 @@ def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: floa
     >>> bool(np.allclose(model, attention_error_general("tanh(x)", 1.0, [0.1, 1.0], weights=M), atol=1e-8))
     True
     """
+    return solve_elliptic(f, c, gamma, weights, d, rank=rank, mu=mu).error.reshape(np.shape(gamma))
+
+
+def solve_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: float = 0.0, *, rank: int = 0,
+                   mu: Any = None) -> GeneralSolution:
+    """The :class:`~symrmt.general.solver.GeneralSolution` of the elliptic model (arguments of
+    :func:`attention_error_elliptic`), the arguments read once (:func:`~symrmt.general.solver.read_arguments`)."""
+    f, c, gam, d = read_arguments(f, c, gamma, d)
     M = resolve_matrix(weights)
     p = M.shape[0]
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 0 <= rank <= p:
         raise ParameterError(f"rank = {rank!r}: the number of singular directions kept must be an integer in 0..{p}.")
     if mu is not None:
         mu = signal_vector(mu, p)
-    gam = np.atleast_1d(np.asarray(gamma, dtype=float)).ravel()
     with blas_limit(p):
         data = _ModelData(M, EllipticModel.matched(M, int(rank)))
         herm = scaled_hermite(f, data.sigma, data.rho)
-        sol: GeneralSolution = continuation_path(PathSystem(data, herm, float(c), float(d), mu), gam, 2e-5)
-    return sol.error.reshape(np.shape(gamma))
+        return continuation_path(PathSystem(data, herm, c, d, mu), gam, 2e-5)

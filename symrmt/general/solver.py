@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ConvergenceError, ParameterError
 from ..validate import signal_vector
 from .hermite_scaled import ScaledHermite, scaled_hermite
 from .kernel import Factored, MatrixData, p_side, signal_forms
 
-__all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix"]
+__all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix", "read_arguments"]
 
 _IU = np.triu_indices(3)
 #: the largest ratio between consecutive gamma of the continuation (extra points are inserted)
@@ -99,6 +99,7 @@ class GeneralSolution:
     t: np.ndarray
     hermite: ScaledHermite
     newton_steps: np.ndarray
+    residual: np.ndarray | None = None
 
 
 class PathSystem:
@@ -243,8 +244,27 @@ class _Newton:
             if Jn is None or not np.all(np.isfinite(fn)):
                 break
             x, f0, self.J, self.r = xn, fn, Jn, rn
-        raise ParameterError(f"the general-M fixed point did not converge at gamma = {gamma:.4g} "
-                             f"(residual {np.max(np.abs(f0)):.2e}).")
+        raise ConvergenceError(f"the general-M fixed point did not converge at gamma = {gamma:.4g} "
+                               f"(residual {np.max(np.abs(f0)):.2e}).")
+
+
+def read_arguments(f: Any, c: Any, gamma: Any, d: Any) -> tuple[Any, float, np.ndarray, float]:
+    r"""``(f, c, gamma, d)`` of the general-M theories, read and checked once by the readers of the main path.
+
+    f must be centred (:func:`symrmt.models.binding.centred_f`); c, gamma and d are checked against the attention
+    system's domains (:func:`symrmt.models.binding.attention_arguments`), word for word as
+    ``attention_error`` without weights refuses them; c and d are single numbers (one matrix fixes p), gamma is
+    returned flat.
+    """
+    from ..models.binding import attention_arguments, centred_f
+
+    f = centred_f(f)
+    checked = attention_arguments(c=c, gamma=gamma, d=d)
+    for name in ("c", "d"):
+        if checked[name].ndim:
+            raise ParameterError(f"{name} must be a single number with weights= (one matrix fixes p; loop over "
+                                 f"{name}).")
+    return f, float(checked["c"]), checked["gamma"].ravel(), float(checked["d"])
 
 
 def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d: float = 0.0,
@@ -267,14 +287,9 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     >>> np.round(solution.error, 4).tolist()
     [0.4532, 0.7427]
     """
+    f, c, gam, d = read_arguments(f, c, gamma, d)
     M = resolve_matrix(weights)
     p = M.shape[0]
-    c = float(c)
-    if not (np.isfinite(c) and c > 0):
-        raise ParameterError(f"c = {c!r} must be finite and > 0.")
-    gam = np.atleast_1d(np.asarray(gamma, dtype=float)).ravel()
-    if np.any(~np.isfinite(gam)) or np.any(gam <= 0):
-        raise ParameterError("gamma must be finite and > 0.")
     if mu is not None:
         mu = signal_vector(mu, p)
     with blas_limit(p):
@@ -284,7 +299,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
                 raise ParameterError(f"scalars: unknown key {key!r} (sigma, rho, trace).")
             setattr(data, key, float(value))
         herm = scaled_hermite(f, data.sigma, data.rho)
-        system = PathSystem(data, herm, c, float(d), mu)
+        system = PathSystem(data, herm, c, d, mu)
         return continuation_path(system, gam, step)
 
 
@@ -312,7 +327,7 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
             targets += [(None, gi) for gi in np.geomspace(prev, g0, m + 1)[1:-1]]
         targets.append((k, g0))
         prev = min(prev, g0)
-    err, phi, steps = (np.full(len(gam), np.nan) for _ in range(3))
+    err, phi, steps, residual = (np.full(len(gam), np.nan) for _ in range(4))
     ts = np.empty((len(gam), 3, 3))
     x, _ = newton(x, top)
     dx = _tangent(system, newton)
@@ -321,7 +336,7 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
     for k, g0 in targets:
         try:
             x, n_steps = newton(_predict(history, g0), g0)
-        except ParameterError:
+        except ConvergenceError:
             # a step too long for the predictor: redo it in four shorter ones
             n_steps = 0
             for gi in np.geomspace(g_prev, g0, 5)[1:]:
@@ -334,7 +349,7 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
         g_prev = g0
         if k is None:
             continue
-        steps[k] = n_steps
+        steps[k], residual[k] = n_steps, newton.residual
         if system.mu is None:
             err[k] = -g0 * g0 * c * dx[0]
             phi[k] = c * x[0]
@@ -347,7 +362,7 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
             dphi = (system.phi(x + h * dx, g0 + h, base) - system.phi(x - h * dx, g0 - h, base)) / (2 * h)
             err[k] = -g0 * g0 * dphi
         ts[k] = _sym(x)
-    return GeneralSolution(gam, err, phi, ts, system.h, steps)
+    return GeneralSolution(gam, err, phi, ts, system.h, steps, residual)
 
 
 def _predict(history: list, g0: float) -> np.ndarray:

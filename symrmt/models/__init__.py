@@ -9,6 +9,8 @@ module                     what it holds
 :mod:`.linear`             linear (ridge) regression, the baseline
 :mod:`.kernel_ridge`       kernel ridge regression on :math:`K` alone
 :mod:`.density`            eigenvalue densities of the attention Gram matrix and of :math:`K`
+:mod:`.numeric`            the models with a numeric solver of their own: general M, its elliptic model,
+                           softmax, summed heads (and concatenated heads, a Monte Carlo without theory)
 =========================  ====================================================================
 
 A new model is one module that builds a :class:`Model` and registers it (``register(Model(...))``), then
@@ -22,6 +24,11 @@ from .attention import ATTENTION  # noqa: E402  (registration order: the CLI lis
 from .linear import LINEAR  # noqa: E402
 from .density import DENSITIES, GRAM_DENSITY, KERNEL_DENSITY  # noqa: E402
 from .kernel_ridge import KERNEL_RIDGE  # noqa: E402
+from .numeric import ATTENTION_ELLIPTIC, ATTENTION_GENERAL, CONCATENATED_HEADS, SOFTMAX, SUMMED_HEADS  # noqa: E402
+from .model import seal_built_ins  # noqa: E402
+
+seal_built_ins()                   # the models above are the package's own: none can be unregistered
 
 __all__ = ["Model", "register", "unregister", "get", "names", "models", "ATTENTION", "LINEAR", "KERNEL_RIDGE",
-           "GRAM_DENSITY", "KERNEL_DENSITY", "DENSITIES"]
+           "GRAM_DENSITY", "KERNEL_DENSITY", "DENSITIES", "ATTENTION_GENERAL", "ATTENTION_ELLIPTIC", "SOFTMAX",
+           "SUMMED_HEADS", "CONCATENATED_HEADS"]

@@ -10,12 +10,12 @@ from typing import Any, Mapping, NamedTuple, Union
 
 import numpy as np
 
-from ..errors import ParameterError, SymrmtInputError
+from ..errors import ParameterError, SymrmtInputError, shown
 from ..geometry import Geometry, gram_rank, resolve_gram
 from ..validate import RANGE_HINT, positive_array, positive_scalar, real_array, real_scalar, within
 
 __all__ = ["Bound", "hermite_data", "hermite_arrays", "gram_parameters", "kernel_parameters", "ridge_parameters",
-           "density_parameters", "MAX_ARGUMENT", "ArrayLike"]
+           "density_parameters", "attention_arguments", "centred_f", "MAX_ARGUMENT", "ArrayLike"]
 
 ArrayLike = Union[float, np.ndarray, list]
 
@@ -68,6 +68,41 @@ def _as_hermite(f):
     from ..nonlinearity import HermiteCoefficients, hermite
 
     return f if isinstance(f, HermiteCoefficients) else hermite(f)
+
+
+def centred_f(f):
+    r"""``f`` itself, refused as the main path refuses it where it is not centred (:math:`a_0 \ne 0`).
+
+    For the theories that take f itself rather than its Hermite data at unit scale (general M evaluates
+    :math:`f(\sigma\,\cdot)`): a formula, a SymPy expression or HermiteCoefficients is checked by the one rule
+    (:meth:`symrmt.nonlinearity.HermiteCoefficients.require_centered`); Hermite data given as numbers are refused.
+    """
+    if isinstance(f, (tuple, Mapping)):
+        raise ParameterError(f"f = {shown(f)}: this theory evaluates f at the score scale, so give f itself (a "
+                             "formula such as 'tanh(x)'), not its Hermite data.")
+    if callable(f) and not hasattr(f, "free_symbols"):
+        return f                                     # a Python function: its Hermite data come at the score scale
+    _as_hermite(f).require_centered()
+    return f
+
+
+def attention_arguments(**values: Any) -> dict[str, np.ndarray]:
+    r"""``c``, ``gamma`` and ``d`` (those given) read by the one reader and checked against
+    :data:`symrmt.validate.DOMAINS`, the intervals the derivation states as their domains
+    (:func:`symrmt.derive.symbols.domain`), by the check :func:`symrmt.solve.check_parameters` makes: the refusals of
+    the main path, word for word, for the theories that solve something else at these arguments (general M, summed
+    heads, softmax).
+
+    Examples
+    --------
+    >>> from symrmt.models.binding import attention_arguments
+    >>> attention_arguments(c=1.0, gamma=[0.1, 1.0])["gamma"].tolist()
+    [0.1, 1.0]
+    """
+    from ..validate import DOMAINS, inside
+
+    readers = {"c": positive_array, "gamma": positive_array, "d": real_array}
+    return {name: inside(name, readers[name](name, value), DOMAINS[name], RANGE_HINT) for name, value in values.items()}
 
 
 def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple[int, dict]:

@@ -7,6 +7,12 @@ check), the observables it reports, and its Monte Carlo. Adding a model is one m
 :class:`Model` and calls :func:`register`; the solver, the code generation, the LaTeX printer and the
 command line read the registry and never spell a model's name.
 
+A model with a numeric solver of its own (general M, softmax, summed heads) gives ``solver``, the solve hook
+(``"module:function"`` or a callable, ``solver(form=..., partial=..., **user_arguments) -> RidgeSolution``), instead
+of a derivation; ``symrmt.theory.solve_model`` calls it where it would compile and solve the derived system, and
+``domains`` states, in words, the ranges it checks that no derivation states. A model whose Monte Carlo has no
+theory says so in ``no_theory``.
+
 Nothing here imports SymPy at import time: the command line reads the registry to build its choices.
 """
 from __future__ import annotations
@@ -15,13 +21,18 @@ import dataclasses
 import functools
 import hashlib
 import importlib
-from dataclasses import dataclass
+import inspect
+import re
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError, shown
 
-__all__ = ["Model", "register", "unregister", "get", "names", "models", "system_domains"]
+__all__ = ["Model", "register", "unregister", "get", "names", "models", "system_domains", "NAME_PATTERN"]
+
+#: A model's name: a letter, then letters, digits, ``_`` or ``-`` (it is a command-line choice and a cache key).
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 #: The forms a system is derived in (:mod:`symrmt.derive.algebraic`).
 DERIVED_FORMS = ("quadrature", "algebraic")
@@ -52,6 +63,14 @@ class Model:
         The names of the observables the model reports, as the system's symbols print (``("E", "Phi")``).
     simulator : str, optional
         ``"module:function"`` of its Monte Carlo, imported on first use.
+    solver : str or callable, optional
+        The solve hook of a model with a numeric solver of its own: ``solver(form=..., partial=...,
+        **user_arguments)`` returns a :class:`symrmt.theory.RidgeSolution` (``"module:function"``, imported on
+        first use, or the function). None (the default): the derived system is compiled and solved.
+    domains : dict of str to str
+        The ranges a numeric solver checks that no derivation states, in words (``{"heads": "an integer >= 1"}``).
+    no_theory : str, optional
+        Where a model has a Monte Carlo but no deterministic equivalent: why (``solve_model`` refuses with it).
 
     Examples
     --------
@@ -62,16 +81,61 @@ class Model:
 
     name: str
     summary: str
-    derive: Callable[[int, str], Any]
-    read: Callable[..., Any]
+    derive: Callable[[int, str], Any] | None = None
+    read: Callable[..., Any] | None = None
     takes_rank: bool = False
     auto_form: str = "algebraic"
     observables: tuple[str, ...] = ()
     simulator: str | None = None
+    solver: str | Callable[..., Any] | None = None
+    domains: Mapping[str, str] = field(default_factory=dict)
+    no_theory: str | None = None
 
     def __post_init__(self) -> None:
         if self.auto_form not in DERIVED_FORMS:
-            raise ValueError(f"auto_form = {self.auto_form!r}: use one of {DERIVED_FORMS}")
+            raise ParameterError(f"auto_form = {shown(self.auto_form)}: use one of {DERIVED_FORMS}.")
+        derived = self.derive is not None and self.read is not None
+        if not (derived or self.solver is not None or self.no_theory is not None):
+            raise ParameterError(f"model {shown(self.name)}: give derive and read (a derived system), a solver (a "
+                                 "numeric one), or no_theory (why there is none).")
+        for name in ("derive", "read"):
+            if getattr(self, name) is not None and not callable(getattr(self, name)):
+                raise ParameterTypeError(f"model {shown(self.name)}: {name} must be a function, not "
+                                         f"{type(getattr(self, name)).__name__}.")
+        if self.solver is not None and not (callable(self.solver) or (isinstance(self.solver, str)
+                                                                       and self.solver.count(":") == 1)):
+            raise ParameterTypeError(f"model {shown(self.name)}: solver must be a function or 'module:function'.")
+
+    @property
+    def derived(self) -> bool:
+        """Whether the model's theory is a derived system (compiled and solved by the package's solver)."""
+        return self.solver is None and self.derive is not None
+
+    def solve_hook(self) -> Callable[..., Any] | None:
+        """The numeric solver (:attr:`solver`, imported on first use), or None for a derived model."""
+        if self.solver is None or callable(self.solver):
+            return self.solver
+        module, function = self.solver.split(":")
+        return getattr(importlib.import_module(module), function)
+
+    def arguments(self) -> tuple[str, ...] | None:
+        """The names of the user arguments the model takes (those of ``read`` or of the solver), None if any."""
+        return _arguments(self)
+
+    def check_arguments(self, arguments: Mapping[str, Any]) -> None:
+        """Refuse, in one line, the user arguments the model does not take (before anything is solved)."""
+        if self.no_theory is not None:
+            raise ParameterError(f"the {self.name} model has no deterministic equivalent: {self.no_theory}")
+        known = self.arguments()
+        unknown = [k for k in arguments if known is not None and k not in known]
+        if unknown:
+            raise ParameterTypeError(f"the {self.name} model takes no argument {', '.join(map(shown, unknown))}: "
+                                     f"it takes {', '.join(known)}.")
+
+    def _require_derived(self) -> None:
+        if not self.derived:
+            raise ParameterError(f"the {self.name} model is solved numerically (symrmt.theory.solve_model): it has no "
+                                 "derived system to print, compile or bind.")
 
     def system(self, rank: int = 1, form: str = "quadrature", without_linear_part: bool = False):
         r"""The derived :class:`~symrmt.derive.FixedPointSystem` at ``rank`` in ``form``.
@@ -80,6 +144,7 @@ class Model:
         algebraic form differs from the general one (which divides by :math:`a_1`): :math:`\lambda` then
         enters the pencil only through :math:`C = c\lambda`, a rank-one term (:mod:`symrmt.derive.algebraic`).
         """
+        self._require_derived()
         if form not in DERIVED_FORMS:
             raise ParameterError(f"form = {form!r}: a system is derived in one of {DERIVED_FORMS}.")
         rank = rank if self.takes_rank else 1
@@ -106,6 +171,8 @@ class Model:
         from ..solve import check_parameters
         from ..validate import RANGE_HINT
 
+        self._require_derived()
+        self.check_arguments(user_arguments)
         bound = self.read(**user_arguments)
         summary = self.system_summary(bound.rank)
         return bound.rank, check_parameters(summary.parameters, summary.domains, bound.values, RANGE_HINT,
@@ -117,6 +184,19 @@ class Model:
             raise ParameterError(f"the {self.name} model has no Monte Carlo.")
         module, function = self.simulator.split(":")
         return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+
+@lru_cache(maxsize=None)
+def _arguments(model: Model) -> tuple[str, ...] | None:
+    """:meth:`Model.arguments`, read once per model (a signature costs a millisecond; every solve asks)."""
+    function = model.solve_hook() if model.solver is not None else model.read
+    if function is None:
+        return ()
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                 and p.name not in ("form", "partial"))
 
 
 #: ``id(system) -> (system, keys, domains)``: the numeric domains of each derived system, converted once (the systems
@@ -190,10 +270,26 @@ def _without_linear_part(model: Model, rank: int, form: str):
 
 
 _REGISTRY: dict[str, Model] = {}
+#: The names of the package's own models (:func:`seal_built_ins`): they cannot be unregistered.
+_BUILT_IN: set[str] = set()
+
+
+def check_name(name: Any) -> str:
+    """``name`` if it is a model's name (:data:`NAME_PATTERN`); else the one-line refusal."""
+    if not isinstance(name, str):
+        raise ParameterTypeError(f"a model's name must be a string, not {type(name).__name__} ({shown(name)}).")
+    if not NAME_PATTERN.fullmatch(name):
+        raise ParameterError(f"model name {shown(name)}: use a letter, then up to 63 letters, digits, _ or - "
+                             "(it is a command-line choice).")
+    return name
 
 
 def register(model: Model) -> Model:
     """Add ``model`` to the registry (its name must be new) and return it.
+
+    Refuses, in one line, anything that is not a :class:`Model` (:class:`~symrmt.errors.ParameterTypeError`), a
+    name that is empty, not a string or not of :data:`NAME_PATTERN`, and a name registered already by another
+    model (:class:`~symrmt.errors.ParameterError`).
 
     Examples
     --------
@@ -204,14 +300,24 @@ def register(model: Model) -> Model:
     True
     >>> models.unregister("my_linear")
     """
+    if not isinstance(model, Model):
+        raise ParameterTypeError(f"register takes a symrmt.models.Model, not {type(model).__name__}: build one with "
+                                 "Model(name=..., summary=..., ...).")
+    check_name(model.name)
     if model.name in _REGISTRY and _REGISTRY[model.name] is not model:
-        raise ValueError(f"a model named {model.name!r} is registered already")
+        raise ParameterError(f"a model named {shown(model.name)} is registered already: choose another name, or "
+                             "unregister yours first.")
     _REGISTRY[model.name] = model
     return model
 
 
+def seal_built_ins() -> None:
+    """Mark the models registered so far as the package's own (called once, by :mod:`symrmt.models`)."""
+    _BUILT_IN.update(_REGISTRY)
+
+
 def unregister(name: str) -> None:
-    """Remove a model (for tests that register one of their own).
+    """Remove a model registered by its user (for tests that register one of their own); a built-in is refused.
 
     Examples
     --------
@@ -222,6 +328,8 @@ def unregister(name: str) -> None:
     >>> "my_linear" in models.names()
     False
     """
+    if isinstance(name, str) and name in _BUILT_IN:
+        raise ParameterError(f"the {name} model is one of the package's own: it cannot be unregistered.")
     _REGISTRY.pop(name, None)
 
 
@@ -239,7 +347,7 @@ def get(name: str | Model) -> Model:
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ParameterError(f"kind = {name!r}: use one of {names()}.") from None
+        raise ParameterError(f"kind = {shown(name)}: use one of {names()}.") from None
 
 
 def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:

@@ -53,8 +53,8 @@ def resolve_geometry(geometry: Any, gram: Any) -> tuple[Geometry | None, np.ndar
 def _dimension(n: Any, c: Any, vectors: int) -> tuple[int, float, int]:
     """Validate ``n`` and ``c``; return ``(n, c, p)`` with ``p = round(c n) >= vectors``."""
     n = validate.integer("n", n, 2, "Use at least two tokens (n >= 2).")
-    c = validate.within("c", validate.positive_scalar("c", c, "c is the ratio p/n."), *validate.C_RANGE,
-                        validate.RANGE_HINT)
+    c = float(validate.inside("c", np.asarray(validate.positive_scalar("c", c, "c is the ratio p/n.")),
+                              validate.DOMAINS["c"], validate.RANGE_HINT))        # the theory's words, one check
     if n > 2.0**62 / c:                  # compared exactly: c * n would overflow for a huge int n
         raise ParameterError(f"c*n = {c}*{n}: p = round(c*n) is far too large to simulate; use a smaller c or n.")
     p = int(round(c * n))
@@ -76,8 +76,8 @@ def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_fra
                              "or gram=.")
     geometry, matrix = resolve_geometry(geometry, gram)
     n, c, p = _dimension(n, c, matrix.shape[0])
-    d = validate.within("d", validate.real_scalar("d", d), -validate.MAX_DIAGONAL, validate.MAX_DIAGONAL,
-                        validate.RANGE_HINT)
+    d = float(validate.inside("d", np.asarray(validate.real_scalar("d", d)), validate.DOMAINS["d"],
+                              validate.RANGE_HINT))
     if weights is not None:
         _signal_only(matrix)
         weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
@@ -157,9 +157,10 @@ def with_f(model: Model, f: Any, params: Any = None, check_centered: bool = Fals
 
 def gamma_grid(gamma: Any) -> np.ndarray:
     """The ridge parameters as a float64 grid, each finite, positive and at most :data:`symrmt.validate.MAX_GAMMA`."""
-    grid = validate.positive_grid("gamma", gamma, "(gamma -> 0 is the interpolation limit; use a small positive "
-                                                  "value such as 1e-4.)")
-    return validate.within("gamma", grid, 0.0, validate.MAX_GAMMA, validate.RANGE_HINT)
+    # read and range-checked as the theory reads it (the same line for the same bad value), then made a 1-d grid
+    validate.inside("gamma", validate.positive_array("gamma", gamma), validate.DOMAINS["gamma"],
+                    validate.RANGE_HINT)
+    return validate.positive_grid("gamma", gamma)
 
 
 def seed_count(seeds: Any, seed: Any, minimum: int) -> tuple[int, int]:

@@ -12,9 +12,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..runtime.memory import check_fits
-from ..validate import real_array
+from ..validate import inside, real_array
 
 __all__ = ["Parameters", "check_parameters", "Domain", "POINT_BYTES"]
 
@@ -59,9 +59,31 @@ class Parameters:
         return key in self.flat
 
     def subset(self, keep: np.ndarray, drop: tuple = ()) -> Parameters:
-        """The points ``keep`` (a mask or indices of the flat order), as a flat set, without the keys ``drop``."""
+        """The points ``keep`` (a mask, indices or a slice of the flat order), as a flat set, without the keys ``drop``.
+
+        A mask of the wrong length or an index outside the points is refused in one line (a
+        :class:`~symrmt.errors.ParameterError`), not an ``IndexError``.
+        """
+        if isinstance(keep, slice):
+            values = {k: v[keep] for k, v in self.flat.items() if k not in drop}
+            return Parameters(values, (len(range(*keep.indices(self.size))),))
+        keep = np.asarray(keep)
+        if keep.dtype == bool:
+            if keep.shape != (self.size,):
+                raise ParameterError(f"subset: a mask of shape {keep.shape} for {self.size} points; give one entry "
+                                     "per point of the flat order.")
+            count = int(keep.sum())
+        elif keep.dtype.kind in "iu" and keep.ndim <= 1:
+            keep = np.atleast_1d(keep)
+            if keep.size and (keep.min() < 0 or keep.max() >= self.size):
+                raise ParameterError(f"subset: indices {keep[(keep < 0) | (keep >= self.size)][:5].tolist()} are "
+                                     f"outside the {self.size} points (0..{self.size - 1}).")
+            count = keep.size
+        else:
+            raise ParameterTypeError(f"subset: keep must be a boolean mask or integer indices, not {keep.dtype} of "
+                                     f"shape {keep.shape}.")
         values = {k: v[keep] for k, v in self.flat.items() if k not in drop}
-        return Parameters(values, (len(next(iter(values.values()))),))
+        return Parameters(values, (count,))
 
 
 def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping, hint: str = "",
@@ -106,15 +128,5 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
 
 
 def _inside(name: str, array: np.ndarray, domain: Domain, hint: str) -> np.ndarray:
-    """``array`` if every entry is finite and in ``domain``; else the one-line refusal, as :func:`symrmt.validate.within`."""
-    lower, upper, lower_open, upper_open = domain
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(array) | (array < lower) | (array > upper)
-        bad |= (array == lower) if lower_open else False
-        bad |= (array == upper) if upper_open else False
-    if np.any(bad):
-        interval = f"{'(' if lower_open else '['}{lower:g}, {upper:g}{')' if upper_open else ']'}"
-        subject = f"{name} = {float(array):g}" if array.ndim == 0 else f"{name} contains {array[bad][:5].tolist()}"
-        expected = "must be" if array.ndim == 0 else "every value must be"
-        raise ParameterError(f"{subject}: {expected} in {interval}." + (f" {hint}" if hint else ""))
-    return array
+    """``array`` if every entry is finite and in ``domain``: the one check of :func:`symrmt.validate.inside`."""
+    return inside(name, array, domain, hint)

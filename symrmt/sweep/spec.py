@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
 from ..runtime.files import read_regular
-from ..validate import C_RANGE, MAX_DIAGONAL, MAX_GAMMA, MAX_GRID_POINTS, RANGE_HINT, grid, within
+from ..validate import DOMAINS, MAX_GRID_POINTS, RANGE_HINT, grid, inside, within
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
            "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
@@ -262,8 +262,8 @@ def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
 
 def _check_ranges(spec: dict) -> None:
     """c, gamma and d in the ranges the theory and the simulator accept (:mod:`symrmt.validate`)."""
-    for key, (lower, upper) in (("c", C_RANGE), ("gamma", (0.0, MAX_GAMMA)), ("d", (-MAX_DIAGONAL, MAX_DIAGONAL))):
-        within(key, spec[key], lower, upper, RANGE_HINT)
+    for key in ("c", "gamma", "d"):
+        inside(key, np.asarray(spec[key], dtype=float), DOMAINS[key], RANGE_HINT)
 
 
 # ---------------------------------------------------------------------------

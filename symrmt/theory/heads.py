@@ -26,6 +26,7 @@ engine does not derive; :func:`symrmt.simulation.heads.simulate_heads` simulates
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -33,9 +34,12 @@ import numpy as np
 from .. import validate
 from ..errors import ParameterError
 from ..geometry import check_gram
-from .ridge import attention_error
+from ..models.binding import attention_arguments
+from ..models import SUMMED_HEADS
+from .forms import DEFAULT_FORM
+from .ridge import RidgeSolution, solve_attention
 
-__all__ = ["averaged_gram", "summed_heads_error"]
+__all__ = ["averaged_gram", "summed_heads_error", "solve_summed_heads"]
 
 
 def averaged_gram(gram: Any, heads: int) -> np.ndarray:
@@ -64,7 +68,7 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
 
     :func:`symrmt.attention_error` of one head with the averaged weights (:func:`averaged_gram`) at
     :math:`\gamma/H^2` (module docstring); ``f``, ``c``, ``gamma`` and ``d`` as there (d is each head's
-    diagonal).
+    diagonal). The registered model ``summed_heads`` (:func:`solve_summed_heads`).
 
     Examples
     --------
@@ -73,8 +77,27 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
     >>> bool(np.all((0 < e) & (e < 1)))
     True
     """
+    from .ridge import solve_model
+
+    return solve_model(SUMMED_HEADS, f=f, c=c, gamma=gamma, gram=gram, heads=heads, d=d).error
+
+
+def solve_summed_heads(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: Any = 0.0, *,
+                       form: str = DEFAULT_FORM, partial: bool = False) -> RidgeSolution:
+    r"""The solve hook of the ``summed_heads`` model: one head with the averaged weights at :math:`\gamma/H^2`.
+
+    :math:`\Phi` of the summed heads is :math:`\Phi_\text{one head}(\gamma/H^2)/H^2`
+    (:math:`(H^2A + \gamma)^{-1} = H^{-2}(A + \gamma/H^2)^{-1}`); :math:`E` is the same at both.
+
+    >>> s = solve_summed_heads("tanh(x)", 1.0, 0.1, np.diag([1.0, 1.0, 0.5, 1.0, 0.5]), heads=2)
+    >>> bool(0 < s.error < 1)
+    True
+    """
+    from ..derive.symbols import ERROR, PHI
+
     averaged = averaged_gram(gram, heads)
+    heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
     # gamma as the user gave it, refused in their terms (the solver sees gamma/H^2, inside the range if gamma is)
-    gamma = validate.within("gamma", validate.positive_array("gamma", gamma), 0.0, validate.MAX_GAMMA,
-                            validate.RANGE_HINT)
-    return attention_error(f, c, gamma / heads**2, None, d, averaged)
+    gamma = attention_arguments(gamma=gamma)["gamma"]
+    one = solve_attention(f, c, gamma / heads**2, None, d, averaged, partial=partial, form=form)
+    return dataclasses.replace(one, observables={ERROR: one.error, PHI: one.phi / heads**2})

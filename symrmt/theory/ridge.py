@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..geometry import Geometry
 from ..solve import PointFailure, SolveResult
-from ..models import ATTENTION, KERNEL_RIDGE, LINEAR, Model
+from ..models import ATTENTION, ATTENTION_GENERAL, KERNEL_RIDGE, LINEAR, Model
 from ..models import get as get_model
 from ..models.binding import ArrayLike
 from .forms import DEFAULT_FORM, check_form, solve_in_form
@@ -142,13 +142,21 @@ def solve_model(model: Model | str, form: str = DEFAULT_FORM, partial: bool = Fa
     """Solve any registered model (:mod:`symrmt.models`) at the user's ``arguments`` (those of its ``bind``).
 
     The arguments are read and checked once (:meth:`symrmt.models.Model.bind`); ``form`` and ``partial``
-    as in :func:`solve_attention`. The built-in models have their own functions below; this one serves a model
-    registered by its user as well.
+    as in :func:`solve_attention`. A model with a numeric solver of its own (general M, softmax, summed heads:
+    :mod:`symrmt.models.numeric`) is solved by its hook (:meth:`symrmt.models.Model.solve_hook`), which returns a
+    :class:`RidgeSolution` (or a :class:`symrmt.solve.SolveResult`). An argument the model does not take is refused
+    in one line (:meth:`symrmt.models.Model.check_arguments`). The built-in models have their own functions below;
+    this one serves a model registered by its user as well.
 
     >>> round(float(solve_model("kernel_ridge", f="tanh(x)", c=1.0, gamma=0.1).error), 3)
     0.242
     """
     model = get_model(model)
+    model.check_arguments(arguments)
+    hook = model.solve_hook()
+    if hook is not None:                      # a numeric solver of its own (symrmt.models.numeric)
+        solution = hook(form=form, partial=partial, **arguments)
+        return solution if isinstance(solution, RidgeSolution) else ridge_solution(solution, partial)
     check_form(form)
     rank, parameters = model.bind(**arguments)
     return ridge_solution(solve_in_form(model, rank, parameters, form, partial), partial)
@@ -278,16 +286,7 @@ def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any
     if given:
         raise ParameterError(f"weights= cannot be combined with {', '.join(given)}: give the signal as mu= (a vector "
                              "of length p), and f, c, gamma, d only.")
-    scalars = {}
-    for name, value in (("c", c), ("d", d)):
-        arr = np.asarray(value, dtype=float) if np.ndim(value) == 0 else None
-        if arr is None:
-            raise ParameterError(f"{name} must be a single number with weights= (one matrix fixes p; loop over {name}).")
-        if not np.isfinite(arr):
-            raise ParameterError(f"{name} = {float(arr)!r} must be finite.")
-        scalars[name] = float(arr)
-    from ..general import attention_error_general
-    return attention_error_general(f, scalars["c"], gamma, weights, mu=mu, d=scalars["d"])
+    return solve_model(ATTENTION_GENERAL, f=f, c=c, gamma=gamma, weights=weights, mu=mu, d=d).error
 
 
 def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,

@@ -117,7 +117,7 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
     (0.0, 0.5, 0.5)
     """
     c = positive_scalar("c", c)
-    ridge_models = names(lambda m: "E" in m.observables)
+    ridge_models = names(lambda m: m.derived and "E" in m.observables)     # a derived ridge system
     model = get_model(choice("kind", kind, ridge_models))
     tolerance = within("tolerance", positive_scalar("tolerance", tolerance), 0.0, 1.0, "(E lies in [0, 1])")
     arguments = dict(f=f, c=c, gamma=RIDGELESS_GAMMAS, geometry=geometry, d=d, gram=gram, params=params)

@@ -45,16 +45,20 @@ allows (:func:`largest_temperature`), since :math:`E \to 1` there to within :mat
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
-from ..validate import MAX_GAMMA, positive_array
+from ..validate import DOMAINS, positive_array
 from ..validate import temperature as check_temperature
-from .ridge import attention_error
+from ..models import SOFTMAX
+from .forms import DEFAULT_FORM
+from .ridge import RidgeSolution, solve_attention
 
-__all__ = ["softmax_hermite", "softmax_share", "softmax_formula", "softmax_error", "largest_temperature"]
+__all__ = ["softmax_hermite", "softmax_share", "softmax_formula", "softmax_error", "solve_softmax",
+           "largest_temperature"]
 
 #: Below this :math:`u = 1/\tau^2` the series of :math:`(e^u - 1)/u` is exact in float64 (its next term, u^3/24,
 #: is below 1e-17).
@@ -102,7 +106,7 @@ def largest_temperature(gamma: float) -> float:
     """
     from scipy.special import lambertw
 
-    return float(1.0 / np.sqrt(lambertw(gamma / MAX_GAMMA).real))
+    return float(1.0 / np.sqrt(lambertw(gamma / DOMAINS["gamma"][1]).real))
 
 
 def softmax_formula(temperature: float) -> str:
@@ -123,7 +127,8 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, solved as :math:`f/a_1` at :math:`\gamma/a_1^2` (the same
     error; ``(1, nu/a_1^2)`` stays of order one where :math:`a_1` is large); the convention (:math:`K' = \sigma_\tau K^{\rm sm}`,
     normalized over the keys of each query, or over the queries of each key: the same equivalent) is that of
-    :mod:`symrmt.simulation.softmax`. Parameters broadcast.
+    :mod:`symrmt.simulation.softmax`. Parameters broadcast. The registered model ``softmax``
+    (``symrmt.solve_model(SOFTMAX, ...)``, :func:`solve_softmax`).
 
     Parameters
     ----------
@@ -141,26 +146,53 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)
     array([0.0805, 0.1791, 0.3889])
     """
+    from .ridge import solve_model
+
+    return solve_model(SOFTMAX, c=c, gamma=gamma, temperature=temperature, geometry=geometry, gram=gram).error
+
+
+def solve_softmax(c: Any, gamma: Any, temperature: Any = 1.0, geometry: Any = None, gram: Any = None, *,
+                  form: str = DEFAULT_FORM, partial: bool = False) -> RidgeSolution:
+    r"""The solve hook of the ``softmax`` model (:func:`softmax_error`): the attention system of :math:`f/a_1` at
+    :math:`\gamma/a_1^2`; its error is softmax attention's (the module docstring). Only :math:`E` is reported:
+    :math:`\Phi` of the rescaled features is :math:`a_1^2` times that of :math:`XK'`.
+
+    >>> round(float(solve_softmax(1.0, 0.1).error), 4)
+    0.1791
+    """
+    from ..derive.symbols import ERROR
+
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
     tau = check_temperature(temperature, array=True)
-    gamma = positive_array("gamma", gamma)              # the user's values, refused in the user's terms
+    gamma = positive_array("gamma", gamma)              # the user's values; their range is that of gamma/a_1^2
     share, ridge = softmax_share(tau), _ridge(gamma, tau)
     try:
-        return attention_error((np.ones_like(share), share), c, ridge, geometry, 0.0, gram)
+        solved = solve_attention((np.ones_like(share), share), c, ridge, geometry, 0.0, gram, partial=partial,
+                                 form=form)
     except ConvergenceError:
         # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
         # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
         # each point still checked by the solver.
-        return _pointwise(attention_error, share, c, ridge, geometry, gram)
+        solved = _pointwise(share, c, ridge, geometry, gram, form)
+    return dataclasses.replace(solved, observables={ERROR: solved.error})
 
 
-def _pointwise(attention_error, share, c, ridge, geometry, gram) -> np.ndarray:
-    """:func:`symrmt.attention_error` of ``(1, share)`` one broadcast point at a time."""
+def _pointwise(share, c, ridge, geometry, gram, form) -> RidgeSolution:
+    """:func:`symrmt.solve_attention` of ``(1, share)`` one broadcast point at a time, stacked."""
     share, c, ridge = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge)
-    out = np.array([attention_error((1.0, float(b)), float(x), float(g), geometry, 0.0, gram)
-                    for b, x, g in zip(share.flat, c.flat, ridge.flat)], dtype=float)
-    return out.reshape(share.shape)
+    points = [solve_attention((1.0, float(b)), float(x), float(g), geometry, 0.0, gram, form=form)
+              for b, x, g in zip(share.flat, c.flat, ridge.flat)]
+
+    def stack(values) -> np.ndarray:
+        values = np.array(values)
+        return np.moveaxis(values, 0, -1).reshape(*values.shape[1:], *share.shape)
+
+    first = points[0]
+    observables = {k: stack([s.observables[k] for s in points]) for k in first.observables}
+    return RidgeSolution(observables, stack([s.unknowns for s in points]), stack([s.residual for s in points]),
+                         first.unknown_names, np.zeros(share.shape, bool), (),
+                         stack([s.form_used for s in points]) if first.form_used is not None else None)
 
 
 def _ridge(gamma: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -169,13 +201,14 @@ def _ridge(gamma: np.ndarray, tau: np.ndarray) -> np.ndarray:
     u = (1.0 / tau) ** 2
     with np.errstate(over="ignore"):
         ridge = gamma * tau * tau * np.exp(-u)            # inf where it overflows: refused below
-    bad = ~(ridge <= MAX_GAMMA)
+    largest = DOMAINS["gamma"][1]                          # the attention system's largest ridge
+    bad = ~(ridge <= largest)
     if np.any(bad):
         g, t = (float(np.broadcast_to(v, bad.shape)[bad][0]) for v in (gamma, tau))
         acts = g * t * t * np.exp(-1.0 / t / t)
         raise ParameterError(
             f"temperature = {t:g} with gamma = {g:g}: the softmax features shrink like 1/tau, so gamma acts as "
             f"gamma*tau^2*e^(-1/tau^2) = {f'{acts:.3g}' if np.isfinite(acts) else 'more than 1e308'} on unit-scale "
-            f"features, beyond {MAX_GAMMA:g} where the theory is solved (E is 1 there to within its inverse); at "
+            f"features, beyond {largest:g} where the theory is solved (E is 1 there to within its inverse); at "
             f"gamma = {g:g} the largest temperature is {largest_temperature(g):.3g}.")
     return ridge

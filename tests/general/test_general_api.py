@@ -37,7 +37,7 @@ def test_weights_dispatch_to_the_general_theory():
     ({"geometry": Geometry(mu_norm=1.0)}, "cannot be combined with geometry"),
     ({"partial": True}, "cannot be combined with partial"),
     ({"c": [1.0, 0.5]}, "c must be a single number"),
-    ({"d": np.nan}, "d = nan must be finite"),
+    ({"d": np.nan}, "d = nan: must be finite"),                 # the main path's words (issue 38 item 2)
     ({"mu": np.ones(3)}, "mu must be a finite vector of length p = 40"),
     ({"weights": np.ones((3, 4))}, "must be p x p"),
     ({"weights": np.zeros((40, 40))}, "must be finite and > 0"),

@@ -21,6 +21,7 @@ from ..grids import AXES, collapse_axes, grid_axes, gram_grid
 from ..paths import check_output_file
 from ...runtime.files import write_atomically, write_text_atomically
 from ..values import parse_grid
+from .theory_kind import kind_theory, theory_kinds
 from .theory_weights import add_weights_arguments, refuse_weights_flags, weights_theory
 
 _FORM_HELP = ("form of the derived system: auto (the default: algebraic, quadrature where it does not hold; "
@@ -45,14 +46,17 @@ def add_theory(sub) -> None:
                    help="solve with a --gram of high rank although its systems take minutes to compile (refused "
                         "otherwise, with the estimate)")
     add_weights_arguments(p)
+    p.add_argument("--kind", choices=theory_kinds(), default=None,
+                   help="the theory of any registered model over --gamma, with the flags it takes (default: attention "
+                        "and linear regression side by side)")
 
 
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
     add_params(p)
-    p.add_argument("--kind", choices=models.names(), default=models.ATTENTION.name,
-                   help="the model whose system is printed (default: %(default)s)")
+    p.add_argument("--kind", choices=models.names(lambda m: m.derived), default=models.ATTENTION.name,
+                   help="the model whose system is printed (default: %(default)s; the models with a derived system)")
     p.add_argument("--rank", type=integer_argument, default=None,
                    help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=integer_argument, default=None,
@@ -183,6 +187,8 @@ def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
 
 
 def cmd_theory(args: argparse.Namespace) -> dict:
+    if args.kind is not None:
+        return kind_theory(args)
     if getattr(args, "weights", None) is not None:
         return weights_theory(args)
     refuse_weights_flags(args)
