@@ -72,10 +72,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..nonlinearity.scaled import scaled_hermite
 from ..validate import signal_vector
-from .hermite_scaled import scaled_hermite
+from ..weight_matrix import read_weight_matrix
 from .kernel import MatrixData
-from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, resolve_matrix
+from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem
 
 __all__ = ["EllipticModel", "attention_error_elliptic"]
 
@@ -332,7 +333,7 @@ def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: floa
     >>> bool(np.allclose(model, attention_error_general("tanh(x)", 1.0, [0.1, 1.0], weights=M), atol=1e-8))
     True
     """
-    M = resolve_matrix(weights)
+    M = read_weight_matrix(weights).dense()
     p = M.shape[0]
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 0 <= rank <= p:
         raise ParameterError(f"rank = {rank!r}: the number of singular directions kept must be an integer in 0..{p}.")

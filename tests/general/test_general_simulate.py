@@ -9,7 +9,7 @@ from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
 from symrmt.simulation import simulate, simulate_once
 from symrmt.simulation.model import scores
-from symrmt.simulation.weights import resolve_weights
+from symrmt.weight_matrix import read_weight_matrix
 
 
 def _matrix(p, seed=3):
@@ -24,7 +24,7 @@ def test_scores_are_key_first():
     p, n = 12, 9
     rng = np.random.default_rng(0)
     M, X = rng.standard_normal((p, p)), rng.standard_normal((p, n))
-    S, _ = scores(X, np.zeros((3, p)), False, resolve_weights(M, p))
+    S, _ = scores(X, np.zeros((3, p)), False, read_weight_matrix(M, p))
     assert np.allclose(S, X.T @ M @ X / np.sqrt(p), atol=1e-12)
     assert not np.allclose(S, X.T @ M.T @ X / np.sqrt(p), atol=1e-3)
 
