@@ -74,8 +74,9 @@ def test_simulate_refusals_are_one_line(kwargs, needle):
 
 @pytest.mark.parametrize("kwargs, needle", [
     ({"mu": np.ones(P - 1)}, f"mu must be a finite vector of length p = {P}"),
-    ({"weights": np.zeros((P, P))}, "must be finite and > 0"),
-    ({"weights": np.r_[[np.full(P, np.inf)], np.eye(P)[1:]]}, "every entry of M must be finite"),
+    ({"weights": np.zeros((P, P))}, "must be finite and nonzero"),
+    ({"weights": np.r_[[np.full(P, np.inf)], np.eye(P)[1:]]}, "every entry must be finite"),   # simulate's line
+    ({"weights": np.ones((P, P + 1))}, "square matrix"),
 ])
 def test_the_theory_refuses_the_same_inputs(kwargs, needle):
     args = {"weights": _matrix(P), "mu": np.eye(P)[1], **kwargs}
