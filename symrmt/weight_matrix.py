@@ -204,7 +204,7 @@ def attention_factors(key_weight: Any, query_weight: Any, head_dim: int,
     --------
     >>> W = np.arange(8.0).reshape(4, 2)                # two heads of width 2 on p = 2
     >>> keys, queries, scale = attention_factors(W, W, 2, head=1)
-    >>> keys.tolist(), scale == 2 ** -0.5
+    >>> keys.tolist(), bool(scale == 1 / np.sqrt(2))
     ([[4.0, 5.0], [6.0, 7.0]], True)
     """
     keys, queries = (_real_finite(name, value) for name, value in (("W_K", key_weight), ("W_Q", query_weight)))
@@ -229,10 +229,10 @@ def attention_matrix(key_weight: Any, query_weight: Any, head_dim: int, head: in
     Examples
     --------
     >>> W_K, W_Q = np.eye(4), 2.0 * np.eye(4)           # one layer of two heads of width 2
-    >>> attention_matrix(W_K, W_Q, 2).diagonal().tolist()
-    [1.4142135623730951, 1.4142135623730951, 1.4142135623730951, 1.4142135623730951]
-    >>> attention_matrix(W_K, W_Q, 2, head=1).diagonal().tolist()   # head 1 sees the last two coordinates
-    [0.0, 0.0, 1.4142135623730951, 1.4142135623730951]
+    >>> attention_matrix(W_K, W_Q, 2).diagonal().round(6).tolist()         # 2/sqrt(2)
+    [1.414214, 1.414214, 1.414214, 1.414214]
+    >>> attention_matrix(W_K, W_Q, 2, head=1).diagonal().round(6).tolist()  # head 1 sees the last two coordinates
+    [0.0, 0.0, 1.414214, 1.414214]
     """
     keys, queries, scale = attention_factors(key_weight, query_weight, head_dim, head)
     return (keys.T @ queries) * scale
