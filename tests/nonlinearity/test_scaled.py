@@ -67,3 +67,16 @@ def test_softmax_hermite_is_the_engines_centred_exponential(tau):
     a1, nu = softmax_hermite(tau)
     assert float(a1) == pytest.approx(float(data["a1"]), rel=1e-13)
     assert float(nu) == pytest.approx(float(data["nu"]), rel=1e-13)
+
+
+@pytest.mark.slow                                             # the first hermite() of relu(sigma x): SymPy, ~40 s
+def test_the_centred_relu_moves_by_the_old_rules_error_at_the_kink():
+    """docs/general_weights.md: the centred ReLU's nu at sigma = 1 is its closed form 1/2 - 1/(2 pi) to 1e-12; the
+    240-node Gauss-Hermite rule the general-M theory used before is 5.5e-4 off (the planted rule the engine replaces)."""
+    data = scaled_data("Max(x, 0) - 1/sqrt(2*pi)", 1.0)
+    assert float(data["nu"]) == pytest.approx(0.5 - 1 / (2 * math.pi), abs=1e-12)
+    x, w = np.polynomial.hermite_e.hermegauss(240)
+    f = np.maximum(x, 0) - 1 / math.sqrt(2 * math.pi)
+    w = w / math.sqrt(2 * math.pi)
+    old = w @ (f * f) - (w @ f) ** 2 - (w @ (x * f)) ** 2 + float(data["a1"]) ** 2   # the old b^2 + a_1^2
+    assert abs(old - float(data["nu"])) == pytest.approx(5.5e-4, abs=2e-5)
