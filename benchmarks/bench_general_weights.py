@@ -18,10 +18,11 @@ import time
 
 import numpy as np
 
-from symrmt.general.hermite_scaled import scaled_hermite
+from symrmt.nonlinearity.scaled import scaled_hermite
 from symrmt.general.kernel import MatrixData, p_side
 from symrmt.general.solver import PathSystem, blas_limit, continuation_path
 from symrmt.geometry import Geometry
+from symrmt.weight_matrix import attention_matrix
 from symrmt.simulation import simulate
 
 
@@ -31,7 +32,7 @@ def _matrix(p: int) -> tuple[np.ndarray, str]:
         from symrmt.weights.reader import read_weights
         w = read_weights("minilm", layers=[0])
         lay = w.layers[0]
-        M = lay.key_weight.T @ lay.query_weight / np.sqrt(w.head_dim)         # W_K^T W_Q: key on the left
+        M = attention_matrix(lay.key_weight, lay.query_weight, w.head_dim)     # W_K^T W_Q/sqrt(d): key on the left
         if M.shape[0] == p:
             return M * (np.sqrt(p) / np.linalg.norm(M)), "MiniLM layer 0"
     except Exception:  # noqa: BLE001 - MiniLM not installed: a random non-symmetric matrix of the same size

@@ -4,6 +4,7 @@
     nice python derivations/general_weights_grid.py                    # the grid: docs/figures/general_weights_grid.csv
     nice python derivations/general_weights_grid.py --finite-p         # the worst misses at p = 768 to 3072
     python derivations/general_weights_grid.py --write-doc             # its tables into docs/real_weights.md (--table: print)
+    nice python derivations/general_weights_grid.py --theory-change    # theory columns recomputed against the CSV
 
 Matrices: each layer's M (all heads) and two single heads per layer (the heads of smallest and largest stable rank
 r_s = ||M||_F^2/||M||_op^2), in symrmt's orientation (``MatrixFit.weights()``, key first), rescaled to unit score
@@ -96,6 +97,40 @@ def _fmt(x) -> str:
     return "" if x is None or not np.isfinite(x) else f"{x:.6f}"
 
 
+def theories(f: str, c: float, gammas, fit, scale: float, M: np.ndarray, u) -> tuple:
+    """The three theory columns of one setting: general M, the I + rank-8 fit, the elliptic model (noise only)."""
+    mu = np.zeros(M.shape[0]) if u is None else u
+    general = _solved(lambda: attention_error(f, c, list(gammas), weights=M, mu=u), gammas)
+    fitted = _solved(lambda: fitted_attention_error(fit, RANK, f, c, list(gammas), mu, scale=scale, center=True),
+                     gammas)
+    elliptic = (_solved(lambda: attention_error_elliptic(f, c, list(gammas), M), gammas)
+                if u is None else [None] * len(gammas))
+    return general, fitted, elliptic
+
+
+def theory_change(a) -> None:
+    """The theory columns of the chosen cells recomputed (no Monte Carlo) against those stored in ``--out``: the
+    largest change per f and column, with its cell (how much a change of the theory's code moves the grid)."""
+    stored = {(r["matrix"], r["f"], r["c"], r["signal"], r["gamma"]): r for r in read_rows(a.out)}
+    worst: dict = {}
+    for name, layer, head, fit, scale, M in matrices(a.layers, a.heads_per_layer):
+        for fname in a.fs:
+            for c in a.cs:
+                for signal in a.signals:
+                    values = theories(FS[fname], c, a.gammas, fit, scale, M, direction(signal, M, layer, head))
+                    for column, new in zip(("theory_general", "theory_fit", "theory_elliptic"), values):
+                        for g, v in zip(a.gammas, new):
+                            cell = (name, fname, f"{c:g}", signal, f"{g:g}")
+                            old = stored[cell][column]
+                            if v is not None and np.isfinite(v) and old:
+                                change = abs(v - float(old))
+                                if change >= worst.get((fname, column), (-1.0,))[0]:
+                                    worst[(fname, column)] = (change, cell)
+    print("f,column,largest_change,cell (the stored values have 6 decimals: changes below 5e-7 are not seen)")
+    for (fname, column), (change, cell) in sorted(worst.items()):
+        print(f"{fname},{column},{change:.2g},{' '.join(cell)}")
+
+
 def run_grid(a) -> None:
     tmp = a.out + ".partial"
     with open(tmp, "w", newline="") as handle:
@@ -111,12 +146,7 @@ def run_grid(a) -> None:
                     for signal in a.signals:
                         t0 = time.time()
                         u = direction(signal, M, layer, head)
-                        mu = np.zeros(p) if u is None else u
-                        general = _solved(lambda: attention_error(f, c, list(a.gammas), weights=M, mu=u), a.gammas)
-                        fitted = _solved(lambda: fitted_attention_error(fit, RANK, f, c, list(a.gammas), mu,
-                                                                        scale=scale, center=True), a.gammas)
-                        elliptic = (_solved(lambda: attention_error_elliptic(f, c, list(a.gammas), M), a.gammas)
-                                    if u is None else [None] * len(a.gammas))
+                        general, fitted, elliptic = theories(f, c, a.gammas, fit, scale, M, u)
                         t1 = time.time()
                         mean, half, n = monte_carlo(f, M, u, c, a.gammas, a.seeds)
                         t2 = time.time()
@@ -392,6 +422,9 @@ def main(argv=None) -> int:
     ap.add_argument("--finite-out", default=FINITE_CSV)
     ap.add_argument("--table", action="store_true", help="print the generated tables of docs/real_weights.md")
     ap.add_argument("--write-doc", action="store_true", help="write them into docs/real_weights.md (between markers)")
+    ap.add_argument("--theory-change", action="store_true",
+                    help="recompute the theory columns of the chosen cells (no Monte Carlo) and print the largest "
+                         "change against --out")
     a = ap.parse_args(argv)
     if a.table or a.write_doc:
         rows = read_rows(a.out)
@@ -399,6 +432,8 @@ def main(argv=None) -> int:
         write_doc(block) if a.write_doc else print(block)
     elif a.finite_p:
         run_finite_p(a)
+    elif a.theory_change:
+        theory_change(a)
     else:
         run_grid(a)
     return 0

@@ -23,6 +23,7 @@ from symrmt.simulation import simulate
 from symrmt.simulation.weights import align_signal
 from symrmt.analysis.seeds import t_interval
 from symrmt.weights.reader import read_weights
+from symrmt.weight_matrix import attention_matrix
 from symrmt.general import attention_error_general
 
 FS = {"tanh": "tanh(x)", "erf": "erf(x)", "relu": "Max(x, 0) - 1/sqrt(2*pi)"}
@@ -30,13 +31,10 @@ FS = {"tanh": "tanh(x)", "erf": "erf(x)", "relu": "Max(x, 0) - 1/sqrt(2*pi)"}
 
 def matrices(layers, heads):
     w = read_weights("minilm", layers=layers)
-    d = w.head_dim
     for lay in w.layers:
-        WQ, WK = lay.query_weight, lay.key_weight
-        out = [("L%d" % lay.layer, (WK.T @ WQ) / np.sqrt(d))]      # S_ij = x_i^T M x_j, i the key
-        for h in heads:
-            rows = slice(h * d, (h + 1) * d)
-            out.append(("L%dH%d" % (lay.layer, h), (WK[rows].T @ WQ[rows]) / np.sqrt(d)))
+        layer_M = lambda h=None: attention_matrix(lay.key_weight, lay.query_weight, w.head_dim, h)  # noqa: E731
+        out = [("L%d" % lay.layer, layer_M())]                     # S_ij = x_i^T M x_j, i the key
+        out += [("L%dH%d" % (lay.layer, h), layer_M(h)) for h in heads]
         for name, M in out:
             p = M.shape[0]
             yield name, M * (np.sqrt(p) / np.linalg.norm(M))

@@ -4,6 +4,6 @@ See docs/theory.md, section 18 (derivation) and docs/general_weights.md (measure
 :func:`attention_error_elliptic`.
 """
 from .elliptic import attention_error_elliptic
-from .solver import GeneralSolution, attention_error_general, resolve_matrix, solve_general
+from .solver import GeneralSolution, attention_error_general, solve_general
 
-__all__ = ["attention_error_general", "attention_error_elliptic", "solve_general", "GeneralSolution", "resolve_matrix"]
+__all__ = ["attention_error_general", "attention_error_elliptic", "solve_general", "GeneralSolution"]

@@ -72,10 +72,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
+from ..nonlinearity.scaled import scaled_hermite
 from ..validate import signal_vector
-from .hermite_scaled import scaled_hermite
+from ..weight_matrix import read_weight_matrix
 from .kernel import MatrixData
-from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, read_arguments, resolve_matrix
+from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, read_arguments
 
 __all__ = ["EllipticModel", "attention_error_elliptic", "solve_elliptic"]
 
@@ -340,7 +341,7 @@ def solve_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: float = 0.0, *
     """The :class:`~symrmt.general.solver.GeneralSolution` of the elliptic model (arguments of
     :func:`attention_error_elliptic`), the arguments read once (:func:`~symrmt.general.solver.read_arguments`)."""
     f, c, gam, d = read_arguments(f, c, gamma, d)
-    M = resolve_matrix(weights)
+    M = read_weight_matrix(weights).dense()
     p = M.shape[0]
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 0 <= rank <= p:
         raise ParameterError(f"rank = {rank!r}: the number of singular directions kept must be an integer in 0..{p}.")

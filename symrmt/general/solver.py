@@ -35,49 +35,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
+from ..nonlinearity.scaled import ScaledHermite, scaled_hermite
 from ..validate import signal_vector
-from .hermite_scaled import ScaledHermite, scaled_hermite
+from ..weight_matrix import read_weight_matrix
 from .kernel import Factored, MatrixData, p_side, signal_forms
 
-__all__ = ["attention_error_general", "GeneralSolution", "solve_general", "resolve_matrix", "read_arguments"]
+__all__ = ["attention_error_general", "GeneralSolution", "solve_general", "read_arguments"]
 
 _IU = np.triu_indices(3)
 #: the largest ratio between consecutive gamma of the continuation (extra points are inserted)
 _RATIO = 2.5
-
-
-def resolve_matrix(weights: Any, p: int | None = None) -> np.ndarray:
-    r"""M as a float (p, p) array from a matrix or a pair ``(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`).
-
-    Refuses in one line a matrix that is not square, not real and finite, or not of size ``p``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from symrmt.general import resolve_matrix
-    >>> W_K = W_Q = np.eye(3)[:2]                       # two rows: M = W_K^T W_Q is a projection of rank 2
-    >>> resolve_matrix((W_K, W_Q)).diagonal().tolist()
-    [1.0, 1.0, 0.0]
-    """
-    if isinstance(weights, tuple) and len(weights) == 2:
-        WK, WQ = (np.asarray(w, dtype=float) for w in weights)
-        if WK.ndim != 2 or WK.shape != WQ.shape:
-            raise ParameterError(f"weights=(W_K, W_Q) need two arrays of the same 2-D shape, got {WK.shape} and {WQ.shape}.")
-        weights = WK.T @ WQ
-    try:
-        M = np.asarray(weights)
-    except (TypeError, ValueError):          # a ragged nested list
-        M = np.asarray(None)
-    if M.dtype.kind not in "iuf":
-        raise ParameterError("weights must be a real p x p matrix M = W_K^T W_Q or a pair (W_K, W_Q).")
-    M = M.astype(float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ParameterError(f"weights has shape {M.shape}: M must be p x p with p = c*n.")
-    if p is not None and M.shape[0] != p:
-        raise ParameterError(f"weights are {M.shape[0]} x {M.shape[0]} but p = c*n = {p}.")
-    if not np.all(np.isfinite(M)):
-        raise ParameterError("weights: every entry of M must be finite.")
-    return M
 
 
 @dataclass
@@ -288,7 +255,7 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     [0.4532, 0.7427]
     """
     f, c, gam, d = read_arguments(f, c, gamma, d)
-    M = resolve_matrix(weights)
+    M = read_weight_matrix(weights).dense()
     p = M.shape[0]
     if mu is not None:
         mu = signal_vector(mu, p)

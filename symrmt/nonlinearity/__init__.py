@@ -98,7 +98,7 @@ Modules
 table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
 ``api`` (the public functions), ``adapter`` (the one adapter of f to NumPy; SymPy only for formulas),
-``callables``, ``parametric``, ``centering`` and ``zoo``.
+``callables``, ``parametric``, ``centering``, ``scaled`` (the data of :math:`f(\sigma\,\cdot)`) and ``zoo``.
 """
 from __future__ import annotations
 
@@ -116,6 +116,9 @@ _EXPORTS = {
     "parse_nonlinearity": "parse",
     "formula_parameters": "parse",
     "hermite": "api",
+    "scaled_hermite": "scaled",
+    "scaled_data": "scaled",
+    "ScaledHermite": "scaled",
     "numpy_callable": "adapter",
     "CacheWarning": "cache",
 }

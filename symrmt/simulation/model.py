@@ -25,7 +25,7 @@ from ..errors import NonlinearityError
 from ..geometry import Geometry, realize
 from .softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
-from .weights import WeightMatrix
+from ..weight_matrix import WeightMatrix
 
 __all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "low_rank_scores", "attention_matrix",
            "entrywise_matrix", "softmax_matrix", "warn_large_norms"]

@@ -30,7 +30,8 @@ from ..runtime.progress import progress_bar
 from .model import Model, draw
 from .result import frozen
 from .softmax import ATTENTIONS, NORMALIZATIONS
-from .weights import WeightMatrix, align_signal, resolve_weights
+from ..weight_matrix import WeightMatrix, read_weight_matrix
+from .weights import align_signal
 
 __all__ = ["Setup", "validated_model", "resolve_geometry", "with_attention", "with_f", "gamma_grid", "seed_count",
            "seed_generators"]
@@ -80,7 +81,7 @@ def validated_model(n: Any, c: Any, geometry: Any, gram: Any, d: Any, random_fra
                               validate.RANGE_HINT))
     if weights is not None:
         _signal_only(matrix)
-        weights = resolve_weights(weights, p, f"round(c*n) = round({c:g}*{n})")
+        weights = read_weight_matrix(weights, p, f"round(c*n) = round({c:g}*{n})")
         if weights.frobenius_norm() == 0.0:
             raise ParameterError("weights: M = 0 has score variance ||M||_F^2/p = 0, where the Hermite data of "
                                  "f(sigma .) are undefined (the theory refuses it too); give a nonzero M.")
@@ -104,7 +105,7 @@ def _placed_signal(weights: WeightMatrix, mu: Any, gram: np.ndarray, random_fram
     if norm == 0.0:
         return weights, Geometry(), Geometry().gram()
     geometry = Geometry(mu_norm=norm)
-    return resolve_weights(align_signal(weights, vector), p), geometry, geometry.gram()
+    return read_weight_matrix(align_signal(weights, vector), p), geometry, geometry.gram()
 
 
 def _signal_only(gram: np.ndarray) -> None:

@@ -69,7 +69,11 @@ def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
     r"""``(a_1, nu)`` of :math:`f(x) = e^{x/\tau} - e^{1/(2\tau^2)}`, exactly (arrays broadcast).
 
     :math:`a_1 = e^{1/(2\tau^2)}/\tau` (Stein: :math:`\mathbb E f'(\xi)`) and
-    :math:`\nu = e^{2/\tau^2} - e^{1/\tau^2}` (:math:`\mathbb E e^{t\xi} = e^{t^2/2}`).
+    :math:`\nu = e^{2/\tau^2} - e^{1/\tau^2}` (:math:`\mathbb E e^{t\xi} = e^{t^2/2}`). These are the closed
+    forms :func:`symrmt.nonlinearity.hermite` derives for :math:`e^{\sigma x}` centred at :math:`\sigma = 1/\tau`
+    (:func:`symrmt.nonlinearity.scaled.scaled_data`; tests/test_softmax.py holds them equal), written here with
+    ``expm1``: the engine's float64 difference :math:`e^{2u} - e^u` loses :math:`\log_{10}\tau^2` digits, all of
+    them (a "constant" f) from :math:`\tau \approx 10^8`, where this form keeps every digit.
 
     >>> a1, nu = softmax_hermite(1.0)
     >>> bool(np.isclose(a1, np.exp(0.5))), bool(np.isclose(nu, np.e**2 - np.e))

@@ -17,9 +17,9 @@ from __future__ import annotations
 from .analysis import LayerFit, MatrixFit, RankFit, WeightsAnalysis, analyze
 from .errors import WeightFileError
 from .fit import CompressedMatrix, ShiftFit, fit_shift
-from .predict import fitted_attention_error, regime_ratio, scaled_hermite
+from .predict import fitted_attention_error, regime_ratio
 from .reader import AttentionWeights, LayerProjections, minilm_path, read_weights
 
 __all__ = ["read_weights", "minilm_path", "AttentionWeights", "LayerProjections", "analyze", "WeightsAnalysis",
            "LayerFit", "MatrixFit", "RankFit", "fit_shift", "ShiftFit", "CompressedMatrix", "WeightFileError",
-           "fitted_attention_error", "regime_ratio", "scaled_hermite"]
+           "fitted_attention_error", "regime_ratio"]

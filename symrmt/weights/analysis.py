@@ -44,6 +44,7 @@ from ..errors import ParameterError
 from ..presentation.plotting import agg_pyplot
 from ..runtime.files import save_figure
 from ..validate import distinct_indices, indices, integer, real_array, within
+from ..weight_matrix import attention_factors
 from .fit import CompressedMatrix, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
 
@@ -321,12 +322,12 @@ def _heads(heads: Sequence[int] | None, count: int) -> list[int]:
 
 
 def _layer_fit(weights: AttentionWeights, layer, heads: list[int], rank_max: int) -> LayerFit:
-    d, scale = weights.head_dim, weights.scale
+    d = weights.head_dim
     # M = W_K^T W_Q/sqrt(d): key first, as symrmt's scores x_i^T M x_j (i the key, j the query)
-    whole = CompressedMatrix.from_factors(layer.key_weight, layer.query_weight, scale)
-    per_head = [CompressedMatrix.from_factors(layer.key_weight[h * d:(h + 1) * d],
-                                              layer.query_weight[h * d:(h + 1) * d], scale) for h in heads]
-    return LayerFit(layer.layer, scale, _matrix_fit(whole, layer.layer, None, rank_max, weights.p),
+    whole = CompressedMatrix.from_factors(*attention_factors(layer.key_weight, layer.query_weight, d))
+    per_head = [CompressedMatrix.from_factors(*attention_factors(layer.key_weight, layer.query_weight, d, h))
+                for h in heads]
+    return LayerFit(layer.layer, weights.scale, _matrix_fit(whole, layer.layer, None, rank_max, weights.p),
                     tuple(_matrix_fit(m, layer.layer, h, rank_max, d) for h, m in zip(heads, per_head)))
 
 

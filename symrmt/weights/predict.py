@@ -31,9 +31,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import ParameterError
+from ..nonlinearity.scaled import scaled_data
 from .analysis import MatrixFit
 
-__all__ = ["scaled_hermite", "regime_ratio", "fitted_attention_error"]
+__all__ = ["regime_ratio", "fitted_attention_error"]
 
 def regime_ratio(fit: MatrixFit, rank: int) -> float:
     r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring).
@@ -53,37 +54,6 @@ def regime_ratio(fit: MatrixFit, rank: int) -> float:
     sigma = float(fit.singular_values[0]) if len(fit.singular_values) else 0.0
     s = abs(fit.fit(rank).s)
     return float("inf") if sigma == 0 else s * np.sqrt(fit.matrix.p) / sigma
-
-
-def scaled_hermite(f: str | Any | Callable, scales: Any, center: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(a_1, nu)`` of :math:`f_s(x) = f(sx)` at each ``s`` in ``scales`` (arrays of the shape of ``scales``).
-
-    ``f`` is a formula or SymPy expression in ``x``, or a vectorized NumPy function; each
-    :math:`f_s` goes through :func:`symrmt.hermite` (a verified quadrature for a formula, with
-    ``method="numeric"``: closed forms in :math:`s` are not needed here, and SymPy's attempt at them
-    costs seconds per f). ``center`` subtracts :math:`a_0(f_s)` (needed unless f is odd).
-
-    >>> a1, nu = scaled_hermite("x", [2.0, -0.5])
-    >>> a1.tolist(), nu.tolist()
-    ([2.0, -0.5], [4.0, 0.25])
-    """
-    from ..nonlinearity import hermite
-    from ..validate import real_array
-
-    scales = real_array("s", scales)
-    import sympy as sp
-
-    if callable(f) and not isinstance(f, (str, sp.Basic)):
-        data = [hermite(lambda x, s=float(s): f(s * x), center=center) for s in scales.ravel()]
-    else:
-        from ..nonlinearity import parse_nonlinearity
-        from ..nonlinearity.constants import X
-
-        expr = parse_nonlinearity(f)
-        data = [hermite(expr.subs(X, sp.Rational(float(s)) * X), center=center, method="numeric")
-                for s in scales.ravel()]
-    return (np.array([d.a1 for d in data], dtype=float).reshape(scales.shape),
-            np.array([d.nu for d in data], dtype=float).reshape(scales.shape))
 
 
 def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c: Any, gamma: Any, mu: Any,
@@ -132,4 +102,5 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
     if s == 0:
         raise ParameterError(f"the rank-{rank} fit has s = 0: there is no I + low-rank form to predict from.")
     gram = fit.gram(rank, mu)
-    return attention_error(scaled_hermite(f, s, center), c, gamma, gram=gram, d=d)
+    data = scaled_data(f, s, center)                  # the Hermite data of f_s(x) = f(s x)
+    return attention_error((data["a1"], data["nu"]), c, gamma, gram=gram, d=d)

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ParameterError, ParameterTypeError, shown
 from ..validate import distinct_indices
+from ..weight_matrix import MAX_ENTRY
 from .errors import WeightFileError
 from .header import MAX_HEADER_BYTES, TensorInfo, load_json, printable, read_header
 from .layouts import detect_layout
@@ -46,9 +47,6 @@ _CONFIG_KEYS = {"bert": ("num_attention_heads", "hidden_size"), "gpt2": ("n_head
 _CHUNK = 2**22
 #: Zip compression methods the standard library reads.
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
-#: Largest magnitude accepted in a projection: trained weights are of order one, and M = W_Q^T W_K/sqrt(d)
-#: and its Frobenius norm square them (entries of 1e200 overflow to inf before the SVD).
-MAX_ENTRY = 1e30
 
 
 @dataclass(frozen=True)

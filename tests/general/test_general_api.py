@@ -39,8 +39,8 @@ def test_weights_dispatch_to_the_general_theory():
     ({"c": [1.0, 0.5]}, "c must be a single number"),
     ({"d": np.nan}, "d = nan: must be finite"),                 # the main path's words (issue 38 item 2)
     ({"mu": np.ones(3)}, "mu must be a finite vector of length p = 40"),
-    ({"weights": np.ones((3, 4))}, "must be p x p"),
-    ({"weights": np.zeros((40, 40))}, "must be finite and > 0"),
+    ({"weights": np.ones((3, 4))}, "not a square matrix; give the p x p matrix"),
+    ({"weights": np.zeros((40, 40))}, "must be finite and nonzero"),
 ])
 def test_weights_refusals_are_one_line(kwargs, needle):
     args = {"c": 1.0, "weights": _matrix(40), **kwargs}

@@ -87,7 +87,7 @@ def test_signal_in_the_model_over_random_directions():
     ({"rank": 1.5}, "must be an integer in 0..20"),
     ({"rank": True}, "must be an integer in 0..20"),
     ({"mu": np.ones(19)}, "mu must be a finite vector of length p = 20"),
-    ({"weights": np.zeros((20, 20))}, "must be finite and > 0"),
+    ({"weights": np.zeros((20, 20))}, "must be finite and nonzero"),
 ])
 def test_refusals(kwargs, needle):
     args = {"weights": _nonnormal(20), **kwargs}

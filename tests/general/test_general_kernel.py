@@ -5,7 +5,7 @@ import pytest
 import symrmt
 from symrmt.errors import ParameterError
 from symrmt.general import attention_error_general, solve_general
-from symrmt.general.hermite_scaled import scaled_hermite
+from symrmt.nonlinearity.scaled import scaled_hermite
 from symrmt.general.kernel import Factored, MatrixData, coefficient_matrix, p_side, signal_forms
 
 

@@ -9,7 +9,7 @@ import sympy as sp
 
 from symrmt.cli import main
 from symrmt.derive.general_weights import general_weights_system, weights_latex
-from symrmt.general.hermite_scaled import ScaledHermite
+from symrmt.nonlinearity.scaled import ScaledHermite
 from symrmt.general.kernel import MatrixData, pair_traces
 from symrmt.general.solver import PathSystem
 from tests.cli.runner import assert_refused, run_json

@@ -9,7 +9,7 @@ from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
 from symrmt.simulation import simulate, simulate_once
 from symrmt.simulation.model import scores
-from symrmt.simulation.weights import resolve_weights
+from symrmt.weight_matrix import read_weight_matrix
 
 
 def _matrix(p, seed=3):
@@ -24,7 +24,7 @@ def test_scores_are_key_first():
     p, n = 12, 9
     rng = np.random.default_rng(0)
     M, X = rng.standard_normal((p, p)), rng.standard_normal((p, n))
-    S, _ = scores(X, np.zeros((3, p)), False, resolve_weights(M, p))
+    S, _ = scores(X, np.zeros((3, p)), False, read_weight_matrix(M, p))
     assert np.allclose(S, X.T @ M @ X / np.sqrt(p), atol=1e-12)
     assert not np.allclose(S, X.T @ M.T @ X / np.sqrt(p), atol=1e-3)
 
@@ -74,8 +74,9 @@ def test_simulate_refusals_are_one_line(kwargs, needle):
 
 @pytest.mark.parametrize("kwargs, needle", [
     ({"mu": np.ones(P - 1)}, f"mu must be a finite vector of length p = {P}"),
-    ({"weights": np.zeros((P, P))}, "must be finite and > 0"),
-    ({"weights": np.r_[[np.full(P, np.inf)], np.eye(P)[1:]]}, "every entry of M must be finite"),
+    ({"weights": np.zeros((P, P))}, "must be finite and nonzero"),
+    ({"weights": np.r_[[np.full(P, np.inf)], np.eye(P)[1:]]}, "every entry must be finite"),   # simulate's line
+    ({"weights": np.ones((P, P + 1))}, "square matrix"),
 ])
 def test_the_theory_refuses_the_same_inputs(kwargs, needle):
     args = {"weights": _matrix(P), "mu": np.eye(P)[1], **kwargs}

@@ -4,7 +4,7 @@ import pytest
 
 from symrmt.general import solve_general
 from symrmt.general import kernel
-from symrmt.general.hermite_scaled import scaled_hermite
+from symrmt.nonlinearity.scaled import scaled_hermite
 from symrmt.general.kernel import MatrixData, pair_traces
 from symrmt.general.solver import PathSystem, continuation_path
 

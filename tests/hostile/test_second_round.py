@@ -178,7 +178,7 @@ def _api_cases():
         ("attention_error gram ragged", lambda: symrmt.attention_error("tanh(x)", 1.0, 1.0, gram=[1, [2]]),
          SymrmtInputError, "must be a square matrix of numbers"),
         ("attention_error weights ragged", lambda: symrmt.attention_error("tanh(x)", 1.0, 1.0, weights=[1, [2]]),
-         SymrmtInputError, "weights must be a real p x p matrix"),
+         SymrmtInputError, "weights: not an array of numbers"),
         ("converge ns ragged", lambda: symrmt.converge("tanh(x)", 1.0, 1.0, ns=[1, [2]], progress=False),
          SymrmtInputError, "give at least three integer sizes"),
         ("converge seeds ragged",

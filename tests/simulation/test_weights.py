@@ -13,7 +13,7 @@ from symrmt.simulation import (WeightMatrix, align_signal, memory, memory_estima
 from symrmt.simulation import model as sim_model
 from symrmt.simulation import api, setup
 from symrmt.simulation.model import BLOCK_ROWS
-from symrmt.simulation.weights import resolve_weights
+from symrmt.weight_matrix import read_weight_matrix
 
 from .reference import GAMMAS, RANK2, reference_errors
 
@@ -171,7 +171,7 @@ def test_align_signal_is_the_same_model_in_a_rotated_frame(form):
     keys, queries = rng.standard_normal((2, p)), rng.standard_normal((2, p))
     M = 0.3 * np.eye(p) + keys.T @ queries
     weights = M if form == "dense" else (0.3, keys, queries)
-    rotated = resolve_weights(align_signal(weights, 3.0 * u), p)      # only the direction of u counts
+    rotated = read_weight_matrix(align_signal(weights, 3.0 * u), p)      # only the direction of u counts
     assert rotated.form == form
     y = np.sign(rng.standard_normal(n))
     Z = rng.standard_normal((p, n))
@@ -229,9 +229,9 @@ def test_weight_vectors_in_the_geometry_are_refused_next_to_weights():
 def test_the_matrix_is_read_only_and_not_duplicated():
     """A float64 matrix is viewed, not copied (p x p counted once); float32 is converted; neither is writable."""
     M = np.eye(P)
-    resolved = resolve_weights(M, P)
+    resolved = read_weight_matrix(M, P)
     assert np.shares_memory(resolved.matrix, M) and not resolved.matrix.flags.writeable
-    converted = resolve_weights(M.astype(np.float32), P)
+    converted = read_weight_matrix(M.astype(np.float32), P)
     assert converted.matrix.dtype == np.float64 and not converted.matrix.flags.writeable
     assert M.flags.writeable                                     # the caller's array is left as it was
 

@@ -9,9 +9,10 @@ from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
 from symrmt.simulation import align_signal, simulate
 from symrmt.simulation.model import scores
-from symrmt.simulation.weights import resolve_weights
+from symrmt.weight_matrix import read_weight_matrix
 from symrmt.theory import attention_error
-from symrmt.weights import MatrixFit, RankFit, fitted_attention_error, regime_ratio, scaled_hermite
+from symrmt.nonlinearity.scaled import scaled_data
+from symrmt.weights import MatrixFit, RankFit, fitted_attention_error, regime_ratio
 from symrmt.weights.fit import CompressedMatrix
 
 
@@ -43,7 +44,7 @@ def test_weights_are_the_key_first_matrix_the_simulator_needs():
     fit = planted(0.0, WQ / d**0.25, WK / d**0.25)           # M = W_K^T W_Q / sqrt(d), s = 0
     X = rng.standard_normal((p, 9))
     model = ((WQ @ X).T @ (WK @ X) / np.sqrt(d)).T             # [i, j] = query j against key i
-    S, _ = scores(X, np.zeros((3, p)), False, resolve_weights(fit.weights(), p))
+    S, _ = scores(X, np.zeros((3, p)), False, read_weight_matrix(fit.weights(), p))
     np.testing.assert_allclose(S, model / np.sqrt(p), rtol=1e-12)
     assert not np.allclose(S, model.T / np.sqrt(p))            # the test sees a transposition
     np.testing.assert_allclose(fit.weights(scale=2.5), 2.5 * fit.dense())      # handed out as held
@@ -78,13 +79,9 @@ def test_gram_of_rank_zero_is_mu_alone_and_stacks_broadcast():
         fit.gram(1, mu[:5])
 
 
-def test_scaled_hermite_of_known_functions():
-    a1, nu = scaled_hermite("x**3 - 3*x", 0.5)                 # He_3(s x) = s^3 He_3 + 3 s (s^2 - 1) x
-    assert float(a1) == pytest.approx(3 * 0.5 * (0.25 - 1), abs=1e-12)
-    assert float(nu) == pytest.approx(6 * 0.5**6 + float(a1) ** 2, rel=1e-10)
-    by_string, by_callable = scaled_hermite("tanh(x)", -0.3), scaled_hermite(np.tanh, -0.3)
-    np.testing.assert_allclose(by_string, by_callable, rtol=1e-10)
-    assert by_string[0] < 0 and by_string[1] > 0              # a_1(f_s) = s E[tanh'(s xi)] < 0 for s < 0
+def _a1_nu(f, s):
+    data = scaled_data(f, s)
+    return data["a1"], data["nu"]
 
 
 def test_the_mapping_is_the_theory_of_the_rescaled_weights():
@@ -101,11 +98,11 @@ def test_the_mapping_is_the_theory_of_the_rescaled_weights():
     w_q = np.sign(s) * np.sqrt(sigma) * query[0] / np.linalg.norm(query) / np.sqrt(abs(s))
     sign = np.sign(fit.spikes(1)[0][0] @ key[0])               # the SVD's sign of the pair
     V = np.stack([mu, sign * w_k, sign * w_q])
-    expected = attention_error(scaled_hermite("tanh(x)", s), 1.5, gamma, gram=V @ V.T)
+    expected = attention_error(_a1_nu("tanh(x)", s), 1.5, gamma, gram=V @ V.T)
     np.testing.assert_allclose(fitted_attention_error(fit, 1, "tanh(x)", 1.5, gamma, mu), expected, rtol=1e-12)
     # the balanced split is a convention: the theory is the same for w_K * a, w_Q / a
     V_split = np.stack([mu, 2.0 * sign * w_k, 0.5 * sign * w_q])
-    np.testing.assert_allclose(attention_error(scaled_hermite("tanh(x)", s), 1.5, gamma, gram=V_split @ V_split.T),
+    np.testing.assert_allclose(attention_error(_a1_nu("tanh(x)", s), 1.5, gamma, gram=V_split @ V_split.T),
                                expected, rtol=1e-8)
     assert regime_ratio(fit, 1) == pytest.approx(abs(s) * np.sqrt(p) / fit.singular_values[0])
 
@@ -145,5 +142,5 @@ def test_the_mapping_predicts_the_monte_carlo_of_the_fitted_matrix():
     wrong = fit.gram(1, mu)
     wrong[2, :2] *= -1
     wrong[:2, 2] *= -1                                           # w_Q without sign(s)
-    planted_error = attention_error(scaled_hermite("tanh(x)", -1.3), 1.0, gamma, gram=wrong)
+    planted_error = attention_error(_a1_nu("tanh(x)", -1.3), 1.0, gamma, gram=wrong)
     assert np.any(np.abs(mc.attention_mean - planted_error) > band)

@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from ...errors import SymrmtInputError, shown
-from ...validate import index
+from ...weight_matrix import attention_matrix
 from ..arguments import integer_argument
 from ..arguments import GEOMETRY_FLAGS
 from ..failures import failed_points, print_failures, settle
@@ -55,12 +55,7 @@ def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: in
 
     w = read_weights(source, layers=[layer], num_heads=num_heads)
     lay = w.layers[0]
-    WK, WQ = lay.key_weight, lay.query_weight
-    if head is not None:
-        head = index("head", head, w.num_heads, "the model")
-        rows = slice(head * w.head_dim, (head + 1) * w.head_dim)
-        WK, WQ = WK[rows], WQ[rows]
-    M = (WK.T @ WQ) * w.scale
+    M = attention_matrix(lay.key_weight, lay.query_weight, w.head_dim, head)
     if scale == "unit":
         norm = np.linalg.norm(M)
         return M * (np.sqrt(M.shape[0]) / norm) if norm > 0 else M
