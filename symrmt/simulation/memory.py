@@ -9,11 +9,12 @@ cgroup's limit and MemAvailable: :mod:`symrmt.runtime.memory`) is refused with a
 """
 from __future__ import annotations
 
+from .. import validate
 from ..errors import ParameterError
 from ..runtime import memory as runtime_memory
 from .linalg import SYRK_COLUMNS
 from .model import BLOCK_ROWS
-from .routes import Plan, concurrent
+from .routes import METHODS, Plan, concurrent
 from .weights import WeightMatrix
 
 __all__ = ["memory_estimate", "available_memory", "check_memory"]
@@ -42,6 +43,12 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     >>> (memory_estimate(1024, 1024, 4, 100, weights="dense") - memory_estimate(1024, 1024, 4, 100)) / 2**20
     10.5
     """
+    n, p = validate.integer("n", n, 1), validate.integer("p", p, 1)
+    seeds, gammas = validate.integer("seeds", seeds, 1), validate.integer("gammas", gammas, 1)
+    method = validate.choice("method", method, METHODS)
+    if spectrum is not None:
+        validate.choice("spectrum", spectrum, ("kernel", "gram"))
+    weight_rank = validate.integer("weight_rank", weight_rank, 0)
     return _peak_bytes(Plan.of(method, n, p), seeds, gammas, spectrum, _weight_bytes(n, p, weights, weight_rank))
 
 

@@ -152,15 +152,24 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
         # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
         # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
         # each point still checked by the solver.
-        return _pointwise(attention_error, share, c, ridge, geometry, gram)
+        return _pointwise(attention_error, share, c, ridge, geometry, gram, gamma, tau)
 
 
-def _pointwise(attention_error, share, c, ridge, geometry, gram) -> np.ndarray:
-    """:func:`symrmt.attention_error` of ``(1, share)`` one broadcast point at a time."""
-    share, c, ridge = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge)
-    out = np.array([attention_error((1.0, float(b)), float(x), float(g), geometry, 0.0, gram)
-                    for b, x, g in zip(share.flat, c.flat, ridge.flat)], dtype=float)
-    return out.reshape(share.shape)
+def _pointwise(attention_error, share, c, ridge, geometry, gram, gamma, tau) -> np.ndarray:
+    """:func:`symrmt.attention_error` of ``(1, share)`` one broadcast point at a time; a point that fails is
+    named by the user's gamma and temperature (the solver knows only the rescaled gamma/a_1^2)."""
+    share, c, ridge, gamma, tau = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge, gamma, tau)
+    out = np.empty(share.shape)
+    for index in np.ndindex(share.shape):
+        try:
+            out[index] = attention_error((1.0, float(share[index])), float(c[index]), float(ridge[index]), geometry,
+                                         0.0, gram)
+        except ConvergenceError as exc:
+            raise ConvergenceError(
+                f"softmax attention could not be solved at temperature = {tau[index]:g}, gamma = {gamma[index]:g}, "
+                f"c = {c[index]:g}: its fixed point (the entrywise one at gamma/a_1^2 = gamma*tau^2*e^(-1/tau^2)) "
+                "did not converge there; try a larger gamma or temperature.", exc.failures) from None
+    return out
 
 
 def _ridge(gamma: np.ndarray, tau: np.ndarray) -> np.ndarray:

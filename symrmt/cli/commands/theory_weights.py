@@ -75,6 +75,7 @@ def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: in
 def weights_theory(args: argparse.Namespace) -> dict:
     """The body of ``symrmt theory --weights``: E_attn of the general-M theory (and E_lin) over ``--gamma``."""
     from ... import attention_error, solve_linear
+    from ...general.cost import check_general_cost
 
     _refuse_others(args)
     if args.layer is None:
@@ -82,6 +83,7 @@ def weights_theory(args: argparse.Namespace) -> dict:
     c, d = _single(args.c, "--c"), _single(args.diag, "--diag")
     M = layer_matrix(args.weights, args.layer, args.head, args.heads, args.weights_scale)
     p = M.shape[0]
+    check_general_cost(M, args.gamma, args.allow_long)        # before the SVD of --signal top
     mu_norm = 1.0 if args.mu_norm is None else _single(args.mu_norm, "--mu-norm")
     mu = None
     if args.signal == "top":
@@ -93,7 +95,7 @@ def weights_theory(args: argparse.Namespace) -> dict:
         raise SymrmtInputError("--center with --weights: centre f at the score scale yourself (with --weights-scale "
                                "unit the scale is 1, so --f 'relu(x) - 1/sqrt(2*pi)' is the centred ReLU).")
     f = args.f
-    attention = attention_error(f, c, args.gamma, d=d, weights=M, mu=mu)
+    attention = attention_error(f, c, args.gamma, d=d, weights=M, mu=mu, allow_long=args.allow_long)
     theta = 0.0 if mu is None else float(mu @ mu)
     linear = solve_linear(c, args.gamma, gram=np.diag([theta, 0.0, 0.0]), partial=True).error
     label = f"layer {args.layer}" + ("" if args.head is None else f", head {args.head}")
