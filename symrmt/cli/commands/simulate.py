@@ -55,6 +55,20 @@ def _params_json(args: argparse.Namespace) -> dict:
     return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
 
 
+def _check_time(args: argparse.Namespace) -> None:
+    """Refuse a run estimated over five minutes without --allow-long (symrmt.simulation.memory.seconds_estimate)."""
+    from ...runtime.cost import check_seconds
+    from ...simulation.memory import seconds_estimate
+
+    check_c(args.c)
+    if args.n < 2 or args.c * args.n > 2**40:       # the simulator's own readers word these
+        return
+    p = max(1, int(round(args.c * args.n)))
+    seconds = seconds_estimate(args.n, p, args.seeds, len(args.gamma), args.spectrum)
+    check_seconds(seconds, f"n = {args.n}, p = {p}, {args.seeds} seeds, {len(args.gamma)} gamma",
+                  "Use fewer seeds or a smaller n", args.allow_long)
+
+
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
@@ -88,6 +102,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
                                    "(for the error curves against the theory use compare --plot).")
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
+    _check_time(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
     out = {**result.as_dict(), **_params_json(args)}
@@ -157,6 +172,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
+    _check_time(args)
     h, attention, linear, failed = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
     mc = _simulate(args, shape)
