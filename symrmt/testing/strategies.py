@@ -45,6 +45,8 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from ..geometry import Geometry
+from ..runtime.memory import check_fits
+from ..validate import integer
 from .theories import Point
 
 __all__ = [
@@ -228,8 +230,7 @@ class DrawnGeometry:
         return f"DrawnGeometry(rank={self.rank}, norms={self.norms})"
 
 
-@st.composite
-def geometries(draw, rank: int = 1, max_norm: float = MAX_NORM) -> DrawnGeometry:
+def geometries(rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrategy[DrawnGeometry]:
     r"""Norms of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})` in ``[0, max_norm]`` and :math:`1 + 2r` unit directions.
 
     Generic draws: norms uniform in ``[max_norm/8, max_norm]``, directions Gaussian in
@@ -245,9 +246,25 @@ def geometries(draw, rank: int = 1, max_norm: float = MAX_NORM) -> DrawnGeometry
     ... def check(drawn):
     ...     assert max(drawn.norms) <= 2.0 and len(drawn.gram) == 6
     >>> check()
+
+    The rank is read, and the memory of a draw (the :math:`(1 + 2r)^2` directions and Gram matrix, float64)
+    checked against what the process has (:func:`symrmt.runtime.memory.check_fits`), when the strategy is made:
+
+    >>> geometries(rank=10**6)
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: a geometry of rank 1000000 needs about 58.2 TiB but only ...
     """
-    if rank < 1:
-        raise ValueError(f"rank={rank}: the weights have rank 1 or more.")
+    rank = integer("rank", rank, 1, "(the weights have rank 1 or more)")
+    size = 1 + 2 * rank
+    check_fits(2 * 8.0 * size * max(3, size), f"a geometry of rank {rank}",
+               "Its directions and Gram matrix are (1 + 2r)^2 float64 each: use a smaller rank.")
+    return _geometries(rank, max_norm)
+
+
+@st.composite
+def _geometries(draw, rank: int, max_norm: float) -> DrawnGeometry:
+    """The draws of :func:`geometries`, its arguments read."""
     size = 1 + 2 * rank
     dimension = max(3, size)
     rng = _generic(draw)
