@@ -429,6 +429,8 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     from ..theory import linear_error  # heavy: SymPy
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
+    # one c (a list of c would reach the theory, broadcast against gamma, and be blamed on gamma's shape)
+    c = validate.positive_scalar("c", c, "converge runs one c = p/n; call it once per c.")
     ns, counts, measured = _ladder(ns, seeds)
     seed = validate.seed(seed)
     allow_long = validate.boolean("allow_long", allow_long)

@@ -228,6 +228,8 @@ def add_mc(p: argparse.ArgumentParser) -> None:
                    help="also return all eigenvalues of the simulated matrix, pooled over seeds (JSON 'eigenvalues')")
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="with --spectrum: K^T X^T X K/n (gram, default) or K itself (kernel; needs w_K = w_Q)")
+    p.add_argument("--allow-long", action="store_true",
+                   help="run although the estimate of the run's time is over five minutes (refused otherwise)")
 
 
 def geometry(args: argparse.Namespace) -> Geometry | None:

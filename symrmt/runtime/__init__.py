@@ -8,6 +8,7 @@ module                     what it holds
 :mod:`.progress`           progress bars on stderr (tqdm)
 :mod:`.jit`                Numba kernels compiled once they pay for themselves
 :mod:`.memory`             the memory this process really has (ulimit -v, the cgroup, MemAvailable)
+:mod:`.cost`               the refusal of work estimated to take too long (``--allow-long``)
 =========================  ====================================================================
 
 NumPy only: importing it loads neither SymPy nor Numba.

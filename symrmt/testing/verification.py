@@ -26,16 +26,21 @@ from hypothesis import seed as hypothesis_seed
 
 from .. import validate
 from ..errors import ParameterTypeError, SymrmtInputError, shown
+from ..runtime.cost import check_seconds
 from .checks import CATALOGUE, Deviation, Property, PropertyViolation
 from .strategies import HermiteData, points
 from .theories import PackageTheory, Point, Theory
 
-__all__ = ["verify", "Verification", "Row", "DEFAULT_EXAMPLES", "MAX_EXAMPLES"]
+__all__ = ["verify", "Verification", "Row", "DEFAULT_EXAMPLES", "MAX_EXAMPLES", "SECONDS_PER_EXAMPLE"]
 
 #: Points per property by default (docs/performance.md: what the whole catalogue costs).
 DEFAULT_EXAMPLES = 3
 #: The most points per property :func:`verify` accepts (a bound on the run time).
 MAX_EXAMPLES = 1000
+#: Seconds per point and property, for the estimate of a run checked before it starts (:func:`verify`): 6 points
+#: of each of the 19 properties for tanh took 60 s on the 2-core development machine at load 13 to 15 (about 10 s
+#: on a quiet one, docs/performance.md); the estimate is points x properties x this.
+SECONDS_PER_EXAMPLE = 0.5
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ class Verification:
 
 def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = False,
            examples: int = DEFAULT_EXAMPLES, seed: int = 0, properties: Iterable[str] | None = None,
-           theory: Theory | None = None, shrink: bool = False) -> Verification:
+           theory: Theory | None = None, shrink: bool = False, allow_long: bool = False) -> Verification:
     r"""Run the property catalogue on the theory of one nonlinearity f and say which properties hold.
 
     Parameters
@@ -156,6 +161,9 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
         The theory to check (default :class:`~symrmt.testing.theories.PackageTheory`, the public API).
     shrink : bool
         Let Hypothesis shrink a failing point to a simpler one (slower).
+    allow_long : bool
+        Run although the estimate, ``examples`` x properties x :data:`SECONDS_PER_EXAMPLE`, is over
+        :data:`symrmt.runtime.cost.MAX_SECONDS` (refused otherwise, before anything is computed).
 
     Returns
     -------
@@ -179,11 +187,15 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
     >>> result.passed, [row.property for row in result.rows]
     (True, ['scale_law', 'sign_symmetry'])
     """
-    a1, nu, text, bound = _hermite(f, params, center)
     chosen = _properties(properties)
     if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) or not 1 <= examples <= MAX_EXAMPLES:
         raise SymrmtInputError(f"examples = {examples!r}: give a whole number of points per property in "
                                f"1..{MAX_EXAMPLES}.")
+    check_seconds(int(examples) * len(chosen) * SECONDS_PER_EXAMPLE,
+                  f"{int(examples)} points for each of {len(chosen)} properties",
+                  "Use fewer examples or properties", validate.boolean("allow_long", allow_long),
+                  flag="allow_long=True (--allow-long)")
+    a1, nu, text, bound = _hermite(f, params, center)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SymrmtInputError(f"seed = {seed!r}: give a whole number >= 0.")
     shrink = validate.boolean("shrink", shrink)

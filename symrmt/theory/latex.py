@@ -6,7 +6,7 @@ from typing import Mapping
 from ..models import ATTENTION, names
 from ..models import get as get_model
 from ..errors import SymrmtInputError
-from ..validate import choice, integer, within
+from ..validate import boolean, choice, integer, within
 from .forms import check_form
 
 __all__ = ["MAX_RANK", "MAX_DIGITS", "latex"]
@@ -109,6 +109,10 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     digits = 6 if digits is None else \
         within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
     rank = within("rank", integer("rank", rank, 1), 1, MAX_RANK, "(the printed system grows like r^2)")
+    center, numeric, document, body, solver_data = (boolean(name, value) for name, value in (
+        ("center", center), ("numeric", numeric), ("document", document), ("body", body), ("solver_data", solver_data)))
+    if rank != 1 and not model.takes_rank:
+        raise SymrmtInputError(f"rank = {rank}: the {model.name} model takes no rank of weights; leave rank out.")
     printed = "quadrature" if check_form(form) == "quadrature" else "algebraic"
     if label_prefix is not None:
         check_label_prefix(label_prefix)

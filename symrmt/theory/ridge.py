@@ -35,6 +35,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .. import validate
 from ..errors import ParameterError
 from ..geometry import Geometry
 from ..solve import PointFailure, SolveResult
@@ -243,7 +244,7 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
                     gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
                     partial: bool = False, form: str = DEFAULT_FORM, *, weights: Any = None,
-                    mu: ArrayLike | None = None) -> np.ndarray:
+                    mu: ArrayLike | None = None, allow_long: bool = False) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
 
     Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
@@ -253,7 +254,9 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     ``weights=(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`) gives the theory of any weight matrix
     (:func:`symrmt.general.attention_error_general`, docs/theory.md): then ``mu`` is the signal vector
     (length p, default none), c and d are single numbers and gamma any array, and geometry, gram,
-    params, partial and form are refused (the Gram matrix cannot place :math:`\mu` relative to M).
+    params, partial and form are refused (the Gram matrix cannot place :math:`\mu` relative to M). Its time and
+    memory are estimated first (:func:`symrmt.general.cost.check_general_cost`): a run estimated over five
+    minutes needs ``allow_long=True``.
 
     Examples
     --------
@@ -270,22 +273,30 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
                  mask=[ True, False],
            fill_value=nan)
     """
+    allow_long = validate.boolean("allow_long", allow_long)
     if weights is not None:
-        return _general_error(f, c, gamma, d, weights, mu, geometry=geometry, gram=gram, params=params,
+        return _general_error(f, c, gamma, d, weights, mu, allow_long, geometry=geometry, gram=gram, params=params,
                               partial=partial, form=form)
+    if allow_long:
+        raise ParameterError("allow_long=True applies to weights= only (the general-M theory's cost check); "
+                             "leave it out.")
     if mu is not None:
         raise ParameterError("mu= is the signal vector of weights=M; without weights give the signal as geometry= "
                              "or gram=.")
     return solve_attention(f, c, gamma, geometry, d, gram, params, partial, form).error
 
 
-def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any, mu: Any, **refused) -> np.ndarray:
+def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any, mu: Any, allow_long: bool,
+                   **refused) -> np.ndarray:
     """``attention_error(..., weights=M)``: the general-M theory, with the arguments it cannot take refused."""
     given = [name for name, value in refused.items()
              if value is not None and value is not False and not (name == "form" and value == DEFAULT_FORM)]
     if given:
         raise ParameterError(f"weights= cannot be combined with {', '.join(given)}: give the signal as mu= (a vector "
                              "of length p), and f, c, gamma, d only.")
+    from ..general.cost import check_general_cost   # light: shapes only
+
+    check_general_cost(weights, gamma, validate.boolean("allow_long", allow_long))
     return solve_model(ATTENTION_GENERAL, f=f, c=c, gamma=gamma, weights=weights, mu=mu, d=d).error
 
 

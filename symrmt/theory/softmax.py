@@ -178,15 +178,24 @@ def solve_softmax(c: Any, gamma: Any, temperature: Any = 1.0, geometry: Any = No
         # At c = 1 with a large nonlinear share the solver's continuation can stall on a grid whose points it
         # solves one by one (e.g. 61 points of gamma/a_1^2 in [0.01, 10] at tau = 0.5): retry point by point,
         # each point still checked by the solver.
-        solved = _pointwise(share, c, ridge, geometry, gram, form)
+        solved = _pointwise(share, c, ridge, geometry, gram, form, gamma, tau)
     return dataclasses.replace(solved, observables={ERROR: solved.error})
 
 
-def _pointwise(share, c, ridge, geometry, gram, form) -> RidgeSolution:
-    """:func:`symrmt.solve_attention` of ``(1, share)`` one broadcast point at a time, stacked."""
-    share, c, ridge = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge)
-    points = [solve_attention((1.0, float(b)), float(x), float(g), geometry, 0.0, gram, form=form)
-              for b, x, g in zip(share.flat, c.flat, ridge.flat)]
+def _pointwise(share, c, ridge, geometry, gram, form, gamma, tau) -> RidgeSolution:
+    """:func:`symrmt.solve_attention` of ``(1, share)`` one broadcast point at a time, stacked; a point that fails is
+    named by the user's gamma and temperature (the solver knows only the rescaled gamma/a_1^2)."""
+    share, c, ridge, gamma, tau = np.broadcast_arrays(share, np.asarray(c, dtype=float), ridge, gamma, tau)
+    points = []
+    for index in np.ndindex(share.shape):
+        try:
+            points.append(solve_attention((1.0, float(share[index])), float(c[index]), float(ridge[index]), geometry,
+                                          0.0, gram, form=form))
+        except ConvergenceError as exc:
+            raise ConvergenceError(
+                f"softmax attention could not be solved at temperature = {tau[index]:g}, gamma = {gamma[index]:g}, "
+                f"c = {c[index]:g}: its fixed point (the entrywise one at gamma/a_1^2 = gamma*tau^2*e^(-1/tau^2)) "
+                "did not converge there; try a larger gamma or temperature.", exc.failures) from None
 
     def stack(values) -> np.ndarray:
         values = np.array(values)

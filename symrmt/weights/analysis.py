@@ -43,9 +43,11 @@ import numpy as np
 from ..errors import ParameterError
 from ..presentation.plotting import agg_pyplot
 from ..runtime.files import save_figure
+from ..validate import boolean as validate_boolean
 from ..validate import distinct_indices, indices, integer, real_array, within
+from ..runtime.cost import check_seconds
 from ..weight_matrix import attention_factors
-from .fit import CompressedMatrix, fit_shift, low_rank_part
+from .fit import CompressedMatrix, fit_budget, fit_shift, low_rank_part
 from .reader import AttentionWeights, read_weights
 
 __all__ = ["RankFit", "MatrixFit", "LayerFit", "WeightsAnalysis", "analyze", "plot_spectra", "fitted_singular_values",
@@ -53,6 +55,27 @@ __all__ = ["RankFit", "MatrixFit", "LayerFit", "WeightsAnalysis", "analyze", "pl
 
 #: Default largest rank of the fits (the rank at which the issue's first look was taken).
 RANK_MAX = 32
+
+#: Seconds of one singular value decomposition of a k x k core per k^3 (k = 1024 took 12 s on the 2-core
+#: development machine at load 14), and the decompositions :func:`symrmt.weights.fit.fit_shift` takes for ranks
+#: 0..R: about 7 + 3.4 (R + 1) (107 for R = 32 at p = 64), but its whole budget once R reaches p/2 (p = 64, R = 63:
+#: not certified after 4449). :func:`fit_seconds` is their product, summed over the matrices fitted.
+SVD_SECONDS_PER_CUBE = 1.1e-8
+#: A weights analysis estimated above this many seconds runs only with ``allow_long`` (an hour, as a ladder of
+#: :func:`symrmt.converge`). The default analysis of MiniLM (6 layers of width 384, 12 heads) is estimated at
+#: about 8 min, that of a 24-layer, 1024-wide model at about 9 h, which needs ``allow_long``.
+MAX_ANALYSIS_SECONDS = 3600.0
+
+
+def fit_seconds(p: int, k: int, rank_max: int) -> float:
+    r"""Estimated seconds of the :math:`sI + \text{rank } r` fits, r = 0..``rank_max``, of one p x p matrix with a
+    k x k core (constants above).
+
+    >>> round(fit_seconds(384, 384, 32)), round(fit_seconds(1024, 1024, 1023) / 3600)
+    (74, 13)
+    """
+    evaluations = fit_budget(k) if 2 * rank_max >= p else 7 + 3.4 * (rank_max + 1)
+    return evaluations * SVD_SECONDS_PER_CUBE * float(k) ** 3
 
 #: Most layers :func:`plot_spectra` draws (one panel each, three across; with the fits each costs a few SVDs of
 #: size p): GPT-2 XL has 48. A file with more is plotted a selection of layers at a time.
@@ -262,7 +285,7 @@ class WeightsAnalysis:
 
 def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] | None = None,
             heads: Sequence[int] | None = None, rank_max: int | None = None,
-            num_heads: int | None = None) -> WeightsAnalysis:
+            num_heads: int | None = None, allow_long: bool = False) -> WeightsAnalysis:
     r"""Fit :math:`sI + \text{rank } r`, :math:`r = 0..R`, to each layer's :math:`M` and each head's :math:`M_h`.
 
     Parameters
@@ -279,6 +302,9 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
         model narrower than that).
     num_heads : int, optional
         Number of heads when the file has no ``config.json`` beside it.
+    allow_long : bool
+        Run although the estimate (:func:`fit_seconds` summed over the matrices) is over
+        :data:`MAX_ANALYSIS_SECONDS`; refused otherwise, before any fit.
 
     Returns
     -------
@@ -301,6 +327,12 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     head_list = _heads(heads, weights.num_heads)
     rank_max = min(RANK_MAX, weights.p - 1) if rank_max is None else rank_max
     rank_max = within("rank_max", integer("rank_max", rank_max, 0), 0, weights.p - 1, "(p - 1)")
+    p, d = weights.p, weights.head_dim
+    seconds = len(chosen) * (fit_seconds(p, min(p, d * weights.num_heads), rank_max)
+                             + len(head_list) * fit_seconds(p, d, rank_max))
+    check_seconds(seconds, f"the s*I + rank-r fits up to R = {rank_max} of {len(chosen)} layer(s) of width {p}",
+                  "Use a smaller --rank-max or fewer layers (--layer)", validate_boolean("allow_long", allow_long),
+                  limit=MAX_ANALYSIS_SECONDS)
     return WeightsAnalysis(weights.source, weights.layout, weights.p, weights.num_heads,
                            tuple(_layer_fit(weights, layer, head_list, rank_max) for layer in chosen))
 

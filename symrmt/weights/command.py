@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also write the singular-value spectra per layer with the fits")
     parser.add_argument("--json", action="store_true", help="print JSON (format in docs/real_weights.md)")
+    parser.add_argument("--allow-long", action="store_true",
+                        help="fit although the estimate of the fits' time is over an hour (refused otherwise)")
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> dict:
     if args.plot:
         check_plot_layers(len(weights.layers))        # before the analysis, which is the long part
     analysis = analyze(weights, layers=layers, heads=None if args.head is None else [args.head],
-                       rank_max=args.rank_max)
+                       rank_max=args.rank_max, allow_long=args.allow_long)
     if args.plot:
         analysis.plot(args.plot)
     if not args.json:

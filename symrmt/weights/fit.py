@@ -131,6 +131,16 @@ class ShiftFit:
     evaluations: int
 
 
+def fit_budget(k: int) -> int:
+    """The most singular value decompositions :func:`fit_shift` takes for a k x k core: 4000, more for a small core
+    (as many as 4000 of a 64 x 64 one cost), at most 100,000.
+
+    >>> fit_budget(1024), fit_budget(32)
+    (4000, 32000)
+    """
+    return min(_MOST_EVALUATIONS, max(_MAX_EVALUATIONS, int(_MAX_EVALUATIONS * (64 / max(k, 1)) ** 3)))
+
+
 def fit_shift(matrix: CompressedMatrix, rank_max: int, rtol: float = RTOL) -> ShiftFit:
     r"""The jointly optimal :math:`s` and residual of :math:`sI + \text{rank } r` for ``r = 0..rank_max``.
 
@@ -150,7 +160,7 @@ def fit_shift(matrix: CompressedMatrix, rank_max: int, rtol: float = RTOL) -> Sh
     shifts = np.unique(np.concatenate([np.linspace(-width, width, _GRID), [0.0, trace / p]]))
     tails = _tails(matrix.shifted_singular_values(shifts), rank_max)
     floor = _FLOOR * norm2
-    budget = min(_MOST_EVALUATIONS, max(_MAX_EVALUATIONS, int(_MAX_EVALUATIONS * (64 / len(matrix.core)) ** 3)))
+    budget = fit_budget(len(matrix.core))
     while True:
         lower, split = _interval_bounds(shifts, tails, p, bounds)
         best = tails.min(axis=0)

@@ -97,7 +97,7 @@ def detect_layout(names: Sequence[str], source: str) -> tuple[Layout, list[dict[
                               "give a file with one model.")
     layers: dict[int, dict[str, str]] = {}
     for m, name in hits:
-        layers.setdefault(int(m["layer"]), {})[m["part"]] = name
+        layers.setdefault(_layer_number(m["layer"], name, source), {})[m["part"]] = name
     count = max(layers) + 1
     for index in range(count):
         for part in layout.required:
@@ -106,6 +106,19 @@ def detect_layout(names: Sequence[str], source: str) -> tuple[Layout, list[dict[
                 raise WeightFileError(f"{source}: missing key {missing!r} (the file has {layout.name} attention "
                                       f"layers up to {count - 1}).")
     return layout, [layers[i] for i in range(count)]
+
+
+#: The most digits of a layer number in a key: no model has 10^6 layers (and int() refuses 4300 digits).
+_LAYER_DIGITS = 6
+
+
+def _layer_number(text: str, name: str, source: str) -> int:
+    """The layer number of key ``name``, written plainly: "00" and "0" would be two keys of one layer, and a
+    5000-digit number no layer at all."""
+    if len(text) > _LAYER_DIGITS or (len(text) > 1 and text.startswith("0")):
+        raise WeightFileError(f"{source}: key {_short(printable(name))!r} has the layer number {_short(text, 20)}, "
+                              f"not written plainly (digits without leading zeros, at most {_LAYER_DIGITS}).")
+    return int(text)
 
 
 def _short(name: str, most: int = 60) -> str:

@@ -30,6 +30,8 @@ def add_check(sub) -> None:
     p.add_argument("--property", action="append", default=None, metavar="NAME",
                    help="run only this property (repeatable; default: the whole catalogue)")
     p.add_argument("--json", action="store_true", help="print JSON: f, a1, nu, passed and one row per property")
+    p.add_argument("--allow-long", action="store_true",
+                   help="run although the estimate (examples x properties x 0.5 s) is over five minutes")
 
 
 def cmd_check(args: argparse.Namespace) -> dict:
@@ -43,7 +45,7 @@ def cmd_check(args: argparse.Namespace) -> dict:
     point = single_point(parameter_values(args))
     result = verify(args.f, point or None, center=args.center,
                     examples=DEFAULT_EXAMPLES if args.examples is None else args.examples, seed=args.seed,
-                    properties=args.property)
+                    properties=args.property, allow_long=args.allow_long)
     if not args.json:
         print(result.table())
     out = CheckResult(result.as_dict())

@@ -61,6 +61,20 @@ def _params_json(args: argparse.Namespace) -> dict:
     return {"params": {name: float(values[0]) for name, values in args.param}} if args.param else {}
 
 
+def _check_time(args: argparse.Namespace) -> None:
+    """Refuse a run estimated over five minutes without --allow-long (symrmt.simulation.memory.seconds_estimate)."""
+    from ...runtime.cost import check_seconds
+    from ...simulation.memory import seconds_estimate
+
+    check_c(args.c)
+    if args.n < 2 or args.c * args.n > 2**40:       # the simulator's own readers word these
+        return
+    p = max(1, int(round(args.c * args.n)))
+    seconds = seconds_estimate(args.n, p, args.seeds, len(args.gamma), args.spectrum)
+    check_seconds(seconds, f"n = {args.n}, p = {p}, {args.seeds} seeds, {len(args.gamma)} gamma",
+                  "Use fewer seeds or a smaller n", args.allow_long)
+
+
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
@@ -94,6 +108,7 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
                                    "(for the error curves against the theory use compare --plot).")
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     shape = geometry(args)
+    _check_time(args)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None  # first: refuses kernel for w_K != w_Q
     result = _simulate(args, shape)
     out = {**result.as_dict(), **_params_json(args)}
@@ -147,10 +162,15 @@ def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenval
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
     x = np.linspace(start, hi, 300)
-    density = spectral_density(h, args.c, x, matrix=args.matrix, d=args.diag, geometry=geometry, gram=args.gram)
+    # Softmax's f has nu = Var e^(xi/tau) = 4.5e9 at tau = 0.3, and K^T X^T X K/n eigenvalues of that order, beyond
+    # the x the theory takes: they are nu times those of f/sqrt(nu), whose data (a_1/sqrt(nu), 1) keep x of order one.
+    scale = h[1] if args.attention == "softmax" else 1.0
+    f = (h[0] / np.sqrt(scale), 1.0) if args.attention == "softmax" else h
+    density = spectral_density(f, args.c, x / scale, matrix=args.matrix, d=args.diag, geometry=geometry,
+                               gram=args.gram)
     title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: {_label(args)}, c = {args.c}, d = {args.diag}; "
              f"n = {args.n}, {args.seeds} seeds; mass at 0: {density.atom:.3g}")
-    return plot_spectrum(eigenvalues, x, density.density, args.plot, title, (lo, hi))
+    return plot_spectrum(eigenvalues, x, density.density / scale, args.plot, title, (lo, hi))
 
 
 def cmd_compare(args: argparse.Namespace) -> dict:
@@ -162,6 +182,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
 
         args.seeds = verdict_seeds(args.n)
     shape = geometry(args)
+    _check_time(args)
     h, attention, linear, failed = theory_curves(args, shape)
     eigenvalues = _eigenvalues(args, shape) if args.spectrum else None
     mc = _simulate(args, shape)

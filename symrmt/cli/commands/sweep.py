@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from ...errors import SymrmtInputError
+from ...errors import SymrmtInputError, shown
 from ..output import cell
 from ...runtime.files import check_not_an_input, fresh_path
 from ..paths import check_output_file
@@ -68,12 +69,26 @@ def _summary(args: argparse.Namespace, sweep) -> dict:
     check_output_file(csv, "--csv")
     check_not_an_input(csv, "--csv", [(args.summary, "--summary")])
     info, rows = sweep.summarize(args.summary)
+    _check_not_a_spec(csv, info["spec_hash"], sweep)
     path = sweep.write_summary_csv(rows, csv, replace=named)
     if not args.json:
         print(f"{args.summary}: {info['finished']} of {info['points']} points (mean ± standard error over seeds)")
         _print_summary(rows)
         print(f"CSV written to {path}")
     return {**info, "csv": str(path), "rows": rows}
+
+
+def _check_not_a_spec(path: str, result_hash: str, sweep) -> None:
+    """A named --csv may replace a file, but not the spec that the results came from (nor another sweep's spec):
+    the results hold the spec, not its file, and a spec is an input that no command of symrmt writes."""
+    if not os.path.isfile(path):
+        return
+    try:
+        spec = sweep.load_spec(path)
+    except SymrmtInputError:                           # not a spec: a named output may replace it
+        return
+    whose = "the spec of these results" if spec.hash == result_hash else "a sweep spec"
+    raise SymrmtInputError(f"--csv {shown(path)} is {whose}; the summary would replace it. Give another --csv path.")
 
 
 def _print_summary(rows: list[dict]) -> None:

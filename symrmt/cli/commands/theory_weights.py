@@ -86,6 +86,7 @@ def weights_scale(scale: str | float) -> float:
 def weights_theory(args: argparse.Namespace) -> dict:
     """The body of ``symrmt theory --weights``: E_attn of the general-M theory (and E_lin) over ``--gamma``."""
     from ... import attention_error, solve_linear
+    from ...general.cost import check_general_cost
 
     _refuse_others(args)
     if args.layer is None:
@@ -98,12 +99,13 @@ def weights_theory(args: argparse.Namespace) -> dict:
     mu_norm = _mu_norm(args)
     M = layer_matrix(args.weights, args.layer, args.head, args.heads, args.weights_scale)
     p = M.shape[0]
+    check_general_cost(M, args.gamma, args.allow_long)        # before the SVD of --signal top
     mu = signal(args, M)
     if args.center:
         raise SymrmtInputError("--center with --weights: centre f at the score scale yourself (with --weights-scale "
                                "unit the scale is 1, so --f 'relu(x) - 1/sqrt(2*pi)' is the centred ReLU).")
     f = args.f
-    attention = attention_error(f, c, args.gamma, d=d, weights=M, mu=mu)
+    attention = attention_error(f, c, args.gamma, d=d, weights=M, mu=mu, allow_long=args.allow_long)
     theta = 0.0 if mu is None else float(mu @ mu)
     solved = solve_linear(c, args.gamma, gram=np.diag([theta, 0.0, 0.0]), partial=True)
     linear = solved.error
