@@ -71,7 +71,7 @@ def _symbolic(args: argparse.Namespace, h) -> dict:
            "centered_by": _subtracted(h.centered_by)}
     if not args.json:
         print(f"f = {h.f} with the parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
-              f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM)")
+              f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM[log])")
         if h.center:
             print("  centered: subtracted a_0 = " + ("its value at each point (no closed form)"
                                                      if h.centered_by is None else str(h.centered_by)))
