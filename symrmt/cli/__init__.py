@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import os
 import signal
 import sys
@@ -26,7 +27,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ConvergenceError, SymrmtInputError, shortened
-from .arguments import check_finite_numbers
+from ..runtime.progress import notice_after
+from .arguments import check_finite_numbers, hermite_flags
 from .commands import COMMANDS
 from .output import discard_stdout, environment_line, flush_stdout, json_text, one_line, show_warning
 from .parser import build_parser, parse_arguments
@@ -118,7 +120,8 @@ def _run(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's warnings from generated code
             warnings.showwarning = show_warning
             check_finite_numbers(args)
-            out = COMMANDS[args.command](args)
+            with notice_after(command), _hermite_options(args):
+                out = COMMANDS[args.command](args)
             if getattr(args, "json", False):
                 print(json_text(out))
             flush_stdout()
@@ -143,6 +146,17 @@ def _run(args: argparse.Namespace) -> int:
                       "please report it with the command line (run with --debug for the traceback)")
         return 1
     return getattr(out, "exit_status", 0)          # symrmt check: 4 when a property fails
+
+
+def _hermite_options(args: argparse.Namespace):
+    """``--method`` and ``--timeout`` for every Hermite computation of the command (nothing without ``--f``: then
+    SymPy is not imported here)."""
+    flags = hermite_flags(args)
+    if not flags or getattr(args, "f", None) is None:
+        return contextlib.nullcontext()
+    from ..nonlinearity.api import DEFAULT_TIMEOUT, hermite_options
+
+    return hermite_options(**{"method": "auto", "timeout": DEFAULT_TIMEOUT, **flags})
 
 
 def _report(args: argparse.Namespace, line: str) -> None:

@@ -13,14 +13,14 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import SymrmtInputError
+from ..errors import SymrmtInputError, shown as _shown
 from ..geometry import Geometry
 from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
 from .values import (parse_gamma, parse_grid, parse_gram, parse_integer, parse_param, parse_param_value, parse_seed,
                      parse_seed_count)
 
-__all__ = ["GRID", "GRID_HELP", "GEOMETRY_FLAGS", "add_f", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
+__all__ = ["GRID", "GRID_HELP", "GEOMETRY_FLAGS", "add_f", "add_hermite_flags", "hermite_flags", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
            "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
            "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry",
            "integer_argument", "seed_argument", "seeds_argument"]
@@ -65,6 +65,39 @@ def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = 
                         "names are parameters of f, given with --param (tanh(s*x) --param s=2); "
                         "a formula starting with '-' must be written --f=-tanh(x)")
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
+
+
+def add_hermite_flags(p: argparse.ArgumentParser, shows_closed_forms: bool = False) -> None:
+    """``--method auto|numeric`` and ``--timeout SECONDS``: how f's Hermite data are computed (:func:`hermite_flags`).
+
+    A command that prints f's closed forms (``hermite``, ``latex``) searches them by default (``auto``); the others
+    print numbers only, which the verified quadrature gives at once, so they default to ``numeric``."""
+    default = "auto" if shows_closed_forms else "numeric"
+    p.add_argument("--method", dest="hermite_method", choices=("auto", "numeric"), default=default,
+                   help=f"f's Hermite data (default {default}): numeric is the verified quadrature alone (milliseconds "
+                        "for a smooth f); auto also searches closed forms with SymPy for at most --timeout seconds"
+                        + ("" if shows_closed_forms else " (the numbers are the same: a closed form is kept only where "
+                                                         "it agrees with the quadrature)"))
+    p.add_argument("--timeout", dest="hermite_timeout", type=argument_type(_seconds), default=None, metavar="SECONDS",
+                   help="with --method auto: wall-clock seconds, in (0, 600], for SymPy's search for a new f's closed "
+                        "forms (default 1; the disk cache keeps what a first call found)")
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: a number of seconds in (0, 600]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 600:
+        raise SymrmtInputError(f"--timeout {_shown(text)}: give a number of seconds in (0, 600], e.g. 5.")
+    return value
+
+
+def hermite_flags(args: argparse.Namespace) -> dict:
+    """The ``method`` and ``timeout`` of ``--method`` and ``--timeout`` that were given (empty when none were)."""
+    given = {"method": getattr(args, "hermite_method", None), "timeout": getattr(args, "hermite_timeout", None)}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def add_attention(p: argparse.ArgumentParser, normalize: bool = False) -> None:

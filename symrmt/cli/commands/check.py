@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ...errors import SymrmtInputError
-from ..arguments import integer_argument, seed_argument
+from ..arguments import add_hermite_flags, integer_argument, seed_argument
 from ..arguments import add_f, add_params, parameter_values, single_point
 
 __all__ = ["add_check", "cmd_check", "FAILED"]
@@ -24,6 +24,7 @@ def add_check(sub) -> None:
     p = sub.add_parser("check", help="verify the theory of f by the property catalogue of symrmt.testing "
                                      "(exit 0: all hold, 1: one fails)")
     add_f(p, help="the nonlinearity whose theory is checked")
+    add_hermite_flags(p)
     add_params(p)
     p.add_argument("--examples", type=integer_argument, default=None, metavar="N",
                    help="points per property, drawn by Hypothesis (default 3)")
