@@ -91,6 +91,8 @@ def verified_values(expr: sp.Expr, keys: Sequence[str], label: str) -> tuple[dic
     others to :data:`FLOAT64_RTOL`, after the same refusal of an f that is not square-integrable as the 30-digit
     route (:func:`~.tanh_sinh.tail_check`); ``"30-digit"``: the tanh-sinh quadrature in mpmath otherwise
     (kinks away from 0, poles near the real line: a second or more for an f with erf in it)."""
+    if not set(keys) <= set(KEYS):                  # a_k beyond a_2: the 30-digit route alone
+        return numeric_coefficients(expr, keys, label), "30-digit"
     memo = Memo(expr, label)
     with mpmath.workdps(DPS):
         tail_check(memo)
