@@ -80,7 +80,7 @@ def add_hermite_flags(p: argparse.ArgumentParser, shows_closed_forms: bool = Fal
                                                          "it agrees with the quadrature)"))
     p.add_argument("--timeout", dest="hermite_timeout", type=argument_type(_seconds), default=None, metavar="SECONDS",
                    help="with --method auto: wall-clock seconds, in (0, 600], for SymPy's search for a new f's closed "
-                        "forms (default 1; the disk cache keeps what a first call found)")
+                        "forms (default 1; above it, data the disk cache holds as numeric are searched again)")
 
 
 def _seconds(text: str) -> float:

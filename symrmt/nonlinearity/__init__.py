@@ -74,8 +74,8 @@ Results are cached in memory per expression (keyed by ``srepr``) and on disk bet
 runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
 ``$SYMRMT_CACHE_DIR`` (``off`` to disable), else ``$XDG_CACHE_HOME/symrmt``, else
 ``~/.cache/symrmt``, so repeated calls are instant; the first call costs the
-quadrature and at most ``timeout`` seconds of search. The cache keeps what the first
-call found (a new ``timeout`` does not search again).
+quadrature and at most ``timeout`` seconds of search. The cache keeps what a call found;
+a ``timeout`` above the default searches again where a stored datum is numeric.
 
 Parameters and callables
 ------------------------

@@ -327,8 +327,8 @@ def hermite(
         included. Default :data:`DEFAULT_TIMEOUT` (1 s), or what :func:`hermite_options` set.
         What the search has not found by then is the verified quadrature value (``source``
         ``"numeric"``), so which closed forms a first call finds can depend on the machine's
-        load; the disk cache keeps the first answer (clear it, or use a new cache folder, to
-        search again with a larger ``timeout``).
+        load. The disk cache keeps the answer; a ``timeout`` above the default searches again
+        where a stored datum is numeric.
     params : dict, optional
         One value for each parameter of f, e.g. ``{"s": 0.5}``: the data of f at that
         point (the same as ``hermite(f).at(s=0.5)``). Without it an f with parameters
@@ -467,6 +467,11 @@ def _library_errors_as_input_errors(f):
 def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
     """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation."""
     stored = cache.load(expr, center, method)
+    # A stored entry with numeric data came from a search that may have been cut short: a timeout above the default
+    # asks for that search again (the disk keeps one entry per f, whatever the timeout that made it).
+    if stored is not None and method == "auto" and timeout > DEFAULT_TIMEOUT and \
+            any(source == "numeric" for _, _, source in stored[0].values()):
+        stored = None
     if stored is not None:
         values, shift, centered_by = stored
         return (expr if shift is None else expr - shift), values, centered_by

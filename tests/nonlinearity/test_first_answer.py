@@ -85,3 +85,23 @@ def test_a_command_still_working_after_a_second_says_what_it_does(capsys, monkey
         pass
     time.sleep(0.6)
     assert capsys.readouterr().err == ""
+
+
+def test_a_larger_timeout_searches_again_where_the_disk_cache_holds_numeric_data(tmp_path, monkeypatch):
+    """The disk keeps one entry per f: a first call cut short stores numeric data, and a call with a timeout above the
+    default searches again (a planted cache that is always trusted would not call the computation)."""
+    from symrmt.nonlinearity import api
+
+    monkeypatch.setenv("SYMRMT_CACHE_DIR", str(tmp_path))
+    api._hermite_cached.cache_clear()
+    first = hermite("atan(x)/2 + x/9", timeout=0.05)
+    assert first.source["nu"] == "numeric"
+    calls = []
+    compute = api.hermite_compute
+    monkeypatch.setattr(api, "hermite_compute", lambda *a: calls.append(a[3]) or compute(*a))
+    api._hermite_cached.cache_clear()                  # as a new process: only the disk remembers
+    hermite("atan(x)/2 + x/9")
+    assert calls == []                                  # the default timeout takes the stored entry
+    api._hermite_cached.cache_clear()
+    hermite("atan(x)/2 + x/9", timeout=2.0)
+    assert calls == [2.0]
