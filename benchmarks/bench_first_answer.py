@@ -10,7 +10,9 @@ Times, with :func:`time.perf_counter` around :func:`subprocess.run`, the median 
   were shipped: it derives the attention and linear systems and generates their code),
 - the same with the disk cache the previous call left (a repeated call),
 
-all in the same run, and prints the load average beside each figure (the machine may be shared). Then where the
+all in the same run, and prints the load average beside each figure (the machine may be shared). ``--custom``
+instead times a new f's first answer by command (:data:`CUSTOM`: custom f's, a parametric f, ``hermite``, ``latex``
+and ``check``), each from an empty cache, beside the floor and tanh's first call in the same run. Then where the
 time of a repeated call goes (``--breakdown``, on by default): a child process that runs the call's stages one by one,
 each timed in wall and CPU seconds (CPU time is less sensitive to the load of other processes): Python with NumPy and
 SciPy, the command line's imports, SymPy, f's Hermite data (parsed, read from the Hermite cache and checked), the
@@ -19,6 +21,7 @@ systems (the shipped entries read and checked), and the solve and print (``main`
 docs/performance.md has the table.
 
     python benchmarks/bench_first_answer.py --runs 5
+    python benchmarks/bench_first_answer.py --runs 3 --custom
 """
 from __future__ import annotations
 
@@ -36,6 +39,19 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 THEORY = [sys.executable, "-m", "symrmt", "theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1"]
 FLOOR = [sys.executable, "-c", "import numpy, scipy"]
+SYMRMT = [sys.executable, "-m", "symrmt"]
+#: A new f's first answer, each from an empty cache (the rows ``--custom`` adds): custom f's that SymPy has no
+#: quick closed form for, a parametric f, and the commands that show closed forms or run the catalogue.
+CUSTOM = {
+    "theory tanh(2x)/2 + x^3/10": ["theory", "--f", "tanh(2*x)/2 + x**3/10", "--c", "1", "--gamma", "0.01,0.1,1,10"],
+    "theory gelu --center": ["theory", "--f", "gelu(x)", "--center", "--c", "1", "--gamma", "0.01,0.1,1,10"],
+    "theory softsign": ["theory", "--f", "softsign(x)", "--c", "1", "--gamma", "0.01,0.1,1,10"],
+    "theory tanh(s*x), s = 0.5:2:20": ["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1",
+                                       "--param", "s=0.5:2:20"],
+    "hermite tanh(2x)/2 + x^3/10": ["hermite", "--f", "tanh(2*x)/2 + x**3/10"],
+    "latex tanh(a*x) + b*x^2": ["latex", "--f", "tanh(a*x)+b*x**2"],
+    "check softsign --examples 1": ["check", "--f", "softsign(x)", "--examples", "1"],
+}
 
 STAGES = r'''
 import os, sys, time
@@ -88,6 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="processes per figure (the median is printed)")
     parser.add_argument("--no-breakdown", action="store_true", help="skip where the time of a repeated call goes")
+    parser.add_argument("--custom", action="store_true",
+                        help="only the floor, tanh's first call and a new f's first answer by command (CUSTOM)")
     arguments = parser.parse_args()
     runs = arguments.runs
     rows = []
@@ -97,6 +115,8 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
         floor = [_once(FLOOR, "off") for _ in range(runs)]
         rows.append(("python -c 'import numpy, scipy'", floor, CPU[:], os.getloadavg()[0]))
+        if arguments.custom:
+            return custom(rows, runs, scratch)
         first, repeated, first_cpu, repeated_cpu = [], [], [], []
         for k in range(runs):
             cache = os.path.join(scratch, f"cache{k}")
@@ -115,12 +135,29 @@ def main() -> None:
             unshipped.append(_once(THEORY, os.path.join(scratch, f"bare{k}"), bare))
             unshipped_cpu.append(CPU[-1])
         rows.append(("  first call, nothing shipped", unshipped, unshipped_cpu, os.getloadavg()[0]))
-        print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s} {'CPU':>7s}  load (1 min)   ({runs} runs, "
-              f"{os.cpu_count()} CPUs; CPU: median user + system seconds)")
-        for label, times, cpu, load in rows:
-            print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s "
-                  f"{statistics.median(cpu):6.2f}s  {load:5.2f}")
+        _table(rows, runs)
         breakdown(arguments, scratch)
+
+
+def custom(rows: list, runs: int, scratch: str) -> None:
+    """A new f's first answer by command, from an empty cache each time, beside tanh's first call (same run)."""
+    cases = {"theory tanh (first call)": THEORY[3:], **CUSTOM}
+    for label, argv in cases.items():
+        times, cpu = [], []
+        for k in range(runs):
+            times.append(_once([*SYMRMT, *argv], os.path.join(scratch, f"{len(rows)}-{k}")))
+            cpu.append(CPU[-1])
+        rows.append((label, times, cpu, os.getloadavg()[0]))
+    _table(rows, runs)
+    print("target: a new f's first answer < 1.5 s (on 2 cores at load about 1); CPU includes SymPy's children")
+
+
+def _table(rows: list, runs: int) -> None:
+    print(f"{'process':36s} {'median':>8s} {'min':>7s} {'max':>7s} {'CPU':>7s}  load (1 min)   ({runs} runs, "
+          f"{os.cpu_count()} CPUs; CPU: median user + system seconds)")
+    for label, times, cpu, load in rows:
+        print(f"{label:36s} {statistics.median(times):7.2f}s {min(times):6.2f}s {max(times):6.2f}s "
+              f"{statistics.median(cpu):6.2f}s  {load:5.2f}")
 
 
 def breakdown(arguments: argparse.Namespace, scratch: str) -> None:

@@ -20,7 +20,7 @@ from .errors import ParameterError, ParameterTypeError, shown
 __all__ = ["MIN_TEMPERATURE", "temperature", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
            "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "DOMAINS", "inside", "in_range", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
-           "positive_grid", "choice", "within", "indices", "grid", "TWO_SEEDS"]
+           "positive_grid", "choice", "within", "indices", "grid", "GRID_GRAMMAR", "GridSpacingWarning", "TWO_SEEDS"]
 
 #: Most values in one grid given by its size (``LO:HI:NUM`` on the command line, a sweep's γ grid, seeds
 #: and points): large enough for any figure or study, small enough that a typo (1e9) is refused before
@@ -376,36 +376,60 @@ def temperature(temperature: Any, array: bool = False) -> Any:
     return value
 
 
-def grid(text: str, log: bool = False, subject: str = "", expected: str = "give LO:HI:NUM") -> np.ndarray:
-    """``"LO:HI:NUM"`` as its NUM values: evenly spaced, or log-spaced with ``log`` (then LO, HI > 0).
+#: The grid grammar, stated once: what ``--help``, the messages and docs/usage.md say.
+GRID_GRAMMAR = "LO:HI:NUM (NUM evenly spaced values) or LO:HI:NUMlog (NUM log-spaced values, LO and HI > 0)"
 
-    The one reading of the grid grammar, for the command line (``--gamma``, ``--x``, ``--param``) and sweep
-    specs. NUM is checked (1..:data:`MAX_GRID_POINTS`) before anything is allocated. A text not of this form
-    is refused with ``"<subject>: <expected> (<what is wrong>)"``, a value out of range with
+
+class GridSpacingWarning(FutureWarning):
+    """A gamma grid written ``LO:HI:NUM``, read log-spaced as before this release; write ``LO:HI:NUMlog``.
+
+    Every other axis reads ``LO:HI:NUM`` as evenly spaced; gamma's plain form will too, one release from now.
+    """
+
+
+def grid(text: str, subject: str = "", expected: str = f"give {GRID_GRAMMAR}",
+         plain_log: bool = False) -> np.ndarray:
+    """``"LO:HI:NUM"`` as NUM evenly spaced values, ``"LO:HI:NUMlog"`` as NUM log-spaced ones (then LO, HI > 0).
+
+    The one reading of the grid grammar (:data:`GRID_GRAMMAR`), the same on every axis, for the command line
+    (``--gamma``, ``--c``, ``--x``, ``--param``, ...) and sweep specs. ``plain_log`` is gamma's old reading:
+    ``LO:HI:NUM`` is still log-spaced there, with a :class:`GridSpacingWarning` that says to write
+    ``LO:HI:NUMlog``. NUM is checked (1..:data:`MAX_GRID_POINTS`) before anything is allocated. A text not of
+    this form is refused with ``"<subject>: <expected> (<what is wrong>)"``, a value out of range with
     ``"<subject>: <what is wrong>"`` (a :class:`ParameterError`).
 
-    >>> grid("1e-2:1:3", log=True).tolist()
+    >>> grid("1e-2:1:3log").tolist()
     [0.01, 0.1, 1.0]
     >>> grid("-1:1:3").tolist()
     [-1.0, 0.0, 1.0]
     >>> grid("1:2", subject="--x '1:2'")
     Traceback (most recent call last):
     ...
-    symrmt.errors.ParameterError: --x '1:2': give LO:HI:NUM (LO:HI:NUM takes exactly three parts).
+    symrmt.errors.ParameterError: --x '1:2': give LO:HI:NUM (NUM evenly spaced values) or LO:HI:NUMlog (NUM log-spaced values, LO and HI > 0) (LO:HI:NUM takes exactly three parts).
     """
     subject = subject or repr(text)
     parts = text.split(":")
+    log = parts[-1].strip().lower().endswith("log")
     try:
         if len(parts) != 3:
             raise ValueError("LO:HI:NUM takes exactly three parts")
-        lo, hi, num = float(parts[0]), float(parts[1]), int(parts[2])
+        number = parts[2].strip()
+        lo, hi, num = float(parts[0]), float(parts[1]), int(number[:-3] if log else number)
     except ValueError as exc:
         reason = str(exc) if "three parts" in str(exc) else "LO and HI must be numbers and NUM an integer"
         raise ParameterError(f"{subject}: {expected} ({reason}).") from None
     if not 1 <= num <= MAX_GRID_POINTS:
         raise ParameterError(f"{subject}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
+    if plain_log and not log:
+        import warnings
+
+        fixed = ":".join(p.strip() for p in parts) + "log"
+        warnings.warn(f"{subject}: a gamma grid LO:HI:NUM is read log-spaced, as before; write {fixed} (in the next "
+                      "release LO:HI:NUM will be evenly spaced, as on every other axis).", GridSpacingWarning,
+                      stacklevel=2)
+        log = True
     if not (np.isfinite(lo) and np.isfinite(hi) and (not log or (lo > 0 and hi > 0))):
-        raise ParameterError(f"{subject}: LO and HI must be finite numbers{' > 0' if log else ''}.")
+        raise ParameterError(f"{subject}: LO and HI must be finite numbers{' > 0 (a log grid)' if log else ''}.")
     if log:
         return np.logspace(np.log10(lo), np.log10(hi), num)
     return np.linspace(lo, hi, num) + 0.0           # + 0.0: no -0.0 in a grid

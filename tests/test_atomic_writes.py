@@ -169,7 +169,7 @@ def _weights(folder: Path) -> list[str]:
 #: format -> (the command that writes it, given the folder; its output is the last argument)
 COMMANDS = {
     "png": _weights, "pdf": _weights, "svg": _weights,
-    "csv": lambda folder: ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1e-3:10:50", "--json", "--csv"],
+    "csv": lambda folder: ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1e-3:10:50log", "--json", "--csv"],
     "tex": lambda folder: ["latex", "--json", "--document"],
 }
 LIMIT = 1024      # bytes: every output above is larger (the smallest, the CSV, is about 3 kB)

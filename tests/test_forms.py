@@ -348,3 +348,30 @@ def test_the_branch_condition_keeps_the_transform_on_its_physical_root(monkeypat
     assert agree(phi(), exact, AGREEMENT).all()
     monkeypatch.setattr(algebraic, "_divided_differences", lambda k: ())
     assert np.all(np.abs(phi() / exact - 1) > 0.01)
+
+
+def _linear_fails_where_attention_solves(c, gamma) -> np.ndarray:
+    from symrmt import solve_attention, solve_linear
+
+    attention = solve_attention("tanh(x)", c, gamma, partial=True)
+    linear = solve_linear(c, gamma, partial=True)
+    return np.asarray(linear.failed) & ~np.asarray(attention.failed)
+
+
+def test_linear_regression_solves_wherever_attention_does(monkeypatch):
+    """On c in [1e-6, 1e4] (C_RANGE up to 1e4) and gamma in [1e-10, 1e12], every point attention solves linear
+    regression solves too: its quadrature form fails at small gamma (c = 1, gamma = 1e-10: the spectral average does
+    not converge), and "auto" solves those points again in the algebraic form. Shown to catch the old behaviour (no
+    second try). Not yet at c >= 1e5 with gamma <= 1e-4, where the algebraic form of linear regression fails too,
+    nor at c = 1, gamma = 1e-12, where its answer is ill-conditioned (6% off sqrt(gamma)/2) and refused."""
+    from symrmt.theory import forms
+
+    c = np.array([1e-6, 1e-3, 0.5, 1.0, 2.0, 1e2, 1e4])[:, None]
+    gamma = np.logspace(-10, 12, 12)[None, :]
+    assert not _linear_fails_where_attention_solves(c, gamma).any()
+    rescued = linear_error(1.0, 1e-10)
+    # at c = 1 the Marchenko-Pastur resolvent gives E_lin ~ sqrt(gamma) / 2 as gamma -> 0 (1e-5 relative here)
+    assert rescued == pytest.approx(np.sqrt(1e-10) / 2, rel=1e-3)
+    monkeypatch.setattr(forms, "_rescued", lambda model, rank, system, params, result: forms.FormResult(
+        **vars(result), form_used=np.full(params.shape, forms.Route.QUADRATURE.value)))
+    assert _linear_fails_where_attention_solves(np.array([1.0]), np.array([1e-10])).all()

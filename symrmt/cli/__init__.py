@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import os
 import signal
 import sys
@@ -26,26 +27,41 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ConvergenceError, SymrmtInputError, shortened
-from .arguments import check_finite_numbers
+from ..runtime.progress import notice_after
+from .arguments import check_finite_numbers, hermite_flags
 from .commands import COMMANDS
 from .output import discard_stdout, environment_line, flush_stdout, json_text, one_line, show_warning
 from .parser import build_parser, parse_arguments
 
-__all__ = ["main", "build_parser", "COMMANDS"]
+__all__ = ["main", "build_parser", "COMMANDS", "EXIT_STATUS"]
 
 #: The status of a Unix tool killed by SIGPIPE, returned when the reader of stdout went away.
 BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
+
+#: Every exit status of the command line, stated once: the README's "Exit codes" lists exactly these
+#: (tests/cli/test_main.py). 1 is Python's own status for an uncaught exception, so it means a bug wherever it
+#: comes from; ``symrmt check`` reports a failing property with its own status.
+EXIT_STATUS = {
+    0: "success",
+    1: "a bug (an unexpected exception)",
+    2: "bad input, an output that cannot be written, or another I/O error",
+    3: "valid input the solver could not solve",
+    4: "symrmt check: a property of the theory failed",
+    120: "stdout could not be written at the end",
+    130: "interrupted",
+    BROKEN_PIPE: "the reader of the output went away",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symrmt`` console script; returns the exit status.
 
-    Exit statuses: 0 done; 2 bad input (any :class:`~symrmt.errors.SymrmtInputError`, and
+    Exit statuses (:data:`EXIT_STATUS`): 0 done; 2 bad input (any :class:`~symrmt.errors.SymrmtInputError`, and
     argparse's refusals) or an output that cannot be written (an ``OSError`` such as a full
     device, out of memory, an encoding stdout cannot show); 3 valid input that did not converge
     (:class:`~symrmt.errors.ConvergenceError`: every point of the curves failed, or some did
-    with ``--strict``); 130 interrupted (Ctrl-C); 141 (128 + SIGPIPE, as
-    a Unix tool killed by the signal) when the reader of stdout went away, without a message;
+    with ``--strict``); 4 ``symrmt check`` found a property that fails; 130 interrupted (Ctrl-C); 141
+    (128 + SIGPIPE, as a Unix tool killed by the signal) when the reader of stdout went away, without a message;
     1 a bug. Every failure is one line on stderr; ``--debug`` adds the traceback. Floating-point
     warnings of NumPy (from generated code) are not shown: results are checked for non-finite
     values instead.
@@ -104,7 +120,8 @@ def _run(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)      # NumPy's warnings from generated code
             warnings.showwarning = show_warning
             check_finite_numbers(args)
-            out = COMMANDS[args.command](args)
+            with notice_after(command), _hermite_options(args):
+                out = COMMANDS[args.command](args)
             if getattr(args, "json", False):
                 print(json_text(out))
             flush_stdout()
@@ -128,7 +145,18 @@ def _run(args: argparse.Namespace) -> int:
         _report(args, f"{command}: internal error ({type(exc).__name__}: {reason}); this is a bug, "
                       "please report it with the command line (run with --debug for the traceback)")
         return 1
-    return getattr(out, "exit_status", 0)          # symrmt check: 1 when a property fails
+    return getattr(out, "exit_status", 0)          # symrmt check: 4 when a property fails
+
+
+def _hermite_options(args: argparse.Namespace):
+    """``--method`` and ``--timeout`` for every Hermite computation of the command (nothing without ``--f``: then
+    SymPy is not imported here)."""
+    flags = hermite_flags(args)
+    if not flags or getattr(args, "f", None) is None:
+        return contextlib.nullcontext()
+    from ..nonlinearity.api import DEFAULT_TIMEOUT, hermite_options
+
+    return hermite_options(**{"method": "auto", "timeout": DEFAULT_TIMEOUT, **flags})
 
 
 def _report(args: argparse.Namespace, line: str) -> None:

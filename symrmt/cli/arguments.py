@@ -13,17 +13,21 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import SymrmtInputError
+from ..errors import SymrmtInputError, shown as _shown
 from ..geometry import Geometry
 from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
 from .values import (parse_gamma, parse_grid, parse_gram, parse_integer, parse_param, parse_param_value, parse_seed,
                      parse_seed_count)
 
-__all__ = ["GEOMETRY_FLAGS", "add_f", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
+__all__ = ["GRID", "GRID_HELP", "GEOMETRY_FLAGS", "add_f", "add_hermite_flags", "hermite_flags", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
            "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
            "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry",
            "integer_argument", "seed_argument", "seeds_argument"]
+
+#: The grid grammar as a metavar, and stated in words (:data:`symrmt.validate.GRID_GRAMMAR`), on every axis.
+GRID = "LO:HI:NUM[log]"
+GRID_HELP = "LO:HI:NUM is NUM evenly spaced values, LO:HI:NUMlog NUM log-spaced ones (e.g. 1e-3:10:50log)"
 
 GEOMETRY_FLAGS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 
@@ -61,6 +65,39 @@ def add_f(p: argparse.ArgumentParser, required: bool = True, help: str | None = 
                         "names are parameters of f, given with --param (tanh(s*x) --param s=2); "
                         "a formula starting with '-' must be written --f=-tanh(x)")
     p.add_argument("--center", action="store_true", help="subtract a_0 = E f(xi) so that f is centered")
+
+
+def add_hermite_flags(p: argparse.ArgumentParser, shows_closed_forms: bool = False) -> None:
+    """``--method auto|numeric`` and ``--timeout SECONDS``: how f's Hermite data are computed (:func:`hermite_flags`).
+
+    A command that prints f's closed forms (``hermite``, ``latex``) searches them by default (``auto``); the others
+    print numbers only, which the verified quadrature gives at once, so they default to ``numeric``."""
+    default = "auto" if shows_closed_forms else "numeric"
+    p.add_argument("--method", dest="hermite_method", choices=("auto", "numeric"), default=default,
+                   help=f"f's Hermite data (default {default}): numeric is the verified quadrature alone (milliseconds "
+                        "for a smooth f); auto also searches closed forms with SymPy for at most --timeout seconds"
+                        + ("" if shows_closed_forms else " (the numbers are the same: a closed form is kept only where "
+                                                         "it agrees with the quadrature)"))
+    p.add_argument("--timeout", dest="hermite_timeout", type=argument_type(_seconds), default=None, metavar="SECONDS",
+                   help="with --method auto: wall-clock seconds, in (0, 600], for SymPy's search for a new f's closed "
+                        "forms (default 1; above it, data the disk cache holds as numeric are searched again)")
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: a number of seconds in (0, 600]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 600:
+        raise SymrmtInputError(f"--timeout {_shown(text)}: give a number of seconds in (0, 600], e.g. 5.")
+    return value
+
+
+def hermite_flags(args: argparse.Namespace) -> dict:
+    """The ``method`` and ``timeout`` of ``--method`` and ``--timeout`` that were given (empty when none were)."""
+    given = {"method": getattr(args, "hermite_method", None), "timeout": getattr(args, "hermite_timeout", None)}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def add_attention(p: argparse.ArgumentParser, normalize: bool = False) -> None:
@@ -109,10 +146,10 @@ def attention_kwargs(args: argparse.Namespace) -> dict:
 
 def add_geometry(p: argparse.ArgumentParser, grids: bool = False, diag_grid: bool | None = None) -> None:
     """The six flags of the rank-1 geometry, ``--geometry`` (a common case by name), ``--gram`` and ``--diag``;
-    with ``grids`` the numbers take ``V1,V2,...`` or ``LO:HI:NUM`` (one axis of the output each); ``diag_grid``
+    with ``grids`` the numbers take ``V1,V2,...`` or a grid (:data:`GRID`; one axis of the output each); ``diag_grid``
     (default: ``grids``) for ``--diag`` alone."""
     diag_grid = grids if diag_grid is None else diag_grid
-    metavar = "X|X1,X2,...|LO:HI:NUM" if grids else "X"
+    metavar = f"X|X1,X2,...|{GRID}" if grids else "X"
     g = p.add_argument_group("geometry of (mu, w_K, w_Q) (default: all 0), or --gram for rank-r weights")
     for flag in GEOMETRY_FLAGS:
         g.add_argument("--" + flag.replace("_", "-"), dest=flag, type=axis_parser(flag) if grids else float,
@@ -128,7 +165,7 @@ def add_geometry(p: argparse.ArgumentParser, grids: bool = False, diag_grid: boo
                    help="Gram matrix of (mu, w_K^(1..r), w_Q^(1..r)) as a JSON nested list, size 1+2r "
                         "(instead of the six flags)")
     p.add_argument("--diag", type=axis_parser("diag") if diag_grid else float, default=np.zeros(1) if diag_grid else 0.0,
-                   metavar="D|D1,D2,...|LO:HI:NUM" if diag_grid else "D", help="diagonal K_ii = d (default 0)")
+                   metavar=f"D|D1,D2,...|{GRID}" if diag_grid else "D", help="diagonal K_ii = d (default 0)")
 
 
 #: ``--geometry NAME``: the cosines of (mu, w_K), (mu, w_Q), (w_K, w_Q) of each common case.
@@ -136,7 +173,7 @@ PRESETS = {"aligned": (1.0, 1.0, 1.0), "orthogonal": (0.0, 0.0, 0.0), "noise": N
 
 
 def axis_parser(name: str) -> Callable[[str], np.ndarray]:
-    """The argparse type of ``--NAME`` with grids: a number, a list ``V1,V2,...`` or ``LO:HI:NUM`` (evenly spaced)."""
+    """The argparse type of ``--NAME`` with grids: a number, a list ``V1,V2,...`` or a grid (:func:`parse_grid`)."""
     flag = "--" + name.replace("_", "-")
 
     def values(text: str) -> np.ndarray:
@@ -146,10 +183,10 @@ def axis_parser(name: str) -> Callable[[str], np.ndarray]:
 
 
 def add_params(p: argparse.ArgumentParser, grids: bool = False) -> None:
-    """``--param NAME=VALUE`` (repeatable, one per parameter of f); with ``grids`` also ``NAME=LO:HI:NUM`` and lists."""
+    """``--param NAME=VALUE`` (repeatable, one per parameter of f); with ``grids`` also ``NAME=LO:HI:NUM[log]`` and lists."""
     if grids:
         p.add_argument("--param", type=argument_type(parse_param), action="append", default=[],
-                       metavar="NAME=VALUE|NAME=LO:HI:NUM|NAME=v1,v2,...",
+                       metavar=f"NAME=VALUE|NAME={GRID}|NAME=v1,v2,...",
                        help="the value of a symbolic parameter of f, or a grid of them (repeatable, one per "
                             "parameter; each grid is one axis of the output), e.g. --f 'tanh(s*x)' --param s=0.5:2:20")
         p.set_defaults(param_grids=True)
@@ -207,10 +244,13 @@ def parameter_axes(params: dict[str, np.ndarray], trailing: int = 0) -> dict[str
 
 
 def add_common(p: argparse.ArgumentParser, grids: bool = False) -> None:
-    """``--c``, ``--gamma`` and ``--json``; with ``grids``, ``--c`` takes ``V1,V2,...`` or ``LO:HI:NUM`` too."""
+    """``--c``, ``--gamma`` and ``--json``; with ``grids``, ``--c`` takes ``V1,V2,...`` or a grid too."""
     p.add_argument("--c", type=axis_parser("c") if grids else float, required=True,
-                   metavar="C|C1,C2,...|LO:HI:NUM" if grids else None, help="c = p/n > 0")
-    p.add_argument("--gamma", type=argument_type(parse_gamma), required=True, metavar="G1,G2,...|LO:HI:NUM")
+                   metavar=f"C|C1,C2,...|{GRID}" if grids else None,
+                   help="c = p/n > 0" + (f"; {GRID_HELP}" if grids else ""))
+    p.add_argument("--gamma", type=argument_type(parse_gamma), required=True, metavar=f"G1,G2,...|{GRID}",
+                   help=f"the ridge(s) gamma > 0: a list or a grid; {GRID_HELP} (for one release a gamma grid "
+                        "without 'log' is still read log-spaced, with a warning)")
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 

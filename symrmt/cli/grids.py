@@ -1,4 +1,6 @@
-"""Grids on every numeric axis of ``symrmt theory``: c, d and the geometry, each ``V1,V2,...`` or ``LO:HI:NUM``.
+"""Grids on every numeric axis of ``symrmt theory``: c, d and the geometry, each ``V1,V2,...`` or ``LO:HI:NUM[log]``.
+
+``LO:HI:NUM`` is evenly spaced and ``LO:HI:NUMlog`` log-spaced, on every axis (:func:`symrmt.validate.grid`).
 
 An axis flag (:data:`AXES`) parses to an array (:func:`symrmt.cli.arguments.axis_parser`). With one value each,
 a command reads them as numbers (:func:`collapse_axes`); with more, each becomes one axis of the output, in the

@@ -23,8 +23,25 @@ _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", 
 #: guard behind :func:`symrmt.errors.shown`, which already keeps each quoted user value short.
 MESSAGE_WIDTH = 360
 
-__all__ = ["MESSAGE_WIDTH", "json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed",
+__all__ = ["MESSAGE_WIDTH", "THEORY_JSON", "json_text", "one_line", "show_warning", "cell", "flush_stdout", "stdout_failed",
            "discard_stdout", "environment_line"]
+
+
+#: The stable JSON contract of ``symrmt theory --json``: each shape it prints, as (the keys always there, the keys
+#: there in some cases). The README's "JSON contract" lists the same keys (tests/cli/test_json_contract.py holds
+#: both to the output); a change here is a change of the contract.
+THEORY_JSON: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # one value of c, d and the geometry, and one value per --param (or none): curves over gamma
+    "curves": (frozenset({"gamma", "attention", "linear", "a1", "nu", "failed"}),
+               frozenset({"params", "f", "temperature"})),          # params: with --param; f, temperature: softmax
+    # a grid of some --param: one axis per parameter, gamma last
+    "parameter grid": (frozenset({"gamma", "params", "attention", "linear", "a1", "nu", "failed"}), frozenset()),
+    # a list or grid of --c, --diag or a geometry flag: one row per point
+    "points": (frozenset({"f", "columns", "points", "failed"}), frozenset()),
+    # --weights FILE: the general-M theory of a real model's head
+    "weights": (frozenset({"weights", "layer", "head", "p", "c", "f", "signal", "mu_norm", "weights_scale", "sigma",
+                           "gamma", "attention", "linear"}), frozenset()),
+}
 
 
 def json_text(out: dict) -> str:

@@ -11,9 +11,11 @@ import contextlib
 import io
 import re
 import sys
+import warnings
 from typing import Sequence
 
 from ..errors import printable, shortened
+from ..validate import GridSpacingWarning
 from .commands.check import add_check
 from .commands.converge import add_converge
 from .commands.demo import add_demo
@@ -24,7 +26,7 @@ from .commands.simulate import add_compare, add_simulate
 from .commands.sweep import add_sweep
 from .commands.theory import add_latex, add_spectrum, add_theory
 from .commands.weights import add_weights
-from .output import MESSAGE_WIDTH
+from .output import MESSAGE_WIDTH, show_warning
 
 __all__ = ["build_parser", "parse_arguments"]
 
@@ -95,8 +97,12 @@ def parse_arguments(parser: argparse.ArgumentParser,
     """``(args, None)``, or ``(None, status)`` after argparse refused: its usage text is cut to one line."""
     captured = io.StringIO()
     try:
-        with contextlib.redirect_stderr(captured):
-            return parser.parse_args(joined_values(parser, sys.argv[1:] if argv is None else argv)), None
+        with contextlib.redirect_stderr(captured), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", GridSpacingWarning)
+            args = parser.parse_args(joined_values(parser, sys.argv[1:] if argv is None else argv))
+        for warning in caught:          # a flag's warning (a gamma grid without 'log'), said after parsing
+            show_warning(warning.message, warning.category, warning.filename, warning.lineno)
+        return args, None
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else 2
         text = captured.getvalue()

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import SymrmtInputError, shown as _shown
-from ..validate import MAX_GRID_POINTS, grid, integer_text as parse_integer
+from ..validate import GRID_GRAMMAR, MAX_GRID_POINTS, grid, integer_text as parse_integer
 
 __all__ = ["parse_gamma", "parse_grid", "parse_gram", "parse_param", "parse_param_value", "parse_sizes",
            "parse_seed", "parse_seed_count"]
@@ -26,14 +26,15 @@ def parse_seed_count(text: str, minimum: int = 2) -> int:
     return validate.seed_count(parse_integer(text), minimum, hint=validate.TWO_SEEDS[0].upper() + validate.TWO_SEEDS[1:] + ".")
 
 
-def _numbers(text: str, flag: str, hint: str, log: bool = False,
+def _numbers(text: str, flag: str, hint: str, plain_log: bool = False,
              finite: str = "every value must be finite") -> np.ndarray:
-    """Comma-separated numbers, or ``LO:HI:NUM`` (:func:`symrmt.validate.grid`, log-spaced with ``log``)."""
+    """Comma-separated numbers, or a grid ``LO:HI:NUM`` / ``LO:HI:NUMlog`` (:func:`symrmt.validate.grid`; ``plain_log``:
+    gamma's old log-spaced reading of ``LO:HI:NUM``, with a warning)."""
     items = text.split(":") if ":" in text else text.split(",")
     if any(not item.strip() for item in items):
         raise SymrmtInputError(f"{flag} {_shown(text)}: has an empty item; {hint}.")
     if ":" in text:
-        values = grid(text, log, subject=f"{flag} {_shown(text)}", expected=hint)
+        values = grid(text, subject=f"{flag} {_shown(text)}", expected=hint, plain_log=plain_log)
     else:
         try:
             if len(items) > MAX_GRID_POINTS:
@@ -47,15 +48,16 @@ def _numbers(text: str, flag: str, hint: str, log: bool = False,
 
 
 def parse_gamma(text: str) -> np.ndarray:
-    """``"0.01,0.1,1"`` (a list) or ``"1e-3:10:50"`` (50 log-spaced values from 1e-3 to 10).
+    """``"0.01,0.1,1"`` (a list), ``"1e-3:10:50log"`` (50 log-spaced values from 1e-3 to 10) or ``"0.5:2:4"``
+    (evenly spaced; for one release still log-spaced on gamma, with a warning: :func:`symrmt.validate.grid`).
 
     Every item must be a finite number > 0; an empty item (``1,,2``) is refused, not skipped.
 
-    >>> parse_gamma("1e-2:1:3")
+    >>> parse_gamma("1e-2:1:3log")
     array([0.01, 0.1 , 1.  ])
     """
-    values = _numbers(text, "--gamma", "give comma-separated numbers (0.01,0.1,1) or LO:HI:NUM for a log grid "
-                      "(1e-3:10:50)", log=True, finite="every gamma must be a finite number > 0")
+    values = _numbers(text, "--gamma", f"give comma-separated numbers (0.01,0.1,1) or {GRID_GRAMMAR}, e.g. "
+                      "1e-3:10:50log", plain_log=True, finite="every gamma must be a finite number > 0")
     if np.any(values <= 0):
         raise SymrmtInputError(f"--gamma {_shown(text)}: every gamma must be a finite number > 0.")
     return values
@@ -79,8 +81,8 @@ def parse_sizes(text: str, flag: str = "--ns") -> np.ndarray:
 
 
 def parse_grid(text: str, flag: str = "--x") -> np.ndarray:
-    """``"-1:3:200"`` (200 evenly spaced points from -1 to 3) or ``"0.5,1,2"`` (a list)."""
-    return _numbers(text, flag, "give LO:HI:NUM (evenly spaced) or comma-separated numbers")
+    """``"-1:3:200"`` (200 evenly spaced points from -1 to 3), ``"0.1:10:5log"`` (log-spaced) or ``"0.5,1,2"``."""
+    return _numbers(text, flag, f"give comma-separated numbers or {GRID_GRAMMAR}")
 
 
 def parse_gram(text: str) -> np.ndarray:
@@ -102,7 +104,8 @@ def parse_gram(text: str) -> np.ndarray:
 
 
 def parse_param(text: str) -> tuple[str, np.ndarray]:
-    """``--param s=0.5``, ``s=0.5:2:20`` (20 evenly spaced values) or ``s=0.5,1,2``: a parameter of f and its values."""
+    """``--param s=0.5``, ``s=0.5:2:20`` (20 evenly spaced values), ``s=0.1:10:20log`` (log-spaced) or ``s=0.5,1,2``:
+    a parameter of f and its values."""
     name, values = _parameter_text(text, "NAME=VALUE, NAME=LO:HI:NUM or NAME=v1,v2,... (e.g. s=0.5:2:20)")
     return name, parse_grid(values, flag=f"--param {name}=")
 

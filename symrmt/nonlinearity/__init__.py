@@ -56,20 +56,26 @@ moments: exact by construction, so no quadrature is run); sums of
 gives :math:`a_0 = c`); a small table (the :math:`c\operatorname{erf}(kx) + d`
 family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
 SymPy); finally :func:`sympy.integrate`, term by term, in a child process per
-integral (at most one per CPU, ``fork`` on Linux), stopped after ``timeout``
-seconds of its own CPU time (``ITIMER_PROF``; where that does not exist, wall-clock
-time), so the closed forms found do not depend on how busy the machine is (a wall
-clock of ``WALL_CLOCK_FACTOR * timeout`` remains as a safety net). A closed form is
+integral (``fork`` on Linux), all started at once so that they run while the
+quadrature is computed, and all stopped ``timeout`` wall-clock seconds after the call
+began (default 1 s, :data:`~symrmt.nonlinearity.api.DEFAULT_TIMEOUT`; all of f's data
+together, centering included): a new f's first answer comes in about a second, and
+what SymPy has not found by then is the verified quadrature value. A closed form is
 kept only if it is a finite real number that agrees with the quadrature to
 :math:`10^{-12}`. ``source`` records ``"exact"`` (SymPy: integration, Gaussian
-moments or parity), ``"table"`` or ``"numeric"``. Pass a larger ``timeout`` where
-the exact form matters (a finished integral returns at once, the budget is only a ceiling).
+moments or parity), ``"table"`` or ``"numeric"``, so the route of every number is
+known. Which closed forms a budget finds depends on the machine's load: pass a larger
+``timeout`` where the exact form matters (a finished search returns at once, the
+budget is only a ceiling), and ``method="numeric"`` (``--method numeric`` on the
+command line) to skip the search. :func:`hermite_options` sets both for a block of
+code (the command line's ``--method`` and ``--timeout``).
 
 Results are cached in memory per expression (keyed by ``srepr``) and on disk between
 runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
 ``$SYMRMT_CACHE_DIR`` (``off`` to disable), else ``$XDG_CACHE_HOME/symrmt``, else
-``~/.cache/symrmt``, so repeated calls are instant; the first call costs up to about
-``timeout`` seconds (times the number of integrals per CPU) when SymPy has to give up.
+``~/.cache/symrmt``, so repeated calls are instant; the first call costs the
+quadrature and at most ``timeout`` seconds of search. The cache keeps what a call found;
+a ``timeout`` above the default searches again where a stored datum is numeric.
 
 Parameters and callables
 ------------------------
@@ -95,7 +101,7 @@ Modules
 -------
 ``parse`` (whitelist parser), ``mpmath_eval`` (guarded evaluator), ``integrands``,
 ``tanh_sinh`` (the 30-digit quadrature of the Hermite data: kinks, tails, two rules), ``closed_forms`` (polynomials, parity,
-table, SymPy), ``budget`` (child processes with a CPU budget), ``coefficients``
+table, SymPy), ``budget`` (child processes stopped at a wall-clock deadline), ``coefficients``
 (acceptance of closed forms, centering), ``serial`` and ``cache`` (the disk cache),
 ``api`` (the public functions), ``adapter`` (the one adapter of f to NumPy; SymPy only for formulas),
 ``callables``, ``parametric``, ``centering``, ``scaled`` (the data of :math:`f(\sigma\,\cdot)`) and ``zoo``.
@@ -119,6 +125,7 @@ _EXPORTS = {
     "scaled_hermite": "scaled",
     "scaled_data": "scaled",
     "ScaledHermite": "scaled",
+    "hermite_options": "api",
     "numpy_callable": "adapter",
     "CacheWarning": "cache",
 }

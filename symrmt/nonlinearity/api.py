@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping
@@ -12,7 +14,8 @@ from mpmath.libmp import NoConvergence
 from numpy.typing import ArrayLike
 from sympy.polys.polyerrors import BasePolynomialError
 
-from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, SymrmtError, shown
+from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, SymrmtError, shortened, shown
+from symrmt.runtime.progress import activity
 
 from . import cache
 from .adapter import label_of, numpy_callable
@@ -74,7 +77,7 @@ class HermiteCoefficients:
     >>> h = hermite("x**3 - 3*x + x**2", center=True)
     >>> h.f, h.centered_by, h.exact["a2"], h.nu
     (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
-    >>> hermite("relu(x)").exact["a0"]             # any f: a_0 is reported, the theory asks for centering
+    >>> hermite("relu(x)", timeout=30).exact["a0"]  # any f: a_0 is reported; SymPy's search gets up to 30 s
     sqrt(2)/(2*sqrt(pi))
     >>> hermite("erf(s*x)")                        # parameters are the names other than x
     HermiteCoefficients(f=erf(s*x), parameters=(s,), a0=0, a1=2*s/(sqrt(pi)*sqrt(2*s**2 + 1)), a2=0, nu=2*asin(2*s**2/(2*s**2 + 1))/pi)
@@ -86,7 +89,7 @@ class HermiteCoefficients:
     source: dict[str, str] = field(hash=False)
     centered_by: float | sp.Expr | None = 0.0
     method: str = field(default="auto", compare=False, repr=False)
-    timeout: float = field(default=3.0, compare=False, repr=False)
+    timeout: float = field(default=1.0, compare=False, repr=False)
     error: dict[str, float] | None = field(default=None, hash=False, compare=False)
     parameters: tuple[sp.Symbol, ...] = ()
     center: bool = field(default=False, compare=False, repr=False)
@@ -151,7 +154,7 @@ class HermiteCoefficients:
         >>> h.numeric(s=[0.5, 1.0])["a1"]
         array([0.46065887, 0.65147002])
         >>> float(hermite("tanh(x)").numeric()["nu"])
-        0.3942944903978412
+        0.39429449039784115
         """
         return evaluate(self, params, _numeric_at_point)
 
@@ -253,8 +256,38 @@ def _constant_in(value: sp.Expr | None, parameters: tuple[sp.Symbol, ...]) -> fl
 
 @lru_cache(maxsize=256)
 def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):  # noqa: ARG001
-    value, exact, source = coefficients_of(expr, (f"a{k}",), method, timeout)[f"a{k}"]
+    value, exact, source = coefficients_of(expr, (f"a{k}",), method, time.monotonic() + timeout)[f"a{k}"]
     return float(value), exact, source
+
+
+#: The wall-clock seconds :func:`hermite` gives SymPy's search for closed forms by default (all of f's data
+#: together, centering included): what keeps a new f's first answer near a second (docs/performance.md).
+DEFAULT_TIMEOUT = 1.0
+
+_OPTIONS: contextvars.ContextVar[tuple[str, float]] = contextvars.ContextVar("hermite_options",
+                                                                            default=("auto", DEFAULT_TIMEOUT))
+
+
+@contextlib.contextmanager
+def hermite_options(method: str = "auto", timeout: float = DEFAULT_TIMEOUT):
+    """``method`` and ``timeout`` for every :func:`hermite` call inside the block that does not give its own.
+
+    How the command line's ``--method`` and ``--timeout`` reach the Hermite data that a command computes
+    deep inside the library (the theory, the LaTeX of a system, the property catalogue), as
+    :func:`numpy.errstate` reaches NumPy's operations.
+
+    Examples
+    --------
+    >>> with hermite_options(method="numeric"):
+    ...     hermite("erf(x)").source["a1"]
+    'numeric'
+    """
+    _check_options(False, method, timeout)
+    token = _OPTIONS.set((method, float(timeout)))
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
 
 
 def _check_options(center: bool, method: str, timeout: float) -> None:
@@ -267,7 +300,7 @@ def _check_options(center: bool, method: str, timeout: float) -> None:
 
 
 def hermite(
-    f: str | sp.Expr | Callable, center: bool = False, *, method: str = "auto", timeout: float = 3.0,
+    f: str | sp.Expr | Callable, center: bool = False, *, method: str | None = None, timeout: float | None = None,
     params: Mapping[str, float] | None = None,
 ) -> HermiteCoefficients:
     r"""Hermite coefficients :math:`a_0, a_1, a_2` and :math:`\nu = \mathbb E f(\xi)^2` of any f.
@@ -285,11 +318,17 @@ def hermite(
         form). Any f has Hermite data; only the attention theory and the simulator need
         :math:`a_0 = 0` (:meth:`HermiteCoefficients.require_centered`).
     method : {"auto", "numeric"}
-        ``"auto"``: closed forms where found (see the module docstring), numeric
-        otherwise; ``"numeric"``: quadrature only (``exact`` is all None).
+        ``"auto"`` (the default, or what :func:`hermite_options` set): closed forms where
+        found (see the module docstring), numeric otherwise; ``"numeric"``: quadrature only
+        (``exact`` is all None; no SymPy search).
     timeout : float
-        CPU budget in seconds for each SymPy integral (at most one integral per CPU runs
-        at a time).
+        Wall-clock seconds, in (0, 600], for SymPy's search for closed forms: all of f's data
+        together (their integrals run at once, while the quadrature is computed), centering
+        included. Default :data:`DEFAULT_TIMEOUT` (1 s), or what :func:`hermite_options` set.
+        What the search has not found by then is the verified quadrature value (``source``
+        ``"numeric"``), so which closed forms a first call finds can depend on the machine's
+        load. The disk cache keeps the answer; a ``timeout`` above the default searches again
+        where a stored datum is numeric.
     params : dict, optional
         One value for each parameter of f, e.g. ``{"s": 0.5}``: the data of f at that
         point (the same as ``hermite(f).at(s=0.5)``). Without it an f with parameters
@@ -314,8 +353,8 @@ def hermite(
     Notes
     -----
     Cached per expression: a repeated call returns a fresh object at once. The
-    first call for an f without known closed forms waits ``timeout`` seconds for
-    SymPy (tanh and sigmoid skip SymPy: no closed form is known).
+    first call for an f without known closed forms waits at most ``timeout`` seconds
+    for SymPy (tanh and sigmoid skip SymPy: no closed form is known).
 
     Examples
     --------
@@ -331,6 +370,9 @@ def hermite(
     >>> hermite("erf(s*x)", params={"s": 1}) == hermite("erf(x)")
     True
     """
+    default_method, default_timeout = _OPTIONS.get()
+    method = default_method if method is None else method
+    timeout = default_timeout if timeout is None else timeout
     _check_options(center, method, timeout)
     if hasattr(type(f), "__symrmt_formula__"):      # e.g. a symrmt.testing.KnownNonlinearity: its formula and values
         text, own, own_center = _formula_of(f)
@@ -439,9 +481,17 @@ def _library_errors_as_input_errors(f):
 def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
     """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation."""
     stored = cache.load(expr, center, method)
+    # A stored entry with numeric data came from a search that may have been cut short: a timeout above the default
+    # asks for that search again (the disk keeps one entry per f, whatever the timeout that made it).
+    if stored is not None and method == "auto" and timeout > DEFAULT_TIMEOUT and \
+            any(source == "numeric" for _, _, source in stored[0].values()):
+        stored = None
     if stored is not None:
         values, shift, centered_by = stored
         return (expr if shift is None else expr - shift), values, centered_by
-    fc, values, centered_by, shift = hermite_compute(expr, center, method, timeout)
+    with activity(f"the Hermite data of f = {shortened(str(expr), 60)}" + (
+            f": quadrature, and SymPy's closed forms for at most {timeout:g} s (--method numeric skips them)"
+            if method == "auto" else ": quadrature")):
+        fc, values, centered_by, shift = hermite_compute(expr, center, method, timeout)
     cache.store(expr, center, method, (values, shift, centered_by))
     return fc, values, centered_by

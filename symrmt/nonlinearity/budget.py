@@ -1,4 +1,4 @@
-"""Child processes with a CPU-time budget, for SymPy calls that may not return."""
+"""Child processes stopped at a wall-clock deadline, for SymPy calls that may not return."""
 from __future__ import annotations
 
 import multiprocessing as mp_ctx
@@ -21,18 +21,13 @@ def process_context():
     return mp_ctx.get_context("spawn")
 
 
-#: Where the child can limit its own CPU time, the wall-clock deadline is only a safety net
-#: of this many budgets (a child starved by other processes still gets its full CPU budget).
-WALL_CLOCK_FACTOR = 10.0
-
-
 def _cpu_limited(conn, cpu_seconds: float, target: Callable, *args) -> None:  # pragma: no cover - child process
     """Child process: run ``target(conn, *args)`` and die (SIGPROF) after ``cpu_seconds`` of CPU time.
 
-    The budget is CPU time, not wall-clock time, so that which closed forms are found does
-    not depend on how busy the machine is. ``ITIMER_PROF`` counts this process's user and
-    system time; its default action terminates the process; timers are not inherited by
-    ``fork``, so the child sets its own.
+    The parent stops the child at its wall-clock deadline; this limit (the same seconds, counted in CPU time, which
+    cannot run faster than the wall clock) only makes sure a child never outlives a parent that stopped waiting.
+    ``ITIMER_PROF`` counts this process's user and system time; its default action terminates the process; timers
+    are not inherited by ``fork``, so the child sets its own.
     """
     signal.signal(signal.SIGPROF, signal.SIG_DFL)
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
@@ -49,20 +44,19 @@ def _silenced(conn, target: Callable, *args) -> None:  # pragma: no cover - chil
 
 
 class Job:
-    """One SymPy integral running in a child process with a CPU-time budget (wall clock where unsupported)."""
+    """One SymPy call running in a child process until ``deadline`` (``time.monotonic()`` seconds)."""
 
-    def __init__(self, ctx, key: str, timeout: float, target: Callable, *args):
+    def __init__(self, ctx, key: str, deadline: float, target: Callable, *args):
         self.key, (self.receiver, sender) = key, ctx.Pipe(duplex=False)
-        cpu_limit = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
         target, args = _silenced, (target, *args)
-        if cpu_limit:
-            target, args = _cpu_limited, (timeout, target, *args)
+        if hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF"):
+            target, args = _cpu_limited, (max(0.05, deadline - time.monotonic()) + 1.0, target, *args)
         self.proc = ctx.Process(target=target, args=(sender, *args), daemon=True)
         with warnings.catch_warnings():  # Python >= 3.12 warns about fork in a threaded process
             warnings.simplefilter("ignore", DeprecationWarning)
             self.proc.start()
         sender.close()
-        self.deadline = time.monotonic() + (WALL_CLOCK_FACTOR * timeout + 1.0 if cpu_limit else timeout)
+        self.deadline, self.stopped = deadline, False
 
     def read(self, found: dict) -> bool:
         """Take what the child sent into ``found``; True when the child has nothing more to say."""
@@ -76,15 +70,20 @@ class Job:
         return False
 
     def stop(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(1.0)
         self.receiver.close()
 
 
-def run_limited(target: Callable, expr: sp.Expr, timeout: float):
-    """``target(conn, expr)`` in a child process; the last thing it sent within ``timeout`` s, or None."""
-    job, found = Job(process_context(), "result", timeout, target, expr), {}
+def run_limited(target: Callable, expr: sp.Expr, deadline: float):
+    """``target(conn, expr)`` in a child process; the last thing it sent before ``deadline`` (monotonic s), or None."""
+    if time.monotonic() >= deadline:
+        return None
+    job, found = Job(process_context(), "result", deadline, target, expr), {}
     try:
         while job.receiver.poll(max(0.0, job.deadline - time.monotonic())):
             if job.read(found):
@@ -92,4 +91,3 @@ def run_limited(target: Callable, expr: sp.Expr, timeout: float):
     finally:
         job.stop()
     return found.get("result")
-

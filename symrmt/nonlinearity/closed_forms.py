@@ -1,5 +1,5 @@
 """Closed forms of the Hermite data: Gaussian moments of polynomials, parity, a small table,
-and SymPy integration in budgeted child processes."""
+and SymPy integration in child processes stopped at a wall-clock deadline."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,6 @@ from typing import Callable, Sequence
 
 import mpmath
 import sympy as sp
-
-from symrmt.runtime.cpus import usable_cpus
 
 from .budget import process_context, Job, run_limited
 from .constants import DPS, MAX_EXPONENT, X
@@ -118,23 +116,25 @@ def _parity_candidates(expr: sp.Expr) -> tuple[bool, bool]:
         return False, False
 
 
-def parity_exact(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+def parity_exact(expr: sp.Expr, keys: Sequence[str], deadline: float) -> dict[str, sp.Expr]:
     """Zeros (and a_0) implied by f(x) + f(-x) = 2c (f = c + odd: a_0 = c, even a_k = 0) or by
     f(x) = f(-x) (odd a_k = 0). SymPy's automatic evaluation usually proves it (tanh(-x) is
-    -tanh(x)); otherwise simplify() runs in a child process under the time budget."""
+    -tanh(x)); otherwise simplify() runs in a child process until ``deadline`` (``time.monotonic()``
+    seconds; at most 2 s)."""
     odd_plus_c, even = _parity_candidates(expr)
     mirrored, out = expr.xreplace({X: -X}), {}
+    deadline = min(deadline, time.monotonic() + 2.0)
     if odd_plus_c:
         both = expr + mirrored
         if X in both.free_symbols:
-            both = run_limited(_simplify_worker, both, min(timeout, 2.0))
+            both = run_limited(_simplify_worker, both, deadline)
         if both is not None and X not in both.free_symbols:
             out.update({k: sp.S.Zero for k in keys if k not in ("nu", "a0") and int(k[1:]) % 2 == 0})
             out.update({"a0": both / 2} if "a0" in keys else {})
     if even:
         diff = expr - mirrored
         if diff != 0:
-            diff = run_limited(_simplify_worker, diff, min(timeout, 2.0))
+            diff = run_limited(_simplify_worker, diff, deadline)
         if diff == 0:
             out.update({k: sp.S.Zero for k in keys if k != "nu" and int(k[1:]) % 2 == 1})
     return out
@@ -217,24 +217,38 @@ def _simplify_worker(conn, expr: sp.Expr) -> None:  # pragma: no cover - runs in
     conn.send(sp.simplify(sp.expand(expr)))
 
 
-def symbolic_coefficients(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
-    """SymPy's closed forms for ``keys``: one child process per integral, at most one per CPU,
-    each killed ``timeout`` seconds after it started."""
-    ctx, pending, running, found = process_context(), list(keys), [], {}
-    try:
-        while pending or running:
-            while pending and len(running) < usable_cpus():
-                key = pending.pop(0)
-                running.append(Job(ctx, key, timeout, _symbolic_worker, expr, key))
-            wait = max(0.0, min(job.deadline for job in running) - time.monotonic())
-            ready = mp_connection.wait([job.receiver for job in running], timeout=wait)
-            for job in list(running):
-                if (job.receiver in ready and job.read(found)) or time.monotonic() >= job.deadline:
-                    job.stop()
-                    running.remove(job)
-    finally:
-        for job in running:
+class SymbolicSearch:
+    """SymPy's closed forms for ``keys``: one child process per integral, all started at once (so that they run
+    while the parent computes the quadrature) and all stopped at ``deadline`` (``time.monotonic()`` seconds).
+
+    :meth:`collect` waits for them until the deadline and returns what they found (a raw integral, replaced by its
+    simplified form if that comes in time); :meth:`stop` ends them early (a quadrature that refused f).
+    """
+
+    def __init__(self, expr: sp.Expr, keys: Sequence[str], deadline: float):
+        ctx, self.found = process_context(), {}
+        live = time.monotonic() < deadline
+        self.jobs = [Job(ctx, key, deadline, _symbolic_worker, expr, key) for key in keys] if live else []
+
+    def collect(self) -> dict[str, sp.Expr]:
+        running = list(self.jobs)
+        try:
+            while running:
+                wait = max(0.0, min(job.deadline for job in running) - time.monotonic())
+                ready = mp_connection.wait([job.receiver for job in running], timeout=wait)
+                for job in list(running):
+                    if (job.receiver in ready and job.read(self.found)) or time.monotonic() >= job.deadline:
+                        job.stop()
+                        running.remove(job)
+        finally:
+            self.stop()
+        return self.found
+
+    def stop(self) -> None:
+        for job in self.jobs:
             job.stop()
-    return found
 
 
+def symbolic_coefficients(expr: sp.Expr, keys: Sequence[str], timeout: float) -> dict[str, sp.Expr]:
+    """SymPy's closed forms for ``keys`` found within ``timeout`` wall-clock seconds (all keys together)."""
+    return SymbolicSearch(expr, keys, time.monotonic() + timeout).collect()

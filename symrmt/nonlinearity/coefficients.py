@@ -2,17 +2,19 @@
 with it, and centering."""
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
-from .closed_forms import exponential_exact, parity_exact, polynomial_exact, symbolic_coefficients, table_exact
+from .closed_forms import SymbolicSearch, exponential_exact, parity_exact, polynomial_exact, table_exact
 from .constants import DPS, KEYS
 from .mpmath_eval import to_mp
-from .tanh_sinh import check_nu, numeric_coefficients
+from .tanh_sinh import Memo, check_nu, numeric_coefficients, tail_check
 
 _EXACT_RTOL = 1e-12  # a closed form must agree with the quadrature to this
 _ZERO_ATOL = 1e-20  # numeric values below this (relative to sqrt(nu)) count as zero when centering
@@ -34,31 +36,33 @@ def agrees(value: sp.Expr, numeric, scale) -> bool:
         return bool(mpmath.isfinite(approx) and abs(approx - numeric) <= _EXACT_RTOL * scale)
 
 
-def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, timeout: float) -> tuple[list, set[str]]:
+def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, deadline: float) -> tuple[list, set[str]]:
     """Closed-form candidates that need no integration, in order of preference, and the keys
     SymPy should not be asked about (already known, or known to have no closed form)."""
     table, no_closed_form = table_exact(expr, keys)
     known = polynomial_exact(expr, keys) or exponential_exact(expr, keys)
-    parity = {} if set(keys) <= set(known) else parity_exact(expr, keys, timeout)
+    parity = {} if set(keys) <= set(known) else parity_exact(expr, keys, deadline)
     candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
     candidates += [(known, "exact"), (parity, "exact"), (table, "table")]
     return candidates, no_closed_form | set(known) | set(parity) | set(table) | set(hints)
 
 
-def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: float, hints=None, skip=()):
+def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, deadline: float, hints=None, skip=(),
+                    numeric=None):
     """{key: (mpf value, closed form or None, source)} for ``keys``; "nu" is always computed.
 
-    ``hints`` maps keys to (closed form, source) candidates; ``skip`` lists keys SymPy
-    should not be asked about. Every candidate must agree with the quadrature."""
+    ``deadline`` (``time.monotonic()`` seconds) ends the search for closed forms; ``hints`` maps keys to
+    (closed form, source) candidates; ``skip`` lists keys SymPy should not be asked about; ``numeric`` holds
+    the verified quadrature values when they are already known. Every candidate must agree with the quadrature."""
     candidates, symbolic_keys = [], []
     polynomial = polynomial_exact(expr, (*keys, "nu")) if method == "auto" else {}
     if polynomial:  # exact by construction: no quadrature needed
         return {key: (to_mp(polynomial[key]), polynomial[key], "exact") for key in keys}
     if method == "auto":
-        candidates, known = _cheap_candidates(expr, keys, hints or {}, timeout)
-        # nu first: it is usually the slowest integral, so it should not wait for a free CPU
+        candidates, known = _cheap_candidates(expr, keys, hints or {}, deadline)
+        # nu first: it is usually the slowest integral
         symbolic_keys = sorted(set(keys) - known - set(skip), key=lambda k: (k != "nu", k))
-    numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, repr(str(expr)[:80]))
+    numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, deadline, repr(str(expr)[:80]), numeric)
     candidates.append((found, "exact"))
     out = {}
     for key in keys:
@@ -73,16 +77,56 @@ def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, timeout: 
     return out
 
 
-def _numeric_and_symbolic(expr, keys, symbolic_keys, timeout, label):
-    """Quadrature first (it refuses a bad f cheaply), then SymPy on ``symbolic_keys``."""
-    numeric_values = numeric_coefficients(expr, keys, label)
-    return numeric_values, symbolic_coefficients(expr, symbolic_keys, timeout) if symbolic_keys else {}
+#: The float64 route is taken where its three Gauss-Hermite rules agree to this fraction of each datum's scale: the
+#: bar of the 30-digit route (two tanh-sinh rules, :mod:`.tanh_sinh`), so that both verify to 1e-13 relative.
+FLOAT64_RTOL = 1e-13
+
+
+def verified_values(expr: sp.Expr, keys: Sequence[str], label: str) -> tuple[dict, str]:
+    """``({key: mpf}, route)``: the Hermite data of f verified to :data:`FLOAT64_RTOL` of their scale, by the route
+    that gets there first.
+
+    ``"float64"``: the Gauss-Hermite rules of orders 48, 80 and 128 in float64 (:mod:`.gauss_hermite`, milliseconds
+    for a smooth f such as gelu or tanh(2x)/2 + x^3/10), where every datum of the highest one agrees with the two
+    others to :data:`FLOAT64_RTOL`, after the same refusal of an f that is not square-integrable as the 30-digit
+    route (:func:`~.tanh_sinh.tail_check`); ``"30-digit"``: the tanh-sinh quadrature in mpmath otherwise
+    (kinks away from 0, poles near the real line: a second or more for an f with erf in it)."""
+    if not set(keys) <= set(KEYS):                  # a_k beyond a_2: the 30-digit route alone
+        return numeric_coefficients(expr, keys, label), "30-digit"
+    memo = Memo(expr, label)
+    with mpmath.workdps(DPS):
+        tail_check(memo)
+    from .gauss_hermite import gauss_hermite_data
+
+    data, accepted, errors = gauss_hermite_data(expr, (), np.zeros((1, 0)), False)
+    names = {*keys, "nu"}
+    if accepted[0]:
+        root_nu = np.sqrt(abs(data["nu"][0]))
+        if all(errors[k][0] <= FLOAT64_RTOL * max(abs(data[k][0]), root_nu) for k in names):
+            check_nu(label, mpmath.mpf(float(data["nu"][0])))
+            return {k: mpmath.mpf(float(data[k][0])) for k in names}, "float64"
+    return numeric_coefficients(expr, keys, label), "30-digit"
+
+
+def _numeric_and_symbolic(expr, keys, symbolic_keys, deadline, label, numeric=None):
+    """SymPy's children started first, so that they search while the parent computes the quadrature (which
+    refuses a bad f, stopping them); then their closed forms, collected until ``deadline``."""
+    search = SymbolicSearch(expr, symbolic_keys, deadline) if symbolic_keys else None
+    try:
+        numeric_values = numeric if numeric is not None else verified_values(expr, keys, label)[0]
+        return numeric_values, search.collect() if search is not None else {}
+    finally:
+        if search is not None:
+            search.stop()
 
 
 def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
-    """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``."""
+    """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``.
+
+    ``timeout``: wall-clock seconds for the whole search for closed forms (both passes when centering)."""
+    deadline = time.monotonic() + timeout
     label = repr(str(expr)[:80])
-    values = coefficients_of(expr, KEYS, method, timeout)
+    values = coefficients_of(expr, KEYS, method, deadline)
     _check_scale(values, label)
     a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
@@ -97,9 +141,26 @@ def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
         if values["nu"][1] is not None:
             hints["nu"] = (values["nu"][1] - shift**2, values["nu"][2])
     skip = {k for k in KEYS if values[k][2] == "numeric"}
-    new = coefficients_of(centered, KEYS, method, timeout, hints=hints, skip=skip)
+    new = coefficients_of(centered, KEYS, method, deadline, hints=hints, skip=skip,
+                          numeric=_centered_numeric(values, a0 - to_mp(shift)))
     _check_scale(new, label)
     return centered, new, float(a0), shift
+
+
+#: Centering reuses the quadrature of f where the variance keeps this share of nu (at 30 digits, at least 20 digits
+#: of nu - a0^2 remain); below it the centered f is integrated again.
+_VARIANCE_SHARE = 1e-10
+
+
+def _centered_numeric(values: dict, residual_a0) -> dict | None:
+    """The quadrature values of f - a_0 from those of f (a_k, k >= 1, unchanged; nu - a_0^2), or None where the
+    subtraction would cancel too many digits."""
+    a0, nu = values["a0"][0], values["nu"][0]
+    with mpmath.workdps(DPS + 10):
+        variance = nu - a0**2 + residual_a0**2
+    if not variance > _VARIANCE_SHARE * nu:
+        return None
+    return {"a0": residual_a0, "a1": values["a1"][0], "a2": values["a2"][0], "nu": variance}
 
 
 def _check_scale(values, label: str) -> None:

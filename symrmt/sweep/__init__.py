@@ -12,12 +12,13 @@ A JSON or TOML file (``.toml`` is read as TOML, anything else as JSON)::
     f = ["tanh(x)", "erf(x)"]      # nonlinearities (the syntax of `symrmt hermite`)
     c = [0.5, 1.0, 2.0]            # p / n
     n = [128, 256]                 # tokens of the Monte Carlo
-    gamma = "1e-2:10:20"           # ridges, all run for every point: a list, or LO:HI:NUM (log grid)
+    gamma = "1e-2:10:20log"        # ridges, all run for every point: a list, or LO:HI:NUMlog (log grid)
     d = [0.0]                      # diagonal K_ii (optional, default [0])
     seeds = 8                      # Monte Carlo draws per setting and n
     center = false                 # optional: subtract a_0 = E f(xi) from every f
     # params = {s = [0.5, 1.0, 2.0]}  # optional: values of the parameters of f (f = ["tanh(s*x)"]), each a list
-    #                                # or "LO:HI:NUM" (evenly spaced); every f runs at every point of its own
+    #                                # or "LO:HI:NUM" (evenly spaced; "LO:HI:NUMlog" log-spaced); every f runs
+    #                                # at every point of its own
     # method = "exact"             # optional: Monte Carlo method (symrmt.simulation.METHODS)
     [[geometry]]                   # optional, default one entry {} (no signal, no weights)
     mu_norm = 1.0

@@ -350,23 +350,25 @@ def _strings(values: list) -> list[str]:
 
 
 def _gammas(value: Any) -> list[float]:
-    values = _log_grid(value) if isinstance(value, str) else _reals("gamma", _as_list("gamma", value))
+    values = _gamma_grid(value) if isinstance(value, str) else _reals("gamma", _as_list("gamma", value))
     for i, g in enumerate(values):
         if not (math.isfinite(g) and g > 0):
             raise ParameterError(f"gamma[{i}] = {g}: every ridge must be finite and > 0.")
     return _unique("gamma", values)
 
 
-def _log_grid(text: str) -> list[float]:
-    """``"LO:HI:NUM"``: NUM log-spaced values (:func:`symrmt.validate.grid`)."""
-    return grid(text, log=True, subject=f"gamma = {shown(text)}", expected=(
-        'give a list of numbers or "LO:HI:NUM" (NUM log-spaced values from LO to HI), e.g. "1e-2:10:20"')).tolist()
+def _gamma_grid(text: str) -> list[float]:
+    """``"LO:HI:NUMlog"``: NUM log-spaced values; ``"LO:HI:NUM"`` still log-spaced for gamma, with a warning
+    (:func:`symrmt.validate.grid`)."""
+    return grid(text, subject=f"gamma = {shown(text)}", plain_log=True, expected=(
+        'give a list of numbers or "LO:HI:NUMlog" (NUM log-spaced values from LO to HI), e.g. "1e-2:10:20log"')).tolist()
 
 
 def _linear_grid(key: str, text: str) -> list[float]:
-    """``"LO:HI:NUM"``: NUM evenly spaced values (:func:`symrmt.validate.grid`)."""
+    """``"LO:HI:NUM"``: NUM evenly spaced values, ``"LO:HI:NUMlog"`` log-spaced ones (:func:`symrmt.validate.grid`)."""
     return grid(text, subject=f"{key} = {shown(text)}", expected=(
-        'give a list of numbers or "LO:HI:NUM" (NUM evenly spaced values), e.g. "0.5:2:4"')).tolist()
+        'give a list of numbers or "LO:HI:NUM" (NUM evenly spaced values) or "LO:HI:NUMlog" (log-spaced), '
+        'e.g. "0.5:2:4"')).tolist()
 
 
 def _method(value: Any) -> str | None:

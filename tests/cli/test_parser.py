@@ -8,7 +8,7 @@ from .runner import assert_refused
 
 @pytest.mark.parametrize("argv, needle", [
     (["theory", "--f", "tanh(x)", "--c", "1"], "required"),
-    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "--c 'one': give LO:HI:NUM"),
+    (["theory", "--f", "tanh(x)", "--c", "one", "--gamma", "0.1"], "--c 'one': give comma-separated numbers or LO:HI:NUM"),
     (["simulate", "--f", "tanh(x)", "--n", "64", "--c", "one", "--gamma", "0.1"], "invalid float"),
     (["nonsense"], "invalid choice"),
 ])

@@ -42,7 +42,7 @@ CASES = [
                                    "--seeds", "100000", "--quiet"], "seeds = 100000"),
     Case("converge-largest-n-300000", ["converge", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--ns",
                                        "64,128,300000", "--quiet"], "the largest size of the ladder, needs about"),
-    Case("theory-grid-1e10-points", ["theory", "--f", "tanh(x)", "--c", "0.5:2:100000", "--gamma", "0.1:1:100000"],
+    Case("theory-grid-1e10-points", ["theory", "--f", "tanh(x)", "--c", "0.5:2:100000", "--gamma", "0.1:1:100000log"],
          "10000000000 values"),
 ]
 

@@ -39,7 +39,7 @@ def test_the_header_holds_a_spec_that_parses_to_the_same_spec(local_run):
     ({"n": [24.5]}, r"n\[0\] = 24.5: must be an integer >= 2"),
     ({"n": [2], "c": [0.5]}, r"p = round\(c\*n\) = 1 < 3"),
     ({"gamma": [0.1, 0.0]}, r"gamma\[1\] = 0.0: every ridge must be finite and > 0"),
-    ({"gamma": "1e-2:10"}, r"gamma = '1e-2:10': give a list of numbers or \"LO:HI:NUM\""),
+    ({"gamma": "1e-2:10"}, r"gamma = '1e-2:10': give a list of numbers or \"LO:HI:NUMlog\""),
     ({"seeds": 0}, r"seeds = 0: must be a count"),
     ({"center": "yes"}, r"center = 'yes': must be true or false"),
     ({"method": "fast"}, r"method = 'fast': (use one of .*exact|this version of symrmt.simulation has a single)"),
@@ -98,7 +98,7 @@ def test_the_size_bound_is_the_one_of_the_command_line_grids():
     from symrmt import validate
 
     assert validate.MAX_GRID_POINTS == 100_000
-    assert parse_spec(SPEC | {"gamma": f"1e-2:10:{MAX_GRID_POINTS}"}).gamma[-1] == pytest.approx(10.0)
+    assert parse_spec(SPEC | {"gamma": f"1e-2:10:{MAX_GRID_POINTS}log"}).gamma[-1] == pytest.approx(10.0)
 
 
 def _nested(depth: int) -> list:
@@ -136,3 +136,13 @@ def test_a_spec_file_that_is_too_large_or_a_folder_is_refused_unread(tmp_path, m
         load_spec(big)
     with pytest.raises(SymrmtInputError, match=r"cannot read it \(Is a directory\)"):
         load_spec(tmp_path)
+
+
+def test_a_spec_grid_takes_the_grammar_of_the_command_line():
+    """gamma "LO:HI:NUMlog" is log-spaced, params "LO:HI:NUM" evenly spaced; a plain gamma grid keeps its old log
+    spacing for one release, with a GridSpacingWarning that names the log spelling."""
+    from symrmt.validate import GridSpacingWarning
+
+    assert parse_spec(SPEC | {"gamma": "0.01:1:3log"}).gamma == pytest.approx([0.01, 0.1, 1.0], rel=1e-12)
+    with pytest.warns(GridSpacingWarning, match="write 0.01:1:3log"):
+        assert parse_spec(SPEC | {"gamma": "0.01:1:3"}).gamma == pytest.approx([0.01, 0.1, 1.0], rel=1e-12)

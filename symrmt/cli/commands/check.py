@@ -1,16 +1,17 @@
-"""``symrmt check``: the property catalogue of :mod:`symrmt.testing` run on one f, as a table; status 1 if one fails."""
+"""``symrmt check``: the property catalogue of :mod:`symrmt.testing` run on one f, as a table; status 4 if one fails."""
 from __future__ import annotations
 
 import argparse
 
 from ...errors import SymrmtInputError
-from ..arguments import integer_argument, seed_argument
+from ..arguments import add_hermite_flags, integer_argument, seed_argument
 from ..arguments import add_f, add_params, parameter_values, single_point
 
 __all__ = ["add_check", "cmd_check", "FAILED"]
 
-#: The exit status when a property fails (0: every property held; 2: bad input, or no Hypothesis).
-FAILED = 1
+#: The exit status when a property fails (0: every property held; 2: bad input, or no Hypothesis; 1 is a bug,
+#: as everywhere: :data:`symrmt.cli.EXIT_STATUS`).
+FAILED = 4
 
 
 class CheckResult(dict):
@@ -23,6 +24,7 @@ def add_check(sub) -> None:
     p = sub.add_parser("check", help="verify the theory of f by the property catalogue of symrmt.testing "
                                      "(exit 0: all hold, 1: one fails)")
     add_f(p, help="the nonlinearity whose theory is checked")
+    add_hermite_flags(p)
     add_params(p)
     p.add_argument("--examples", type=integer_argument, default=None, metavar="N",
                    help="points per property, drawn by Hypothesis (default 3)")

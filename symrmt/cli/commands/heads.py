@@ -12,7 +12,7 @@ import argparse
 
 import numpy as np
 
-from ..arguments import (add_common, add_f, add_params, argument_type, check_c, integer_argument, parameter_values,
+from ..arguments import (add_hermite_flags, add_common, add_f, add_params, argument_type, check_c, integer_argument, parameter_values,
                          single_point)
 from ..output import cell
 from ..paths import check_output_file
@@ -26,6 +26,7 @@ def add_heads(sub) -> None:
                        description="H attention heads summed, K = sum_h K_h: one head with the averaged weights "
                                    "at gamma/H^2 (docs/theory.md, section 16).")
     add_f(p)
+    add_hermite_flags(p)
     add_common(p)
     p.add_argument("--heads", type=integer_argument, required=True, metavar="H",
                    help="the number of heads H >= 1; --gram holds H*r weight pairs, r per head")

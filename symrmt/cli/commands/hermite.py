@@ -6,7 +6,7 @@ import argparse
 import numpy as np
 
 from ...errors import SymrmtInputError, shown
-from ..arguments import integer_argument
+from ..arguments import add_hermite_flags, integer_argument
 from ..arguments import add_f, add_params, parameter_axes, parameter_values, single_point
 
 __all__ = ["add_hermite", "cmd_hermite"]
@@ -17,6 +17,7 @@ _KEYS = ("a0", "a1", "a2", "nu")
 def add_hermite(sub) -> None:
     p = sub.add_parser("hermite", help="Hermite coefficients a_0, a_1, a_2, nu of any f (exact when possible)")
     add_f(p)
+    add_hermite_flags(p, shows_closed_forms=True)
     add_params(p, grids=True)
     p.add_argument("--k", type=integer_argument, default=None, help="also a_k for this k (0..30)")
     p.add_argument("--json", action="store_true")
@@ -71,7 +72,7 @@ def _symbolic(args: argparse.Namespace, h) -> dict:
            "centered_by": _subtracted(h.centered_by)}
     if not args.json:
         print(f"f = {h.f} with the parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
-              f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM)")
+              f"(numbers: --param {names[0]}=VALUE or a grid {names[0]}=LO:HI:NUM[log])")
         if h.center:
             print("  centered: subtracted a_0 = " + ("its value at each point (no closed form)"
                                                      if h.centered_by is None else str(h.centered_by)))

@@ -11,7 +11,7 @@ from ...errors import SymrmtInputError, shown
 from ...geometry import Geometry, gram_rank
 from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
-from ..arguments import integer_argument
+from ..arguments import add_hermite_flags, GRID, GRID_HELP, integer_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          axis_parser, check_attention, check_c, geometry, parameter_axes, parameter_values,
                          single_point)
@@ -34,6 +34,7 @@ __all__ = ["add_theory", "add_latex", "add_spectrum", "cmd_theory", "cmd_latex",
 def add_theory(sub) -> None:
     p = sub.add_parser("theory", help="deterministic equivalents of E_attn and E_lin")
     add_f(p, required=False)
+    add_hermite_flags(p)
     add_attention(p)
     add_common(p, grids=True)
     add_geometry(p, grids=True)
@@ -54,6 +55,7 @@ def add_theory(sub) -> None:
 def add_latex(sub) -> None:
     p = sub.add_parser("latex", help="print the derived system as LaTeX")
     add_f(p, required=False)
+    add_hermite_flags(p, shows_closed_forms=True)
     add_params(p)
     p.add_argument("--kind", choices=models.names(lambda m: m.derived), default=models.ATTENTION.name,
                    help="the model whose system is printed (default: %(default)s; the models with a derived system)")
@@ -97,9 +99,11 @@ def add_latex(sub) -> None:
 def add_spectrum(sub) -> None:
     p = sub.add_parser("spectrum", help="predicted eigenvalue density of K^T X^T X K/n or of K")
     add_f(p)
-    p.add_argument("--c", type=axis_parser("c"), required=True, metavar="C|C1,C2,...|LO:HI:NUM",
+    add_hermite_flags(p)
+    p.add_argument("--c", type=axis_parser("c"), required=True, metavar=f"C|C1,C2,...|{GRID}",
                    help="c = p/n > 0 (a list or grid: one density per value)")
-    p.add_argument("--x", type=argument_type(parse_grid), required=True, metavar="LO:HI:NUM|x1,x2,...")
+    p.add_argument("--x", type=argument_type(parse_grid), required=True, metavar=f"{GRID}|x1,x2,...",
+                   help=f"the points x of the density: a list or a grid; {GRID_HELP}")
     p.add_argument("--eta", type=float, default=0.0, help="distance to the real axis (default 0: the density itself)")
     p.add_argument("--matrix", choices=("gram", "kernel"), default="gram",
                    help="gram: K^T X^T X K/n (default); kernel: K itself (symmetric weights only)")

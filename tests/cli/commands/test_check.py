@@ -47,11 +47,11 @@ def test_check_marks_the_rows_that_do_not_use_your_f(capsys):
                                                                                     "scale_law": "yes"}
 
 
-def test_check_exits_1_when_a_property_fails(capsys, monkeypatch):
-    """A theory with a planted error (E scaled by 1.01) fails the noise-only property: status 1, the table says so."""
+def test_check_exits_4_when_a_property_fails(capsys, monkeypatch):
+    """A theory with a planted error (E scaled by 1.01) fails the noise-only property: status 4 (1 is a bug), the table says so."""
     monkeypatch.setattr(verify_module, "PackageTheory", lambda: Perturbed("planted", error=1.01))
     status, out, err = run(capsys, "check", "--f", "tanh(x)", "--property", "noise_only", "--examples", "1", "--json")
-    assert status == 1, err
+    assert status == 4, err
     out = json.loads(out)
     assert out["passed"] is False and not out["rows"][0]["passed"] and "noise only" in out["rows"][0]["message"]
     assert out["rows"][0]["counterexample"]["nu"] == pytest.approx(out["nu"])

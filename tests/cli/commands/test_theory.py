@@ -18,7 +18,7 @@ def test_theory_json_has_attention_and_linear(capsys):
 
 
 def test_theory_log_grid_and_geometry(capsys):
-    out = run_json(capsys, "theory", "--f", "erf(x)", "--c", "2", "--gamma", "1e-2:10:7", "--mu-norm", "1",
+    out = run_json(capsys, "theory", "--f", "erf(x)", "--c", "2", "--gamma", "1e-2:10:7log", "--mu-norm", "1",
                    "--wk-norm", "1", "--wq-norm", "0.5", "--cos-mu-wk", "0.5", "--diag", "0.2")
     assert len(out["attention"]) == 7 and all(0 <= e <= 1 for e in out["attention"])
 
@@ -80,7 +80,7 @@ def test_spectrum_refuses_asymmetric_kernel_and_bad_grids(capsys):
     (["latex", "--f", "tanh(x)", "--digits", "18"], "1..17"),
     (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1", "--param", "s=2"],
      "--param s is given twice"),
-    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "1e-3:1:1000", "--param", "s=0.5:2:101"],
+    (["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "1e-3:1:1000log", "--param", "s=0.5:2:101"],
      "ask for 101000 values"),
     (["theory", "--f", "tanh(s*t*x)", "--c", "1", "--gamma", "0.1", "--param", "s=1:2:1000",
       "--param", "t=1:2:1000"], "at most 100000"),
