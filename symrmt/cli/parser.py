@@ -28,7 +28,7 @@ from .output import MESSAGE_WIDTH
 
 __all__ = ["build_parser", "parse_arguments"]
 
-DESCRIPTION = "The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON."
+DESCRIPTION = "The symrmt command line: parses arguments, calls the library, prints tables or JSON."
 
 #: The sub-parsers in the order ``symrmt --help`` lists them.
 _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge, add_latex, add_spectrum, add_heads,

@@ -394,6 +394,10 @@ def parse_nonlinearity(f: str | sp.Expr, parameters: Sequence[str] = ()) -> sp.E
         For an f that does not depend on x, is not real-valued, has symbols
         other than x, or is not a string or SymPy expression.
 
+    See Also
+    --------
+    symrmt.hermite : The Hermite coefficients of the parsed f.
+
     Examples
     --------
     >>> parse_nonlinearity("relu(x) - 0.5")
