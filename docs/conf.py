@@ -14,11 +14,14 @@ math is rendered by a MathJax 3 served from the built site itself (``_static/mat
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))          # document this checkout, not another installed copy
+# ... and run the tutorial's kernel on it too (a separate process, started in docs/)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import symrmt  # noqa: E402

@@ -180,6 +180,26 @@ _REGISTRY: dict[str, Model] = {}
 def register(model: Model) -> Model:
     """Add ``model`` to the registry (its name must be new) and return it.
 
+    Parameters
+    ----------
+    model : Model
+        The model, with a name no other registered model has.
+
+    Returns
+    -------
+    Model
+        ``model`` itself.
+
+    Raises
+    ------
+    ValueError
+        Another model of the same name is registered already.
+
+    See Also
+    --------
+    unregister : Remove it.
+    get : Look one up by name.
+
     Examples
     --------
     >>> import dataclasses
@@ -198,6 +218,24 @@ def register(model: Model) -> Model:
 def unregister(name: str) -> None:
     """Remove a model (for tests that register one of their own).
 
+    Parameters
+    ----------
+    name : str
+        The model's name; an unknown name is ignored.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    Nothing
+        An unknown name is ignored.
+
+    See Also
+    --------
+    register : Add a model.
+
     Examples
     --------
     >>> import dataclasses
@@ -212,6 +250,26 @@ def unregister(name: str) -> None:
 
 def get(name: str | Model) -> Model:
     """The registered model called ``name`` (a :class:`Model` is returned as it is).
+
+    Parameters
+    ----------
+    name : str or Model
+        A registered model's name (:func:`names`), or a model.
+
+    Returns
+    -------
+    Model
+        The registered model.
+
+    Raises
+    ------
+    ParameterError
+        An unknown name (the message lists the registered ones).
+
+    See Also
+    --------
+    names : The registered names.
+    symrmt.solve_model : Solve a model at the user's arguments.
 
     Examples
     --------
@@ -230,6 +288,25 @@ def get(name: str | Model) -> Model:
 def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
     """The registered models' names, in the order of registration (those for which ``where`` holds).
 
+    Parameters
+    ----------
+    where : callable, optional
+        A test on a :class:`Model`; default every model.
+
+    Returns
+    -------
+    tuple of str
+        The names, in the order of registration.
+
+    Raises
+    ------
+    Exception
+        Only what ``where`` raises.
+
+    See Also
+    --------
+    models : The models themselves.
+
     Examples
     --------
     >>> from symrmt import models
@@ -241,6 +318,21 @@ def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
 
 def models() -> tuple[Model, ...]:
     """Every registered model, in the order of registration.
+
+    Returns
+    -------
+    tuple of Model
+        Every registered model, in the order of registration.
+
+    Raises
+    ------
+    Nothing
+        It only reads the registry.
+
+    See Also
+    --------
+    names : Their names, optionally filtered.
+    get : One model by name.
 
     Examples
     --------
