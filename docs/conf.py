@@ -63,6 +63,7 @@ nb_execution_show_tb = True
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "signature"
+autodoc_type_aliases = {"ArrayLike": "ArrayLike"}   # c: ArrayLike, not the union float | ndarray | list spelled out
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": False}
 autosummary_context = {"top_level": list(symrmt.__all__)}   # a class re-exported at the top is indexed there
@@ -97,7 +98,9 @@ html_static_path: list[str] = []
 html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],          # in-page contents on every page (theory.md is long)
     "show_toc_level": 2,
+    "header_links_before_dropdown": 5,                # Use: usage, tutorial, gallery, API, CLI; the rest under More
     "icon_links": [{"name": "arXiv:2506.18656", "url": "https://arxiv.org/abs/2506.18656",
                     "icon": "fa-solid fa-file-lines"}],
 }
+html_sidebars = {"*": []}       # the top-level pages have no subpages: no empty section navigation beside them
 suppress_warnings = ["myst.header"]    # pages that start below level 1 (none at present)

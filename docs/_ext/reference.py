@@ -6,9 +6,9 @@
   ``int`` or ``tuple``); :func:`constant_doc` finds the ``#:`` comment where it is assigned, in the package's
   modules, and :func:`setup` makes an empty docstring of a public name a warning, so that ``sphinx-build -W``
   fails on an undocumented public name.
-* :func:`link_page_names` turns a page named by its file in running text (``docs/theory.md``, as the
-  docstrings and the Markdown pages write it for readers of the repository) into a link to that page of the
-  site, titled with the page's title: a page of the site never sends its reader to a bare file name.
+* :func:`link_page_names` turns a page named by its file in running text (``docs/theory.md`` or ``usage.md``,
+  as the docstrings and the Markdown pages write it for readers of the repository) into a link to that page
+  of the site, titled with the page's title: a page of the site never sends its reader to a bare file name.
 * :func:`setup` loads the page assets, MathJax among them, on every page, not only on those whose body holds an
   equation: the navigation and the titles hold math too (the sidebar's general-W_K^T W_Q entry).
 """
@@ -87,7 +87,7 @@ def _docstring(app, what, name, obj, options, lines) -> None:
 
 
 #: A page of the site named by its file, as the repository's texts write it.
-PAGE_FILE = re.compile(r"\bdocs/(\w+)\.md\b")
+PAGE_FILE = re.compile(r"(?<![\w/.])(?:docs/)?(\w+)\.md\b")
 #: Nodes whose text is code or already a link: left as they are.
 _LITERAL = (nodes.literal, nodes.literal_block, nodes.reference, nodes.raw, nodes.math, nodes.math_block,
             nodes.title)

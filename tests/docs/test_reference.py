@@ -106,7 +106,7 @@ def public_objects() -> dict[str, object]:
         module = importlib.import_module(package)
         for name in module.__all__:
             value = getattr(module, name)
-            if inspect.isclass(value) or inspect.isfunction(value):
+            if inspect.isclass(value) or inspect.isfunction(inspect.unwrap(value)):   # lru_cache'd functions too
                 found[f"{value.__module__}.{value.__name__}"] = value
     return found
 
@@ -172,7 +172,7 @@ def missing_sections(objects: dict[str, object]) -> dict[str, list[str]]:
 
     missing = {}
     for name, value in objects.items():
-        if not inspect.isfunction(value):
+        if not inspect.isfunction(inspect.unwrap(value)):
             continue
         doc = FunctionDoc(value)
         wanted = [s for s in SECTIONS if s != "Parameters" or inspect.signature(value).parameters]
@@ -188,6 +188,7 @@ WITHOUT_SECTIONS: set[str] = {
     "symrmt.cli.main",
     "symrmt.cli.parser.build_parser",
     "symrmt.codegen.calculus.parameter_domains",
+    "symrmt.codegen.numpy_backend.compile_system",
     "symrmt.codegen.numpy_backend.numpy_function",
     "symrmt.derive.algebraic.algebraic_form",
     "symrmt.derive.attention.attention_system",
