@@ -14,8 +14,8 @@ Modules: :mod:`~symrmt.figures.figure` (what a figure is: panels, curves, their 
 markers and the calls behind them), :mod:`~symrmt.figures.nonlinearities` (the fixed set of f, and the one f of a
 figure built around one), :mod:`~symrmt.figures.convergence` (panels of a ladder of sizes extrapolated to
 :math:`n = \infty`), :mod:`~symrmt.figures.claims`, and one module per figure.
-The gallery scripts ``derivations/NAME.py`` and the command ``symrmt figure NAME`` both
-call :func:`run`, so the figure code is installed with the package.
+The command ``symrmt figure NAME`` calls :func:`run`, so the figure code is installed with the package; the gallery scripts ``derivations/NAME.py`` are short examples of each figure's
+main result through the public API.
 
 The figures built around one nonlinearity (:data:`TAKE_F`: alignment, phase_diagram, rank; tanh
 by default) take another, with parameters: ``run("rank", f="tanh(s*x)", params={"s": 2.0})``. Their
@@ -256,7 +256,7 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
-    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR] [--format F]``.
+    """A command line of one figure, ``main(NAME, ["--quick", "--out", DIR, "--format", F])`` (as ``symrmt figure``).
 
     Also ``--n`` and ``--seeds`` (the ``sizes`` of :func:`build`). Prints the two files written and returns 0, or
     2 with one line on stderr when the figure cannot be built here (:class:`FigureUnavailable`).

@@ -446,6 +446,43 @@ def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
     :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
     :func:`solve_attention`, ``partial`` and ``form`` included.
 
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
+        The nonlinearity (centred), or its Hermite data.
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    geometry, gram : optional
+        The signal and the weights, as in :func:`attention_error`.
+    d : array_like
+        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
+    params : dict, optional
+        Values of f's symbolic parameters, arrays that broadcast.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
+        points, masked where one failed.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` (:math:`E_\mathrm{kernel}`), :math:`\Phi`, the unknowns and their residuals.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    kernel_ridge_error : The error alone.
+    solve_attention : The ridge on :math:`XK`.
+
     Examples
     --------
     >>> import numpy as np
