@@ -14,8 +14,9 @@ Modules: :mod:`~symrmt.figures.figure` (what a figure is: panels, curves, their 
 markers and the calls behind them), :mod:`~symrmt.figures.nonlinearities` (the fixed set of f, and the one f of a
 figure built around one), :mod:`~symrmt.figures.convergence` (panels of a ladder of sizes extrapolated to
 :math:`n = \infty`), :mod:`~symrmt.figures.claims`, and one module per figure.
-The command ``symrmt figure NAME`` calls :func:`run`, so the figure code is installed with the package; the gallery scripts ``derivations/NAME.py`` are short examples of each figure's
-main result through the public API.
+The command ``symrmt figure NAME`` calls :func:`run`, so the figure code is installed with the package;
+the gallery scripts ``derivations/NAME.py`` are short examples of each figure's main result through the
+public API.
 
 The figures built around one nonlinearity (:data:`TAKE_F`: alignment, phase_diagram, rank; tanh
 by default) take another, with parameters: ``run("rank", f="tanh(s*x)", params={"s": 2.0})``. Their

@@ -287,7 +287,7 @@ def test_the_site_builds_with_warnings_as_errors_and_its_links_hold(tmp_path):
     site = tmp_path / "html"
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                            "-d", str(tmp_path / "doctrees"), str(ROOT / "docs"), str(site)],
-                          capture_output=True, text=True, timeout=1800, cwd=ROOT)   # it runs the tutorial and the gallery
+                          capture_output=True, text=True, timeout=1800, cwd=ROOT)   # runs tutorial and gallery
     assert proc.returncode == 0, proc.stderr[-4000:]
     for page in ("index", "usage", "theory", "tutorial", "cli", "api/index", "gallery/index",
                  "api/generated/symrmt.summed_heads_error", "api/generated/symrmt.attention_error", "gallery/rank"):
