@@ -1,10 +1,10 @@
 r"""The linear component of f
 ===========================
 
-:math:`f_s(x) = \cos(s)\, x + \sin(s)\, \mathrm{He}_3(x)/\sqrt 6` has :math:`\nu = 1` for every
-:math:`s` and a linear component :math:`a_1 = \cos s`, from 1 (linear) to 0 (no linear part). A formula
-with a parameter is given once and its parameter as an array: the theory is evaluated for every :math:`s` in one call. With a signal
-aligned with the weights, the error against :math:`a_1` for three ratios :math:`c`.
+:math:`f_s(x) = \cos(s)\, x + \sin(s)\, \mathrm{He}_3(x)/\sqrt 6` has :math:`\nu = 1` for every :math:`s`
+and a linear component :math:`a_1 = \cos s`, from 1 (linear) to 0 (no linear part). A formula with a
+parameter is given once and its parameter as an array: the theory is evaluated for every :math:`s` in one
+call. With a signal aligned with the weights, the error against :math:`a_1` for three ratios :math:`c`.
 
 The publication figure (also against :math:`\|\mu\|^2`, and :math:`a_1 = 0` extrapolated to
 :math:`n = \infty`) is ``symrmt figure linear_component``.
