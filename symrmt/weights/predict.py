@@ -113,6 +113,16 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
         :math:`E_{\rm attn}` at the broadcast points, through :math:`f_s` with :math:`s` the scaled
         shift and the Gram matrix of :meth:`MatrixFit.gram`. Check :func:`regime_ratio` before trusting it.
 
+    Raises
+    ------
+    ParameterError
+        A ``rank`` the fit does not hold, or what :func:`symrmt.attention_error` refuses.
+
+    See Also
+    --------
+    regime_ratio : Whether the expansion behind it holds for this fit.
+    symrmt.attention_error : ``weights=M`` gives the theory of the exact matrix instead.
+
     Examples
     --------
     >>> import numpy as np

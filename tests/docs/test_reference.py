@@ -228,13 +228,9 @@ WITHOUT_SECTIONS: set[str] = {
     "symrmt.testing.verification.verify",
     "symrmt.theory.ridge.ridge_solution",
     "symrmt.theory.ridge.solve_model",
-    "symrmt.weights.analysis.analyze",
     "symrmt.weights.fit.fit_shift",
-    "symrmt.weights.predict.fitted_attention_error",
     "symrmt.weights.predict.regime_ratio",
     "symrmt.weights.predict.scaled_hermite",
-    "symrmt.weights.reader.minilm_path",
-    "symrmt.weights.reader.read_weights",
 }
 
 
