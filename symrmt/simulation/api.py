@@ -123,6 +123,15 @@ def simulate_once(
     attention, linear : numpy.ndarray
         Shape ``(G,)`` each, in the order of ``gamma``.
 
+    Raises
+    ------
+    ParameterError, SymrmtInputError
+        As :func:`simulate` (which checks the arguments; this function trusts them).
+
+    See Also
+    --------
+    simulate : Every seed, with means, standard errors and checks.
+
     Examples
     --------
     >>> e_attn, e_lin = simulate_once(np.tanh, 50, 1.0, [0.1, 1.0], Geometry(), 0.0,
