@@ -59,11 +59,12 @@ nb_execution_timeout = 600
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 
-# autodoc, autosummary and numpydoc: type hints in the signatures, one page per public name.
+# autodoc, autosummary and numpydoc: one page per public name.
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_typehints = "signature"
-autodoc_type_aliases = {"ArrayLike": "ArrayLike"}   # c: ArrayLike, not the union float | ndarray | list spelled out
+# Signatures without type hints (as NumPy's and SciPy's pages): the types are in each Parameters section, and
+# the hints' unions (ArrayLike = float | ndarray | list, Mapping[...] | None) made every signature a wall of text.
+autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": False}
 autosummary_context = {"top_level": list(symrmt.__all__)}   # a class re-exported at the top is indexed there
@@ -98,7 +99,7 @@ html_static_path: list[str] = []
 html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],          # in-page contents on every page (theory.md is long)
     "show_toc_level": 2,
-    "header_links_before_dropdown": 5,                # Use: usage, tutorial, gallery, API, CLI; the rest under More
+    "header_links_before_dropdown": 4,                # usage, tutorial, gallery, API; the CLI and the rest: More
     "icon_links": [{"name": "arXiv:2506.18656", "url": "https://arxiv.org/abs/2506.18656",
                     "icon": "fa-solid fa-file-lines"}],
 }
