@@ -38,6 +38,20 @@ _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge,
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (without ``--debug``, which :func:`symrmt.cli.main` adds).
 
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, one sub-parser per command.
+
+    Raises
+    ------
+    Nothing
+        It only builds the parser.
+
+    See Also
+    --------
+    main : Parses and runs a command.
+
     Examples
     --------
     >>> from symrmt.cli import build_parser

@@ -119,6 +119,27 @@ def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
 
     With ``partial`` the arrays are masked where ``result.failed``.
 
+    Parameters
+    ----------
+    result : SolveResult
+        What :func:`symrmt.solve.solve` returned.
+    partial : bool
+        Mask the points that failed (True), or keep them as they are.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` and the other observables by their symbols, the unknowns and the residuals.
+
+    Raises
+    ------
+    Nothing
+        It only reads ``result``.
+
+    See Also
+    --------
+    solve_model : Solves a model and calls this.
+
     Examples
     --------
     >>> import numpy as np
@@ -145,6 +166,37 @@ def solve_model(model: Model | str, form: str = DEFAULT_FORM, partial: bool = Fa
     as in :func:`solve_attention`. The built-in models have their own functions below; this one serves a model
     registered by its user as well.
 
+    Parameters
+    ----------
+    model : Model or str
+        A registered model (:func:`symrmt.models.names`) or its name.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
+        points, masked where one failed.
+    **arguments
+        The model's arguments (those of its ``bind``), e.g. ``f``, ``c``, ``gamma``.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` and the other observables by their symbols, the unknowns and the residuals.
+
+    Raises
+    ------
+    ParameterError
+        An unknown model, or an argument its ``bind`` refuses.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    attention_error, linear_error, kernel_ridge_error : The built-in models' own functions.
+    symrmt.models.register : Register a model of one's own.
+
+    Examples
+    --------
     >>> round(float(solve_model("kernel_ridge", f="tanh(x)", c=1.0, gamma=0.1).error), 3)
     0.242
     """

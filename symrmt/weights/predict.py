@@ -38,6 +38,27 @@ __all__ = ["scaled_hermite", "regime_ratio", "fitted_attention_error"]
 def regime_ratio(fit: MatrixFit, rank: int) -> float:
     r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring).
 
+    Parameters
+    ----------
+    fit : MatrixFit
+        A layer's or head's fits (:func:`analyze`).
+    rank : int
+        Which fit, 0..rank_max.
+
+    Returns
+    -------
+    float
+        :math:`|s|\sqrt p/\sigma_1(M)`.
+
+    Raises
+    ------
+    ParameterError
+        A rank the fit does not hold.
+
+    See Also
+    --------
+    fitted_attention_error : The theory it qualifies.
+
     Examples
     --------
     >>> import numpy as np
