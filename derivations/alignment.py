@@ -1,27 +1,30 @@
-"""Aligned attention weights: the gap to linear regression shrinks as w_K = w_Q turn towards mu.
-=============================================================================================
+r"""Signal and aligned weights: the angle between the weights and the signal
+=========================================================================
 
-E_attn against the angle between w and mu (``|mu|`` = 1), the gap E_attn - E_lin for several c,
-the aligned / orthogonal curves against the ridge, and the aligned gap at c = 0.25 over a
-ladder of sizes extrapolated to n = infinity.
+A signal :math:`\|\mu\| = 1` and attention weights :math:`w_K = w_Q` of norm 1 that turn from aligned
+with :math:`\mu` (:math:`\cos = 1`) to orthogonal to it (:math:`\cos = 0`). The theory enters only
+through the :class:`~symrmt.Geometry` of :math:`(\mu, w_K, w_Q)`: norms and cosines. Dashed: ridge
+regression on the same data, which sees the signal but not the weights.
 
-Run::
-
-    python derivations/alignment.py [--quick] [--out DIR] [--format png|pdf|svg]
-    symrmt figure alignment [--quick] [--out DIR] [--format png|pdf|svg]
-
-Writes alignment.png (or .pdf, .svg) and alignment.csv (the plotted numbers) into DIR
-(default ./symrmt-figures in the current directory).
-The figure is built by symrmt/figures/alignment.py.
+The publication figure (the paired gap to regression and its convergence in n) is
+``symrmt figure alignment``:
 
 .. image:: /figures/alignment.png
-   :alt: alignment (the committed figure, docs/figures/alignment.png)
+   :alt: the publication figure alignment
 """
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
 
-# sphinx_gallery_thumbnail_path = "figures/alignment.png"
+import symrmt
 
-from symrmt.figures import main
-
-if __name__ == "__main__":
-    sys.exit(main("alignment", sys.argv[1:]))
+h = symrmt.hermite("tanh(x)")
+gamma = np.geomspace(1e-3, 1e2, 60)
+fig, ax = plt.subplots(figsize=(6, 4))
+for cos in [1.0, 0.7, 0.3, 0.0]:
+    geometry = symrmt.Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=cos, cos_mu_wq=cos, cos_wk_wq=1.0)
+    ax.plot(gamma, symrmt.attention_error(h, c=1.0, gamma=gamma, geometry=geometry), label=f"cos(w, mu) = {cos}")
+ax.plot(gamma, symrmt.linear_error(c=1.0, gamma=gamma, geometry=symrmt.Geometry(mu_norm=1.0)), "k--",
+        label="linear regression")
+ax.set(xscale="log", xlabel=r"ridge $\gamma$", ylabel=r"$E_\mathrm{attn}$", title="tanh, c = 1, |mu| = |w| = 1")
+ax.legend(fontsize=8)
+plt.show()

@@ -1,22 +1,27 @@
-"""The linear Hermite component a_1: without it the limit n -> infinity ignores the signal.
-========================================================================================
+r"""The linear component of f
+===========================
 
-f_s = cos(s) x + sin(s) He_3(x)/sqrt(6) has a_1 = cos(s) and nu = 1 for every s; the error
-against ``|mu|^2``, against c, and against a_1; and a_1 = 0 over a ladder of sizes extrapolated to
-n = infinity (the finite model does use a strong signal).
+:math:`f_s(x) = \cos(s)\, x + \sin(s)\, \mathrm{He}_3(x)/\sqrt 6` has :math:`\nu = 1` for every :math:`s`
+and a linear component :math:`a_1 = \cos s`, from 1 (linear) to 0 (no linear part). A formula with a
+parameter is given once and its parameter as an array: the theory is evaluated for every :math:`s` in one
+call. With a signal aligned with the weights, the error against :math:`a_1` for three ratios :math:`c`.
 
-Run::
-
-    python derivations/linear_component.py [--quick] [--out DIR] [--format png|pdf|svg]
-    symrmt figure linear_component [--quick] [--out DIR] [--format png|pdf|svg]
-
-Writes linear_component.png (or .pdf, .svg) and linear_component.csv (the plotted numbers) into DIR
-(default ./symrmt-figures in the current directory).
-The figure is built by symrmt/figures/linear_component.py.
+The publication figure (also against :math:`\|\mu\|^2`, and :math:`a_1 = 0` extrapolated to
+:math:`n = \infty`) is ``symrmt figure linear_component``.
 """
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
 
-from symrmt.figures import main
+import symrmt
 
-if __name__ == "__main__":
-    sys.exit(main("linear_component", sys.argv[1:]))
+f = "cos(s)*x + sin(s)*(x**3 - 3*x)/sqrt(6)"
+s = np.linspace(0.0, np.pi / 2, 40)
+geometry = symrmt.Geometry(mu_norm=1.0, wk_norm=1.0, wq_norm=1.0, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
+fig, ax = plt.subplots(figsize=(6, 4))
+for c in [0.25, 1.0, 4.0]:
+    error = symrmt.attention_error(f, c=c, gamma=0.1, geometry=geometry, params={"s": s})
+    ax.plot(np.cos(s), error, label=f"c = {c}")
+ax.set(xlabel=r"linear component $a_1 = \cos s$", ylabel=r"$E_\mathrm{attn}$",
+       title=r"$\gamma = 0.1$, $\|\mu\| = \|w\| = 1$ aligned")
+ax.legend()
+plt.show()

@@ -1,28 +1,32 @@
-"""The paper's ridge-regression figure at the settings its first version's captions give.
-======================================================================================
+r"""Ridge regression: the paper's first figure
+==========================================
 
-E_RR (linear ridge regression on the tokens, symrmt.linear_error) against the ridge at p = 2048,
-n = 512, ``|mu|^2`` = 1; against p at n = 4096, gamma = 1e-5, ``|mu|^2`` = 1; against ``|mu|^2`` at p = 512,
-n = 2048. Monte Carlo markers at the paper's n and p (--quick: both divided by 8). The claim and
-its region: symrmt.figures.claims.CLAIMS["paper_fig1"].
+The ridge-regression error :math:`E_\mathrm{RR}` on the model's data against the ridge
+:math:`\gamma` at the paper's ratio :math:`c = p/n = 4` (p = 2048, n = 512), for signal strengths
+:math:`\|\mu\|^2 = 0, 1, 4`, with a Monte Carlo at a quarter of the size (p = 512, n = 128) and its
+95% Student-t intervals. :func:`symrmt.linear_error` is the deterministic equivalent; the
+``linear_mean`` of :func:`symrmt.simulate` is the same quantity measured on the finite model.
 
-Run::
-
-    python derivations/paper_fig1.py [--quick] [--seeds S] [--out DIR] [--format png|pdf|svg]
-    symrmt figure paper_fig1 [--quick] [--seeds S] [--out DIR] [--format png|pdf|svg]
-
-Writes paper_fig1.png (or .pdf, .svg) and paper_fig1.csv (the plotted numbers) into DIR
-(default ./symrmt-figures in the current directory).
-The figure is built by symrmt/figures/paper_fig1.py.
+The publication figure (also against p and against :math:`\|\mu\|^2`) is ``symrmt figure paper_fig1``:
 
 .. image:: /figures/paper_fig1.png
-   :alt: paper_fig1 (the committed figure, docs/figures/paper_fig1.png)
+   :alt: the publication figure paper_fig1
 """
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
 
-# sphinx_gallery_thumbnail_path = "figures/paper_fig1.png"
+import symrmt
 
-from symrmt.figures import main
-
-if __name__ == "__main__":
-    sys.exit(main("paper_fig1", sys.argv[1:]))
+gamma = np.geomspace(1e-4, 1e2, 60)
+fig, ax = plt.subplots(figsize=(6, 4))
+for k, theta in enumerate([0.0, 1.0, 4.0]):
+    geometry = symrmt.Geometry(mu_norm=np.sqrt(theta))
+    ax.plot(gamma, symrmt.linear_error(c=4.0, gamma=gamma, geometry=geometry), f"C{k}",
+            label=rf"$\|\mu\|^2 = {theta:g}$")
+    mc = symrmt.simulate("tanh(x)", n=128, c=4.0, gamma=[1e-3, 1e-1, 10.0], geometry=geometry, seeds=4,
+                         progress=False)
+    ax.errorbar(mc.gamma, mc.linear_mean, stats.t.ppf(0.975, mc.seeds - 1) * mc.linear_se, fmt="o", color=f"C{k}")
+ax.set(xscale="log", xlabel=r"ridge $\gamma$", ylabel=r"$E_\mathrm{RR}$", title="c = p/n = 4")
+ax.legend()
+plt.show()

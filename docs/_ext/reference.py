@@ -6,12 +6,20 @@
   ``int`` or ``tuple``); :func:`constant_doc` finds the ``#:`` comment where it is assigned, in the package's
   modules, and :func:`setup` makes an empty docstring of a public name a warning, so that ``sphinx-build -W``
   fails on an undocumented public name.
+* :func:`link_page_names` turns a page named by its file in running text (``docs/theory.md`` or ``usage.md``,
+  as the docstrings and the Markdown pages write it for readers of the repository) into a link to that page
+  of the site, titled with the page's title: a page of the site never sends its reader to a bare file name.
+* :func:`setup` loads the page assets, MathJax among them, on every page, not only on those whose body holds an
+  equation: the navigation and the titles hold math too (the sidebar's general-W_K^T W_Q entry).
 """
 from __future__ import annotations
 
 import functools
 import importlib
 import pkgutil
+import re
+
+from docutils import nodes
 
 from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
@@ -78,6 +86,43 @@ def _docstring(app, what, name, obj, options, lines) -> None:
         LOG.warning("public name %s has no docstring", name, type="symrmt", subtype="undocumented")
 
 
+#: A page of the site named by its file, as the repository's texts write it.
+PAGE_FILE = re.compile(r"(?<![\w/.])(?:docs/)?(\w+)\.md\b")
+#: Nodes whose text is code or already a link: left as they are.
+_LITERAL = (nodes.literal, nodes.literal_block, nodes.reference, nodes.raw, nodes.math, nodes.math_block,
+            nodes.title)
+
+
+def link_page_names(app, doctree, docname: str) -> None:
+    """Replace each ``docs/NAME.md`` in the running text of ``docname`` by a link to the page ``NAME``."""
+    env = app.builder.env
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or any(isinstance(node, _LITERAL) for node in _ancestors(parent)):
+            continue
+        pieces, start = [], 0
+        for match in PAGE_FILE.finditer(text.astext()):
+            page = match.group(1)
+            if page not in env.found_docs:
+                continue
+            pieces.append(nodes.Text(text.astext()[start:match.start()]))
+            title = env.titles[page].astext() if page in env.titles else page
+            uri = app.builder.get_relative_uri(docname, page)
+            pieces.append(nodes.reference("", title, internal=True, refuri=uri))
+            start = match.end()
+        if pieces:
+            pieces.append(nodes.Text(text.astext()[start:]))
+            parent.replace(text, pieces)
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _docstring)
+    app.set_html_assets_policy("always")
+    app.connect("doctree-resolved", link_page_names)
     return {"parallel_read_safe": True}

@@ -419,6 +419,11 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
         or what :func:`symrmt.simulate` and the theory refuse (checked by the theory, and by the largest size first, before the
         long part of the run).
 
+    See Also
+    --------
+    symrmt.simulate : One size of the ladder.
+    symrmt.attention_error : The limit the extrapolation is compared with.
+
     Examples
     --------
     >>> res = converge("tanh(x)", 1.0, [0.1, 1.0], ns=[64, 128, 256], seeds=[8, 4, 3], progress=False)

@@ -66,6 +66,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings of NumPy (from generated code) are not shown: results are checked for non-finite
     values instead.
 
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``symrmt`` (default ``sys.argv[1:]``), e.g. ``["theory", "--f", "tanh(x)", "--c", "1",
+        "--gamma", "0.1"]``.
+
+    Returns
+    -------
+    int
+        The exit status above.
+
+    Raises
+    ------
+    Nothing
+        Every failure becomes an exit status and one line on stderr.
+
+    See Also
+    --------
+    build_parser : The parser of every command.
+
     Examples
     --------
     >>> import contextlib, io, json

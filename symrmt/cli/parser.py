@@ -30,7 +30,7 @@ from .output import MESSAGE_WIDTH, show_warning
 
 __all__ = ["build_parser", "parse_arguments"]
 
-DESCRIPTION = "The ``symrmt`` command line: parses arguments, calls the library, prints tables or JSON."
+DESCRIPTION = "The symrmt command line: parses arguments, calls the library, prints tables or JSON."
 
 #: The sub-parsers in the order ``symrmt --help`` lists them.
 _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge, add_latex, add_spectrum, add_heads,
@@ -39,6 +39,20 @@ _SUBPARSERS = (add_hermite, add_theory, add_simulate, add_compare, add_converge,
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (without ``--debug``, which :func:`symrmt.cli.main` adds).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, one sub-parser per command.
+
+    Raises
+    ------
+    Nothing
+        It only builds the parser.
+
+    See Also
+    --------
+    main : Parses and runs a command.
 
     Examples
     --------

@@ -103,6 +103,29 @@ def attention_system(rank: int = 1, form: str = "quadrature") -> FixedPointSyste
     Low rank: :math:`L = (a_1/p)\,\Delta` in blocks (2, 1) and (1, 2), :math:`P/n` in block (3, 3),
     with :math:`\Delta` and :math:`P` from the word expansion (:mod:`.gaussian_equivalent`).
 
+    Parameters
+    ----------
+    rank : int
+        The rank :math:`r \ge 1` of the attention weights.
+    form : {"quadrature", "algebraic"}
+        The spectral averages as integrals over :math:`\lambda` (default) or in closed form.
+
+    Returns
+    -------
+    FixedPointSystem
+        The unknowns, equations, observables (:math:`E_\mathrm{attn}`, :math:`\Phi`) and solver data, as SymPy objects.
+
+    Raises
+    ------
+    ValueError
+        A rank below 1 or an unknown form.
+
+    See Also
+    --------
+    linear_system : The baseline.
+    symrmt.codegen.compile_system : Its numeric functions.
+    symrmt.latex : The system as LaTeX.
+
     Examples
     --------
     >>> system = attention_system()
@@ -135,6 +158,25 @@ def linear_system(form: str = "quadrature") -> FixedPointSystem:
     r"""Linear ridge regression: the same pencil with :math:`K = I` (no Wigner part, no :math:`L`).
 
     Only :math:`\theta = \|\mu\|^2` of the geometry enters. ``form="algebraic"``: averages in closed form.
+
+    Parameters
+    ----------
+    form : {"quadrature", "algebraic"}
+        The spectral averages as integrals over :math:`\lambda` (default) or in closed form.
+
+    Returns
+    -------
+    FixedPointSystem
+        The unknowns, equations and observables (:math:`E_\mathrm{lin}`) as SymPy objects.
+
+    Raises
+    ------
+    ValueError
+        An unknown form.
+
+    See Also
+    --------
+    attention_system : Nonlinear attention on the same data.
 
     Examples
     --------

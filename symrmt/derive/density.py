@@ -68,6 +68,27 @@ def density_system(matrix: str = "gram", form: str = "quadrature") -> FixedPoint
     Parameters of the system: ``c, x, eta, a_1, b, d``; continuation in ``eta``. ``form="algebraic"``:
     averages in closed form (valid for :math:`a_1 \ne 0`).
 
+    Parameters
+    ----------
+    matrix : {"gram", "kernel"}
+        :math:`K^\top X^\top X K/n` or :math:`K`.
+    form : {"quadrature", "algebraic"}
+        The spectral averages as integrals over :math:`\lambda` (default) or in closed form.
+
+    Returns
+    -------
+    FixedPointSystem
+        The Stieltjes transform and the density as SymPy objects.
+
+    Raises
+    ------
+    ValueError
+        An unknown matrix or form.
+
+    See Also
+    --------
+    symrmt.spectral_density : Solves it at the user's points.
+
     Examples
     --------
     >>> system = density_system("kernel")

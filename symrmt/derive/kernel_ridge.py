@@ -99,6 +99,28 @@ def kernel_ridge_system(rank: int = 1, form: str = "quadrature") -> FixedPointSy
     Continuation starts :data:`~.dyson.START_FACTOR` times above :math:`1 + \|K\|^2`
     (:data:`KERNEL_NORM`), where :math:`t = 0` is in Newton's basin.
 
+    Parameters
+    ----------
+    rank : int
+        The rank :math:`r \ge 1` of the attention weights.
+    form : {"quadrature", "algebraic"}
+        The spectral averages as integrals over :math:`\lambda` (default) or in closed form.
+
+    Returns
+    -------
+    FixedPointSystem
+        The unknowns, equations and observables (:math:`E_\mathrm{kernel}`) as SymPy objects.
+
+    Raises
+    ------
+    ValueError
+        A rank below 1 or an unknown form.
+
+    See Also
+    --------
+    symrmt.kernel_ridge_error : Solves it.
+    attention_system : The ridge on :math:`XK`.
+
     Examples
     --------
     >>> system = kernel_ridge_system()

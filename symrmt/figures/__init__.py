@@ -14,8 +14,9 @@ Modules: :mod:`~symrmt.figures.figure` (what a figure is: panels, curves, their 
 markers and the calls behind them), :mod:`~symrmt.figures.nonlinearities` (the fixed set of f, and the one f of a
 figure built around one), :mod:`~symrmt.figures.convergence` (panels of a ladder of sizes extrapolated to
 :math:`n = \infty`), :mod:`~symrmt.figures.claims`, and one module per figure.
-The gallery scripts ``derivations/NAME.py`` and the command ``symrmt figure NAME`` both
-call :func:`run`, so the figure code is installed with the package.
+The command ``symrmt figure NAME`` calls :func:`run`, so the figure code is installed with the package;
+the gallery scripts ``derivations/NAME.py`` are short examples of each figure's main result through the
+public API.
 
 The figures built around one nonlinearity (:data:`TAKE_F`: alignment, phase_diagram, rank; tanh
 by default) take another, with parameters: ``run("rank", f="tanh(s*x)", params={"s": 2.0})``. Their
@@ -73,6 +74,25 @@ DEFAULT_OUT = pathlib.Path("symrmt-figures")
 def describe(name: str) -> str:
     """The one-line description of figure ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A registered figure, one of :data:`FIGURES`.
+
+    Returns
+    -------
+    str
+        Its one-line description, as ``symrmt figure --list`` prints it.
+
+    Raises
+    ------
+    SymrmtInputError
+        An unknown ``name`` (the message lists the figures).
+
+    See Also
+    --------
+    run : Draw the figure.
+
     Examples
     --------
     >>> from symrmt.figures import describe
@@ -97,6 +117,37 @@ def build(name: str, quick: bool = False, *, f: str | None = None, params: Mappi
     ``f`` (a formula) with ``params`` (one value for each of its parameters) and ``center`` replaces
     the nonlinearity of a figure of :data:`TAKE_F`; the others refuse it. ``sizes`` overrides the
     mode's Monte Carlo sizes, e.g. ``n=1024, seeds=4`` for a run between quick and full.
+
+    Parameters
+    ----------
+    name : str
+        A registered figure, one of :data:`FIGURES`.
+    quick : bool
+        Small n, few seeds and coarse grids (seconds) instead of the publication sizes (minutes to an hour).
+    f : str, optional
+        Another nonlinearity, for the figures of :data:`TAKE_F` only.
+    params : dict, optional
+        One value for each parameter of ``f``.
+    center : bool
+        Subtract :math:`a_0` from ``f`` first.
+    **sizes
+        Monte Carlo sizes that override the mode's, e.g. ``n=1024, seeds=4``.
+
+    Returns
+    -------
+    Figure
+        The panels, their curves (theory and Monte Carlo), title and caption, not yet drawn.
+
+    Raises
+    ------
+    SymrmtInputError
+        An unknown ``name``, or an ``f`` given to a figure that draws a fixed set of f.
+    FigureUnavailable
+        When the figure cannot be built here (e.g. the MiniLM weights are not installed).
+
+    See Also
+    --------
+    run : Build and draw, with the CSV of the plotted numbers.
 
     Examples
     --------
@@ -147,10 +198,35 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
     ``fmt`` is one of :data:`IMAGE_FORMATS` (``"png"``, ``"pdf"``, ``"svg"``); ``f``, ``params``,
     ``center`` and ``sizes`` are those of :func:`build`.
 
+    Parameters
+    ----------
+    name : str
+        A registered figure, one of :data:`FIGURES`.
+    quick : bool
+        Small n, few seeds and coarse grids (seconds) instead of the publication sizes.
+    out : str or path, optional
+        The folder (default :data:`DEFAULT_OUT` in the current directory).
+    fmt : {"png", "pdf", "svg"}
+        The image format.
+    f, params, center, **sizes
+        As in :func:`build`.
+
     Returns
     -------
     dict
         ``{"image": path, "format": fmt, "csv": path, "figure": Figure}``.
+
+    Raises
+    ------
+    SymrmtInputError
+        An unknown ``name`` or ``fmt``, or an output that cannot be written (checked before anything is computed).
+    FigureUnavailable
+        When the figure cannot be built here.
+
+    See Also
+    --------
+    build : The figure without drawing it.
+    main : The same from a command line (``symrmt figure NAME``).
 
     Examples
     --------
@@ -181,10 +257,32 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
-    """Command line of one gallery script: ``python derivations/NAME.py [--quick] [--out DIR] [--format F]``.
+    """A command line of one figure, ``main(NAME, ["--quick", "--out", DIR, "--format", F])`` (as ``symrmt figure``).
 
     Also ``--n`` and ``--seeds`` (the ``sizes`` of :func:`build`). Prints the two files written and returns 0, or
     2 with one line on stderr when the figure cannot be built here (:class:`FigureUnavailable`).
+
+    Parameters
+    ----------
+    name : str
+        A registered figure, one of :data:`FIGURES`.
+    argv : sequence of str, optional
+        The command-line arguments (default ``sys.argv[1:]``): ``--quick``, ``--out DIR``, ``--format F``, ``--n``,
+        ``--seeds``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 done, 2 the figure cannot be built here (one line on stderr).
+
+    Raises
+    ------
+    SystemExit
+        On ``--help`` or arguments argparse refuses.
+
+    See Also
+    --------
+    run : The same from Python.
 
     Examples
     --------

@@ -200,6 +200,29 @@ def draw(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> p
     Written atomically (:func:`symrmt.runtime.files.save_figure`); ``replace=False`` keeps an existing file and
     writes ``NAME-1.EXT``, ... instead (the name written is returned).
 
+    Parameters
+    ----------
+    figure : Figure
+        A built figure (:func:`build`).
+    path : str or path
+        The image file; its extension (.png, .pdf, .svg) is the format.
+    replace : bool, keyword-only
+        Replace an existing file (default), or keep it and write ``NAME-1.EXT``.
+
+    Returns
+    -------
+    pathlib.Path
+        The name written.
+
+    Raises
+    ------
+    SymrmtInputError
+        An extension other than .png, .pdf and .svg, or a file that cannot be written.
+
+    See Also
+    --------
+    run : Build, draw and write the CSV in one call.
+
     Examples
     --------
     >>> from symrmt.figures import Curve, Figure, Panel

@@ -238,6 +238,25 @@ def finite_size_note(figure: Figure) -> str:
 
     Only curves that carry ``theory`` (the deterministic equivalent at their points) are counted.
 
+    Parameters
+    ----------
+    figure : Figure
+        A built figure.
+
+    Returns
+    -------
+    str
+        The sentence, or ``""`` when the figure has no Monte Carlo point with a theory to compare.
+
+    Raises
+    ------
+    Nothing
+        It only reads the figure.
+
+    See Also
+    --------
+    build : Ends every caption with this sentence.
+
     Examples
     --------
     >>> from symrmt.figures import Curve, Figure, Panel
@@ -309,6 +328,25 @@ def cell(value: Any) -> str:
 def csv_rows(figure: Figure) -> tuple[list[str], list[list[str]]]:
     """The header and the rows of :func:`write_csv` (one row per plotted point, in drawing order).
 
+    Parameters
+    ----------
+    figure : Figure
+        A built figure (:func:`build`).
+
+    Returns
+    -------
+    header, rows
+        The column names and one list of cells (strings) per plotted point.
+
+    Raises
+    ------
+    Nothing
+        It only reads the figure.
+
+    See Also
+    --------
+    write_csv : The same rows into a file.
+
     Examples
     --------
     >>> from symrmt.figures import Curve, Figure, Panel
@@ -348,6 +386,29 @@ def write_csv(figure: Figure, path: str | pathlib.Path, *, replace: bool = True)
     is empty only where it does not apply: a parameter a series does not have (``seeds`` of a
     theory line), or the statistics of a theory point. Written atomically
     (:func:`symrmt.runtime.files.write_atomically`, which ``replace`` is given to); returns the name written.
+
+    Parameters
+    ----------
+    figure : Figure
+        A built figure (:func:`build`).
+    path : str or path
+        The CSV file.
+    replace : bool, keyword-only
+        Replace an existing file (default), or keep it and write ``NAME-1.csv``.
+
+    Returns
+    -------
+    pathlib.Path
+        The name written.
+
+    Raises
+    ------
+    SymrmtInputError
+        A file that cannot be written.
+
+    See Also
+    --------
+    csv_rows : The rows without a file.
 
     Examples
     --------

@@ -113,6 +113,24 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
     NonlinearityError
         An f that is not centred (with the way to center it), or not usable at the point.
 
+    Parameters
+    ----------
+    f : str, optional
+        A formula in x (and its parameters); default the figure's own f (tanh).
+    params : dict, optional
+        One value for each parameter of ``f``.
+    center : bool
+        Subtract :math:`a_0` from ``f`` first.
+
+    Returns
+    -------
+    FigureF
+        The formula, its parameters, its Hermite data and how a title names it.
+
+    See Also
+    --------
+    build : ``build(name, f=..., params=...)`` for the figures of :data:`TAKE_F`.
+
     Examples
     --------
     >>> from symrmt.figures import figure_f

@@ -322,6 +322,17 @@ def attention_error_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: floa
     numpy.ndarray
         :math:`E_\mathrm{attn}` with the shape of ``gamma``.
 
+    Raises
+    ------
+    ParameterError
+        As :func:`~symrmt.general.attention_error_general`, or a ``rank`` outside 0..p.
+    ConvergenceError
+        When some point cannot be solved.
+
+    See Also
+    --------
+    attention_error_general : The theory of M itself.
+
     Examples
     --------
     With every direction kept (``rank = p``) the model is M itself, so it equals the exact theory:

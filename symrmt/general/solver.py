@@ -407,6 +407,19 @@ def attention_error_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any 
     numpy.ndarray
         :math:`E_\mathrm{attn}` with the shape of ``gamma``.
 
+    Raises
+    ------
+    ParameterError
+        Weights that are not a real square matrix (or a pair giving one), a signal of the wrong length, or a
+        parameter outside its range.
+    ConvergenceError
+        When some point cannot be solved.
+
+    See Also
+    --------
+    symrmt.attention_error : ``attention_error(f, c, gamma, weights=M, mu=u)`` calls this.
+    attention_error_elliptic : The cheaper comparison model of M.
+
     Examples
     --------
     >>> import numpy as np, symrmt

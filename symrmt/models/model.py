@@ -291,6 +291,28 @@ def register(model: Model) -> Model:
     name that is empty, not a string or not of :data:`NAME_PATTERN`, and a name registered already by another
     model (:class:`~symrmt.errors.ParameterError`).
 
+    Parameters
+    ----------
+    model : Model
+        The model, with a name no other registered model has.
+
+    Returns
+    -------
+    Model
+        ``model`` itself.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``model`` is not a :class:`Model`.
+    ParameterError
+        An empty, non-string or malformed name, or a name another model has already.
+
+    See Also
+    --------
+    unregister : Remove it.
+    get : Look one up by name.
+
     Examples
     --------
     >>> import dataclasses
@@ -319,6 +341,24 @@ def seal_built_ins() -> None:
 def unregister(name: str) -> None:
     """Remove a model registered by its user (for tests that register one of their own); a built-in is refused.
 
+    Parameters
+    ----------
+    name : str
+        The model's name; an unknown name is ignored.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    Nothing
+        An unknown name is ignored.
+
+    See Also
+    --------
+    register : Add a model.
+
     Examples
     --------
     >>> import dataclasses
@@ -335,6 +375,26 @@ def unregister(name: str) -> None:
 
 def get(name: str | Model) -> Model:
     """The registered model called ``name`` (a :class:`Model` is returned as it is).
+
+    Parameters
+    ----------
+    name : str or Model
+        A registered model's name (:func:`names`), or a model.
+
+    Returns
+    -------
+    Model
+        The registered model.
+
+    Raises
+    ------
+    ParameterError
+        An unknown name (the message lists the registered ones).
+
+    See Also
+    --------
+    names : The registered names.
+    symrmt.solve_model : Solve a model at the user's arguments.
 
     Examples
     --------
@@ -353,6 +413,25 @@ def get(name: str | Model) -> Model:
 def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
     """The registered models' names, in the order of registration (those for which ``where`` holds).
 
+    Parameters
+    ----------
+    where : callable, optional
+        A test on a :class:`Model`; default every model.
+
+    Returns
+    -------
+    tuple of str
+        The names, in the order of registration.
+
+    Raises
+    ------
+    Exception
+        Only what ``where`` raises.
+
+    See Also
+    --------
+    models : The models themselves.
+
     Examples
     --------
     >>> from symrmt import models
@@ -364,6 +443,21 @@ def names(where: Callable[[Model], bool] | None = None) -> tuple[str, ...]:
 
 def models() -> tuple[Model, ...]:
     """Every registered model, in the order of registration.
+
+    Returns
+    -------
+    tuple of Model
+        Every registered model, in the order of registration.
+
+    Raises
+    ------
+    Nothing
+        It only reads the registry.
+
+    See Also
+    --------
+    names : Their names, optionally filtered.
+    get : One model by name.
 
     Examples
     --------

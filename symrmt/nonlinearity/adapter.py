@@ -56,6 +56,11 @@ def numpy_callable(f: str | sp.Expr | Callable[[np.ndarray], Any],
         an exception raised by a callable f, complex values with a nonzero imaginary
         part, non-numeric values, or a result of another shape.
 
+    See Also
+    --------
+    symrmt.hermite : The Hermite data of the same f.
+    symrmt.simulate : Applies f entrywise through this function.
+
     Examples
     --------
     >>> g = numpy_callable("relu(x) - 1/2")

@@ -350,6 +350,11 @@ def hermite(
         almost everywhere (at the point of ``params``, too), or quadrature that does not
         converge (poles).
 
+    See Also
+    --------
+    symrmt.parse_nonlinearity : The formula grammar: what f may be written with.
+    symrmt.attention_error : The theory, which takes f or its Hermite data.
+
     Notes
     -----
     Cached per expression: a repeated call returns a fresh object at once. The

@@ -24,6 +24,27 @@ B2_ROUNDOFF = 1e-12
 def nonlinear_share(a1: Any, nu: Any) -> np.ndarray:
     r""":math:`b^2 = \nu - a_1^2` (arrays broadcast), round-off below 0 clipped; a pair with :math:`\nu < a_1^2` refused.
 
+    Parameters
+    ----------
+    a1, nu : array_like
+        The Hermite data :math:`a_1 = \mathbb E[\xi f(\xi)]` and :math:`\nu = \mathbb E f(\xi)^2`; broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`b^2 = \nu - a_1^2 \ge 0`.
+
+    Raises
+    ------
+    SymrmtInputError
+        A pair with :math:`\nu < a_1^2` beyond round-off (Cauchy-Schwarz forbids it).
+
+    See Also
+    --------
+    nonlinear_part : Its square root :math:`b`.
+
+    Examples
+    --------
     >>> float(nonlinear_share(0.5, 1.25))
     1.0
     >>> nonlinear_share(1.0, 0.5)
@@ -41,6 +62,27 @@ def nonlinear_share(a1: Any, nu: Any) -> np.ndarray:
 def nonlinear_part(a1: Any, nu: Any) -> np.ndarray:
     r""":math:`b = \sqrt{\nu - a_1^2}`, by the rule of :func:`nonlinear_share`.
 
+    Parameters
+    ----------
+    a1, nu : array_like
+        The Hermite data; broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`b = \sqrt{\nu - a_1^2}`.
+
+    Raises
+    ------
+    SymrmtInputError
+        A pair with :math:`\nu < a_1^2` beyond round-off.
+
+    See Also
+    --------
+    nonlinear_share : :math:`b^2`.
+
+    Examples
+    --------
     >>> float(nonlinear_part(0.6, 1.0))
     0.8
     """

@@ -394,6 +394,10 @@ def parse_nonlinearity(f: str | sp.Expr, parameters: Sequence[str] = ()) -> sp.E
         For an f that does not depend on x, is not real-valued, has symbols
         other than x, or is not a string or SymPy expression.
 
+    See Also
+    --------
+    symrmt.hermite : The Hermite coefficients of the parsed f.
+
     Examples
     --------
     >>> parse_nonlinearity("relu(x) - 0.5")
@@ -430,6 +434,27 @@ def formula_parameters(f: object) -> list[str]:
     constants and the whitelisted functions (a name that cannot be a parameter is left to the
     parser to refuse); in a SymPy expression, the symbols other than x; nothing for anything else.
 
+    Parameters
+    ----------
+    f : object
+        A formula, a SymPy expression, or anything else.
+
+    Returns
+    -------
+    list of str
+        The parameters' names, sorted; empty for a callable or a number.
+
+    Raises
+    ------
+    Nothing
+        A name that cannot be a parameter is left to :func:`parse_nonlinearity` to refuse.
+
+    See Also
+    --------
+    parse_nonlinearity : Reads the formula.
+
+    Examples
+    --------
     >>> formula_parameters("tanh(s*x) + b")
     ['b', 's']
     >>> formula_parameters("relu(x)"), formula_parameters("s(x)")

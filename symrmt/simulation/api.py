@@ -123,6 +123,15 @@ def simulate_once(
     attention, linear : numpy.ndarray
         Shape ``(G,)`` each, in the order of ``gamma``.
 
+    Raises
+    ------
+    ParameterError, SymrmtInputError
+        As :func:`simulate` (which checks the arguments; this function trusts them).
+
+    See Also
+    --------
+    simulate : Every seed, with means, standard errors and checks.
+
     Examples
     --------
     >>> e_attn, e_lin = simulate_once(np.tanh, 50, 1.0, [0.1, 1.0], Geometry(), 0.0,
@@ -282,6 +291,11 @@ def simulate(
     FiniteSizeWarning
         When a norm exceeds :math:`p^{1/4}`.
 
+    See Also
+    --------
+    symrmt.attention_error, symrmt.linear_error : The deterministic equivalents the Monte Carlo checks.
+    symrmt.converge : The Monte Carlo over a ladder of n, extrapolated to n = infinity.
+
     Examples
     --------
     >>> res = simulate(np.tanh, n=64, c=1.0, gamma=[0.1, 1.0], seeds=2)
@@ -368,6 +382,11 @@ def simulate_spectrum(
     ParameterError
         For invalid parameters, ``matrix="kernel"`` with :math:`w_K \ne w_Q` (or a
         non-symmetric ``weights``), or a run that would not fit in memory.
+
+    See Also
+    --------
+    symrmt.spectral_density : The limiting density of the same eigenvalues.
+    symrmt.simulate : The interpolation error of the same finite model.
 
     Examples
     --------

@@ -107,6 +107,22 @@ def simulate_heads(
     combine : {"sum", "concat"}
         :math:`K = \sum_h K_h` (one probe on :math:`XK`) or the features :math:`[XK_1; \dots; XK_H]`.
 
+    Returns
+    -------
+    HeadsResult
+        The errors of every seed, their means and standard errors (``per_seed``, ``mean``, ``se``), and the
+        parameters of the run.
+
+    Raises
+    ------
+    ParameterError
+        What :func:`symrmt.simulate` refuses, a ``heads`` that does not divide the number of weight pairs, or an
+        unknown ``combine``.
+
+    See Also
+    --------
+    symrmt.summed_heads_error : The theory of the summed heads.
+
     Examples
     --------
     >>> gram = np.diag([1.0, 1.0, 0.5, 1.0, 0.5])          # mu; head 1: w_K1, w_Q1; head 2: w_K2, w_Q2

@@ -68,6 +68,15 @@ def align_signal(weights: Any, direction: Any) -> np.ndarray | tuple[float, np.n
     numpy.ndarray or tuple
         :math:`HMH` in the form given: an array, or ``(s, w_K H, w_Q H)``.
 
+    Raises
+    ------
+    ParameterError
+        A ``direction`` of the wrong length, zero or not finite, or weights ``simulate`` would refuse.
+
+    See Also
+    --------
+    symrmt.simulate : ``simulate(..., weights=align_signal(M, u), geometry=Geometry(mu_norm=1.0))``.
+
     Examples
     --------
     >>> M = np.diag([1.0, 2.0, 3.0])

@@ -124,6 +124,18 @@ def solve(system: CompiledSystem, params: Mapping, nodes: int = INITIAL_NODES,
     SolveResult
         The observables by their symbols, the unknowns, the residuals and the failed points.
 
+    Raises
+    ------
+    ParameterError
+        Parameters outside the system's domains (unless given as checked :class:`~.parameters.Parameters`).
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    symrmt.codegen.compile_system : The compiled system it takes.
+    symrmt.solve_model : Solves a registered model at the user's arguments.
+
     Examples
     --------
     >>> from symrmt import models

@@ -48,6 +48,11 @@ def run_sweep(spec: SweepSpec, out: str | os.PathLike, workers: int | None = Non
     KeyboardInterrupt
         After Ctrl-C, once the workers are stopped and the file is closed; rerunning resumes.
 
+    See Also
+    --------
+    parse_spec, load_spec : The spec.
+    summarize : Means and standard errors of the result file.
+
     Examples
     --------
     Two points (two seeds of one setting) on one worker process; the second run finds both in the file:

@@ -68,6 +68,27 @@ def _with_params(point: Mapping, keys: Sequence[str]) -> dict:
 def point_key(point: Mapping) -> str:
     """SHA-256 (hex) of the canonical JSON of a point; its integer value seeds the draw (see :mod:`symrmt.sweep`).
 
+    Parameters
+    ----------
+    point : mapping
+        One point of a spec (``spec.points()``): its f, parameters, sizes, seed.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Raises
+    ------
+    KeyError
+        A mapping that is not a point of a spec (a key of a point missing).
+    TypeError
+        A value that is not JSON data.
+
+    See Also
+    --------
+    run_sweep : Uses the key to skip the points already in a result file.
+
     Examples
     --------
     >>> from symrmt.sweep import parse_spec, point_key
@@ -166,6 +187,26 @@ class SweepSpec:
 def load_spec(path: str | os.PathLike) -> SweepSpec:
     """Read a JSON or TOML spec file (by extension: ``.toml`` is TOML) and validate it (:func:`parse_spec`).
 
+    Parameters
+    ----------
+    path : str or path
+        A ``.json`` or ``.toml`` spec file, at most a few MiB.
+
+    Returns
+    -------
+    SweepSpec
+        The validated spec (its points, lists and hash).
+
+    Raises
+    ------
+    SymrmtInputError
+        A file that cannot be read, is too large, is not JSON or TOML, or a spec :func:`parse_spec` refuses.
+
+    See Also
+    --------
+    parse_spec : The same from plain data.
+    run_sweep : Run the spec.
+
     Examples
     --------
     >>> import json, pathlib, tempfile
@@ -217,6 +258,16 @@ def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
     SymrmtInputError
         A :class:`~symrmt.errors.ParameterError` naming the key, the value and the fix,
         for the first problem found; a bad ``f`` as :func:`~symrmt.nonlinearity.hermite` reports it.
+
+    Returns
+    -------
+    SweepSpec
+        The validated spec, with the Hermite data of every f.
+
+    See Also
+    --------
+    load_spec : The same from a file.
+    run_sweep : Run the spec.
 
     Examples
     --------

@@ -204,6 +204,20 @@ def read_records(path: str | os.PathLike) -> tuple[dict | None, list[dict]]:
     SymrmtInputError
         The file cannot be read, is not a sweep result file, or holds a line no sweep wrote.
 
+    Parameters
+    ----------
+    path : str or path
+        A result file written by :func:`run_sweep`.
+
+    Returns
+    -------
+    header, records
+        The header (dict, or None before the first complete line) and the list of record dicts.
+
+    See Also
+    --------
+    summarize : Means and standard errors over the seeds of the records.
+
     Examples
     --------
     >>> import pathlib, tempfile

@@ -45,6 +45,21 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
         ``info``: ``spec_hash``, ``points`` (of the spec), ``finished``; ``rows``: one dict
         per setting, ``n`` and γ with the keys :data:`SUMMARY_COLUMNS`, in spec order.
 
+    Parameters
+    ----------
+    path : str or path
+        A result file written by :func:`run_sweep`.
+
+    Raises
+    ------
+    SymrmtInputError
+        A file without a sweep header, or one that :func:`read_records` refuses.
+
+    See Also
+    --------
+    write_summary_csv : The rows as CSV.
+    read_records : The records themselves.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -107,6 +122,29 @@ def write_summary_csv(rows: list[dict], path: str | os.PathLike, *, replace: boo
     Atomically (:func:`symrmt.runtime.files.write_atomically`): a failed write keeps the old file.
     ``replace=False`` (the default name, which the user did not give) keeps an existing file and writes
     ``NAME-1.csv``, ... instead.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`summarize`.
+    path : str or path
+        The CSV file.
+    replace : bool, keyword-only
+        Replace an existing file (default); False keeps it and writes ``NAME-1.csv``, ... instead.
+
+    Returns
+    -------
+    pathlib.Path
+        The name written.
+
+    Raises
+    ------
+    SymrmtInputError
+        A file that cannot be written (its folder, permissions, a full device).
+
+    See Also
+    --------
+    summarize : The rows.
 
     Examples
     --------

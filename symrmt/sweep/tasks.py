@@ -113,6 +113,27 @@ def make_record(spec: SweepSpec, point: dict, theory: dict, mc: dict) -> dict:
 def compute_point(spec: SweepSpec, point: dict) -> dict:
     """The record of one point, computed here and now (what a sweep writes for it).
 
+    Parameters
+    ----------
+    spec : SweepSpec
+        The spec the point belongs to.
+    point : dict
+        One of ``spec.points()``.
+
+    Returns
+    -------
+    dict
+        The record: the point's parameters, ``n``, ``p``, ``gamma``, ``theory`` and ``mc`` (attention and linear).
+
+    Raises
+    ------
+    SymrmtInputError
+        What the theory or the Monte Carlo refuse at this point.
+
+    See Also
+    --------
+    run_sweep : Every point, in parallel, into a result file.
+
     Examples
     --------
     >>> from symrmt.sweep import parse_spec

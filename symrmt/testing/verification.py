@@ -176,6 +176,10 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
         An f that cannot be read, missing or extra parameters, an unknown property, or ``examples``
         out of range (one line naming the problem).
 
+    See Also
+    --------
+    symrmt.testing : The strategies and the property catalogue it runs.
+
     Notes
     -----
     The points are drawn by Hypothesis' ``@given``: called inside a ``@given`` test of your own, that

@@ -146,6 +146,27 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     form : {"auto", "algebraic", "quadrature"}
         Which form of the density system solves it (:mod:`symrmt.theory.forms`).
 
+    Returns
+    -------
+    SpectralDensity
+        ``x``, ``density`` (:math:`\frac1\pi\operatorname{Im} m(x + i\eta)`, one value per point of ``x``), the
+        Stieltjes transform ``stieltjes``, the mass ``atom`` at 0, and with ``partial=True`` ``failed`` and
+        ``failures``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type or outside its range (:math:`10^{-6} \le c \le 10^{6}`,
+        :math:`|x|, \eta \le 10^{6}`, :math:`|d| \le 100`), or ``"kernel"`` with weights that make :math:`K`
+        asymmetric.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    symrmt.simulate_spectrum : The eigenvalues of the finite matrices, to compare with.
+    symrmt.attention_error : The interpolation error, made of the same resolvent.
+
     Examples
     --------
     >>> rho = spectral_density("x**3 - 3*x", c=2.0, x=[0.0], matrix="kernel")   # a_1 = 0: a semicircle

@@ -70,6 +70,39 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
     :math:`\gamma/H^2` (module docstring); ``f``, ``c``, ``gamma`` and ``d`` as there (d is each head's
     diagonal). The registered model ``summed_heads`` (:func:`solve_summed_heads`).
 
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
+        The nonlinearity of every head (centred), or its Hermite data.
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    gram : array_like
+        The Gram matrix of :math:`(\mu, w_K^{(1..Hr)}, w_Q^{(1..Hr)})`, shape ``(1 + 2Hr, 1 + 2Hr)``: the signal and
+        the r pairs of weights of each head, head by head.
+    heads : int
+        The number of heads H, at least 1.
+    d : float
+        Each head's diagonal :math:`K_{ii}`, :math:`|d| \le 100`; default 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_\mathrm{attn}` in :math:`[0, 1]`, of the broadcast shape of ``c`` and ``gamma``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type or outside its range, or a Gram matrix whose number of weight pairs is not a
+        multiple of H.
+    ConvergenceError
+        When some point cannot be solved.
+
+    See Also
+    --------
+    symrmt.attention_error : One head, which this evaluates with the averaged weights.
+
     Examples
     --------
     >>> gram = np.diag([1.0, 1.0, 0.5, 1.0, 0.5])

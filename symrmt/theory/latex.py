@@ -86,6 +86,26 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         closed form (``"algebraic"``, also ``"auto"``: the form ``form="auto"`` solves); for an f with
         :math:`a_1 = 0`, the algebraic form derived with :math:`a_1 = 0`.
 
+    Returns
+    -------
+    str
+        The LaTeX: ``aligned`` blocks separated by blank lines, or a paper's body, or a complete document.
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``kind``, ``digits`` outside 1..17, ``rank`` outside 1..64, or ``digits`` where no number is
+        printed.
+    ParseError
+        A formula f that cannot be read.
+    NonlinearityError
+        An f that is not centred (without ``center``).
+
+    See Also
+    --------
+    symrmt.attention_error : Solves the system this prints.
+    symrmt.hermite : The Hermite data put into it.
+
     Examples
     --------
     >>> text = latex("erf(x)")

@@ -120,6 +120,27 @@ def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
 
     With ``partial`` the arrays are masked where ``result.failed``.
 
+    Parameters
+    ----------
+    result : SolveResult
+        What :func:`symrmt.solve.solve` returned.
+    partial : bool
+        Mask the points that failed (True), or keep them as they are.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` and the other observables by their symbols, the unknowns and the residuals.
+
+    Raises
+    ------
+    Nothing
+        It only reads ``result``.
+
+    See Also
+    --------
+    solve_model : Solves a model and calls this.
+
     Examples
     --------
     >>> import numpy as np
@@ -149,6 +170,37 @@ def solve_model(model: Model | str, form: str = DEFAULT_FORM, partial: bool = Fa
     in one line (:meth:`symrmt.models.Model.check_arguments`). The built-in models have their own functions below;
     this one serves a model registered by its user as well.
 
+    Parameters
+    ----------
+    model : Model or str
+        A registered model (:func:`symrmt.models.names`) or its name.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
+        points, masked where one failed.
+    **arguments
+        The model's arguments (those of its ``bind``), e.g. ``f``, ``c``, ``gamma``.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` and the other observables by their symbols, the unknowns and the residuals.
+
+    Raises
+    ------
+    ParameterError
+        An unknown model, or an argument its ``bind`` refuses.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    attention_error, linear_error, kernel_ridge_error : The built-in models' own functions.
+    symrmt.models.register : Register a model of one's own.
+
+    Examples
+    --------
     >>> round(float(solve_model("kernel_ridge", f="tanh(x)", c=1.0, gamma=0.1).error), 3)
     0.242
     """
@@ -185,12 +237,13 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
         The nonlinearity (must have :math:`a_0 = 0`), or its Hermite data (arrays broadcast).
     c, gamma : array_like
-        :math:`c = p/n` in :data:`~symrmt.validate.C_RANGE` and the ridge
-        :math:`0 < \gamma \le` :data:`~symrmt.validate.MAX_GAMMA`; broadcast together.
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}` (:data:`~symrmt.validate.C_RANGE`), and the
+        ridge :math:`0 < \gamma \le 10^{12}` (:data:`~symrmt.validate.MAX_GAMMA`); broadcast together.
     geometry : Geometry, optional
-        Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none.
+        Norms (each at most 100) and cosines of :math:`(\mu, w_K, w_Q)` (rank 1); default none: no signal, no
+        weights.
     d : array_like
-        Diagonal :math:`K_{ii}`, :math:`|d| \le` :data:`~symrmt.validate.MAX_DIAGONAL`.
+        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100` (:data:`~symrmt.validate.MAX_DIAGONAL`); default 0.
     gram : array_like or dict, optional
         Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`,
         shape ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1
@@ -208,12 +261,25 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     form : {"auto", "algebraic", "quadrature"}
         Which form of the system solves it (:mod:`symrmt.theory.forms`); the numbers agree to about 1e-9.
 
+    Returns
+    -------
+    RidgeSolution
+        ``error`` (:math:`E_\mathrm{attn}`, the broadcast shape of the arguments), the other observables of the
+        system by their symbols (:math:`\Phi = y^\top Q y/n` among them), the solved unknowns and their
+        residuals; with ``partial=True`` masked arrays and ``failed``, ``failures``.
+
     Raises
     ------
     ParameterError
         A parameter of the wrong type, empty, or outside its range.
     ConvergenceError
         Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    attention_error : The error alone, and the theory of any weight matrix.
+    solve_linear : The same for linear ridge regression.
+    symrmt.hermite : The Hermite data of f.
 
     Examples
     --------
@@ -230,7 +296,39 @@ def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
                  partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
     r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
 
-    Parameters, ``partial`` and ``form`` as in :func:`solve_attention`.
+    Parameters
+    ----------
+    c, gamma : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`, and the ridge
+        :math:`0 < \gamma \le 10^{12}`; broadcast together.
+    geometry : Geometry, optional
+        The signal: only its norm :math:`\|\mu\| \le 100` enters (regression has no attention weights).
+    gram : array_like or dict, optional
+        Instead of ``geometry``: a Gram matrix of :math:`(\mu, \dots)` or the dict of rank-1 entries; only
+        :math:`\theta = \|\mu\|^2` is read.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the
+        other points, masked where one failed.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it; the numbers agree to about 1e-9.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` (:math:`E_\mathrm{lin}`, the broadcast shape), the other observables, the unknowns and
+        residuals.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    linear_error : The error alone.
+    solve_attention : The same for nonlinear attention.
 
     Examples
     --------
@@ -245,18 +343,72 @@ def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
                     gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
                     partial: bool = False, form: str = DEFAULT_FORM, *, weights: Any = None,
                     mu: ArrayLike | None = None, allow_long: bool = False) -> np.ndarray:
-    r"""Deterministic equivalent of :math:`E_\mathrm{attn}(\gamma)` (parameters as in :func:`solve_attention`).
+    r"""Deterministic equivalent of the interpolation error :math:`E_\mathrm{attn}(\gamma)` of nonlinear attention.
 
-    Returns an array of the broadcast shape; with ``partial=True`` a masked array, masked (NaN
-    underneath) where the solver failed: ``solve_attention(..., partial=True).failures`` says why.
+    :math:`E_\mathrm{attn}(\gamma) = (\gamma^2/n)\, y^\top Q^2 y` for the ridge probe on :math:`X K`, in the limit
+    :math:`n, p \to \infty` with :math:`p/n = c`; every argument broadcasts, so that a whole grid is one call.
 
-    ``weights=M`` (a real ``(p, p)`` array, scores :math:`x_i^\top M x_j/\sqrt p` with token i the key) or
-    ``weights=(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`) gives the theory of any weight matrix
-    (:func:`symrmt.general.attention_error_general`, docs/theory.md): then ``mu`` is the signal vector
-    (length p, default none), c and d are single numbers and gamma any array, and geometry, gram,
-    params, partial and form are refused (the Gram matrix cannot place :math:`\mu` relative to M). Its time and
-    memory are estimated first (:func:`symrmt.general.cost.check_general_cost`): a run estimated over five
-    minutes needs ``allow_long=True``.
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or ``{"a1": ..., "nu": ...}``
+        The nonlinearity (it must have :math:`a_0 = \mathbb E f(\xi) = 0`: ``symrmt.hermite(f, center=True)``
+        subtracts it), or its Hermite data (arrays broadcast).
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    geometry : Geometry, optional
+        Norms (each at most 100) and cosines of :math:`(\mu, w_K, w_Q)` (rank-1 weights
+        :math:`W_K^\top W_Q = I + w_K w_Q^\top`); default none: no signal, no weights.
+    d : array_like
+        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
+    gram : array_like or dict, optional
+        Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape
+        ``(..., 1 + 2r, 1 + 2r)`` (rank-:math:`r` weights), or a dict of the six rank-1 entries
+        ``theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ``.
+    params : dict, optional
+        Values of f's symbolic parameters (the names in the formula other than x), arrays that broadcast.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` naming a point that cannot be solved; True: a
+        masked array, masked (NaN underneath) where the solver failed
+        (``solve_attention(..., partial=True).failures`` says why).
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it; the numbers agree to about 1e-9.
+    weights : array_like or (array_like, array_like), optional, keyword-only
+        Any weight matrix: ``M`` (a real ``(p, p)`` array, scores :math:`x_i^\top M x_j/\sqrt p` with token i the
+        key) or ``(W_K, W_Q)`` (:math:`M = W_K^\top W_Q`), solved by
+        :func:`symrmt.general.attention_error_general` (the general-M theory of docs/theory.md). Then c and d are
+        single numbers and gamma any array, and geometry, gram, params, partial and form are refused (the Gram
+        matrix cannot place :math:`\mu` relative to M).
+    mu : array_like, optional, keyword-only
+        With ``weights``: the signal vector, length p; default none.
+    allow_long : bool, keyword-only
+        With ``weights``: the time and memory are estimated first (:func:`symrmt.general.cost.check_general_cost`),
+        and a run estimated over five minutes is refused unless this is True.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_\mathrm{attn}` in :math:`[0, 1]`, of the broadcast shape of the arguments (a masked array with
+        ``partial=True``).
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, outside its range, or an argument refused with ``weights``.
+    ParseError
+        A formula f that cannot be read (an unknown function or name).
+    NonlinearityError
+        An f that is not centred (:math:`a_0 \ne 0`), or whose Hermite data cannot be computed.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    solve_attention : The same solution with :math:`\Phi`, the unknowns and their residuals.
+    linear_error : Ridge regression on the same data, the baseline.
+    symrmt.simulate : The Monte Carlo of the finite model, to check it against.
+    symrmt.hermite : The Hermite data of f, exact where a closed form exists.
 
     Examples
     --------
@@ -304,7 +456,41 @@ def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = Non
                  partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
     r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
 
-    ``partial`` as in :func:`attention_error`.
+    The interpolation error of ridge regression on the tokens :math:`X` themselves, the baseline of
+    :func:`attention_error`.
+
+    Parameters
+    ----------
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    geometry : Geometry, optional
+        The signal: only its norm :math:`\|\mu\| \le 100` enters.
+    gram : array_like or dict, optional
+        Instead of ``geometry``: a Gram matrix or dict of rank-1 entries; only :math:`\theta = \|\mu\|^2` is read.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: a masked
+        array, masked where one failed.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it; the numbers agree to about 1e-9.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_\mathrm{lin}` in :math:`[0, 1]`, of the broadcast shape of ``c`` and ``gamma``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    attention_error : Nonlinear attention on the same data.
+    solve_linear : The solution with its unknowns and residuals.
 
     Examples
     --------
@@ -323,6 +509,43 @@ def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
     :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
     :func:`solve_attention`, ``partial`` and ``form`` included.
 
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
+        The nonlinearity (centred), or its Hermite data.
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    geometry, gram : optional
+        The signal and the weights, as in :func:`attention_error`.
+    d : array_like
+        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
+    params : dict, optional
+        Values of f's symbolic parameters, arrays that broadcast.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
+        points, masked where one failed.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+
+    Returns
+    -------
+    RidgeSolution
+        ``error`` (:math:`E_\mathrm{kernel}`), :math:`\Phi`, the unknowns and their residuals.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    kernel_ridge_error : The error alone.
+    solve_attention : The ridge on :math:`XK`.
+
     Examples
     --------
     >>> import numpy as np
@@ -340,7 +563,44 @@ def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | N
     r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
 
     In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
-    :func:`symrmt.simulation.simulate_kernel_ridge`). Parameters as in :func:`solve_attention`.
+    :func:`symrmt.simulation.simulate_kernel_ridge`).
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
+        The nonlinearity (centred), or its Hermite data.
+    c : array_like
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    gamma : array_like
+        The ridge, :math:`0 < \gamma \le 10^{12}`.
+    geometry, gram : optional
+        The signal and the weights, as in :func:`attention_error`.
+    d : array_like
+        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
+    params : dict, optional
+        Values of f's symbolic parameters, arrays that broadcast.
+    partial : bool
+        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: a masked
+        array, masked where one failed.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_\mathrm{kernel}` in :math:`[0, 1]`, of the broadcast shape of the arguments.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type, empty, or outside its range.
+    ConvergenceError
+        Without ``partial``, when some point cannot be solved.
+
+    See Also
+    --------
+    attention_error : The ridge on :math:`XK`, the paper's model.
+    symrmt.simulate_kernel_ridge : The Monte Carlo of the same regression.
 
     Examples
     --------

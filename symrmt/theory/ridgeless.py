@@ -107,6 +107,29 @@ def ridgeless_error(f, c: float, geometry: Geometry | None = None, d: float = 0.
 
     ``params`` gives one value per symbolic parameter of f, as in :func:`attention_error`; ``form`` as there.
 
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
+        The nonlinearity (centred), or its Hermite data; ignored for ``kind="linear"``.
+    c : float
+        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
+    geometry, gram : optional
+        The signal and the weights, as in :func:`attention_error`.
+    d : float
+        The diagonal :math:`K_{ii}`, :math:`|d| \le 100`; default 0.
+    kind : {"attention", "linear"}
+        Which error.
+    tolerance : float
+        How closely two extrapolations must agree for :math:`c < 1` (default 1e-5).
+    params : dict, optional
+        One value per symbolic parameter of f.
+    form : {"auto", "algebraic", "quadrature"}
+        Which form of the system solves it.
+
+    See Also
+    --------
+    attention_error, linear_error : The error at a given ridge.
+
     Examples
     --------
     >>> r = ridgeless_error("tanh(x)", 0.5)          # noise only: the null space holds 1 - c of y

