@@ -36,8 +36,8 @@ from symrmt.runtime import jit
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "tests"))
 
-from _support.forms import AGREEMENT, DEFAULT_AGREEMENT, agree, compare, compare_auto, random_points  # noqa: E402
-from _support.mp_reference import reference as mp_reference  # noqa: E402
+from _support.forms import AGREEMENT, agree, compare, compare_auto, random_points
+from _support.mp_reference import reference as mp_reference
 
 OUT = pathlib.Path(__file__).parents[1] / "tests" / "data" / "algebraic_disagreements.json"
 #: The data file of ``--auto``.

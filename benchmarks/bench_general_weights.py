@@ -81,7 +81,7 @@ def main() -> None:
             if prof:
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(12)
     if not a.profile:
-        run = lambda seeds: simulate("tanh(x)", p, 1.0, gam, geometry=Geometry(mu_norm=1.0), weights=M,  # noqa: E731
+        run = lambda seeds: simulate("tanh(x)", p, 1.0, gam, geometry=Geometry(mu_norm=1.0), weights=M,
                                      seeds=seeds, progress=False)
         run(2)                                                   # warm-up: the first call sets up its kernels
         t0 = time.perf_counter()

@@ -32,7 +32,7 @@ FS = {"tanh": "tanh(x)", "erf": "erf(x)", "relu": "Max(x, 0) - 1/sqrt(2*pi)"}
 def matrices(layers, heads):
     w = read_weights("minilm", layers=layers)
     for lay in w.layers:
-        layer_M = lambda h=None: attention_matrix(lay.key_weight, lay.query_weight, w.head_dim, h)  # noqa: E731
+        layer_M = lambda h=None: attention_matrix(lay.key_weight, lay.query_weight, w.head_dim, h)
         out = [("L%d" % lay.layer, layer_M())]                     # S_ij = x_i^T M x_j, i the key
         out += [("L%dH%d" % (lay.layer, h), layer_M(h)) for h in heads]
         for name, M in out:

@@ -13,7 +13,6 @@ The publication figure (more settings, n = 2048, and a strong signal extrapolate
    :alt: the publication figure validation
 """
 import matplotlib.pyplot as plt
-import numpy as np
 from scipy import stats
 
 import symrmt

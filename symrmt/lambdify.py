@@ -69,7 +69,7 @@ class _Printer(SciPyPrinter):
 
 
 @lru_cache(maxsize=256)
-def _lambdify_cached(key: tuple, expr, args):  # noqa: ARG001 - key carries the identity
+def _lambdify_cached(key: tuple, expr, args):
     target = list(expr) if isinstance(expr, tuple) else expr
     printer = _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
                         "user_functions": {}})

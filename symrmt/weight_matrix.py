@@ -81,13 +81,20 @@ class WeightMatrix:
         """:math:`M` as a ``(p, p)`` array (a new array for the factored form)."""
         if self.matrix is not None:
             return self.matrix
-        return self.shift * np.eye(self.p) + self.keys.T @ self.queries
+        keys, queries = self._factors()
+        return self.shift * np.eye(self.p) + keys.T @ queries
+
+    def _factors(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, queries)`` of the factored form (which has both)."""
+        if self.keys is None or self.queries is None:
+            raise ValueError("a dense weight matrix has no factors")
+        return self.keys, self.queries
 
     def frobenius_norm(self) -> float:
         r""":math:`\|M\|_F` (for the factored form from the r x r Gram matrices, without forming M)."""
         if self.matrix is not None:
             return float(np.linalg.norm(self.matrix))
-        s, k, q = self.shift, self.keys, self.queries
+        (k, q), s = self._factors(), self.shift
         low_rank = float(np.sum((k @ k.T) * (q @ q.T)))                    # ||K^T Q||_F^2
         cross = float(np.sum(k * q))                                        # tr(K^T Q)
         return float(np.sqrt(max(s * s * self.p + 2 * s * cross + low_rank, 0.0)))

@@ -163,7 +163,7 @@ def test_converge_needs_the_values_of_f_s_parameters():
     assert at_one.attention.theory[0] == pytest.approx(float(attention_error("tanh(x)", 1.0, 0.1)), rel=1e-12)
 
 
-def _fit_of(limit: float, half: float, theory: float) -> "LadderFit":
+def _fit_of(limit: float, half: float, theory: float):
     """A LadderFit of one gamma whose interval is limit +- half (a synthetic Extrapolation)."""
     from symrmt.analysis.convergence import LadderFit
     from symrmt.analysis.finite_size import Extrapolation

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).parents[1]
-#: ``# noqa: CODE[, CODE] - reason`` or ``# noqa: CODE  (reason)``: the codes, then words.
+#: A noqa comment with its codes (CODE[, CODE]) and then words: the reason.
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?(?P<rest>.*)$")
 
 

@@ -28,7 +28,7 @@ def test_no_linear_component_is_a_semicircle_and_blind_to_the_signal(c):
     r"""a_1 = d = 0: K = b W/sqrt(p), semicircular of variance b^2/c; E = gamma^2 E[(gamma + x^2)^-2]."""
     nu = 0.7
     radius = 2 * np.sqrt(nu / c)
-    density = lambda x: np.sqrt(radius**2 - x**2) / (np.pi * radius**2 / 2)  # noqa: E731
+    density = lambda x: np.sqrt(radius**2 - x**2) / (np.pi * radius**2 / 2)
     expected = [g**2 * integrate.quad(lambda x: density(x) / (g + x**2) ** 2, -radius, radius)[0] for g in GAMMA]
     assert np.allclose(kernel_ridge_error((0.0, nu), c, GAMMA), expected, rtol=0, atol=1e-7)
     assert np.allclose(kernel_ridge_error((0.0, nu), c, GAMMA, ASYMMETRIC), expected, rtol=0, atol=1e-7)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np

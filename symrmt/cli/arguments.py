@@ -300,7 +300,7 @@ def preset_geometry(args: argparse.Namespace) -> dict:
         if args.mu_norm is not None:
             raise SymrmtInputError("--geometry noise has no signal: leave out --mu-norm.")
         return {}
-    one = lambda value: 1.0 if value is None else value                      # noqa: E731
+    one = lambda value: 1.0 if value is None else value
     cos_mu_wk, cos_mu_wq, cos_wk_wq = PRESETS[preset]
     w = one(args.w_norm)
     return dict(mu_norm=one(args.mu_norm), wk_norm=w, wq_norm=w, cos_mu_wk=cos_mu_wk, cos_mu_wq=cos_mu_wq,

@@ -194,7 +194,7 @@ class _Builder:
         direction = ((self.variable, sp.Integer(1)), *zip(self.taus, self.tau_rates), *zip(self.unknowns, self.rates),
                      *earlier)
         local, expand = self.definitions.local, self.definitions.expand
-        chain = lambda e: expand(self.definitions.directional(local(e), direction))  # noqa: E731
+        chain = lambda e: expand(self.definitions.directional(local(e), direction))
         real = not self.system.complex_unknowns or (isinstance(expr, sp.Basic) and sp.im(expr) == 0)
         if isinstance(expr, WoodburyForm):
             entries = expr.entries()

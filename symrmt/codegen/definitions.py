@@ -124,7 +124,7 @@ class Definitions:
             if isinstance(e, sp.Determinant):
                 return self._explicit_matrix(e.arg).det(method="berkowitz")
             return self._explicit_matrix(e.parent)[int(e.i), int(e.j)]
-        compound = lambda e: (isinstance(e, (sp.Trace, sp.Determinant)) or  # noqa: E731
+        compound = lambda e: (isinstance(e, (sp.Trace, sp.Determinant)) or
                               (isinstance(e, MatrixElement) and e not in self.elements))
         if self.matrices:
             expr = expr.replace(compound, explicit)

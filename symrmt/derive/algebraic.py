@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixElement
 
-from .components import Continuation, SpectralAverage, SpectralLaw
+from .components import Continuation, SpectralLaw
 from .fixed_point import FixedPointSystem
 from .stieltjes import atom, bulk_polynomial, moment, transform_polynomial
 

@@ -78,7 +78,7 @@ def general_weights_system() -> GeneralWeightsSystem:
     Sigma = T * sp.diag(*w) + sp.Matrix([[b2 * t[1, 1], beta * t[0, 1], 0], [beta * t[0, 1], b2 * t[0, 0], 0],
                                          [0, 0, 0]])
     N0 = sp.Matrix([[gamma, kappa, 0], [kappa, 0, 1], [0, 1, 0]])
-    entries = lambda lhs, rhs: [(lhs[i, j], rhs[i, j]) for i in range(lhs.rows) for j in range(lhs.cols)]  # noqa: E731
+    entries = lambda lhs, rhs: [(lhs[i, j], rhs[i, j]) for i in range(lhs.rows) for j in range(lhs.cols)]
     sigma_s = _matrix_symbols(r"\Sigma", 3, 3)
     steps = [("F", entries(Fs, F)), ("coefficients", coefficients), ("tau", entries(tau_s, tau)),
              ("Theta", [(Th[i, j], sp.factor(Theta[i, j])) for i in range(3) for j in range(3)]),

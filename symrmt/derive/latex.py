@@ -719,8 +719,8 @@ def structured_woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list
     if structure is None:
         return None
     tex, ledger = page.tex, page.ledger
-    printed = lambda e: to_latex(e).replace(r"{\tau^{A}}", r"\tau^{A}")  # noqa: E731
-    index = lambda a, b: "".join(sorted((a, b)))  # noqa: E731  (tau_ba is tau_ab: the system uses one symbol)
+    printed = lambda e: to_latex(e).replace(r"{\tau^{A}}", r"\tau^{A}")
+    index = lambda a, b: "".join(sorted((a, b)))
     if any(printed(e) != rf"\tau_{{{index(a, b)}}}" for (a, b), e in structure["plain"].items()) or \
             any(printed(e) != rf"\tau^{{A}}_{{{index(a, b)}}}" for (a, b), e in structure["weighted"].items()):
         return None                                     # entries that are not the averages tau_ab: block by block

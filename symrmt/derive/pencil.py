@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .symbols import c, gamma, trace_symbol
+from .symbols import gamma, trace_symbol
 
 __all__ = ["Pencil", "ridge_pencil"]
 

@@ -116,7 +116,7 @@ def _index(vector: str) -> str:
 def gram_symbol(u: str, v: str) -> sp.Symbol:
     r""":math:`u^\top v` for two deterministic vectors (``mu``, ``wK``, ``wQ``, ``wK1``, ...); symmetric in (u, v)."""
     order = {"mu": 0, "K": 1, "Q": 2}
-    kind = lambda w: "mu" if w == "mu" else w[1]  # noqa: E731
+    kind = lambda w: "mu" if w == "mu" else w[1]
     u, v = sorted((u, v), key=lambda w: (order[kind(w)], w))
     if u == "mu" and v == "mu":
         return theta

@@ -53,7 +53,7 @@ def _engine():
 
     try:
         attention_error((0.5, 0.5), 1.0, 1.0, gram=gram_matrix(2, "spread"))
-    except Exception as exc:  # any refusal means the rank-r Gram matrix is not understood yet
+    except Exception as exc:  # noqa: BLE001 - any refusal means the rank-r Gram matrix is not understood yet
         raise FigureUnavailable(f"needs the engine's spectral_density/gram (attention_error(gram=G) with a "
                                 f"(1+2r)x(1+2r) matrix: {type(exc).__name__}: {exc})") from None
     if "gram" not in inspect.signature(simulate).parameters:

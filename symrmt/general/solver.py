@@ -160,7 +160,7 @@ def _evaluate(sys_: PathSystem, x: np.ndarray, gamma: float) -> tuple[np.ndarray
     r, fac = sys_.rn(_sym(x), gamma, derivatives=True)
     f0 = r[_IU] / sys_.c - x
     args0, core0, D = fac.args.copy(), fac.core.copy(), fac.D
-    model = None if D is None else (lambda args: core0 + D @ (args - args0))     # noqa: E731
+    model = None if D is None else (lambda args: core0 + D @ (args - args0))
     J = np.empty((6, 6))
     for k in range(6):
         h = 1e-6 * max(1.0, abs(x[k]))

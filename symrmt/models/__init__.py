@@ -20,12 +20,12 @@ serve it. Importing this package loads neither SymPy nor the simulator.
 from __future__ import annotations
 
 from .model import Model, get, models, names, register, unregister
-from .attention import ATTENTION  # noqa: E402  (registration order: the CLI lists the models in it)
-from .linear import LINEAR  # noqa: E402
-from .density import DENSITIES, GRAM_DENSITY, KERNEL_DENSITY  # noqa: E402
-from .kernel_ridge import KERNEL_RIDGE  # noqa: E402
-from .numeric import ATTENTION_ELLIPTIC, ATTENTION_GENERAL, CONCATENATED_HEADS, SOFTMAX, SUMMED_HEADS  # noqa: E402
-from .model import seal_built_ins  # noqa: E402
+from .attention import ATTENTION
+from .linear import LINEAR
+from .density import DENSITIES, GRAM_DENSITY, KERNEL_DENSITY
+from .kernel_ridge import KERNEL_RIDGE
+from .numeric import ATTENTION_ELLIPTIC, ATTENTION_GENERAL, CONCATENATED_HEADS, SOFTMAX, SUMMED_HEADS
+from .model import seal_built_ins
 
 seal_built_ins()                   # the models above are the package's own: none can be unregistered
 

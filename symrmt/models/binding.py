@@ -6,7 +6,7 @@ symbols of :mod:`symrmt.derive.symbols`.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple, Union
+from typing import Any, Callable, Mapping, NamedTuple, Union
 
 import numpy as np
 
@@ -101,7 +101,8 @@ def attention_arguments(**values: Any) -> dict[str, np.ndarray]:
     """
     from ..validate import DOMAINS, inside
 
-    readers = {"c": positive_array, "gamma": positive_array, "d": real_array}
+    readers: dict[str, Callable[[str, Any], np.ndarray]] = {"c": positive_array, "gamma": positive_array,
+                                                            "d": real_array}
     return {name: inside(name, readers[name](name, value), DOMAINS[name], RANGE_HINT) for name, value in values.items()}
 
 

@@ -127,8 +127,8 @@ class Model:
         if self.no_theory is not None:
             raise ParameterError(f"the {self.name} model has no deterministic equivalent: {self.no_theory}")
         known = self.arguments()
-        unknown = [k for k in arguments if known is not None and k not in known]
-        if unknown:
+        unknown = [] if known is None else [k for k in arguments if k not in known]
+        if unknown and known is not None:
             raise ParameterTypeError(f"the {self.name} model takes no argument {', '.join(map(shown, unknown))}: "
                                      f"it takes {', '.join(known)}.")
 
@@ -150,6 +150,7 @@ class Model:
         rank = rank if self.takes_rank else 1
         if without_linear_part:
             return _without_linear_part(self, rank, form)
+        assert self.derive is not None                 # _require_derived above
         return self.derive(rank, form)
 
     def compiled(self, rank: int = 1, form: str = "quadrature", without_linear_part: bool = False):
@@ -236,7 +237,7 @@ def _compiled(model: Model, rank: int, form: str, without_linear_part: bool):
     from ..codegen import compile_system
     from ..codegen.system_cache import compiled
 
-    build = lambda: compile_system(model.system(rank, form, without_linear_part))  # noqa: E731
+    build = lambda: compile_system(model.system(rank, form, without_linear_part))
     if not _ours(model):
         return build()
     return compiled(_request(model, rank, form, without_linear_part), build)

@@ -158,7 +158,7 @@ def _checked(fn: Callable, label: str) -> Callable[[np.ndarray], np.ndarray]:
             out = np.asarray(fn(arr))
         except (NonlinearityError, MemoryError):
             raise
-        except Exception as exc:  # noqa: BLE001 - whatever the user's function raises, said in one line
+        except Exception as exc:
             raise NonlinearityError(
                 f"f = {label}: calling it on an array failed ({type(exc).__name__}: {exc}); f must act entrywise "
                 "on NumPy arrays (np.tanh, not math.tanh)"

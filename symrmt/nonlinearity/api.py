@@ -255,7 +255,7 @@ def _constant_in(value: sp.Expr | None, parameters: tuple[sp.Symbol, ...]) -> fl
 
 
 @lru_cache(maxsize=256)
-def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):  # noqa: ARG001
+def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):
     value, exact, source = coefficients_of(expr, (f"a{k}",), method, time.monotonic() + timeout)[f"a{k}"]
     return float(value), exact, source
 
@@ -483,7 +483,7 @@ def _library_errors_as_input_errors(f):
 
 
 @lru_cache(maxsize=256)
-def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):  # noqa: ARG001
+def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):
     """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation."""
     stored = cache.load(expr, center, method)
     # A stored entry with numeric data came from a search that may have been cut short: a timeout above the default

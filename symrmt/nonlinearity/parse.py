@@ -30,7 +30,11 @@ def _sigmoid(a: sp.Expr) -> sp.Expr:
     return 1 / (1 + sp.exp(-a))
 
 
-def _leaky_relu(a: sp.Expr, slope: sp.Expr = sp.Rational(1, 100)) -> sp.Expr:
+#: The slope of leaky_relu(a) below 0 when none is given.
+_LEAKY_SLOPE = sp.Rational(1, 100)
+
+
+def _leaky_relu(a: sp.Expr, slope: sp.Expr = _LEAKY_SLOPE) -> sp.Expr:
     return sp.Max(a, 0) + slope * sp.Min(a, 0)
 
 

@@ -91,7 +91,7 @@ def tail_check(memo: Memo) -> None:
 
     Both quadrature rules (and the cutoff at |x| = 100) rely on this: beyond 80 the
     integrands are assumed to keep decaying."""
-    h = lambda t: abs(memo(mpmath.mpf(t))[0]) ** 2 * memo(mpmath.mpf(t))[1]  # noqa: E731
+    h = lambda t: abs(memo(mpmath.mpf(t))[0]) ** 2 * memo(mpmath.mpf(t))[1]
     bulk = max(h(t) for t in REAL_PROBES)
     for t in (-80, -40, 40, 80):
         tail = abs(t) * h(t)
@@ -138,7 +138,7 @@ def _quadrature(memo: Memo, key: str, fine: bool = False):
 
 
 @lru_cache(maxsize=64)
-def _memo_for(key: str, expr: sp.Expr, label: str) -> Memo:  # noqa: ARG001 - key carries the identity
+def _memo_for(key: str, expr: sp.Expr, label: str) -> Memo:
     return Memo(expr, label)
 
 

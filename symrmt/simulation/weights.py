@@ -95,7 +95,7 @@ def align_signal(weights: Any, direction: Any) -> np.ndarray | tuple[float, np.n
                                                                          resolved.queries.copy())
     v /= norm
     if resolved.form == "factored":
-        reflect = lambda rows: rows - 2.0 * np.outer(rows @ v, v)  # noqa: E731 - rows H, H symmetric
+        reflect = lambda rows: rows - 2.0 * np.outer(rows @ v, v)
         return resolved.shift, reflect(resolved.keys), reflect(resolved.queries)
     M = resolved.matrix
     Mv, vM = M @ v, v @ M

@@ -108,4 +108,4 @@ from .summary import SUMMARY_COLUMNS, default_csv_path, summarize, write_summary
 from .tasks import compute_point
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "run_sweep", "compute_point", "point_key",
-           "read_records", "summarize", "write_summary_csv", "FORMAT"]
+           "read_records", "summarize", "write_summary_csv", "default_csv_path", "SUMMARY_COLUMNS", "FORMAT"]

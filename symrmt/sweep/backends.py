@@ -97,7 +97,7 @@ class DaskBackend:
 
         try:
             versions = self.client.run(_symrmt_version)
-        except Exception as exc:  # whatever the worker raised while importing symrmt
+        except Exception as exc:  # noqa: BLE001 - whatever the worker raised while importing symrmt
             self.client.close()
             raise SymrmtInputError(f"--scheduler {address}: a worker cannot run symrmt ({type(exc).__name__}: "
                                    f"{exc}); install symrmt {__version__} on every worker.") from None

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
 from ..runtime.files import read_regular
-from ..validate import DOMAINS, MAX_GRID_POINTS, RANGE_HINT, grid, inside, within
+from ..validate import DOMAINS, MAX_GRID_POINTS, RANGE_HINT, grid, inside
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
            "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]

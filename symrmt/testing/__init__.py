@@ -25,22 +25,24 @@ Examples
 >>> deviation.ratio <= 1
 True
 """
+import importlib.util as _importlib_util
+
 #: The one line an import without Hypothesis gives (``symrmt check`` prints it and exits 2).
 MISSING_HYPOTHESIS = "symrmt.testing needs Hypothesis, an optional dependency: pip install 'symrmt[testing]'"
-
-import importlib.util as _importlib_util
 
 if _importlib_util.find_spec("hypothesis") is None:   # the strategies and verify need it
     raise ImportError(MISSING_HYPOTHESIS)
 del _importlib_util
 
-from .checks import CATALOGUE, GAMMAS, SOLVER_ATOL, Deviation, Property, PropertyViolation
-from .strategies import (DrawnGeometry, HermiteData, KnownNonlinearity, Regime, diagonals, geometries, grams,
+# The rest is imported after the one-line refusal without Hypothesis, hence E402.
+from .checks import CATALOGUE, GAMMAS, SOLVER_ATOL, Deviation, Property, PropertyViolation  # noqa: E402 - see above
+from .strategies import (DrawnGeometry, HermiteData,  # noqa: E402 - see above
+                         KnownNonlinearity, Regime, diagonals, geometries, grams,
                          hermite_data, hermite_polynomials, log_uniform, nonlinearities, parametric_nonlinearities,
                          points, ratios, regimes, ridges, scaled_activations, small_rationals, smooth_nonlinearities,
                          trig_mixtures, unit_vectors)
-from .theories import DerivedTheory, PackageTheory, Point, Theory
-from .verification import Row, Verification, verify
+from .theories import DerivedTheory, PackageTheory, Point, Theory  # noqa: E402 - see above
+from .verification import Row, Verification, verify  # noqa: E402 - see above
 
 __all__ = ["MISSING_HYPOTHESIS", "CATALOGUE", "Property", "PropertyViolation", "Deviation", "GAMMAS", "SOLVER_ATOL",
            "nonlinearities", "hermite_data", "geometries", "grams", "regimes", "points", "ratios", "ridges", "diagonals",

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import printable  # noqa: F401 - the one escaper, re-exported for the readers of this package
+from ..errors import printable
 from .errors import WeightFileError
 
 __all__ = ["TensorInfo", "read_header", "load_json", "printable", "MAX_HEADER_BYTES", "DTYPE_BITS"]

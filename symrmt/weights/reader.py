@@ -420,7 +420,7 @@ def _safetensors():
     """The ``safetensors`` package (the ``weights`` extra), or a one-line error saying how to install it."""
     try:
         import safetensors
-        import safetensors.numpy  # noqa: F401 - the NumPy API
+        import safetensors.numpy
     except ImportError:
         raise WeightFileError("reading weights needs the safetensors package: pip install 'symrmt[weights]'.") \
             from None

@@ -96,7 +96,7 @@ def reference(system, point: dict, start: dict) -> tuple[float, float]:
 
     def phi(gamma):
         values = evaluate(solve(gamma, guess), gamma)
-        as_matrix = lambda m: mp.matrix([[number(e, values) for e in row] for row in m.tolist()])  # noqa: E731
+        as_matrix = lambda m: mp.matrix([[number(e, values) for e in row] for row in m.tolist()])
         core, gram, source = as_matrix(form.core), as_matrix(form.gram), as_matrix(form.source)
         solved = mp.lu_solve(mp.eye(form.size) + gram * core, source)
         return number(form.offset, values) - (source.T * core * solved)[0, 0]

@@ -55,7 +55,7 @@ def test_residual_jacobian_matches_finite_differences():
         fd = (np.array(integrands(lam, *(t + step), *params)[:p]) - np.array(integrands(lam, *(t - step), *params)[:p])) / (2 * h)
         assert np.allclose([values[p + j * u + k] for j in range(p)], fd, rtol=1e-6, atol=1e-8)
     v = calculus.parameters.index(calculus.variable)
-    shifted = lambda sign: [x + sign * h * (i == v) for i, x in enumerate(params)]  # noqa: E731
+    shifted = lambda sign: [x + sign * h * (i == v) for i, x in enumerate(params)]
     fd = (np.array(integrands(lam, *t, *shifted(1))[:p]) - np.array(integrands(lam, *t, *shifted(-1))[:p])) / (2 * h)
     assert np.allclose(values[p + p * u:], fd, rtol=1e-6, atol=1e-8)
 

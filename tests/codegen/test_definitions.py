@@ -22,7 +22,7 @@ def _explicit(expr):
 def _finite_difference(expr, direction, h=1e-6):
     """Central difference of the explicit expression along ``direction`` = {symbol: rate} at POINT."""
     f = sp.lambdify((x, y), _explicit(expr))
-    step = lambda sign: [POINT[s] + sign * h * direction.get(s, 0.0) for s in (x, y)]  # noqa: E731
+    step = lambda sign: [POINT[s] + sign * h * direction.get(s, 0.0) for s in (x, y)]
     return (f(*step(1)) - f(*step(-1))) / (2 * h)
 
 

@@ -60,7 +60,7 @@ def test_a_planted_error_in_a_kernel_is_seen_by_the_comparison():
     source = kernel_source(compiled.residual_function)
     planted = PointwiseKernel(compiled.residual_function, compiled.residual_native.outputs)
     namespace = {"sqrt": np.sqrt, "pi": np.pi, "nan": np.nan}
-    exec(source.replace("out[3, i] = ", "out[3, i] = 1e-15 + ", 1), namespace)
+    exec(source.replace("out[3, i] = ", "out[3, i] = 1e-15 + ", 1), namespace)  # noqa: S102 - the package's own kernel, planted
     planted.budget = jit.Budget(lambda: jit.njit(namespace["kernel"], "void(float64[:, ::1], float64[:, ::1])"))
     assert not _same(compiled.residual_function, planted, np.random.default_rng(0))
     assert _same(compiled.residual_function, compiled.residual_native, np.random.default_rng(0))

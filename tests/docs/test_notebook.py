@@ -12,11 +12,11 @@ import pytest
 from scipy import stats
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.collections import QuadMesh  # noqa: E402
-from matplotlib.colors import CenteredNorm, TwoSlopeNorm  # noqa: E402
-from matplotlib.container import ErrorbarContainer  # noqa: E402
-from matplotlib.image import AxesImage  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.collections import QuadMesh
+from matplotlib.colors import CenteredNorm, TwoSlopeNorm
+from matplotlib.container import ErrorbarContainer
+from matplotlib.image import AxesImage
 
 ROOT = pathlib.Path(__file__).parents[2]
 NOTEBOOK = ROOT / "docs" / "tutorial.ipynb"

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("safetensors")
 
-import symrmt  # noqa: E402
-from symrmt.figures import FigureUnavailable, build  # noqa: E402
-from symrmt.weights import WeightFileError, minilm_path  # noqa: E402
+import symrmt
+from symrmt.figures import FigureUnavailable, build
+from symrmt.weights import WeightFileError, minilm_path
 
 #: Smaller than quick mode: two seeds, one gamma for the Monte Carlo, three theory points.
 SIZES = dict(seeds=2, gammas_mc=[0.1], points=3)

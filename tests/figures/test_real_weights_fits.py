@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("safetensors")
 
-from symrmt.figures import FigureUnavailable, build  # noqa: E402
-from symrmt.weights import WeightFileError, minilm_path  # noqa: E402
+from symrmt.figures import FigureUnavailable, build
+from symrmt.weights import WeightFileError, minilm_path
 
 #: Smaller than quick mode: one c (n = 192), two seeds, one gamma for the Monte Carlo.
 SIZES = dict(seeds=2, gammas_mc=[0.1], points=4)

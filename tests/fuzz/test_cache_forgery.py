@@ -12,7 +12,6 @@ module's quadrature and of its closed-form rules.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from fractions import Fraction
 

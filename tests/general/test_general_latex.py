@@ -71,7 +71,7 @@ def test_the_printed_traces_are_the_kernels():
     psym = next(x for x in free if x.name == "p")
     A, E = sp.symbols("a e", real=True)
     sub = {Ms: sp.ImmutableMatrix(M), psym: p, A: a, E: e}
-    explicit = lambda expr: expr.doit().replace(sp.Trace, lambda X: sp.Trace(X.as_explicit()).doit())  # noqa: E731
+    explicit = lambda expr: expr.doit().replace(sp.Trace, lambda X: sp.Trace(X.as_explicit()).doit())
     N = {lhs: sp.ImmutableMatrix(rhs.subs(sub).doit().as_explicit()) for lhs, rhs in s.definitions[:2]}
     values = [float(explicit(rhs.subs(N).subs(sub))) for _, rhs in s.definitions[2:]]
     core, _, _ = pair_traces(MatrixData(M), a, e)

@@ -21,7 +21,7 @@ def test_trace_derivatives_match_finite_differences(small, monkeypatch):
     # fourth-order central difference (step 1e-4: truncation ~1e-14, round-off ~1e-12)
     monkeypatch.setattr(kernel, "_A_SMALL", small)
     data = MatrixData(_matrix(50))
-    f = lambda a, e: pair_traces(data, a, e)[0]                          # noqa: E731
+    f = lambda a, e: pair_traces(data, a, e)[0]
     h = 1e-4
     for a, e in [(0.3, 0.1), (0.02, -0.05), (-0.2, 0.1)]:
         _, D, _ = pair_traces(data, a, e, derivatives=True)
@@ -35,7 +35,7 @@ def test_a_wrong_derivative_is_caught():
     data = MatrixData(_matrix(50))
     a, e, h = 0.3, 0.1, 1e-4
     _, D, _ = pair_traces(data, a, e, derivatives=True)
-    f = lambda e_: pair_traces(data, a, e_)[0]                           # noqa: E731
+    f = lambda e_: pair_traces(data, a, e_)[0]
     de = (8 * (f(e + h) - f(e - h)) - (f(e + 2 * h) - f(e - 2 * h))) / (12 * h)
     assert np.allclose(D[:, 1], de, atol=1e-9)
     assert not np.allclose(1.01 * D[:, 1], de, atol=1e-6)

@@ -154,7 +154,6 @@ def test_the_new_estimates_read_the_one_memory_budget(monkeypatch):
 
 def _python_leftovers():
     from symrmt.simulation.memory import memory_estimate
-    from symrmt.theory.softmax import softmax_error
 
     return [
         ("memory_estimate(n=-1)", lambda: memory_estimate(-1, 16, 2, 1), ParameterError, r"n = -1: must be >= 1"),

@@ -16,11 +16,11 @@ import pytest
 
 pytest.importorskip("safetensors")
 
-from symrmt.weights import read_weights  # noqa: E402
-from symrmt.weights.reader import MAX_ENTRY  # noqa: E402
+from symrmt.weights import read_weights
+from symrmt.weights.reader import MAX_ENTRY
 
-from weights.files import bert_tensors, gpt2_tensors, write, write_raw, write_zip  # noqa: E402  (tests/ is on the path)
-from .harness import Case, run_case  # noqa: E402
+from weights.files import bert_tensors, gpt2_tensors, write, write_raw, write_zip
+from .harness import Case, run_case
 
 
 def _bert(folder: pathlib.Path, name: str = "m.safetensors", p: int = 8, layers: int = 2,

@@ -4,7 +4,6 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-import pytest
 import sympy as sp
 
 from symrmt.nonlinearity import budget

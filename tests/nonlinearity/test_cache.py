@@ -190,7 +190,7 @@ def test_unwritable_location_means_no_cache_and_one_warning(tmp_path, monkeypatc
         api._hermite_cached.cache_clear()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            first, second = hermite("tanh(x)"), hermite("erf(x)")
+            first, _ = hermite("tanh(x)"), hermite("erf(x)")
             fresh("tanh(x)")
         assert len([w for w in caught if issubclass(w.category, CacheWarning)]) == 1, [str(w.message) for w in caught]
         assert "cannot write" in str(caught[0].message) and abs(first.a1 - 0.6057055096021589) < 1e-15

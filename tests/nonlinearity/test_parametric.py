@@ -14,7 +14,7 @@ from symrmt.nonlinearity import hermite
 
 def gauss(g) -> float:
     """E g(xi) by QUADPACK (independent of the module's mpmath and its numeric rules)."""
-    phi = lambda t: g(t) * math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    phi = lambda t: g(t) * math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
     return sum(quad(phi, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in ((-40, 0), (0, 40)))
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from symrmt.derive import attention_system, linear_system
 from symrmt.testing import CATALOGUE, DerivedTheory, PackageTheory
-from symrmt.testing.planted import PLANTED, POINT, outcomes, planted_theory, power, power_markdown
+from symrmt.testing.planted import PLANTED, outcomes, planted_theory, power, power_markdown
 
 DOC = pathlib.Path(__file__).parents[2] / "docs" / "verify.md"
 #: Run in the default suite; the others (and the whole table) under @slow.

@@ -9,7 +9,6 @@ import types
 
 import numpy as np
 import pytest
-import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("safetensors")
 
-from symrmt.errors import ParameterError  # noqa: E402
-from symrmt.weights import WeightFileError, analyze, minilm_path, read_weights  # noqa: E402
+from symrmt.errors import ParameterError
+from symrmt.weights import WeightFileError, analyze, minilm_path, read_weights
 
-from cli.runner import assert_refused, run, run_json  # noqa: E402
+from cli.runner import assert_refused, run, run_json
 
-from .files import bert_tensors, gpt2_tensors, write  # noqa: E402
+from .files import bert_tensors, gpt2_tensors, write
 
 
 def _bert_file(tmp_path, query, key, heads=2):

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("safetensors")
 
-from symrmt.errors import ParameterError, SymrmtInputError  # noqa: E402
-from symrmt.weights import WeightFileError, read_weights  # noqa: E402
-from symrmt.weights.header import MAX_HEADER_BYTES  # noqa: E402
+from symrmt.errors import ParameterError, SymrmtInputError
+from symrmt.weights import read_weights
+from symrmt.weights.header import MAX_HEADER_BYTES
 
-from .files import bert_tensors, gpt2_tensors, write, write_raw, write_zip  # noqa: E402
+from .files import bert_tensors, gpt2_tensors, write, write_raw, write_zip
 
 BERT_CONFIG = {"num_attention_heads": 2, "hidden_size": 8}
 
