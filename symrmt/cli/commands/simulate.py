@@ -64,12 +64,16 @@ def _params_json(args: argparse.Namespace) -> dict:
 def _check_time(args: argparse.Namespace) -> None:
     """Refuse a run estimated over five minutes without --allow-long (symrmt.simulation.memory.seconds_estimate)."""
     from ...runtime.cost import check_seconds
-    from ...simulation.memory import seconds_estimate
+    from ...simulation.memory import available_memory, memory_estimate, seconds_estimate
 
     check_c(args.c)
-    if args.n < 2 or args.c * args.n > 2**40:       # the simulator's own readers word these
+    if not 2 <= args.n <= 2**40 or not args.c * args.n <= 2**40:   # the simulator's own readers word these
         return
     p = max(1, int(round(args.c * args.n)))
+    budget = available_memory()
+    if budget is not None and memory_estimate(args.n, p, args.seeds, len(args.gamma), args.method,
+                                              args.matrix if args.spectrum else None) > budget:
+        return                                     # the simulator refuses it by its memory, the first limit
     seconds = seconds_estimate(args.n, p, args.seeds, len(args.gamma), args.spectrum)
     check_seconds(seconds, f"n = {args.n}, p = {p}, {args.seeds} seeds, {len(args.gamma)} gamma",
                   "Use fewer seeds or a smaller n", args.allow_long)
