@@ -125,7 +125,6 @@ _WEIGHTS = ["theory", "--weights", "minilm", "--layer", "0", "--c", "1", "--gamm
 CASES = [
     Case("weights-form", [*_WEIGHTS, "--f", "tanh(x)", "--form", "quadrature"], "--form"),
     Case("weights-temperature", [*_WEIGHTS, "--f", "tanh(x)", "--temperature", "2"], "--temperature"),
-    Case("weights-allow-long", [*_WEIGHTS, "--f", "tanh(x)", "--allow-long"], "--allow-long"),
     Case("weights-mu-norm-without-signal", [*_WEIGHTS, "--f", "tanh(x)", "--mu-norm", "2"], "--signal"),
     Case("weights-mu-norm-negative", [*_WEIGHTS, "--f", "tanh(x)", "--signal", "top", "--mu-norm", "-1"],
          "--mu-norm"),

@@ -167,7 +167,7 @@ def _refuse_others(args: argparse.Namespace) -> None:
                                   ("--w-norm", args.w_norm is not None), ("--param", bool(args.param)),
                                   ("--attention softmax", args.attention == "softmax"),
                                   ("--temperature", args.temperature is not None),
-                                  ("--form", args.form != DEFAULT_FORM), ("--allow-long", args.allow_long),
+                                  ("--form", args.form != DEFAULT_FORM),
                                   ("--csv", args.csv is not None)) if on]
     if bad:
         raise SymrmtInputError(f"--weights cannot be combined with {', '.join(bad)}: the weights replace the geometry "
