@@ -220,7 +220,6 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
     if assumptions:
         items = [rf"\item {a}\label{{{prefix}:A{i}}}" for i, a in enumerate(assumptions, 1)]
         out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}", *items, "\\end{enumerate}"]
-    derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
     bars = {o: _bar(observable_name(s, o, tex)) for o in s.observables}
     limits = r",\quad ".join(observable_name(s, o, tex) + " - " + bars[o] + r" \to 0" for o in s.observables)
     under = (rf"Under Assumptions~\ref{{{prefix}:A1}}--\ref{{{prefix}:A{len(assumptions)}}}, a" if assumptions
@@ -228,6 +227,23 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
     optional = "" if status == "theorem" else "[heuristic]"
     head = (rf"\begin{{{environment}}}{optional}\label{{{prefix}:main}}" + "\n" + under +
             r"lmost surely, as $n, p \to \infty$ with $p/n \to c$," + "\n\\[\n" + limits + "\n\\]\n")
+    equivalent, fixed = statement_lines(page)
+    words = _which_solution(page)
+    body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
+            ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
+            rf"\end{{{environment}}}"]
+    out.append("\n".join(x for x in body if x))
+    if statement and status != "theorem" and getattr(statement, "why", ""):
+        out.append(r"\noindent The statement is heuristic: " + statement.why)
+    return out
+
+
+def statement_lines(page) -> tuple[list[tuple[str, bool | str | None]], list[tuple[str, bool | str | None]]]:
+    r"""The statement's two blocks of ``align`` rows ``(text, numbered)``: the equivalent
+    (:math:`\bar E_\mathrm{attn} = \dots`, the observables) and the system its unknowns solve."""
+    s, tex = page.system, page.tex
+    derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
+    bars = {o: _bar(observable_name(s, o, tex)) for o in s.observables}
     rename = {o: sp.Symbol(bars[o]) for o in s.observables}
     names = {sym: name for sym, name in zip(rename.values(), bars.values())}
     equivalent = []
@@ -239,15 +255,17 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
             equivalent.append((bars[o] + " &= " + page.print_with(printed, names), True))
     for text, numbered in observable_lines(page, skip=derived, names=bars, structured=True):
         equivalent.append((text, numbered))
-    words = _which_solution(page)
-    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page, width=70)), *average_lines(page, compact=True)]
-    body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
-            ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
-            rf"\end{{{environment}}}"]
-    out.append("\n".join(x for x in body if x))
-    if statement and status != "theorem" and getattr(statement, "why", ""):
-        out.append(r"\noindent The statement is heuristic: " + statement.why)
-    return out
+    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page, width=70)),
+             *average_lines(page, compact=True)]
+    return equivalent, fixed
+
+
+def statement_display(system: FixedPointSystem) -> str:
+    r"""The statement's equations as one display for Jupyter (``$$\begin{aligned}...$$``): the rows that the
+    theorem part of :func:`system_body` prints, without its labels, the equivalent first, then the system."""
+    equivalent, fixed = statement_lines(Page(system, None, 6, (), (), None, False))
+    rows = [text for text, _ in equivalent + fixed]
+    return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
 def _joined(lines: list[tuple[str, bool]], width: int = 60) -> list[tuple[str, bool]]:

@@ -214,6 +214,12 @@ def test_python_returns_the_same_body_and_a_system_renders_in_jupyter(tmp_path):
     assert target.read_text() == latex("tanh(x)", body=True, part="theorem")
     shown = attention_system(1)._repr_latex_()
     assert shown.startswith("$$") and shown.endswith("$$") and r"M(\lambda) &=" in shown
+    # the rows of the statement that latex() prints for the theorem part, without their labels, and nothing else
+    theorem = latex(body=True, part="theorem").split(r"\begin{claim}")[1]
+    rows = [re.sub(r" \\(label\{[^}]*\}|nonumber)", "", row).strip()
+            for block in re.findall(r"\\begin\{align\}\n(.*?)\n\\end\{align\}", theorem, re.S)
+            for row in block.split(" \\\\\n")]
+    assert len(rows) > 5 and shown == "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
 def test_the_block_pattern_is_checked_entry_by_entry():
