@@ -259,7 +259,7 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
     resolvents = [(_tex(lhs), _tex(rhs)) for lhs, rhs in s.definitions[:2]]
     C0, J = (sp.MatrixSymbol(n, 3, 3) for n in (r"\mathsf{C}_0", r"\mathsf{J}"))
     head, quadratic = sig.phi
-    (Ys, Y), (Pis, Pi), (Zs, Z) = sig.forms
+    (_, Y), (_, Pi), _ = sig.forms
     signal = [
         (r"\bar{\Phi}(\gamma)", _tex(head) + " - " + _tex(quadratic).replace(r"I +", r"I_{6} +")),
         (r"\mathsf{G}", r"\begin{pmatrix} c\, t & 0 \\ 0 & c\, \mathsf{Z} \end{pmatrix}, \quad g = "
@@ -318,7 +318,7 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
         r"integrable and of polynomial growth, with a weak derivative of polynomial growth; the diagonal $d$ is "
         r"fixed.",
     ]
-    out = [f"% weights: printed by symrmt latex --weights --body; needs amsmath and amssymb; the environment claim, "
+    out = ["% weights: printed by symrmt latex --weights --body; needs amsmath and amssymb; the environment claim, "
            r"e.g. \usepackage{amsthm}\newtheorem{claim}{Claim}.", r"\begingroup\allowdisplaybreaks",
            r"\paragraph{Model.}", align(model).rstrip()]
     out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}",

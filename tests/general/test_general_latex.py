@@ -176,7 +176,7 @@ def _printed_forms(s, t, alpha, c, M, mu, swap_vectors=False):
     base = {ss["p"]: p, ss["M"]: sp.ImmutableMatrix(M), ss["mu"]: sp.ImmutableMatrix(mu.reshape(-1, 1)),
             ss["F"]: sp.ImmutableMatrix(F), **{k: sp.ImmutableMatrix(np.array(v.subs(values), dtype=float))
                                                for k, v in sig.matrices.items()}}
-    (Ys, Y), (Pis, Pi), (Zs, Z) = sig.forms
+    (Ys, Y), (Pis, Pi), (_, Z) = sig.forms
     Yv = _numbers(Y, base)
     Piv = _numbers(Pi, {**base, Ys: sp.ImmutableMatrix(Yv)})
     if swap_vectors:                                   # planted: M mu and M^T mu exchanged
