@@ -294,8 +294,9 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
 
     def align(lines, numbered=True):
         rows = []
-        for l, r in lines:                   # <prefix>:<left-hand side>, the scheme of the other bodies
-            tag = rf" \label{{{equation_label(prefix, l + ' &', used)}}}" if numbered else r" \nonumber"
+        for l, r in lines:                   # <prefix>:<left-hand side>, the scheme of the other bodies; N' -> Nprime
+            tag = (rf" \label{{{equation_label(prefix, l.replace(chr(39), 'prime') + ' &', used)}}}" if numbered
+                   else r" \nonumber")
             rows.append(f"{l} &= {r}{tag}")
         return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}\n"
 

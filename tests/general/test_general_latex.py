@@ -44,6 +44,12 @@ def test_no_printed_line_only_renames():
         assert not any(isinstance(rhs, (sp.Symbol, sp.core.function.AppliedUndef)) for _, rhs in lines)
     assert r"\Theta" not in body and "F_{13} &=" not in body and "tau_{11}(" not in body
     assert "Woodbury" not in body and "numerical" not in body and "Dyson" not in body
+    # the labels: <prefix>:<left-hand side>, unique, the statement's labels those of the other bodies
+    import re
+
+    labels = re.findall(r"\\label\{([^}]*)\}", weights_latex(body=True, label_prefix="gw"))
+    assert len(labels) == len(set(labels)) and all(re.fullmatch(r"gw:[A-Za-z0-9]+", x) for x in labels)
+    assert {"gw:main", "gw:A1", "gw:barPhigamma", "gw:barEattngamma", "gw:t", "gw:Z", "gw:Nprime"} <= set(labels)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
