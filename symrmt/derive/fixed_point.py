@@ -154,11 +154,11 @@ class FixedPointSystem:
         )
 
     def _repr_latex_(self) -> str:
-        r"""Jupyter: the system as :func:`~.latex.system_latex` prints it, its blocks gathered in one display."""
-        from .latex import system_latex
+        r"""Jupyter: the statement's equations, as the theorem part of ``symrmt.latex(..., body=True)`` prints them
+        (:func:`~.paper.statement_display`)."""
+        from .paper import statement_display
 
-        blocks = system_latex(self, solver_data=False).split("\n\n")
-        return "$$\\begin{gathered}\n" + " \\\\[6pt]\n".join(blocks) + "\n\\end{gathered}$$"
+        return statement_display(self)
 
     def __repr__(self) -> str:
         return (f"FixedPointSystem({self.name!r}: {len(self.unknowns)} unknowns, {len(self.averages)} averages, "

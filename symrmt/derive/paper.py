@@ -130,8 +130,9 @@ def solver_data_environment(lines: list[tuple[str, bool]], label) -> str:
             "\\end{" + name + "}")
 
 
-#: The parts of a body, in the order printed: the model, the theorem (assumptions and statement), the definitions.
-PARTS = ("model", "theorem", "definitions")
+#: The parts of a body, in the order printed: the model, its assumptions, the theorem (the statement with its system),
+#: the definitions. A paper with several nonlinearities prints the model and the assumptions once.
+PARTS = ("model", "assumptions", "theorem", "definitions")
 #: The environment of a statement, by its status (:class:`~.statement.Statement`), when the user names none.
 STATUS_ENVIRONMENT = {"theorem": "theorem", "heuristic": "claim"}
 
@@ -200,8 +201,13 @@ def page_body(page, label_prefix: str | None = None, solver_data: bool = False, 
         out.append(rf"\ifnum\value{{MaxMatrixCols}}<{size} \setcounter{{MaxMatrixCols}}{{{size}}}\fi")
     if "model" in parts:
         out += [r"\paragraph{Model.}", align([(text, explicit or True) for text, explicit in model_lines(page)])]
+    assumptions = getattr(statement, "assumptions", ())
+    if "assumptions" in parts and assumptions:
+        items = [rf"\item {a}\label{{{prefix}:A{i}}}" for i, a in enumerate(assumptions, 1)]
+        out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}", *items, "\\end{enumerate}"]
     if "theorem" in parts:
-        out += _theorem(page, statement, status, environment, prefix, align, label)
+        out += _theorem(page, statement, status, environment, prefix, align, label,
+                        cited=len(assumptions) if "assumptions" in parts else 0)
     if "definitions" in parts:
         definitions = _definitions_text(page)
         if definitions:
@@ -212,22 +218,36 @@ def page_body(page, label_prefix: str | None = None, solver_data: bool = False, 
     return "\n".join(out) + "\n"
 
 
-def _theorem(page, statement, status: str, environment: str, prefix: str, align, label) -> list[str]:
-    """The assumptions (a numbered list) and the statement: convergence, the equivalent, the system, the solution."""
+def _theorem(page, statement, status: str, environment: str, prefix: str, align, label, cited: int = 0) -> list[str]:
+    """The statement: convergence, the equivalent, the system, the solution. ``cited``: the number of assumptions
+    printed in this body (cited by their labels); 0 where they are printed elsewhere in the paper (by another body's
+    assumptions part) or there are none."""
     s, tex = page.system, page.tex
-    assumptions = getattr(statement, "assumptions", ())
     out = []
-    if assumptions:
-        items = [rf"\item {a}\label{{{prefix}:A{i}}}" for i, a in enumerate(assumptions, 1)]
-        out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}", *items, "\\end{enumerate}"]
-    derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
     bars = {o: _bar(observable_name(s, o, tex)) for o in s.observables}
     limits = r",\quad ".join(observable_name(s, o, tex) + " - " + bars[o] + r" \to 0" for o in s.observables)
-    under = (rf"Under Assumptions~\ref{{{prefix}:A1}}--\ref{{{prefix}:A{len(assumptions)}}}, a" if assumptions
-             else "A")
+    under = (rf"Under Assumptions~\ref{{{prefix}:A1}}--\ref{{{prefix}:A{cited}}}, a" if cited else
+             "Under the assumptions of the model, a" if getattr(statement, "assumptions", ()) else "A")
     optional = "" if status == "theorem" else "[heuristic]"
     head = (rf"\begin{{{environment}}}{optional}\label{{{prefix}:main}}" + "\n" + under +
             r"lmost surely, as $n, p \to \infty$ with $p/n \to c$," + "\n\\[\n" + limits + "\n\\]\n")
+    equivalent, fixed = statement_lines(page)
+    words = _which_solution(page)
+    body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
+            ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
+            rf"\end{{{environment}}}"]
+    out.append("\n".join(x for x in body if x))
+    if statement and status != "theorem" and getattr(statement, "why", ""):
+        out.append(r"\noindent The statement is heuristic: " + statement.why)
+    return out
+
+
+def statement_lines(page) -> tuple[list[tuple[str, bool | str | None]], list[tuple[str, bool | str | None]]]:
+    r"""The statement's two blocks of ``align`` rows ``(text, numbered)``: the equivalent
+    (:math:`\bar E_\mathrm{attn} = \dots`, the observables) and the system its unknowns solve."""
+    s, tex = page.system, page.tex
+    derived = {o for o, v in s.observables.items() if _is_derived(v, s)}
+    bars = {o: _bar(observable_name(s, o, tex)) for o in s.observables}
     rename = {o: sp.Symbol(bars[o]) for o in s.observables}
     names = {sym: name for sym, name in zip(rename.values(), bars.values())}
     equivalent = []
@@ -239,15 +259,17 @@ def _theorem(page, statement, status: str, environment: str, prefix: str, align,
             equivalent.append((bars[o] + " &= " + page.print_with(printed, names), True))
     for text, numbered in observable_lines(page, skip=derived, names=bars, structured=True):
         equivalent.append((text, numbered))
-    words = _which_solution(page)
-    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page, width=70)), *average_lines(page, compact=True)]
-    body = [head, "where" if equivalent else "", align(equivalent) if equivalent else "",
-            ("and " if equivalent else "where ") + "the unknowns solve", align(fixed), words,
-            rf"\end{{{environment}}}"]
-    out.append("\n".join(x for x in body if x))
-    if statement and status != "theorem" and getattr(statement, "why", ""):
-        out.append(r"\noindent The statement is heuristic: " + statement.why)
-    return out
+    fixed = [*definition_lines(page, compact=True), *_joined(equation_lines(page, width=70)),
+             *average_lines(page, compact=True)]
+    return equivalent, fixed
+
+
+def statement_display(system: FixedPointSystem) -> str:
+    r"""The statement's equations as one display for Jupyter (``$$\begin{aligned}...$$``): the rows that the
+    theorem part of :func:`system_body` prints, without its labels, the equivalent first, then the system."""
+    equivalent, fixed = statement_lines(Page(system, None, 6, (), (), None, False))
+    rows = [text for text, _ in equivalent + fixed]
+    return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
 def _joined(lines: list[tuple[str, bool]], width: int = 60) -> list[tuple[str, bool]]:

@@ -75,9 +75,10 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         environment ``symrmtsolverdata`` of their own, which a paper may define first (e.g.
         ``\newenvironment{symrmtsolverdata}{\section{Solver data}}{}`` in its appendix).
     part : str or sequence of str, optional
-        With ``body`` or ``document``: the parts printed, any of ``"model"``, ``"theorem"`` (the assumptions
-        and the statement with its system) and ``"definitions"`` (f's data); default all. A paper with
-        several nonlinearities states the model once and prints ``part="theorem"`` for each.
+        With ``body`` or ``document``: the parts printed, any of ``"model"``, ``"assumptions"`` (a numbered
+        list), ``"theorem"`` (the statement with its system) and ``"definitions"`` (f's data); default all. A
+        paper with several nonlinearities states the model and its assumptions once and prints
+        ``part=["theorem", "definitions"]`` for each further one.
     theorem_env : str, optional
         With ``body`` or ``document``: the environment of the statement (e.g. ``"proposition"``); default
         ``theorem`` where the statement is proven and ``claim`` (titled "heuristic") where it is not.

@@ -143,6 +143,13 @@ def test_parts_print_the_model_once():
     theorem = latex("tanh(x)", body=True, part="theorem", label_prefix="tanh")
     assert r"\paragraph{Model.}" not in theorem and r"\paragraph{Definitions.}" not in theorem
     assert r"\begin{claim}" in theorem
+    # the assumptions are their own part: printed once per paper; a theorem without them cites them in words
+    assert r"\paragraph{Assumptions.}" not in theorem and r"\label{tanh:A1}" not in theorem
+    assert "Under the assumptions of the model, almost surely" in theorem and r"\ref{tanh:A" not in theorem
+    alone = latex("tanh(x)", body=True, part="assumptions", label_prefix="tanh")
+    assert r"\label{tanh:A4}" in alone and r"\begin{claim}" not in alone and "Model." not in alone
+    whole = latex("tanh(x)", body=True)
+    assert whole.count(r"\paragraph{Assumptions.}") == 1 and r"Under Assumptions~\ref{attention:A1}" in whole
     both = latex("tanh(x)", body=True, part=["definitions", "model"])
     assert both.index("Model.") < both.index("Definitions.") and "claim}" not in both.split("\n", 1)[1]
     with pytest.raises(SymrmtInputError, match="part 'proof'"):
@@ -212,8 +219,16 @@ def test_python_returns_the_same_body_and_a_system_renders_in_jupyter(tmp_path):
     target = tmp_path / "b.tex"
     assert main(["latex", "--f", "tanh(x)", "--body", str(target), "--part", "theorem"]) == 0
     assert target.read_text() == latex("tanh(x)", body=True, part="theorem")
+    assert main(["latex", "--f", "tanh(x)", "--body", str(target), "--part", "assumptions", "--part", "model"]) == 0
+    assert target.read_text() == latex("tanh(x)", body=True, part=["model", "assumptions"])
     shown = attention_system(1)._repr_latex_()
     assert shown.startswith("$$") and shown.endswith("$$") and r"M(\lambda) &=" in shown
+    # the rows of the statement that latex() prints for the theorem part, without their labels, and nothing else
+    theorem = latex(body=True, part="theorem").split(r"\begin{claim}")[1]
+    rows = [re.sub(r" \\(label\{[^}]*\}|nonumber)", "", row).strip()
+            for block in re.findall(r"\\begin\{align\}\n(.*?)\n\\end\{align\}", theorem, re.S)
+            for row in block.split(" \\\\\n")]
+    assert len(rows) > 5 and shown == "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
 
 
 def test_the_block_pattern_is_checked_entry_by_entry():

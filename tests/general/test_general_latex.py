@@ -16,22 +16,40 @@ from tests.cli.runner import assert_refused, run_json
 
 
 def _chain(system, values, core, swap=False):
-    """Evaluate the printed chain F -> (a, F', e) -> tau -> Theta -> Sigma at numbers; ``swap`` plants an error."""
+    """Evaluate the printed chain F -> (a, F', e) -> Sigma at numbers; ``swap`` plants an error (F'_12 <-> F'_21 in
+    Sigma, where the block traces tau_12 = -F'_12 u, tau_21 = -F'_21 u were substituted)."""
     known = dict(values)
     tau11, u, tau22 = core
+    traces = {"tau_{11}": tau11, "u": u, "tau_{22}": tau22}
+    F12, F21 = sp.Symbol("F'_{12}", real=True), sp.Symbol("F'_{21}", real=True)
     for name, lines in system.steps:
         for lhs, rhs in lines:
-            if name == "tau":
-                rhs = rhs.replace(lambda e: isinstance(e, sp.core.function.AppliedUndef),
-                                  lambda e: {"tau_{11}": tau11, "u": u, "tau_{22}": tau22}[e.func.__name__])
-                if swap and str(lhs) in (r"\tau_{12}", r"\tau_{21}"):
-                    rhs = rhs.subs({sp.Symbol("F'_{12}", real=True): sp.Symbol("F'_{21}", real=True),
-                                    sp.Symbol("F'_{21}", real=True): sp.Symbol("F'_{12}", real=True)}, simultaneous=True)
-            known[lhs] = float(sp.sympify(rhs).subs(known))
-    Sigma = np.array([[known[sp.Symbol(f"\\Sigma_{{{i}{j}}}", real=True)] for j in (1, 2, 3)] for i in (1, 2, 3)])
+            rhs = sp.sympify(rhs).replace(lambda e: isinstance(e, sp.core.function.AppliedUndef),
+                                          lambda e: traces[e.func.__name__])
+            if swap and name == "Sigma":
+                rhs = rhs.subs({F12: F21, F21: F12}, simultaneous=True)
+            known[lhs] = float(rhs.subs(known))
+    Sigma = np.array([[known.get(sp.Symbol(f"\\Sigma_{{{i}{j}}}", real=True), 0.0) for j in (1, 2, 3)]
+                      for i in (1, 2, 3)])
     N0 = np.array(system.N0.subs(known), dtype=float)
     R = np.linalg.inv(N0 - Sigma)
     return 0.5 * (R + R.T), known                      # t_bb' = (R_bb' + R_b'b)/(2c), as printed
+
+
+def test_no_printed_line_only_renames():
+    # Theta_11 = tau_11, tau_11 = tau_11(a, e), F_13 = t_13: substituted, not printed (F is one matrix)
+    s = general_weights_system()
+    body = weights_latex(body=True)
+    for _, lines in s.steps[1:]:
+        assert not any(isinstance(rhs, (sp.Symbol, sp.core.function.AppliedUndef)) for _, rhs in lines)
+    assert r"\Theta" not in body and "F_{13} &=" not in body and "tau_{11}(" not in body
+    assert "Woodbury" not in body and "numerical" not in body and "Dyson" not in body
+    # the labels: <prefix>:<left-hand side>, unique, the statement's labels those of the other bodies
+    import re
+
+    labels = re.findall(r"\\label\{([^}]*)\}", weights_latex(body=True, label_prefix="gw"))
+    assert len(labels) == len(set(labels)) and all(re.fullmatch(r"gw:[A-Za-z0-9]+", x) for x in labels)
+    assert {"gw:main", "gw:A1", "gw:barPhigamma", "gw:barEattngamma", "gw:t", "gw:Z", "gw:Nprime"} <= set(labels)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -95,8 +113,10 @@ def test_document_and_body_compile(tmp_path, capsys):
     assert "Undefined control sequence" not in log and "multiply defined" not in log
     body = weights_latex(body=True, label_prefix="gw")
     (tmp_path / "body.tex").write_text(body)
-    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\begin{document}\n"
-                                        "\\input{body}\nSee \\eqref{gw:tbb} and \\eqref{gw:N0}.\n\\end{document}\n")
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{amsmath,amssymb,amsthm}\n"
+                                        "\\newtheorem{claim}{Claim}\n\\begin{document}\n\\input{body}\n"
+                                        "See Claim~\\ref{gw:main}, \\eqref{gw:t}, \\eqref{gw:Z} and \\eqref{gw:barPhigamma}."
+                                        "\n\\end{document}\n")
     for _ in range(2):
         run = subprocess.run([_engine(), "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=300)
@@ -119,3 +139,112 @@ def test_cli_prints_the_fragments_with_m_symbolic(capsys):
 ])
 def test_cli_refusals(capsys, argv, needle):
     assert_refused(capsys, ["latex", "--weights", *argv], needle)
+
+
+def _numbers(expr, sub) -> np.ndarray:
+    """A printed matrix expression at numbers, by walking its SymPy tree with NumPy (SymPy's own explicit products
+    of 12 x 12 float matrices take minutes): ``sub`` maps its MatrixSymbols and scalars to numbers."""
+    import scipy.linalg
+
+    scalars = {k: v for k, v in sub.items() if not isinstance(k, sp.MatrixSymbol)}
+    if isinstance(expr, sp.MatrixSymbol):
+        return np.array(sub[expr], dtype=float)
+    if isinstance(expr, sp.Identity):
+        return np.eye(int(expr.rows.subs(scalars)))
+    if isinstance(expr, sp.MatMul):
+        out = np.eye(1)
+        for arg in expr.args:
+            value = _numbers(arg, sub) if arg.is_Matrix else float(arg.subs(scalars))
+            out = value * out if np.ndim(value) == 0 else (out @ value if out.shape != (1, 1) else out[0, 0] * value)
+        return out
+    if isinstance(expr, sp.MatAdd):
+        return sum(_numbers(arg, sub) for arg in expr.args)
+    if isinstance(expr, sp.KroneckerProduct):
+        return np.kron(*(_numbers(arg, sub) for arg in expr.args))
+    if isinstance(expr, sp.BlockDiagMatrix):
+        return scipy.linalg.block_diag(*(_numbers(arg, sub) for arg in expr.args))
+    if isinstance(expr, sp.Inverse):
+        return np.linalg.inv(_numbers(expr.arg, sub))
+    if isinstance(expr, sp.Transpose):
+        return _numbers(expr.arg, sub).T
+    if isinstance(expr, sp.MatrixBase):
+        return np.array(expr.subs(scalars), dtype=float)
+    raise TypeError(f"no rule for {type(expr).__name__}")
+
+
+def _printed_forms(s, t, alpha, c, M, mu, swap_vectors=False):
+    """The printed 3 x 3 forms Z = (v_i^T Pi_ij v_j) at numbers: Y, then Pi, then Z, each from its SymPy object."""
+    sig = s.signal
+    sc, ss = s.scalars, sig.scalars
+    p = M.shape[0]
+    values = {sc["alpha"]: alpha, sc["c"]: c, **{s.t[i, j]: t[i, j] for i in range(3) for j in range(3)}}
+    F = np.array(s.Fmatrix.subs(values), dtype=float)
+    base = {ss["p"]: p, ss["M"]: sp.ImmutableMatrix(M), ss["mu"]: sp.ImmutableMatrix(mu.reshape(-1, 1)),
+            ss["F"]: sp.ImmutableMatrix(F), **{k: sp.ImmutableMatrix(np.array(v.subs(values), dtype=float))
+                                               for k, v in sig.matrices.items()}}
+    (Ys, Y), (Pis, Pi), (_, Z) = sig.forms
+    Yv = _numbers(Y, base)
+    Piv = _numbers(Pi, {**base, Ys: sp.ImmutableMatrix(Yv)})
+    if swap_vectors:                                   # planted: M mu and M^T mu exchanged
+        base[ss["M"]] = sp.ImmutableMatrix(M.T)
+    return _numbers(Z, {**base, Pis: sp.ImmutableMatrix(Piv)}), F
+
+
+def _printed_phi(s, t, alpha, c, Z, theta_m, norm2) -> float:
+    sig = s.signal
+    sc, ss = s.scalars, sig.scalars
+    values = {sc["alpha"]: alpha, sc["c"]: c, ss["theta_m"]: theta_m, ss["norm2"]: norm2,
+              **{s.t[i, j]: t[i, j] for i in range(3) for j in range(3)},
+              **{sig.Z[i, j]: Z[i, j] for i in range(3) for j in range(3)}}
+    head, quadratic = sig.phi
+    blocks = {k: sp.ImmutableMatrix(np.array(v.subs(values), dtype=float)) for k, v in sig.blocks.items()}
+    return float(head.subs(values)) - float(_numbers(quadratic, blocks)[0, 0])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_printed_signal_forms_are_the_kernels(seed):
+    # Z from the printed matrix expressions (Y, Pi, V^T Pi V) with a concrete non-normal M, against the kernel's
+    # block elimination (signal_forms) at a random symmetric t
+    from symrmt.general.kernel import Factored, signal_forms
+
+    rng = np.random.default_rng(10 + seed)
+    p, alpha, c = 4, 0.7, 0.6
+    s = general_weights_system()
+    t = rng.uniform(-0.4, 0.4, (3, 3))
+    t = (t + t.T) / 2
+    M = np.eye(p) + 0.5 * rng.standard_normal((p, p))
+    mu = rng.standard_normal(p)
+    Z, F = _printed_forms(s, t, alpha, c, M, mu)
+    kernel = signal_forms(t, Factored(F, MatrixData(M)), c, [M.T @ mu, M @ mu, mu])
+    assert np.allclose(Z, kernel, atol=1e-10, rtol=1e-9)
+    planted, _ = _printed_forms(s, t, alpha, c, M, mu, swap_vectors=True)
+    assert not np.allclose(planted, kernel, atol=1e-3)
+
+
+def test_the_printed_error_with_a_signal_is_the_solvers():
+    # at the solver's solutions (p = 6, a non-normal M, a signal), the printed Phi-bar is the solver's Phi and
+    # -gamma^2 dPhi-bar/dgamma (a central difference of the printed Phi-bar between converged solutions at
+    # gamma(1 +- h)) its E; h = 1e-3: truncation ~h^2 = 1e-6 relative, the solver's own difference ~1e-9
+    from symrmt.general import solve_general
+
+    rng = np.random.default_rng(7)
+    p, c, gamma, h = 6, 0.8, 0.5, 1e-3
+    M = np.eye(p) + 0.6 * rng.standard_normal((p, p)) / np.sqrt(p)
+    mu = rng.standard_normal(p)
+    mu /= np.linalg.norm(mu)
+    gammas = gamma * np.array([1 - h, 1.0, 1 + h])
+    sol = solve_general("tanh(x)", c, gammas, M, mu=mu)
+    s = general_weights_system()
+    alpha = sol.hermite.alpha
+    theta_m, norm2 = float(mu @ M @ mu), float(mu @ mu)
+
+    def phi(k, planted=False):
+        Z, _ = _printed_forms(s, sol.t[k], alpha, c, M, mu)
+        return _printed_phi(s, sol.t[k], alpha, c, Z, *((norm2, theta_m) if planted else (theta_m, norm2)))
+
+    printed = [phi(k) for k in range(3)]
+    assert np.allclose(printed, sol.phi, atol=1e-9, rtol=1e-8)
+    error = -gamma ** 2 * (printed[2] - printed[0]) / (2 * gamma * h)
+    assert abs(error - sol.error[1]) < 1e-5 * abs(sol.error[1])
+    assert abs(theta_m - norm2) > 0.1                 # the planted error below is visible
+    assert abs(phi(1, planted=True) - sol.phi[1]) > 1e-4     # planted: theta_M and ||mu||^2 exchanged in C_0

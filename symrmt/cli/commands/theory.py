@@ -72,10 +72,12 @@ def add_latex(sub) -> None:
     p.add_argument("--body", metavar="FILE.tex", default=None,
                    help="write the body of a paper to \\input (amsmath, amssymb): the model, its numbered and "
                         "labelled equations, the definitions")
-    p.add_argument("--part", action="append", choices=("model", "theorem", "definitions"), default=None,
-                   help="with --body or --document: print only this part (repeatable; default all): the model, the "
-                        "theorem (assumptions, statement, its system) or the definitions (f's data), so that a paper "
-                        "with several nonlinearities states the model once")
+    p.add_argument("--part", action="append", choices=("model", "assumptions", "theorem", "definitions"),
+                   default=None,
+                   help="with --body or --document: print only this part (repeatable; default all): the model, its "
+                        "assumptions (a numbered list), the theorem (the statement and its system) or the "
+                        "definitions (f's data), so that a paper with several nonlinearities states the model and "
+                        "the assumptions once")
     p.add_argument("--theorem-env", metavar="NAME", default=None,
                    help="with --body or --document: the environment of the statement, e.g. proposition (default: "
                         "theorem where it is proven, claim where it is heuristic; define it with amsthm's "
