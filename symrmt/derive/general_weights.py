@@ -225,7 +225,7 @@ def _expression_tex(expr) -> str:
 
 
 def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr | None" = None,
-                  label_prefix: str | None = None) -> str:
+                  label_prefix: str | None = None, parts=None, theorem_env: str | None = None) -> str:
     r"""The general-M model as LaTeX: fragments (``aligned`` blocks), a paper body or a complete document.
 
     Made from :func:`general_weights_system`: the model, its assumptions, and a claim (heuristic, as
@@ -235,7 +235,9 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
     :math:`t = (N_0 - \Sigma_n(t))^{-1}/c` with the p-side traces :math:`\tau_{11}, u, \tau_{22}` of
     :math:`(a, e)` defined as normalized traces of words in :math:`M, M^\top` and the resolvents
     :math:`N^{-1}, N'^{-1}`, and the scalars (the Hermite data at the score scale of M). ``f`` is named in the
-    definitions; ``label_prefix`` prefixes the labels of a body or document (default ``weights``).
+    definitions; ``label_prefix`` prefixes the labels of a body or document (default ``weights``); ``parts`` (any of
+    model, assumptions, theorem, definitions; default all) and ``theorem_env`` (default ``claim``) as for the other
+    bodies (:func:`symrmt.derive.paper.system_body`).
 
     Examples
     --------
@@ -290,6 +292,10 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
                            for lines in blocks)
 
     from .latex import equation_label
+    from .paper import PARTS, check_environment, check_parts
+
+    chosen = check_parts(PARTS if parts is None else parts)
+    environment = "claim" if theorem_env is None else check_environment(theorem_env)
     used: set[str] = set()
 
     def align(lines, numbered=True):
@@ -319,13 +325,18 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
         r"integrable and of polynomial growth, with a weak derivative of polynomial growth; the diagonal $d$ is "
         r"fixed.",
     ]
-    out = ["% weights: printed by symrmt latex --weights --body; needs amsmath and amssymb; the environment claim, "
-           r"e.g. \usepackage{amsthm}\newtheorem{claim}{Claim}.", r"\begingroup\allowdisplaybreaks",
-           r"\paragraph{Model.}", align(model).rstrip()]
-    out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}",
-            *[rf"\item {a}\label{{{prefix}:A{i}}}" for i, a in enumerate(assumptions, 1)], "\\end{enumerate}"]
-    out += [rf"\begin{{claim}}[heuristic]\label{{{prefix}:main}}",
-            rf"Under Assumptions~\ref{{{prefix}:A1}}--\ref{{{prefix}:A{len(assumptions)}}}, almost surely, as "
+    out = ["% weights: printed by symrmt latex --weights --body; needs amsmath and amssymb; the environment "
+           rf"{environment}, e.g. \usepackage{{amsthm}}\newtheorem{{{environment}}}"
+           rf"{{{environment.rstrip('*').capitalize()}}}.", r"\begingroup\allowdisplaybreaks"]
+    if "model" in chosen:
+        out += [r"\paragraph{Model.}", align(model).rstrip()]
+    if "assumptions" in chosen:
+        out += [r"\paragraph{Assumptions.}", "\\begin{enumerate}",
+                *[rf"\item {a}\label{{{prefix}:A{i}}}" for i, a in enumerate(assumptions, 1)], "\\end{enumerate}"]
+    under = (rf"Under Assumptions~\ref{{{prefix}:A1}}--\ref{{{prefix}:A{len(assumptions)}}}" if "assumptions" in chosen
+             else "Under the assumptions of the model")
+    claim = [rf"\begin{{{environment}}}[heuristic]\label{{{prefix}:main}}",
+            rf"{under}, almost surely, as "
             r"$n, p \to \infty$ with $p/n \to c$,",
             r"\[", r"\Phi(\gamma) - \bar{\Phi}(\gamma) \to 0,\quad E_\mathrm{attn}(\gamma) - "
             r"\bar{E}_\mathrm{attn}(\gamma) \to 0", r"\]", "where", align(error + signal).rstrip(),
@@ -342,15 +353,23 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
             r"of words in $M$, $M^\top$ and the inverses of the symmetric $p \times p$ matrices $N$ and $N'$. "
             r"The solution meant is the one that is continuous in $\gamma$ on $(0, \infty)$ and tends to $0$ as "
             r"$\gamma \to \infty$, with $c\gamma t_{11} \to 1$.",
-            r"\end{claim}",
+            rf"\end{{{environment}}}",
             r"\noindent The statement is heuristic: replacing $K$ by its Gaussian equivalent inside $Q(\gamma)$, the "
             r"deterministic equivalent of the resolvent and the quadratic forms in $\mu$ are derived, not proven; "
-            r"the statement is checked against simulation.",
-            r"\paragraph{Definitions.} The nonlinearity " + fn + r" enters through its Hermite data at the score "
-            r"scale $\sigma$ of $M$ ($\xi, \xi' \sim \mathcal{N}(0, 1)$):",
-            align(scalars, numbered=False).rstrip(), r"\endgroup"]
+            r"the statement is checked against simulation."]
+    if "theorem" in chosen:
+        out += claim
+    if "definitions" in chosen:
+        out += [r"\paragraph{Definitions.} The nonlinearity " + fn + r" enters through its Hermite data at the "
+                r"score scale $\sigma$ of $M$ ($\xi, \xi' \sim \mathcal{N}(0, 1)$):",
+                align(scalars, numbered=False).rstrip()]
+    out.append(r"\endgroup")
     text = "\n".join(out) + "\n"
     if not document:
         return text
     from .paper import PREAMBLE
-    return PREAMBLE + r"\section*{Attention with any weight matrix $M$}" + "\n" + text + "\\end{document}\n"
+    preamble = PREAMBLE
+    if environment not in ("theorem", "claim"):               # the user's environment, defined like the others
+        preamble = preamble.replace("\\begin{document}", rf"\newtheorem{{{environment}}}"
+                                    rf"{{{environment.rstrip('*').capitalize()}}}" + "\n\\begin{document}")
+    return preamble + r"\section*{Attention with any weight matrix $M$}" + "\n" + text + "\\end{document}\n"

@@ -248,3 +248,18 @@ def test_the_printed_error_with_a_signal_is_the_solvers():
     assert abs(error - sol.error[1]) < 1e-5 * abs(sol.error[1])
     assert abs(theta_m - norm2) > 0.1                 # the planted error below is visible
     assert abs(phi(1, planted=True) - sol.phi[1]) > 1e-4     # planted: theta_M and ||mu||^2 exchanged in C_0
+
+
+def test_the_weights_body_takes_parts_and_an_environment():
+    """--part and --theorem-env shape the --weights body as they do the others: the assumptions printed once per
+    paper (a theorem part without them cites no label it does not print), the user's environment around the claim."""
+    from symrmt.derive.general_weights import weights_latex
+
+    whole = weights_latex(body=True, f="tanh(x)")
+    assert r"\paragraph{Assumptions.}" in whole and r"\begin{claim}[heuristic]" in whole
+    part = weights_latex(body=True, f="tanh(x)", parts=("model", "theorem"), theorem_env="proposition")
+    assert r"\paragraph{Assumptions.}" not in part and r"\paragraph{Definitions.}" not in part
+    assert r"\begin{proposition}[heuristic]" in part and r"\end{proposition}" in part
+    assert "Under the assumptions of the model" in part and r"\ref{weights:A1}" not in part
+    only = weights_latex(body=True, parts=("assumptions",))
+    assert r"\paragraph{Assumptions.}" in only and r"\paragraph{Model.}" not in only and "proposition" not in only

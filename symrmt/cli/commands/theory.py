@@ -377,8 +377,7 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank is not None),
                                      ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
                                      ("--solver-data", args.solver_data), ("--param", bool(getattr(args, "param", None))),
-                                     ("--digits", args.digits is not None), ("--part", bool(args.part)),
-                                     ("--theorem-env", args.theorem_env is not None)) if used]
+                                     ("--digits", args.digits is not None)) if used]
     if given:
         raise SymrmtInputError(f"--weights cannot be combined with {', '.join(given)}: the general-M system keeps M "
                                "and f's Hermite data symbolic (give --f, --body or --document, --label-prefix).")
@@ -398,8 +397,11 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     if f is not None:
         from ...nonlinearity import hermite
         f = hermite(f, center=args.center).f
+    if (args.part or args.theorem_env is not None) and args.body is None and args.document is None:
+        raise SymrmtInputError("--part and --theorem-env shape --body and --document; the printed fragments have "
+                               "neither: give --body or --document, or leave them out.")
     text = weights_latex(body=args.body is not None, document=args.document is not None, f=f,
-                         label_prefix=args.label_prefix)
+                         label_prefix=args.label_prefix, parts=args.part or None, theorem_env=args.theorem_env)
     out = {"kind": "weights", "f": args.f, "latex": text}
     _emit_latex(text, target, flag, args.json, out)
     return out
