@@ -100,12 +100,39 @@ def verified_values(expr: sp.Expr, keys: Sequence[str], label: str) -> tuple[dic
 
     data, accepted, errors = gauss_hermite_data(expr, (), np.zeros((1, 0)), False)
     names = {*keys, "nu"}
-    if accepted[0]:
+    if accepted[0] and not unresolved_by_the_rules(expr):
         root_nu = np.sqrt(abs(data["nu"][0]))
         if all(errors[k][0] <= FLOAT64_RTOL * max(abs(data[k][0]), root_nu) for k in names):
             check_nu(label, mpmath.mpf(float(data["nu"][0])))
             return {k: mpmath.mpf(float(data[k][0])) for k in names}, "float64"
     return numeric_coefficients(expr, keys, label), "30-digit"
+
+
+#: :func:`unresolved_by_the_rules`: the grid on which f is sampled (spacing 1e-3 on [-8, 8], where the Gaussian
+#: weight holds all but 1e-15 of the mass), and the largest step between neighbours, as a fraction of f's range there,
+#: below which f varies on scales the rules' nodes (0.1 to 0.3 apart near 0) resolve.
+STEEP_GRID, STEEP_FRACTION = np.linspace(-8.0, 8.0, 16001), 0.01
+
+
+def unresolved_by_the_rules(expr: sp.Expr) -> bool:
+    """Whether f changes faster than the Gauss-Hermite nodes can see (a transition narrower than their spacing, as
+    erf(4646 x)): then all three rules agree on a wrong value (they sample sign(x)), and the 30-digit route decides.
+
+    >>> unresolved_by_the_rules(sp.erf(4646 * X)), unresolved_by_the_rules(sp.tanh(2 * X) / 2 + X**3 / 10)
+    (True, False)
+    """
+    from symrmt.lambdify import numpy_function  # heavy: SymPy
+
+    try:
+        with np.errstate(all="ignore"):
+            values = np.broadcast_to(np.asarray(numpy_function(expr, [X])(STEEP_GRID), dtype=float), STEEP_GRID.shape)
+    except Exception:  # noqa: BLE001 - f not evaluable on the grid in NumPy: the 30-digit route decides
+        return True
+    finite = values[np.isfinite(values)]
+    if finite.size < values.size:
+        return True
+    spread = float(finite.max() - finite.min())
+    return spread > 0 and float(np.max(np.abs(np.diff(values)))) > STEEP_FRACTION * spread
 
 
 def _numeric_and_symbolic(expr, keys, symbolic_keys, deadline, label, numeric=None):

@@ -85,3 +85,24 @@ def test_overflow_on_the_nodes_is_left_to_mpmath():
     expr, symbol = _parametric("exp(s*x**3)", "s")     # exp(21^3) overflows float64 on the outer nodes
     _, accepted, errors = gauss_hermite_data(expr, [symbol], np.array([[1.0]]), center=False)
     assert not accepted[0] and errors["nu"][0] == np.inf
+
+
+def test_a_transition_narrower_than_the_nodes_goes_to_the_30_digit_route(monkeypatch):
+    """erf(4646 x) is sign(x) at every Gauss-Hermite node, so the three float64 rules agree on nu = 1 (true
+    0.99986...): the steepness check sends it to the verified route, and the data equal the closed forms to 1e-12.
+    Planted: with the check switched off the float64 answer is 1.4e-4 off, which the comparison catches."""
+    import math
+
+    import symrmt
+    from symrmt.nonlinearity import api, coefficients
+
+    s = 4646.0
+    a1, nu = 2 * s / math.sqrt(math.pi * (1 + 2 * s * s)), 2 / math.pi * math.asin(2 * s * s / (1 + 2 * s * s))
+    api._hermite_cached.cache_clear()
+    h = symrmt.hermite("erf(4646*x)", method="numeric")
+    assert abs(h.a1 - a1) < 1e-12 and abs(h.nu - nu) < 1e-12
+    monkeypatch.setattr(coefficients, "unresolved_by_the_rules", lambda expr: False)
+    api._hermite_cached.cache_clear()
+    fooled = symrmt.hermite("erf(4646*x)", method="numeric")
+    assert abs(fooled.nu - nu) > 1e-4
+    api._hermite_cached.cache_clear()
