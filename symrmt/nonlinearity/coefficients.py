@@ -12,7 +12,7 @@ import sympy as sp
 from symrmt.errors import NonlinearityError
 
 from .closed_forms import SymbolicSearch, exponential_exact, parity_exact, polynomial_exact, table_exact
-from .constants import DPS, KEYS
+from .constants import DPS, KEYS, X
 from .mpmath_eval import to_mp
 from .tanh_sinh import Memo, check_nu, numeric_coefficients, tail_check
 
