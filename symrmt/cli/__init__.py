@@ -174,7 +174,7 @@ def _hermite_options(args: argparse.Namespace):
     flags = hermite_flags(args)
     if not flags or getattr(args, "f", None) is None:
         return contextlib.nullcontext()
-    from ..nonlinearity.api import DEFAULT_TIMEOUT, hermite_options
+    from ..nonlinearity.api import DEFAULT_TIMEOUT, hermite_options  # heavy: SymPy
 
     return hermite_options(**{"method": "auto", "timeout": DEFAULT_TIMEOUT, **flags})
 

@@ -156,7 +156,7 @@ class FixedPointSystem:
     def _repr_latex_(self) -> str:
         r"""Jupyter: the statement's equations, as the theorem part of ``symrmt.latex(..., body=True)`` prints them
         (:func:`~.paper.statement_display`)."""
-        from .paper import statement_display
+        from .paper import statement_display  # heavy: SymPy
 
         return statement_display(self)
 

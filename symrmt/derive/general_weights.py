@@ -291,8 +291,8 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
         return "\n\n".join(r"\begin{aligned}" + " \\\\\n".join(f"{l} &= {r}" for l, r in lines) + r"\end{aligned}"
                            for lines in blocks)
 
-    from .latex import equation_label
-    from .paper import PARTS, check_environment, check_parts
+    from .latex import equation_label  # heavy: SymPy
+    from .paper import PARTS, check_environment, check_parts  # heavy: SymPy
 
     chosen = check_parts(PARTS if parts is None else parts)
     environment = "claim" if theorem_env is None else check_environment(theorem_env)

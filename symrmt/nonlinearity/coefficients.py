@@ -96,7 +96,7 @@ def verified_values(expr: sp.Expr, keys: Sequence[str], label: str) -> tuple[dic
     memo = Memo(expr, label)
     with mpmath.workdps(DPS):
         tail_check(memo)
-    from .gauss_hermite import gauss_hermite_data
+    from .gauss_hermite import gauss_hermite_data  # heavy: SymPy
 
     data, accepted, errors = gauss_hermite_data(expr, (), np.zeros((1, 0)), False)
     names = {*keys, "nu"}

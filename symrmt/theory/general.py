@@ -38,7 +38,7 @@ def _numeric(model: str, form: str, partial: Any) -> None:
 
 def _solution(general, shape: tuple, with_phi: bool) -> RidgeSolution:
     """The :class:`RidgeSolution` of a :class:`symrmt.general.GeneralSolution`, in the shape of the user's gamma."""
-    from ..derive.symbols import ERROR, PHI
+    from ..derive.symbols import ERROR, PHI  # heavy: SymPy
 
     iu = np.triu_indices(3)
     observables = {ERROR: general.error.reshape(shape)}

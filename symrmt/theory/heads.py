@@ -126,7 +126,7 @@ def solve_summed_heads(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: Any
     >>> bool(0 < s.error < 1)
     True
     """
-    from ..derive.symbols import ERROR, PHI
+    from ..derive.symbols import ERROR, PHI  # heavy: SymPy
 
     averaged = averaged_gram(gram, heads)
     heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")

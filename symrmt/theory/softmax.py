@@ -181,7 +181,7 @@ def solve_softmax(c: Any, gamma: Any, temperature: Any = 1.0, geometry: Any = No
     >>> round(float(solve_softmax(1.0, 0.1).error), 4)
     0.1791
     """
-    from ..derive.symbols import ERROR
+    from ..derive.symbols import ERROR  # heavy: SymPy
 
     # K -> K/a_1 maps E(gamma) to E(gamma/a_1^2), exactly (finite model and theory): solving with a_1 = 1 keeps
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).

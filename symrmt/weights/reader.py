@@ -420,7 +420,7 @@ def _safetensors():
     """The ``safetensors`` package (the ``weights`` extra), or a one-line error saying how to install it."""
     try:
         import safetensors
-        import safetensors.numpy
+        import safetensors.numpy  # optional: safetensors
     except ImportError:
         raise WeightFileError("reading weights needs the safetensors package: pip install 'symrmt[weights]'.") \
             from None

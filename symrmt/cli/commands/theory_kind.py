@@ -33,7 +33,7 @@ def theory_kinds() -> tuple[str, ...]:
 
 def _given(args: argparse.Namespace) -> dict:
     """The model arguments the user's flags give (flags left at their defaults give none)."""
-    from ... import hermite
+    from ... import hermite  # heavy: SymPy
 
     given: dict = {"c": args.c, "gamma": args.gamma}
     if args.f is not None:
