@@ -142,7 +142,7 @@ def test_the_readme_test_command_is_what_ci_runs():
     block = block[:block.index("```")]
 
     def commands(text: str) -> list[str]:
-        lines = [line.split("#")[0].strip() for line in text.splitlines()]
+        lines = [part.strip() for line in text.splitlines() for part in line.split("#")[0].split("&&")]
         return [line for line in lines if line.startswith(("python3 -m pip install \"", "python3 -m pip install --no-deps",
                                                           "python3 -m pytest"))]
 
