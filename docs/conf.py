@@ -74,13 +74,16 @@ numpydoc_xref_param_type = False
 
 # sphinx-gallery: one page per figure script of derivations/ (each a short example through the public API,
 # run at build time at small sizes, seconds each; its figure becomes the page's image and the thumbnail).
-# The standalone table scripts there (finite_size.py, general_weights_*.py, softmax_limits.py,
-# softmax_orientation.py) run for minutes to hours and draw no figure: they are not gallery entries.
+# The gallery is the registered figures (symrmt.figures.FIGURES, what `symrmt figure --list` names); the other
+# scripts there (finite_size.py, general_weights_*.py, gaussian_equivalence.py, softmax_limits.py, ...) write tables,
+# run for minutes to hours and draw no figure: they are not gallery entries.
+from symrmt.figures import FIGURES as _FIGURES  # noqa: E402 - after sys.path holds this checkout
+
 sphinx_gallery_conf = {
     "examples_dirs": "../derivations",
     "gallery_dirs": "gallery",
     "filename_pattern": r".*\.py$",
-    "ignore_pattern": r"(finite_size|general_weights_\w+|softmax_limits|softmax_orientation)\.py$",
+    "ignore_pattern": r"(?<!\w)(?!(?:" + "|".join(sorted(_FIGURES)) + r")\.py$)\w+\.py$",
     "plot_gallery": "True",
     "download_all_examples": False,
     "remove_config_comments": True,
