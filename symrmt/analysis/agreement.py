@@ -290,7 +290,7 @@ def judge(mean: Any, se: Any, seeds: int, theory: Any, n: int,
     ([0.0, 5.0, 20.0], ('agrees', 'disagrees', 'disagrees'))
     >>> judge([0.35], [0.01], 8, [0.30], n=4096, regimes=[["a_1 = 0"]])[1]
     ('undecided',)
-    >>> rate = FiniteSizeRate((0.5,), (3.2,), 0.005, "ladder")      # measured: E(4096) - E_inf = +0.05
+    >>> rate = FiniteSizeRate((0.5,), (3.2,), 0.004, "ladder")      # measured: E(4096) - E_inf = +0.05
     >>> judge([0.35, 0.35], [0.01, 0.01], 8, [0.30, 0.27], n=4096, rates=[rate, rate])[1]
     ('finite-size gap', 'disagrees')
     """

@@ -34,13 +34,13 @@ The file is untrusted data. It is used only when
   start function wherever there are unknowns, an averages and a law function wherever there are averages);
 - every symbol's name is one the package creates (:data:`symrmt.nonlinearity.serial.SYMBOL_NAME`);
 - each function's source parses to the statements :func:`sympy.lambdify` writes and nothing else
-  (:func:`_checked_source`): one ``def`` whose body assigns names and returns; its expressions are
+  (:func:`symrmt.codegen.code_grammar.checked_source`): one ``def`` whose body assigns names and returns; its expressions are
   names, numbers, arithmetic, comparisons, lists, tuples, and calls of names; no attribute, import,
   subscript or other statement, no integer constant beyond 1024 bits and no power of constants that Python
   would evaluate at great cost (``10**10**10``); every name it reads is an argument, an earlier assignment, or a
   name of the recorded namespace, each of which must be that very attribute of NumPy,
   :mod:`scipy.special`, :mod:`functools` or :mod:`math` and only compute (a ufunc, a number, or one
-  of the few array functions of :data:`_COMPUTING`: nothing that reads or writes files), or one of
+  of the few array functions of :data:`symrmt.codegen.code_grammar.COMPUTING`: nothing that reads or writes files), or one of
   the back end's own :data:`~symrmt.codegen.numpy_backend.MODULES` translations.
 
 Anything else (a truncated, edited or foreign file, another version, an unknown name) is a miss:
@@ -84,6 +84,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import sympy as sp
 
+from .code_grammar import Refused as _Refused
+from .code_grammar import checked_source, computes_only
 from ..errors import printable
 from ..nonlinearity.serial import SYMBOL_NAME
 from ..runtime.cache_dir import cache_root, signature, signing_key, untrusted
@@ -227,10 +229,6 @@ def summary(request: dict, build: Callable[[], Any]) -> SystemSummary:
 # ------------------------------------------------------------------------------------------------ reading
 
 
-class _Refused(ValueError):
-    """An entry that is not what this package writes."""
-
-
 def _entries(request: dict) -> Iterator[tuple[pathlib.Path, dict]]:
     """``(path, data)`` of the user's entry of ``request``, then of the shipped one (each read only when asked for)."""
     folder = _folder()
@@ -363,96 +361,12 @@ def _namespace(data: Any) -> dict[str, Any]:
             out[name] = MODULES[0][name]
         elif origin in _MODULES:
             value = getattr(importlib.import_module(origin), name, None)
-            if not _computes_only(name, value):
+            if not computes_only(name, value):
                 raise _Refused(f"name {name!r} of {origin} is not a function that only computes")
             out[name] = value
         else:
             raise _Refused(f"name {name!r} from {str(origin)[:40]!r}")
     return out
-
-
-#: Functions generated code may call besides the ufuncs: they compute arrays and do nothing else (no I/O).
-_COMPUTING = frozenset({"reduce", "select", "where", "real", "imag", "amax", "amin", "array", "asarray", "abs", "min",
-                        "max"})
-
-
-def _computes_only(name: str, value: Any) -> bool:
-    """Whether ``value`` may be called by generated code: a ufunc, a number, or one of :data:`_COMPUTING`."""
-    if isinstance(value, np.ufunc) or (isinstance(value, (int, float, complex)) and not isinstance(value, bool)):
-        return True
-    return name in _COMPUTING and callable(value)
-
-
-_ALLOWED = (ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.Return, ast.Name, ast.Load,
-            ast.Store, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Call, ast.List, ast.Tuple, ast.Compare, ast.BoolOp,
-            ast.IfExp, ast.keyword, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Expr)
-
-
-def _checked_source(source: Any, namespace: dict) -> ast.Module:
-    """The parsed ``source`` if it is one function of the grammar in the module docstring, else :class:`_Refused`."""
-    if not isinstance(source, str) or len(source) > _MAX_BYTES:
-        raise _Refused("malformed source")
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        raise _Refused("the source does not parse") from None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        raise _Refused("the source is not one function")
-    function = tree.body[0]
-    arguments = function.args
-    if (function.decorator_list or function.returns or arguments.vararg or arguments.kwarg or arguments.kwonlyargs
-            or arguments.posonlyargs or arguments.defaults):
-        raise _Refused("the function's signature is not lambdify's")
-    known = {a.arg for a in arguments.args} | set(namespace)
-    for node in ast.walk(tree):
-        if not isinstance(node, _ALLOWED):
-            raise _Refused(f"the source has a {type(node).__name__}")
-        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, complex, str, type(None))):
-            raise _Refused("the source has a constant of another kind")
-        if isinstance(node, ast.Constant) and type(node.value) is int and node.value.bit_length() > _MAX_INT_BITS:
-            raise _Refused("the source has an integer constant that is too large")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            _check_power(node)
-        if isinstance(node, ast.Expr) and not (node is function.body[0] and isinstance(node.value, ast.Constant)):
-            raise _Refused("the source has an expression statement")
-    for statement in function.body:
-        if isinstance(statement, ast.Assign):
-            if not all(isinstance(t, ast.Name) for t in statement.targets):
-                raise _Refused("an assignment to something other than a name")
-            _names_known(statement.value, known)
-            known |= {t.id for t in statement.targets}
-        elif isinstance(statement, ast.Return):
-            _names_known(statement.value, known)
-        elif not isinstance(statement, ast.Expr):
-            raise _Refused("a statement lambdify does not write")
-    return tree
-
-
-#: Integer constants of generated code (lambdify writes small ones: exponents, counts) and of powers of them.
-_MAX_INT_BITS = 1024
-_MAX_CONSTANT_EXPONENT = 1024
-
-
-def _check_power(node: ast.BinOp) -> None:
-    """Refuse a power that Python would evaluate in exact integers at great cost (``10**10**10``): an exponent
-    that is a computed constant, or a constant base and a constant exponent beyond :data:`_MAX_CONSTANT_EXPONENT`.
-    Powers of variables are float arrays: they overflow to infinity, at no cost."""
-    def constant(sub: ast.AST) -> bool:
-        return not any(isinstance(n, ast.Name) for n in ast.walk(sub))
-
-    exponent = node.right.operand if isinstance(node.right, ast.UnaryOp) else node.right
-    if constant(node.right) and not isinstance(exponent, ast.Constant):
-        raise _Refused("the source has a power whose exponent is a computed constant")
-    if constant(node.left) and constant(node.right) and (
-            any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) for n in ast.walk(node.left))
-            or not abs(exponent.value) <= _MAX_CONSTANT_EXPONENT):
-        raise _Refused("the source has a power of constants that is too large")
-
-
-def _names_known(node: ast.AST | None, known: set) -> None:
-    for sub in ast.walk(node) if node is not None else ():
-        if isinstance(sub, ast.Name) and (sub.id not in known or sub.id.startswith("__")):
-            raise _Refused(f"the source reads the unknown name {sub.id[:40]!r}")
 
 
 def _function(data: Any, label: str) -> Callable | None:
@@ -463,7 +377,7 @@ def _function(data: Any, label: str) -> Callable | None:
         raise _Refused(f"{label}: malformed")
     namespace = _namespace(data.get("namespace"))
     source = data.get("source")
-    tree = _checked_source(source, namespace)
+    tree = checked_source(source, namespace)
     filename = f"<symrmt cached {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     scope = dict(namespace)
@@ -607,13 +521,13 @@ def _function_to(function: Callable | None) -> dict | None:
             namespace[name] = _TRANSLATIONS
             continue
         for module in _MODULES:
-            if getattr(importlib.import_module(module), name, None) is value and _computes_only(name, value):
+            if getattr(importlib.import_module(module), name, None) is value and computes_only(name, value):
                 namespace[name] = module
                 break
         else:
             raise _NotData(f"the name {name} is not of a known module")
     try:
-        _checked_source(source, {**namespace, **{n: None for n in _assigned(source)}})
+        checked_source(source, {**namespace, **{n: None for n in _assigned(source)}})
     except _Refused as exc:
         raise _NotData(str(exc)) from None
     return {"source": source, "namespace": namespace}

@@ -98,7 +98,7 @@ def ridge_pencil(kernel: sp.Expr, kernel_wigner: sp.Expr, data_gram: sp.Expr) ->
 
     Examples
     --------
-    >>> from symrmt.derive.symbols import lam
+    >>> from symrmt.derive.symbols import c, lam
     >>> sp.simplify(ridge_pencil(sp.Integer(1), 0, c * lam).resolvent()[0, 0])
     1/(c*lambda + gamma)
     """

@@ -268,6 +268,18 @@ _OPTIONS: contextvars.ContextVar[tuple[str, float]] = contextvars.ContextVar("he
                                                                             default=("auto", DEFAULT_TIMEOUT))
 
 
+#: The wall-clock seconds the search gets when the data are printed (``symrmt latex`` and :func:`symrmt.latex`), where
+#: a closed form is the point of the output; a timeout the caller chose (``--timeout``, :func:`hermite_options`) wins.
+PRINTING_TIMEOUT = 10.0
+
+
+def printing_options():
+    """:func:`hermite_options` for printing equations: the search widened to :data:`PRINTING_TIMEOUT` unless the
+    caller chose a timeout (the exact data of a leaky ReLU take SymPy a few seconds, more under load)."""
+    method, timeout = _OPTIONS.get()
+    return hermite_options(method, PRINTING_TIMEOUT if timeout == DEFAULT_TIMEOUT else timeout)
+
+
 @contextlib.contextmanager
 def hermite_options(method: str = "auto", timeout: float = DEFAULT_TIMEOUT):
     """``method`` and ``timeout`` for every :func:`hermite` call inside the block that does not give its own.

@@ -54,7 +54,7 @@ def not_centered(f: Any, a0: float, where: str, exact: Any) -> NonlinearityError
     if closed and sympy is not None and isinstance(f, sympy.Basic):
         subtract = str(f - exact)                # SymPy's own difference: x**2 - 1, not x**2 - (1)
     else:
-        subtract = f"{f} - ({exact})" if closed else f"f - {a0:.15g}"
+        subtract = f"{f} - ({exact})" if closed else f"{f} - {a0:.15g}" if a0 >= 0 else f"{f} + {-a0:.15g}"
     # The value once: its float only where that reads differently from the closed form (3/10 = 0.3, not 1 = 1).
     number = "" if math.isnan(a0) or (closed and f"{a0:.6g}" == str(exact)) else f" = {a0:.6g}"
     return NonlinearityError(

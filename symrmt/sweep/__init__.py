@@ -104,8 +104,8 @@ from __future__ import annotations
 from .run import run_sweep
 from .spec import SweepSpec, load_spec, parse_spec, point_key
 from .store import FORMAT, read_records
-from .summary import SUMMARY_COLUMNS, default_csv_path, summarize, write_summary_csv
+from .summary import summarize, write_summary_csv
 from .tasks import compute_point
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "run_sweep", "compute_point", "point_key",
-           "read_records", "summarize", "write_summary_csv", "default_csv_path", "SUMMARY_COLUMNS", "FORMAT"]
+           "read_records", "summarize", "write_summary_csv", "FORMAT"]

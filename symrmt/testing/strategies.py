@@ -606,7 +606,8 @@ class KnownNonlinearity:
 @_deprecated(positional=("max_numerator", "max_denominator", "nonzero"))
 def small_rationals(*, max_numerator: int = 9, max_denominator: int = 4,
                     nonzero: bool = False) -> st.SearchStrategy[Fraction]:
-    """Fractions p/q with |p| <= max_numerator, 1 <= q <= max_denominator (not 0 with ``nonzero``).
+    r"""Fractions :math:`p/q` with :math:`|p| \le` ``max_numerator``, :math:`1 \le q \le` ``max_denominator`` (not 0
+    with ``nonzero``).
 
     Examples
     --------

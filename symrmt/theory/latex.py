@@ -1,6 +1,8 @@
 r"""The derived systems as LaTeX, with a nonlinearity's Hermite data put in (the front of :mod:`symrmt.derive.latex`)."""
 from __future__ import annotations
 
+import functools
+
 from typing import Mapping
 
 from ..models import ATTENTION, names
@@ -19,6 +21,18 @@ MAX_RANK = 64
 MAX_DIGITS = 17
 
 
+def _printing(function):
+    """Run ``function`` with the closed-form search widened for printing (:func:`symrmt.nonlinearity.api.printing_options`)."""
+    @functools.wraps(function)
+    def printed(*args, **kwargs):
+        from ..nonlinearity.api import printing_options  # heavy: SymPy
+
+        with printing_options():
+            return function(*args, **kwargs)
+    return printed
+
+
+@_printing
 def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
           form: str = "quadrature", body: bool = False, label_prefix: str | None = None,

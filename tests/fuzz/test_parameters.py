@@ -289,7 +289,8 @@ def test_the_simulator_takes_parameters_and_refuses_an_uncentered_f():
     kwargs = dict(n=24, c=1.0, gamma=[0.1, 1.0], seeds=2, progress=False)
     with_params = symrmt.simulate("tanh(s*x)", params={"s": 2.0}, **kwargs)
     assert np.array_equal(with_params.attention_per_seed, symrmt.simulate("tanh(2*x)", **kwargs).attention_per_seed)
-    centered = symrmt.simulate(hermite("relu(x)", center=True), **kwargs)
+    # the closed form of a_0 = 1/sqrt(2 pi) (a 1 s search may miss it under load, and then f differs in the last bit)
+    centered = symrmt.simulate(hermite("relu(x)", center=True, timeout=60.0), **kwargs)
     assert np.array_equal(centered.attention_per_seed,
                           symrmt.simulate("relu(x) - 1/sqrt(2*pi)", **kwargs).attention_per_seed)
     for f in ("relu(x)", "x**2", lambda t: t * t, hermite("cosh(x)")):

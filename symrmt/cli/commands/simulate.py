@@ -166,10 +166,10 @@ def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenval
         np.quantile(eigenvalues, [0.0025, 0.9975])
     start = max(lo, 1e-3 * hi) if args.matrix == "gram" else lo      # a hair above a hard edge at 0
     x = np.linspace(start, hi, 300)
-    # Softmax's f has nu = Var e^(xi/tau) = 4.5e9 at tau = 0.3, and K^T X^T X K/n eigenvalues of that order, beyond
-    # the x the theory takes: they are nu times those of f/sqrt(nu), whose data (a_1/sqrt(nu), 1) keep x of order one.
-    scale = h[1] if args.attention == "softmax" else 1.0
-    f = (h[0] / np.sqrt(scale), 1.0) if args.attention == "softmax" else h
+    # Hermite data given as numbers (softmax's: nu = Var e^(xi/tau) = 4.5e9 at tau = 0.3) put the K^T X^T X K/n
+    # eigenvalues at order nu, beyond the x the theory takes: they are nu times those of f/sqrt(nu), whose data
+    # (a_1/sqrt(nu), 1) keep x of order one. The identity holds for every f; formulas keep their own scale.
+    scale, f = (h[1], (h[0] / np.sqrt(h[1]), 1.0)) if isinstance(h, tuple) else (1.0, h)
     density = spectral_density(f, args.c, x / scale, matrix=args.matrix, d=args.diag, geometry=geometry,
                                gram=args.gram)
     title = (f"{'K^T X^T X K/n' if args.matrix == 'gram' else 'K'}: {_label(args)}, c = {args.c}, d = {args.diag}; "

@@ -64,8 +64,10 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
 
 
 def _summary(args: argparse.Namespace, sweep) -> dict:
+    from ...sweep.summary import default_csv_path
+
     named = args.csv is not None               # a default name never replaces a file (docs/usage.md)
-    csv = str(args.csv if named else fresh_path(sweep.default_csv_path(args.summary)))
+    csv = str(args.csv if named else fresh_path(default_csv_path(args.summary)))
     check_output_file(csv, "--csv")
     check_not_an_input(csv, "--csv", [(args.summary, "--summary")])
     info, rows = sweep.summarize(args.summary)

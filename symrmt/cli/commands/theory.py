@@ -395,8 +395,9 @@ def _weights_latex(args: argparse.Namespace) -> dict:
         check_output_file(target, flag, ("tex",))
     f = args.f
     if f is not None:
-        from ...nonlinearity import hermite
-        f = hermite(f, center=args.center).f
+        from ...nonlinearity.api import hermite, printing_options  # heavy: SymPy
+        with printing_options():
+            f = hermite(f, center=args.center).f
     if (args.part or args.theorem_env is not None) and args.body is None and args.document is None:
         raise SymrmtInputError("--part and --theorem-env shape --body and --document; the printed fragments have "
                                "neither: give --body or --document, or leave them out.")
