@@ -40,7 +40,7 @@ THEORY_JSON: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "points": (frozenset({"f", "columns", "points", "failed"}), frozenset()),
     # --weights FILE: the general-M theory of a real model's head
     "weights": (frozenset({"weights", "layer", "head", "p", "c", "f", "signal", "mu_norm", "weights_scale", "sigma",
-                           "gamma", "attention", "linear"}), frozenset()),
+                           "gamma", "attention", "linear", "failed"}), frozenset()),
 }
 
 
