@@ -105,7 +105,9 @@ BODIES = [dict(kind=kind, rank=rank, form=form, **extra) for form in ("quadratur
           for rank in ranks] + [dict(kind="attention", f="tanh(x)", numeric=True, solver_data=True)]
 
 _ARTICLE = r"""\documentclass{article}
-\usepackage{amsmath,amssymb}
+\usepackage{amsmath,amssymb,amsthm}
+\newtheorem{theorem}{Theorem}
+\newtheorem{claim}{Claim}
 \begin{document}
 %s
 \end{document}
@@ -115,7 +117,8 @@ _ARTICLE = r"""\documentclass{article}
 @pytest.mark.slow
 @pytest.mark.skipif(_engine() is None, reason="no LaTeX engine (pdflatex, lualatex, xelatex) on PATH")
 def test_bodies_compile_in_a_plain_article(tmp_path):
-    """Every body, each with its own label prefix, \\input into one article that loads only amsmath and amssymb.
+    """Every body, each with its own label prefix, \\input into one article that loads only amsmath, amssymb and
+    amsthm (with the theorem and claim environments each body's first line asks for).
 
     The references to each body's equations resolve, and no label is defined twice.
     """
@@ -124,7 +127,8 @@ def test_bodies_compile_in_a_plain_article(tmp_path):
         options = dict(case)
         text = latex(options.pop("f", None), body=True, label_prefix=f"s{i}", **options)
         (tmp_path / f"body{i}.tex").write_text(text)
-        first = re.search(r"\\label\{([^}]*)\}", text.split(r"\paragraph{Its deterministic")[1])[1]
+        statement = text.split(rf"\label{{s{i}:main}}")[1]          # the first equation of the statement
+        first = re.search(r"\\label\{([^}]*)\}", statement)[1]
         lines += [rf"\section{{{i}}}", rf"\input{{body{i}}}", rf"See \eqref{{{first}}} and \eqref{{s{i}:X}}."]
     (tmp_path / "system.tex").write_text(_ARTICLE % "\n".join(lines))
     for _ in range(2):                                                # the second run resolves the references
