@@ -49,7 +49,7 @@ CUSTOM = {
     "theory tanh(s*x), s = 0.5:2:20": ["theory", "--f", "tanh(s*x)", "--c", "1", "--gamma", "0.1",
                                        "--param", "s=0.5:2:20"],
     "hermite tanh(2x)/2 + x^3/10": ["hermite", "--f", "tanh(2*x)/2 + x**3/10"],
-    "latex tanh(a*x) + b*x^2": ["latex", "--f", "tanh(a*x)+b*x**2"],
+    "latex tanh(a*x) + b*(x^2 - 1)": ["latex", "--f", "tanh(a*x)+b*(x**2-1)"],
     "check softsign --examples 1": ["check", "--f", "softsign(x)", "--examples", "1"],
 }
 
