@@ -62,6 +62,8 @@ def woodbury_lines(name: str, form: WoodburyForm, page: Page) -> list[Line]:
 
 
 def woodbury_glossary(page: Page, paper: bool = False) -> list[str]:
+    r"""The "where" entries of the system's first low-rank form: what its vectors are (in a ``paper``, without
+    :math:`y`, which the model states) and how :math:`\mathsf G`, :math:`g`, :math:`\mathsf C` come from the pencil."""
     forms = [v for v in page.system.observables.values() if isinstance(v, WoodburyForm) and v.size]
     if not forms:
         return []
