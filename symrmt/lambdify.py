@@ -29,11 +29,32 @@ def numpy_function(
 ) -> Callable[..., np.ndarray]:
     """Turn ``expr`` (an expression or a sequence of them) into a NumPy function of ``args``.
 
+    Parameters
+    ----------
+    expr : sympy.Basic or sequence of sympy.Basic
+        The expression(s); scipy.special is used for the special functions (erf, gamma, ...), NumPy for the rest,
+        and Heaviside(0) is 1/2.
+    args : sequence of sympy.Symbol
+        The function's arguments, in order; every free symbol of ``expr`` must be among them.
+    name : str
+        The name in the error message (default ``"f"``).
+
+    Returns
+    -------
+    callable
+        ``function(*arrays)``: the value of ``expr`` (a tuple of values for a sequence), broadcast over NumPy
+        arrays. Cached by the expression and the arguments, so that the same ``expr`` is generated once.
+
     Raises
     ------
     ValueError
         If ``expr`` has a free symbol that is not in ``args`` (the generated code
         would otherwise fail later with a bare ``NameError``).
+
+    See Also
+    --------
+    sympy.lambdify : What generates the code (with small integer powers written as products here).
+    symrmt.codegen.compile_system : A whole system's functions, generated through this one.
 
     Examples
     --------

@@ -68,6 +68,12 @@ def simulate(
         with ``weights=M`` (its theory is :func:`symrmt.attention_error` with ``weights=M``), both before
         anything is drawn.
 
+    See Also
+    --------
+    symrmt.simulation.simulate : The Monte Carlo alone, which this function calls with the same arguments.
+    symrmt.attention_error : The theory of :math:`E_\mathrm{attn}` that ``theory=True`` puts beside it.
+    symrmt.linear_error : The theory of :math:`E_\mathrm{lin}`.
+
     Examples
     --------
     >>> res = simulate(np.tanh, n=64, c=1.0, gamma=[0.1, 1.0], seeds=2, progress=False)

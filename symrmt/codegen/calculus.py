@@ -94,6 +94,29 @@ class SystemCalculus:
 def parameter_domains(system: FixedPointSystem) -> dict[sp.Symbol, tuple[float, float, bool, bool]]:
     """Each parameter's domain as ``(lower, upper, lower_open, upper_open)``: what the solver checks it against.
 
+    Parameters
+    ----------
+    system : FixedPointSystem
+        A derived system (:mod:`symrmt.derive`); each domain in ``system.parameters`` is an interval of the reals
+        (``sympy.Interval`` or ``sympy.S.Reals``).
+
+    Returns
+    -------
+    dict
+        Parameter symbol -> ``(lower, upper, lower_open, upper_open)``: floats, infinite for an unbounded side
+        (e.g. the ridge: ``(0.0, 1e12, True, False)``, that is 0 < gamma <= 10^12; the reals:
+        ``(-inf, inf, True, True)``).
+
+    Raises
+    ------
+    ValueError
+        A domain that is not an interval of the reals (e.g. a union of intervals): the solver checks intervals only.
+
+    See Also
+    --------
+    symrmt.solve.parameters.check_parameters : What checks each value against these domains.
+    compile_system : Every function of a system, the domains among them.
+
     Examples
     --------
     >>> from symrmt.codegen import parameter_domains

@@ -91,6 +91,34 @@ def compile_calculus(calculus: SystemCalculus) -> CompiledSystem:
 def compile_system(system: FixedPointSystem) -> CompiledSystem:
     """Generate the numeric functions of a :class:`~symrmt.derive.FixedPointSystem`, once per system object.
 
+    Parameters
+    ----------
+    system : FixedPointSystem
+        A derived system (:mod:`symrmt.derive`: e.g. ``symrmt.derive.linear_system()``), quadrature or algebraic
+        form. The 32 most recent systems are cached, so that a system is compiled once.
+
+    Returns
+    -------
+    CompiledSystem
+        The residual, the fixed-point map, the averages, the observables and their derivatives, the continuation
+        start, the initial guess and the branch test as NumPy functions of the parameter arrays, with the
+        parameter domains: what :func:`symrmt.solve.solve` takes.
+
+    Raises
+    ------
+    TypeError
+        ``system`` is not a :class:`~symrmt.derive.FixedPointSystem`.
+    ValueError
+        A system the solver cannot evaluate: averages over several spectral laws, a parameter domain that is not
+        an interval, an observable whose derivative cannot be written, or a matrix expression the code
+        generator does not know.
+
+    See Also
+    --------
+    symrmt.codegen.system_cache : The compiled systems kept on disk, so that a process need not derive them.
+    symrmt.solve.solve : Solves the compiled system along its continuation path.
+    symrmt.derive.algebraic_form : The system with its spectral averages in closed form, compiled the same way.
+
     Examples
     --------
     >>> from symrmt.derive import linear_system

@@ -18,7 +18,8 @@ code builds, step by step,
    at a complex spectral argument, for eigenvalue densities; :mod:`.kernel_ridge` -- a second
    model from the same parts, ridge regression on :math:`K` alone;
 6. :mod:`.registry` -- the substitution of f's Hermite data (the models are registered in :mod:`symrmt.models`);
-   :mod:`.latex` -- a system printed as LaTeX;
+   :mod:`.latex` -- a system printed as LaTeX (its expressions by :mod:`.latex_printer`, the low-rank part
+   of an observable by :mod:`.latex_lowrank`; :mod:`.paper` -- the body of a paper);
 7. :mod:`.algebraic` -- any of these systems with its spectral averages in closed form (polynomial
    equations, no quadrature), from the law's Stieltjes equation in :mod:`.stieltjes`.
 

@@ -154,6 +154,35 @@ def algebraic_form(system: FixedPointSystem) -> FixedPointSystem:
     in the closed-form averages, then :math:`\psi_j`. Observables, parameters, branch and ranges are
     unchanged; the continuation starts where the system's does, with :math:`\mathfrak m = N^{-1}`.
 
+    Parameters
+    ----------
+    system : FixedPointSystem
+        A system whose spectral averages are entries :math:`\tau_{ij} = \mathbb E_\lambda[R_{ij}]` or
+        :math:`\tau^A_{ij} = \mathbb E_\lambda[\lambda R_{ij}]` of one resolvent :math:`R = M(\lambda)^{-1}`, over one
+        law (Marchenko--Pastur), with a Dyson matrix :math:`M(\lambda) = M_0 + \lambda M_1` linear in :math:`\lambda`,
+        :math:`M_1` invertible or of rank at most one.
+
+    Returns
+    -------
+    FixedPointSystem
+        The algebraic form: no spectral average left (``averages == {}``), the unknowns
+        :math:`\zeta_0, \dots, \zeta_{k-1}` added (:math:`k` the size of :math:`M_1` when it is invertible; two,
+        :math:`\zeta_0` and :math:`\zeta_1`, when it has rank one), named ``"<name>, algebraic"``.
+
+    Raises
+    ------
+    ValueError
+        A system without averages or with averages over several laws, an average that is not one of the two
+        forms above, averages of several resolvents, or a Dyson matrix that is not linear in :math:`\lambda`
+        or whose :math:`M_1` is neither invertible nor of rank at most one: such a system has no algebraic form
+        here (it is solved by quadrature).
+
+    See Also
+    --------
+    in_form : The system itself or its algebraic form, by the name of the form.
+    symrmt.derive.stieltjes : The Stieltjes equation of each law that the closed form comes from.
+    symrmt.latex : The two forms printed (``form="algebraic"``).
+
     Examples
     --------
     >>> from .attention import linear_system

@@ -153,6 +153,28 @@ def derivative_of(observable: sp.Symbol, variable: sp.Symbol) -> sp.Derivative:
     object; it is computed by implicit differentiation of the fixed point (never by
     ``doit()``, which would give 0 for a bare symbol).
 
+    Parameters
+    ----------
+    observable : sympy.Symbol
+        The symbol of an observable of the system (e.g. :math:`\Phi`), a key of ``FixedPointSystem.observables``.
+    variable : sympy.Symbol
+        The continuation variable (e.g. :math:`\gamma`).
+
+    Returns
+    -------
+    sympy.Derivative
+        ``Derivative(observable, variable)``, unevaluated.
+
+    Raises
+    ------
+    TypeError
+        ``observable`` or ``variable`` is not a :class:`sympy.Symbol`.
+
+    See Also
+    --------
+    FixedPointSystem : Whose observables may be such derivatives (e.g. :math:`\mathrm d\Phi/\mathrm d\gamma`).
+    symrmt.codegen.compile_system : Computes them by implicit differentiation of the fixed point.
+
     Examples
     --------
     >>> import sympy as sp

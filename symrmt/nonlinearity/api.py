@@ -288,6 +288,32 @@ def hermite_options(method: str = "auto", timeout: float = DEFAULT_TIMEOUT):
     deep inside the library (the theory, the LaTeX of a system, the property catalogue), as
     :func:`numpy.errstate` reaches NumPy's operations.
 
+    Parameters
+    ----------
+    method : {"auto", "numeric"}
+        ``"auto"`` (default): closed forms where SymPy finds them within ``timeout``, else the verified
+        quadrature; ``"numeric"``: the quadrature alone.
+    timeout : float
+        Wall-clock seconds for SymPy's closed-form search of a new f, in (0, 600]; default 1.
+
+    Returns
+    -------
+    contextmanager
+        A context manager: inside its ``with`` block, a :func:`hermite` call without its own ``method`` or
+        ``timeout`` uses these; the previous options come back on leaving it (also on an exception). It is per
+        thread and per task (a :mod:`contextvars` variable).
+
+    Raises
+    ------
+    ParameterError
+        ``method`` is not ``"auto"`` or ``"numeric"``, or ``timeout`` is not a number in (0, 600]; raised when the
+        block is entered.
+
+    See Also
+    --------
+    hermite : The Hermite data these options reach.
+    numpy.errstate : The same pattern for NumPy's floating-point errors.
+
     Examples
     --------
     >>> with hermite_options(method="numeric"):

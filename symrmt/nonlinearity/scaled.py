@@ -120,6 +120,29 @@ def scaled_data(f: Any, sigma: Any, center: bool = False) -> dict[str, np.ndarra
         Subtract :math:`a_0(\sigma)`, as :func:`~symrmt.nonlinearity.hermite` does; otherwise a non-centred
         :math:`f(\sigma\,\cdot)` is refused (:class:`~symrmt.errors.NonlinearityError`, saying how to centre).
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``"a0"``, ``"a1"``, ``"a2"`` and ``"nu"``: :math:`a_\ell(\sigma) = \mathbb E[f(\sigma\xi)\mathrm{He}_\ell(\xi)]/
+        \sqrt{\ell!}` and :math:`\nu(\sigma) = \mathbb E f(\sigma\xi)^2`, float64 of the shape of ``sigma`` (a 0-d
+        value for a scalar); :math:`a_0 = 0` with ``center``.
+
+    Raises
+    ------
+    ParameterError
+        A ``sigma`` that is not real, not finite or zero (:math:`f(0\cdot)` is a constant), or an f with symbolic
+        parameters (give their values in the formula: the scale is set by the weights).
+    NonlinearityError
+        Without ``center``, an f whose :math:`f(\sigma\,\cdot)` is not centred (:math:`a_0(\sigma) \ne 0`); an f whose
+        Hermite data cannot be computed.
+    ParseError
+        A formula f that cannot be read.
+
+    See Also
+    --------
+    scaled_hermite : The data at one scale, with the correlation :math:`\beta` of a pair of scores.
+    symrmt.nonlinearity.hermite : The Hermite data of f itself (:math:`\sigma = 1`), by the same rules.
+
     Examples
     --------
     >>> data = scaled_data("x**3 - 3*x", [1.0, 0.5])          # He_3(s x) = s^3 He_3(x) + 3 s (s^2 - 1) x
@@ -154,6 +177,40 @@ def scaled_hermite(f: Any, sigma: float, rho: float = 1.0, center: bool = False)
     The Hermite data are :func:`scaled_data`'s; :math:`\beta` the tensor rule of the module docstring.
     Refuses (one line) a ``sigma`` that is zero or not finite (:math:`f(0\cdot)` is a constant: for weights,
     :math:`M = 0`), and a non-centred :math:`f(\sigma\,\cdot)` unless ``center``.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients or callable
+        The nonlinearity, without parameters (as in :func:`scaled_data`).
+    sigma : float
+        One scale: real, finite and nonzero (for weights :math:`M`, :math:`\sigma = \|M\|_F/\sqrt p`).
+    rho : float
+        The correlation of the pair :math:`(S_{ij}, S_{ji})`, finite; clipped to :math:`[-1, 1]` (for weights,
+        :math:`\operatorname{tr}(M^2)/\|M\|_F^2`); default 1.
+    center : bool
+        Subtract :math:`a_0(\sigma)`; otherwise a non-centred :math:`f(\sigma\,\cdot)` is refused.
+
+    Returns
+    -------
+    ScaledHermite
+        :math:`\sigma`, :math:`\rho`, :math:`a_0, a_1, \nu` at :math:`\sigma`, :math:`\alpha = a_1/\sigma`,
+        :math:`b^2 = \nu - a_0^2 - a_1^2 \ge 0`, :math:`\beta = \sum_{\ell \ge 2} a_\ell^2 \rho^\ell` (with
+        :math:`|\beta| \le b^2`) and the error estimate of :math:`\beta`.
+
+    Raises
+    ------
+    ParameterError
+        A ``sigma`` that is an array, not finite or zero, a ``rho`` that is not finite, or an f with symbolic
+        parameters.
+    NonlinearityError
+        Without ``center``, a non-centred :math:`f(\sigma\,\cdot)`; an f whose Hermite data cannot be computed.
+    ParseError
+        A formula f that cannot be read.
+
+    See Also
+    --------
+    scaled_data : The Hermite data alone, at an array of scales.
+    ScaledHermite : The fields returned, and the elliptic parameter :math:`\tau_e = \beta/b^2`.
 
     Examples
     --------

@@ -74,6 +74,58 @@ def simulate_kernel_ridge(
     The parameters (f centered, ``params`` for its parameters), their checks and the draws are
     those of :func:`~symrmt.simulation.simulate` (seed k here sees the same y, X and K as seed k there).
 
+    Parameters
+    ----------
+    f : str, sympy.Expr, HermiteCoefficients or callable
+        The nonlinearity, centred (:math:`a_0 = \mathbb E f(\xi) = 0`, checked), as in
+        :func:`~symrmt.simulation.simulate`.
+    n : int
+        Number of tokens, :math:`n \ge 2`.
+    c : float
+        :math:`p/n > 0`, with :math:`p = \operatorname{round}(c n) \ge 1 + 2r`.
+    gamma : float or array_like
+        Ridge parameters, finite and :math:`> 0`; all of them from one factorization per seed.
+    geometry : Geometry, optional
+        Norms and cosines of :math:`(\mu, w_K, w_Q)` (rank one); default: no signal, no weights.
+    d : float
+        The diagonal :math:`K_{ii} = d`; default 0.
+    seeds : int
+        Number of independent draws, :math:`\ge 2`; default 4.
+    seed : int
+        Root of ``np.random.SeedSequence(seed).spawn(seeds)``; default 0.
+    random_frame : bool
+        Rotate the vectors by a Haar-random frame in each draw.
+    gram : array_like, optional
+        Instead of ``geometry``: the Gram matrix of :math:`(\mu, w_K^{(1..r)}, w_Q^{(1..r)})`, shape
+        ``(1 + 2r, 1 + 2r)``, positive semi-definite.
+    progress : bool
+        Show a progress bar over seeds on stderr (a terminal, a run over 2 s).
+    params : dict, optional
+        One value per symbolic parameter of f, e.g. ``{"s": 2.0}`` for ``"tanh(s*x)"``.
+
+    Returns
+    -------
+    KernelRidgeResult
+        ``mean``, ``se`` (standard error over seeds) and ``per_seed`` (shape ``(seeds, len(gamma))``) of
+        :math:`E_\mathrm{kernel}(\gamma) = (\gamma^2/n)\, y^\top (K^\top K + \gamma I_n)^{-2} y \in [0, 1]`,
+        with n, p and the seeds.
+
+    Raises
+    ------
+    ParameterError
+        Invalid sizes, ridges, seeds or geometry, both ``geometry`` and ``gram``, or a run that would not fit in
+        the available memory (checked before anything is allocated).
+    SymrmtInputError
+        An f that is not centred, not real or not finite on the scores, or ``params`` without one value per
+        parameter of f.
+    ConvergenceError
+        An error that leaves [0, 1] by more than round-off.
+
+    See Also
+    --------
+    symrmt.kernel_ridge_error : The deterministic equivalent of :math:`E_\mathrm{kernel}`.
+    symrmt.simulation.simulate : The attention and linear errors on the same draws.
+
     Examples
     --------
     >>> res = simulate_kernel_ridge(np.tanh, n=64, c=1.0, gamma=[0.1, 1.0], seeds=2)

@@ -66,6 +66,37 @@ def memory_estimate(n: int, p: int, seeds: int, gammas: int, method: str = "auto
     are added; with ``weights="factored"`` the ``weight_rank`` pairs and their projections
     (:math:`2r(p + n)`).
 
+    Parameters
+    ----------
+    n, p : int
+        Tokens and dimension, each :math:`\ge 1`.
+    seeds, gammas : int
+        Draws and ridge values, each :math:`\ge 1`.
+    method : {"auto", "exact", "tridiagonal", "lanczos"}
+        The route of :func:`~symrmt.simulation.simulate` (``"auto"`` counted pessimistically).
+    spectrum : {"kernel", "gram"}, optional
+        Count :func:`~symrmt.simulation.simulate_spectrum` of that matrix instead.
+    weights : {"dense", "factored"}, optional
+        General weights: a dense :math:`p \times p` matrix :math:`M`, or ``weight_rank`` factored pairs.
+    weight_rank : int
+        The rank r of factored weights, :math:`\ge 0`; default 0.
+
+    Returns
+    -------
+    int
+        The estimated peak, in bytes (8 per float64).
+
+    Raises
+    ------
+    ParameterError
+        A size, count or rank below its minimum or not an integer, an unknown ``method``, ``spectrum`` or
+        ``weights``.
+
+    See Also
+    --------
+    seconds_estimate : The estimated run time of the same call.
+    symrmt.simulation.simulate : Refuses, before allocating, a run whose estimate exceeds the memory available.
+
     Examples
     --------
     >>> round(memory_estimate(1024, 1024, seeds=4, gammas=100) / 2**20)

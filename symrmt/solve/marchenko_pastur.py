@@ -26,7 +26,32 @@ def marchenko_pastur_rule(c: np.ndarray, nodes: int = 48) -> tuple[np.ndarray, n
     the node at 0 becomes :math:`1 - \sum_j w_j` (the atom :math:`(1 - c)_+`
     plus the rule's error on the constant), so constants are integrated exactly.
 
+    Parameters
+    ----------
+    c : numpy.ndarray
+        The ratios :math:`c = p/n > 0` (any shape; a float is taken as a 0-d array).
+    nodes : int
+        Midpoint nodes in :math:`\varphi`, :math:`\ge 1`; default 48. A rule with :math:`3k` nodes contains the one
+        with :math:`k` (every third node), which the solver's error estimate uses.
+
+    Returns
+    -------
+    lam, weights : numpy.ndarray
+        Nodes :math:`\lambda_j` and weights :math:`w_j`, each of shape ``c.shape + (nodes + 1,)``; the last node is
+        :math:`\lambda = 0`, and the weights sum to 1.
+
     Returns arrays of shape ``c.shape + (nodes + 1,)``; the last node is :math:`\lambda = 0`.
+
+    Raises
+    ------
+    Nothing
+        A ``c`` that is not positive gives NaN nodes and weights (the solver checks :math:`c` first, in
+        :math:`[10^{-6}, 10^6]`).
+
+    See Also
+    --------
+    RULES : The rules by law name, as the compiled systems name their law.
+    symrmt.solve.solve : Where the averages :math:`\mathbb E_\lambda` are computed with this rule.
 
     Examples
     --------

@@ -95,6 +95,38 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
     interval, followed by ``hint``. ``sources`` names the user's argument behind a key, where it is not the
     key itself (a Gram entry comes from ``gram``), in the message of shapes that do not broadcast.
 
+    Parameters
+    ----------
+    keys : tuple
+        The parameter keys (a system's symbols, or names), in order.
+    domains : mapping
+        Key -> ``(lower, upper, lower_open, upper_open)``, e.g. ``(0, 1e12, True, False)`` for 0 < gamma <= 10^12.
+    params : mapping
+        Key -> a number or an array of numbers; exactly the keys of ``keys``.
+    hint : str
+        Appended to the message of a value outside its domain (e.g. how to choose it).
+    sources : mapping, optional
+        Key -> the name of the user's argument behind it, for the message of shapes that do not broadcast.
+
+    Returns
+    -------
+    Parameters
+        The values broadcast together and flattened (``.flat``), with the broadcast ``shape``.
+
+    Raises
+    ------
+    ParameterError
+        A missing or unknown key, a value that is not real (:class:`~symrmt.errors.ParameterTypeError`), empty,
+        not finite or outside its domain, shapes that do not broadcast, or a grid too large for the memory
+        available.
+
+    See Also
+    --------
+    symrmt.validate.inside : The check of one array against its domain.
+    symrmt.codegen.parameter_domains : A system's domains, in this form.
+
+    Examples
+    --------
     >>> p = check_parameters(("u", "v"), {"u": (0, 10, True, False), "v": (0, np.inf, True, True)},
     ...                      {"u": 1.0, "v": [0.1, 1.0]})
     >>> p.shape, p["u"].tolist()

@@ -61,6 +61,30 @@ def small_rationals(*, max_numerator: int = 9, max_denominator: int = 4,
     r"""Fractions :math:`p/q` with :math:`|p| \le` ``max_numerator``, :math:`1 \le q \le` ``max_denominator`` (not 0
     with ``nonzero``).
 
+    Parameters
+    ----------
+    max_numerator : int
+        The largest :math:`|p|`, 0 to :math:`10^6`; default 9.
+    max_denominator : int
+        The largest :math:`q`, 1 to :math:`10^6`; default 4.
+    nonzero : bool
+        Never draw 0.
+
+    Returns
+    -------
+    SearchStrategy of fractions.Fraction
+        The fractions :math:`p/q` (not reduced when drawn; :class:`~fractions.Fraction` reduces them).
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A bound that is not a whole number in its range, ``max_numerator=0`` with ``nonzero``, or a positional
+        argument beyond the three (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    hermite_polynomials, trig_mixtures, scaled_activations : The formulas whose coefficients are drawn here.
+
     Examples
     --------
     >>> from hypothesis import given, settings
@@ -92,6 +116,27 @@ def hermite_polynomials(*, max_degree: int = 5) -> st.SearchStrategy[KnownNonlin
     :math:`\nu = \sum_k q_k^2/k! \le 4(e - 1) < 7` (orthogonality
     :math:`\mathbb E[\mathrm{He}_j\mathrm{He}_k] = k!\,\delta_{jk}`): inside the ranges of :func:`hermite_data`
     where the catalogue's tolerances are stated.
+
+    Parameters
+    ----------
+    max_degree : int
+        The largest degree K, 1 to 12; default 5.
+
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        The polynomial's text, with :math:`a_1 = q_1`, :math:`a_2 = q_2/\sqrt 2` and :math:`\nu` exact (SymPy
+        rationals), centred by construction (:math:`\mathrm{He}_k` has mean 0 for :math:`k \ge 1`).
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``max_degree`` that is not a whole number in 1..12, or a second positional argument (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    nonlinearities : All the families together.
+    symrmt.hermite : What the drawn data are checked against.
 
     Examples
     --------
@@ -126,6 +171,22 @@ def trig_mixtures(draw) -> KnownNonlinearity:
     and the odd-times-even cross term vanishes: :math:`a_1 = \alpha k e^{-k^2/2}`,
     :math:`\nu = \alpha^2(1 - e^{-2k^2})/2 + \beta^2[(1 + e^{-2l^2})/2 - e^{-l^2}]`.
 
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        The formula with rational :math:`|\alpha|, |\beta| \le 2` (not both 0) and :math:`0 < |k|, |l| \le 3/2`, and
+        :math:`a_1`, :math:`\nu` exact (SymPy expressions); centred by construction.
+
+    Raises
+    ------
+    Nothing
+        It takes no argument to check.
+
+    See Also
+    --------
+    nonlinearities : All the families together.
+    scaled_activations : Activations at a scale, with their closed forms.
+
     Examples
     --------
     >>> from hypothesis import given, settings
@@ -155,6 +216,22 @@ def scaled_activations(draw) -> KnownNonlinearity:
       :math:`\xi^2(\Phi(k\xi) - 1/2)` is odd; :math:`\nu` has no short form (None).
     * erf: :math:`a_1 = \frac{2sk}{\sqrt{\pi(1 + 2k^2)}}` (Stein),
       :math:`\nu = \frac{2s^2}{\pi}\arcsin\frac{2k^2}{1 + 2k^2}`.
+
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        The formula with rational :math:`0 < |s| \le 2`, :math:`0 < |k| \le 3/2`, its :math:`a_1` and :math:`\nu`
+        (None for GELU's :math:`\nu`); ReLU and GELU are drawn with ``center=True`` (their :math:`a_0 \ne 0`).
+
+    Raises
+    ------
+    Nothing
+        It takes no argument to check.
+
+    See Also
+    --------
+    nonlinearities : All the families together.
+    parametric_nonlinearities : Families whose scale is a symbolic parameter.
 
     Examples
     --------
@@ -189,6 +266,22 @@ def parametric_nonlinearities(draw) -> KnownNonlinearity:
       (f is x for x > 0 and s x below, so :math:`\mathbb E f^2 = (1 + s^2)/2`, :math:`a_0 = (1 - s)/\sqrt{2\pi}`).
 
     Values are rationals with :math:`|A| \le 2`, :math:`0 < |k| \le 3/2`, :math:`|s| \le 2`.
+
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        The formula with its parameters (``params``, e.g. ``{"A": 1.5, "k": -0.5}``) and :math:`a_1`, :math:`\nu` at
+        those values; what :func:`symrmt.hermite` takes as f with ``params``.
+
+    Raises
+    ------
+    Nothing
+        It takes no argument to check.
+
+    See Also
+    --------
+    nonlinearities : All the families together.
+    symrmt.hermite : Reads the parameters of a drawn f from it.
 
     Examples
     --------
@@ -227,6 +320,26 @@ def smooth_nonlinearities(*, max_terms: int = 3) -> st.SearchStrategy[KnownNonli
     Rational :math:`0 < |s_i| \le 2`, :math:`0 < |k_i| \le 3/2`. No closed form is claimed
     (``a1 = nu = None``): these are for properties that hold for every f.
 
+    Parameters
+    ----------
+    max_terms : int
+        The largest number of blocks, 1 to 9 (the size of :data:`SMOOTH_BLOCKS`); default 3.
+
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        The sum's text, ``center=True``, ``a1 = nu = None``.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``max_terms`` that is not a whole number in 1..9, or a second positional argument (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    nonlinearities : All the families together.
+    SMOOTH_BLOCKS : The blocks :math:`g_i`.
+
     Examples
     --------
     >>> from hypothesis import given, settings
@@ -258,6 +371,34 @@ def nonlinearities(*, known: bool = True, parameters: bool = True,
     :func:`trig_mixtures`, :func:`scaled_activations`), families with symbolic parameters
     (``parameters``: :func:`parametric_nonlinearities`) and arbitrary smooth sums (``smooth``:
     :func:`smooth_nonlinearities`, no closed form).
+
+    Parameters
+    ----------
+    known : bool
+        Draw the families with closed-form Hermite data; default True.
+    parameters : bool
+        Draw the families with symbolic parameters; default True.
+    smooth : bool
+        Draw the smooth sums without closed form; default True.
+
+    Returns
+    -------
+    SearchStrategy of KnownNonlinearity
+        One of the chosen families per draw. Every f drawn has |a_1| <= 2 and nu < 7; a drawn f is passed to
+        symrmt's functions as f as it is.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        An option that is not True or False, all three False, or positional arguments beyond the three
+        (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    hermite_polynomials, trig_mixtures, scaled_activations : The families with known data.
+    parametric_nonlinearities : The families with parameters.
+    smooth_nonlinearities : The smooth sums.
+    KnownNonlinearity : What is drawn.
 
     Examples
     --------

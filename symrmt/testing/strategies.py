@@ -59,11 +59,10 @@ from hypothesis.errors import InvalidArgument
 
 from ..geometry import Geometry
 from .arguments import deprecated as _deprecated
-from .arguments import interval as _interval
-from .arguments import pair as _pair
 from .arguments import real as _real
 from .arguments import strategy as _strategy
 from .arguments import whole as _whole
+from .scalars import MAX_DIAGONAL, RATIOS, RIDGES, Regime, diagonals, log_uniform, ratios, regimes, ridges
 from .theories import GRAM_NAMES, Point
 
 __all__ = [
@@ -74,14 +73,8 @@ __all__ = [
     "RATIOS", "RIDGES", "MAX_NORM", "MAX_DIAGONAL", "MAX_A1", "MAX_B2", "MIN_NU", "MAX_RANK", "SMOOTH_BLOCKS",
 ]
 
-#: Range of c = p/n drawn by :func:`regimes` and :func:`points`.
-RATIOS = (0.2, 5.0)
-#: Range of the ridge gamma drawn by :func:`regimes`.
-RIDGES = (1e-2, 1e2)
 #: Largest norm of mu, w_K, w_Q drawn by :func:`geometries`.
 MAX_NORM = 2.0
-#: Largest |d| drawn by :func:`points`.
-MAX_DIAGONAL = 1.0
 #: |a_1| <= MAX_A1 and 0 <= b^2 <= MAX_B2 in :func:`hermite_data`, with nu >= MIN_NU.
 MAX_A1, MAX_B2, MIN_NU = 2.0, 2.0, 0.05
 
@@ -116,123 +109,7 @@ class HermiteData(NamedTuple):
         return self.nu - self.a1 * self.a1
 
 
-class Regime(NamedTuple):
-    r"""What :func:`regimes` draws: the ratio :math:`c = p/n` and the ridge :math:`\gamma`.
-
-    Examples
-    --------
-    >>> from symrmt.testing import Regime
-    >>> Regime(c=0.5, gamma=0.1).gamma
-    0.1
-    """
-
-    c: float
-    gamma: float
-
-
-# --------------------------------------------------------------------------- numbers
-
-
-@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
-                                                            "high": lambda v: {"max_value": v}})
-def log_uniform(*, min_value: float, max_value: float) -> st.SearchStrategy[float]:
-    """Floats spread evenly in log scale over ``[min_value, max_value]`` (both > 0).
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import log_uniform
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(log_uniform(min_value=0.1, max_value=10.0))
-    ... def check(value):
-    ...     assert 0.1 <= value <= 10.0
-    >>> check()
-    """
-    lo, hi = _interval("log_uniform", "min_value", min_value, "max_value", max_value, positive=True)
-    return st.floats(math.log(lo), math.log(hi)).map(lambda v: float(min(max(math.exp(v), lo), hi)))
-
-
-@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
-                                                            "high": lambda v: {"max_value": v}})
-def ratios(*, min_value: float = RATIOS[0], max_value: float = RATIOS[1]) -> st.SearchStrategy[float]:
-    r""":math:`c = p/n`, log-uniform in ``[min_value, max_value]`` (default :math:`[0.2, 5]`).
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import ratios
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(ratios(min_value=0.5, max_value=2.0))
-    ... def check(c):
-    ...     assert 0.5 <= c <= 2.0
-    >>> check()
-    """
-    _interval("ratios", "min_value", min_value, "max_value", max_value, positive=True)
-    return log_uniform(min_value=min_value, max_value=max_value)
-
-
-@_deprecated(positional=("min_value", "max_value"), renamed={"low": lambda v: {"min_value": v},
-                                                            "high": lambda v: {"max_value": v}})
-def ridges(*, min_value: float = RIDGES[0], max_value: float = RIDGES[1]) -> st.SearchStrategy[float]:
-    r"""The ridge :math:`\gamma`, log-uniform in ``[min_value, max_value]`` (default :math:`[10^{-2}, 10^2]`).
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import ridges
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(ridges(max_value=1.0))
-    ... def check(gamma):
-    ...     assert 1e-2 <= gamma <= 1.0
-    >>> check()
-    """
-    _interval("ridges", "min_value", min_value, "max_value", max_value, positive=True)
-    return log_uniform(min_value=min_value, max_value=max_value)
-
-
-@_deprecated(renamed={"c": _pair("c", "min_c", "max_c"), "gamma": _pair("gamma", "min_gamma", "max_gamma")})
-def regimes(*, min_c: float = RATIOS[0], max_c: float = RATIOS[1], min_gamma: float = RIDGES[0],
-            max_gamma: float = RIDGES[1]) -> st.SearchStrategy[Regime]:
-    r""":class:`Regime` ``(c, gamma)``: :math:`c \in [0.2, 5]` and :math:`\gamma \in [10^{-2}, 10^2]` by default, both
-    log-uniform.
-
-    The solver's range is wider (:data:`symrmt.validate.C_RANGE`, :math:`\gamma \le 10^{12}`); this is
-    where the catalogue's tolerances are stated. Near :math:`c = 1` with :math:`\gamma \lesssim 10^{-8}` the
-    quadrature cannot resolve the hard edge (section 13 of the theory page), far outside this range.
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import regimes
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(regimes(max_c=2.0))
-    ... def check(drawn):
-    ...     assert 0.2 <= drawn.c <= 2 and 1e-2 <= drawn.gamma <= 1e2
-    >>> check()
-    """
-    _interval("regimes", "min_c", min_c, "max_c", max_c, positive=True)
-    _interval("regimes", "min_gamma", min_gamma, "max_gamma", max_gamma, positive=True)
-    return st.builds(Regime, ratios(min_value=min_c, max_value=max_c), ridges(min_value=min_gamma, max_value=max_gamma))
-
-
-@_deprecated(positional=("max_abs",), renamed={"bound": lambda v: {"max_abs": v}})
-def diagonals(*, max_abs: float = MAX_DIAGONAL) -> st.SearchStrategy[float]:
-    """The diagonal d of the attention matrix, in ``[-max_abs, max_abs]``.
-
-    Examples
-    --------
-    >>> from hypothesis import given, settings
-    >>> from symrmt.testing import diagonals
-    >>> @settings(max_examples=5, database=None, deadline=None)
-    ... @given(diagonals(max_abs=0.5))
-    ... def check(d):
-    ...     assert abs(d) <= 0.5
-    >>> check()
-    """
-    bound = _real("diagonals", "max_abs", max_abs)
-    if bound < 0:
-        raise InvalidArgument(f"diagonals(max_abs={max_abs!r}): max_abs must be >= 0.")
-    return st.floats(-bound, bound)
+# --------------------------------------------------------------------------- Hermite data and geometries
 
 
 def _generic(draw) -> np.random.Generator | None:
@@ -271,6 +148,34 @@ def hermite_data(*, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: floa
     ``min_nu`` (f is not 0). With ``linear`` :math:`b = 0` (f linear), :math:`a_1^2 \ge` ``min_nu``.
     The theory depends on f only through these two numbers (and d).
 
+    Parameters
+    ----------
+    max_a1 : float
+        The largest :math:`|a_1|`, finite and :math:`\ge 0`; default 2.
+    max_b2 : float
+        The largest :math:`b^2 = \nu - a_1^2`, finite and :math:`\ge 0`; default 2.
+    min_nu : float
+        The smallest :math:`\nu`, finite and :math:`> 0`; default 0.05.
+    linear : bool
+        Draw a linear f: :math:`b^2 = 0`, :math:`\nu = a_1^2 \ge` ``min_nu``.
+
+    Returns
+    -------
+    SearchStrategy of HermiteData
+        Named pairs ``HermiteData(a1, nu)``, which every function of symrmt takes as f.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        A bound that is not a finite number, a negative ``max_a1`` or ``max_b2``, a ``min_nu`` that is not > 0, a
+        ``linear`` that is not True or False, or bounds under which no f has :math:`\nu \ge` ``min_nu``;
+        positional arguments beyond the four (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    nonlinearities : Formulas for f, whose data are these.
+    points : The Hermite data with the rest of a parameter point.
+
     Examples
     --------
     >>> from hypothesis import given, settings
@@ -297,6 +202,26 @@ def hermite_data(*, max_a1: float = MAX_A1, max_b2: float = MAX_B2, min_nu: floa
 @_deprecated(positional=("dimension",))
 def unit_vectors(*, dimension: int = 3) -> st.SearchStrategy[np.ndarray]:
     """A unit vector in :math:`R^{dimension}` (for 3: two angles, every direction reachable; shrinks to e_3).
+
+    Parameters
+    ----------
+    dimension : int
+        The dimension, 1 to 33 (1 + 2 * MAX_RANK); default 3.
+
+    Returns
+    -------
+    SearchStrategy of numpy.ndarray
+        Unit vectors of shape ``(dimension,)`` (e_1 where a drawn vector is shorter than 1e-6; for 3, the
+        direction of two angles).
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``dimension`` that is not a whole number in 1..33, or a second positional argument (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    geometries, grams : Geometries of actual vectors, made from such directions.
 
     Examples
     --------
@@ -362,6 +287,29 @@ def geometries(*, rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrateg
     ``rank`` other than 1 is deprecated (it drew a ``DrawnGeometry``; removed in symrmt 0.3): use
     :func:`grams`.
 
+    Parameters
+    ----------
+    rank : int
+        1 (default); another rank, 2 to 16, is deprecated: it draws a ``DrawnGeometry`` (use :func:`grams`).
+    max_norm : float
+        The largest norm, in :math:`[0, 2]` (the norms :class:`symrmt.Geometry` takes are at most 100); default 2.
+
+    Returns
+    -------
+    SearchStrategy of symrmt.Geometry
+        Valid geometries (the cosines of actual vectors), which every function of symrmt takes as ``geometry``.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``max_norm`` that is not a number in [0, 2], ``rank`` that is not a whole number in 1..16, or positional
+        arguments beyond the two (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3).
+
+    See Also
+    --------
+    grams : The Gram matrix of rank-r weights.
+    points : A geometry with the rest of a parameter point.
+
     Examples
     --------
     >>> import symrmt
@@ -387,6 +335,28 @@ def grams(*, rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrategy[np.
     ``[0, max_norm]``: what every function of symrmt takes as ``gram=``, valid (positive semidefinite) by
     construction, since only actual vectors are drawn. ``rank`` is at most :data:`MAX_RANK`.
 
+    Parameters
+    ----------
+    rank : int
+        The rank r of the weights, 1 to 16; default 1.
+    max_norm : float
+        The largest norm, in :math:`[0, 2]`; default 2.
+
+    Returns
+    -------
+    SearchStrategy of numpy.ndarray
+        Gram matrices of shape ``(1 + 2r, 1 + 2r)``, symmetric and positive semidefinite.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``rank`` that is not a whole number in 1..16, or ``max_norm`` that is not a number in :math:`[0, 2]`.
+
+    See Also
+    --------
+    geometries : The rank-one geometry as a :class:`symrmt.Geometry`.
+    symrmt.attention_error : Takes the drawn matrix as ``gram=``.
+
     Examples
     --------
     >>> import numpy as np
@@ -411,6 +381,37 @@ def points(*, hermite: st.SearchStrategy | None = None, c: st.SearchStrategy | N
     ``hermite``, ``c`` and ``d`` are strategies replacing :func:`hermite_data` (``linear`` is its option),
     :func:`ratios` and :func:`diagonals`: ``hermite=st.just((a1, nu))`` fixes f. A plain pair for ``hermite``
     is deprecated (removed in symrmt 0.3).
+
+    Parameters
+    ----------
+    hermite : SearchStrategy, optional
+        Draws f's data as ``HermiteData`` or a pair ``(a1, nu)``; default :func:`hermite_data` (with ``linear``).
+    c : SearchStrategy, optional
+        Draws c; default :func:`ratios` (c in [0.2, 5]).
+    d : SearchStrategy, optional
+        Draws d; default :func:`diagonals` (|d| <= 1).
+    max_norm : float
+        The largest norm of mu, w_K, w_Q, in [0, 2]; default 2.
+    linear : bool
+        With the default ``hermite``: a linear f (b = 0).
+
+    Returns
+    -------
+    SearchStrategy of Point
+        Points ``Point(a1, nu, c, d, theta, alpha_K, alpha_Q, omega_KK, omega_QQ, omega_KQ)``: the Hermite data,
+        c, d and the six entries of a rank-one Gram matrix.
+
+    Raises
+    ------
+    hypothesis.errors.InvalidArgument
+        ``hermite``, ``c`` or ``d`` that is not a strategy (the message shows the ``st.just(...)`` that draws the
+        value), ``linear`` that is not True or False, ``max_norm`` outside [0, 2], or positional arguments
+        beyond the five (0.1's positional arguments warn (:class:`DeprecationWarning`) until symrmt 0.3; so does a plain pair as ``hermite``).
+
+    See Also
+    --------
+    hermite_data, ratios, diagonals, geometries : The strategies of each part.
+    symrmt.testing.theories.Point : What is drawn.
 
     Examples
     --------

@@ -63,7 +63,7 @@ def test_printed_equals_solved_for_an_f_without_a_linear_part():
 
 def test_the_printed_equals_solved_check_has_power(monkeypatch):
     """A simplifier that drops one term of one expression (the a_1 lambda of M) is caught."""
-    import symrmt.derive.latex as printing
+    import symrmt.derive.latex_printer as printing
 
     def wrong(expr, unknowns=()):
         return simplest(expr, unknowns).subs(S.lam, 1) if hasattr(expr, "has") and expr.has(S.b) else \
