@@ -15,7 +15,7 @@ def long_modules(root: pathlib.Path, limit: int = LIMIT) -> list[str]:
 #: Modules over the limit after the merges of 2026-12-07 (the theorem's printer, the public theory with the
 #: general-M faces), each held at its length: it may only shrink, and no other module may pass the limit.
 #: Splitting them is left for the next session (the note of that stop says so).
-OVER_THE_LIMIT = {"symrmt/derive/latex.py": 782, "symrmt/theory/ridge.py": 612}
+OVER_THE_LIMIT = {"symrmt/derive/latex.py": 782}
 
 
 def test_no_module_over_600_lines():
