@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import ParameterError, ParameterTypeError, shown
 
-__all__ = ["MIN_TEMPERATURE", "temperature", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
+__all__ = ["MIN_TEMPERATURE", "DEFAULT_TEMPERATURE", "temperature", "heads", "beyond_gamma", "MAX_SEED", "integer_text", "seed", "seed_count", "index", "distinct_indices",
            "MAX_GRID_POINTS", "C_RANGE", "MAX_GAMMA", "MAX_DIAGONAL", "RANGE_HINT", "DOMAINS", "inside", "in_range", "real_scalar", "positive_scalar",
            "integer", "real_array", "positive_array",
            "positive_grid", "choice", "within", "indices", "grid", "GRID_GRAMMAR", "GridSpacingWarning", "TWO_SEEDS"]
@@ -364,16 +364,67 @@ def indices(name: str, value: Any, hint: str = "") -> list[int]:
 MIN_TEMPERATURE = 0.054
 
 
-def temperature(temperature: Any, array: bool = False) -> Any:
-    r"""``temperature`` as a float (an array with ``array``), finite and at least :data:`MIN_TEMPERATURE`."""
+#: The temperature a caller that gives none (None) gets, in the theory and the Monte Carlo alike.
+DEFAULT_TEMPERATURE = 1.0
+
+
+def temperature(temperature: Any = None, array: bool = False) -> Any:
+    r"""``temperature`` as a float (an array with ``array``), finite and at least :data:`MIN_TEMPERATURE`.
+
+    The one reader of the softmax temperature, for the theory, the Monte Carlo and the command line alike: None is
+    :data:`DEFAULT_TEMPERATURE`, and a single number is refused in the same line whichever of them reads it (an array
+    of several, entry by entry).
+
+    >>> temperature(0)
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: temperature = 0.0: must be > 0. The softmax temperature tau divides the scores: exp(S/tau).
+    """
     hint = "The softmax temperature tau divides the scores: exp(S/tau)."
-    value = positive_array("temperature", temperature, hint) if array else \
-        positive_scalar("temperature", temperature, hint)
+    temperature = DEFAULT_TEMPERATURE if temperature is None else temperature
+    value: Any
+    if np.ndim(temperature) == 0 and not np.ma.isMaskedArray(temperature):
+        number = positive_scalar("temperature", temperature, hint)
+        value = np.asarray(number) if array else number
+    elif array:
+        value = positive_array("temperature", temperature, hint)
+    else:
+        value = positive_scalar("temperature", temperature, hint)
     if np.any(np.asarray(value) < MIN_TEMPERATURE):
         raise ParameterError(
             f"temperature = {temperature!r}: must be >= {MIN_TEMPERATURE} (below it e^(2/tau^2), the variance of "
             "exp(xi/tau), overflows float64; the entrywise equivalent fails long before: docs/theory.md, section 15).")
     return value
+
+
+def heads(value: Any, pairs: int | None = None) -> int:
+    """The number of heads H, the one reader of the theory and the Monte Carlo alike: an integer >= 1 and, given the
+    number of weight pairs of the heads' Gram matrix, a divisor of it (each head owns the same number r of pairs).
+
+    >>> heads(2, pairs=4)
+    2
+    >>> heads(3, pairs=4)
+    Traceback (most recent call last):
+    ...
+    symrmt.errors.ParameterError: heads = 3: the Gram matrix has 4 weight pairs, not a multiple of 3 (each head owns the same number r of pairs).
+    """
+    count = integer("heads", value, 1, "Give the number of heads H >= 1.")
+    if pairs is not None and pairs % count:
+        raise ParameterError(f"heads = {count}: the Gram matrix has {pairs} weight pairs, not a multiple of {count} "
+                             "(each head owns the same number r of pairs).")
+    return count
+
+
+def beyond_gamma(ridge: np.ndarray) -> np.ndarray:
+    """Where a ridge computed from the user's arguments (softmax's gamma/a_1^2) leaves gamma's domain above
+    (:data:`MAX_GAMMA`, or not a number): the one comparison with the bound outside :func:`inside`, for a caller that
+    words the refusal in its own arguments.
+
+    >>> beyond_gamma(np.array([1.0, 2 * MAX_GAMMA, np.inf])).tolist()
+    [False, True, True]
+    """
+    with np.errstate(invalid="ignore"):
+        return ~(np.asarray(ridge, dtype=float) <= DOMAINS["gamma"][1])
 
 
 #: The grid grammar, stated once: what ``--help``, the messages and docs/usage.md say.

@@ -15,13 +15,14 @@ import numpy as np
 
 from ..errors import SymrmtInputError, shown as _shown
 from ..geometry import Geometry
-from ..simulation.softmax import ATTENTIONS, NORMALIZATIONS
+from ..models import cli_hooks
+from ..simulation.softmax import NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
 from .values import (parse_gamma, parse_grid, parse_gram, parse_integer, parse_param, parse_param_value, parse_seed,
                      parse_seed_count)
 
 __all__ = ["GRID", "GRID_HELP", "GEOMETRY_FLAGS", "add_f", "add_hermite_flags", "hermite_flags", "add_attention", "add_geometry", "add_params", "add_common", "add_mc",
-           "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "check_c", "check_finite_numbers",
+           "geometry", "geometry_kwargs", "check_attention", "attention_kwargs", "attention_model", "picked_model", "check_c", "check_finite_numbers",
            "parameter_values", "single_point", "parameter_axes", "PRESETS", "axis_parser", "preset_geometry",
            "integer_argument", "seed_argument", "seeds_argument"]
 
@@ -103,7 +104,7 @@ def hermite_flags(args: argparse.Namespace) -> dict:
 def add_attention(p: argparse.ArgumentParser, normalize: bool = False) -> None:
     """``--attention`` and ``--temperature`` (and, for the commands that simulate, ``--normalize``); with them
     ``--f`` is optional (:func:`check_attention` decides)."""
-    p.add_argument("--attention", choices=ATTENTIONS, default="entrywise",
+    p.add_argument("--attention", choices=cli_hooks.attentions(), default=cli_hooks.default_attention(),
                    help="entrywise: K_ij = f(S_ij)/sqrt(p), needs --f (default); softmax: each query's exp(S/T) "
                         "normalized over its keys (self-token masked), times (n-1) e^(1/(2T^2))/sqrt(p), without --f")
     p.add_argument("--temperature", type=float, default=None, metavar="T",
@@ -115,33 +116,41 @@ def add_attention(p: argparse.ArgumentParser, normalize: bool = False) -> None:
                             "the same for both")
 
 
+def attention_model(args: argparse.Namespace) -> cli_hooks.CommandLine:
+    """The registry's entry of the model ``--attention`` picks (:mod:`symrmt.models.cli_hooks`)."""
+    return cli_hooks.picked(getattr(args, "attention", None))
+
+
+def picked_model(args: argparse.Namespace) -> cli_hooks.CommandLine:
+    """The registry's entry of the model the flags pick: a picking flag given (``--weights``), else ``--attention``."""
+    flags = {name: getattr(args, name, None) for name in cli_hooks.picking_flags()}
+    return cli_hooks.picked(getattr(args, "attention", None), flags)
+
+
 def check_attention(args: argparse.Namespace) -> None:
-    """Entrywise attention needs ``--f``; softmax fixes f, so ``--f``, ``--center``, ``--param`` and a nonzero
-    ``--diag`` are refused with it, and ``--temperature`` belongs to softmax only."""
-    if args.attention == "entrywise":
+    """A model that takes f needs ``--f``; one that fixes f refuses ``--f``, ``--center``, ``--param`` and a nonzero
+    ``--diag``; a model's own options (``--temperature``, ``--normalize``) are refused for the others."""
+    model = attention_model(args)
+    if model.takes_f:
         if args.f is None:
-            raise SymrmtInputError("--f is required (e.g. --f 'tanh(x)'), or --attention softmax, which fixes f.")
-        if args.temperature is not None:
-            raise SymrmtInputError("--temperature applies to --attention softmax only.")
-        if getattr(args, "normalize", None) is not None:
-            raise SymrmtInputError("--normalize applies to --attention softmax only.")
-        return
-    given = [flag for flag, on in (("--f", args.f is not None), ("--center", getattr(args, "center", False)),
-                                   ("--param", bool(getattr(args, "param", None))),
-                                   ("--diag", getattr(args, "diag", 0.0) != 0.0)) if on]
-    if given:
-        raise SymrmtInputError(f"--attention softmax fixes f = exp(x/T) and masks the diagonal: leave out "
-                               f"{', '.join(given)}.")
+            fixing = " or ".join(f"--attention {e}" for e in cli_hooks.attentions()
+                                 if not cli_hooks.picked(e).takes_f)
+            raise SymrmtInputError(f"--f is required (e.g. --f 'tanh(x)'), or {fixing}, which fixes f.")
+    else:
+        given = [flag for flag, on in (("--f", args.f is not None), ("--center", getattr(args, "center", False)),
+                                       ("--param", bool(getattr(args, "param", None))),
+                                       ("--diag", getattr(args, "diag", 0.0) != 0.0)) if on]
+        if given:
+            raise SymrmtInputError(f"--attention {args.attention} fixes {model.fixes}: leave out {', '.join(given)}.")
+    for name, modes in cli_hooks.option_flags():
+        if getattr(args, name, None) is not None and args.attention not in modes:
+            raise SymrmtInputError(f"--{name} applies to {' or '.join('--attention ' + m for m in modes)} only.")
 
 
 def attention_kwargs(args: argparse.Namespace) -> dict:
-    """``attention=``, ``temperature=`` (and ``normalize=`` where given) for the library with ``--attention softmax``,
-    else nothing."""
-    if args.attention == "entrywise":
-        return {}
-    normalize = getattr(args, "normalize", None)
-    return {"attention": "softmax", "temperature": 1.0 if args.temperature is None else args.temperature,
-            **({"normalize": normalize} if normalize is not None else {})}
+    """``attention=`` and the model's options (``temperature=``, and ``normalize=`` where given) for the library's
+    Monte Carlo, or nothing for the default mode (:meth:`symrmt.models.cli_hooks.CommandLine.simulator_keywords`)."""
+    return attention_model(args).simulator_keywords(vars(args))
 
 
 def add_geometry(p: argparse.ArgumentParser, grids: bool = False, diag_grid: bool | None = None) -> None:

@@ -133,12 +133,8 @@ def simulate_heads(
     if gram is None:
         raise ParameterError("gram = None: give the Gram matrix of (mu, w_K^(1..R), w_Q^(1..R)) of all the heads.")
     model, c = validated_model(n, c, None, gram, d, random_frame)
-    heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
+    heads = validate.heads(heads, pairs=(model.gram.shape[0] - 1) // 2)      # the one reader of H
     combine = validate.choice("combine", combine, COMBINATIONS)
-    rank = (model.gram.shape[0] - 1) // 2
-    if rank % heads:
-        raise ParameterError(f"heads = {heads}: the Gram matrix has {rank} weight pairs, not a multiple of {heads} "
-                             "(each head owns the same number r of pairs).")
     setup = Setup.of(model, c, gamma, seeds, seed)
     # The exact route's estimate for an H p x n feature matrix bounds this draw's peak from above.
     check_memory(Plan.of("exact", model.n, model.p * (heads if combine == "concat" else 1)), setup.seeds,

@@ -138,7 +138,7 @@ def with_attention(model: Model, f: Any, attention: Any, temperature: Any, mask_
                              "or pass mask_diagonal=False to keep the self-token in the softmax.")
     if not isinstance(mask_diagonal, (bool, np.bool_)):
         raise ParameterError(f"mask_diagonal = {mask_diagonal!r}: must be True or False.")
-    tau = validate.temperature(1.0 if temperature is None else temperature)
+    tau = validate.temperature(temperature)                 # the one reader (None: its default)
     return dataclasses.replace(model, attention="softmax", temperature=tau, mask_diagonal=bool(mask_diagonal),
                                normalize=normalize, label=f"softmax(tau={tau:g})")
 

@@ -12,7 +12,9 @@ with :math:`\Phi = y^\top Q y / n` given by the derived systems of the models (:
 module                     what it holds
 =========================  ====================================================================
 :mod:`.forms`              the form a system is solved in (algebraic, quadrature, auto)
-:mod:`.ridge`              the ridge errors: attention, linear regression, kernel ridge
+:mod:`.solution`           :class:`RidgeSolution` and :func:`solve_model`, which solves any registered model
+:mod:`.ridge`              attention's ridge error
+:mod:`.baselines`          the baselines: linear regression, kernel ridge
 :mod:`.ridgeless`          the ridgeless limit :math:`E(0^+)` and its rate
 :mod:`.density`            eigenvalue densities of the attention Gram matrix and of :math:`K`
 :mod:`.softmax`            softmax attention through the entrywise system

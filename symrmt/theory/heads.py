@@ -48,19 +48,21 @@ def averaged_gram(gram: Any, heads: int) -> np.ndarray:
     >>> averaged_gram(np.diag([1.0, 2.0, 2.0, 2.0, 2.0]), 2).diagonal().tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
+    return _averaged(gram, heads)[0]
+
+
+def _averaged(gram: Any, heads: Any) -> tuple[np.ndarray, int]:
+    """``(averaged Gram matrix, H)``: the user's gram and head count, each read once (:func:`symrmt.validate.heads`)."""
     check_gram(gram)                            # the user's matrix, checked (and refused) as given
     gram = np.array(gram, dtype=np.float64)
-    heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
     if gram.ndim != 2:
         raise ParameterError(f"gram has shape {gram.shape}: give one (1 + 2R) x (1 + 2R) Gram matrix of "
                              "(mu, w_K^(1..R), w_Q^(1..R)).")
-    rank = (gram.shape[0] - 1) // 2
-    if rank % heads:
-        raise ParameterError(f"heads = {heads}: the Gram matrix has {rank} weight pairs, not a multiple of {heads}.")
+    heads = validate.heads(heads, pairs=(gram.shape[0] - 1) // 2)      # the one reader of H
     gram[1:, 1:] /= heads                       # w.w' / H
     gram[0, 1:] /= np.sqrt(heads)               # mu.w / sqrt(H)
     gram[1:, 0] /= np.sqrt(heads)
-    return gram
+    return gram, heads
 
 
 def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: float = 0.0) -> np.ndarray:
@@ -128,8 +130,7 @@ def solve_summed_heads(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: Any
     """
     from ..derive.symbols import ERROR, PHI  # heavy: SymPy
 
-    averaged = averaged_gram(gram, heads)
-    heads = validate.integer("heads", heads, 1, "Give the number of heads H >= 1.")
+    averaged, heads = _averaged(gram, heads)
     # gamma as the user gave it, refused in their terms (the solver sees gamma/H^2, inside the range if gamma is)
     gamma = attention_arguments(gamma=gamma)["gamma"]
     one = solve_attention(f, c, gamma / heads**2, None, d, averaged, partial=partial, form=form)

@@ -1,4 +1,4 @@
-r"""Deterministic equivalents of the ridge errors: attention, linear regression and kernel ridge.
+r"""Deterministic equivalents of attention's ridge error (the entry points of the attention models).
 
 .. math::
 
@@ -27,10 +27,12 @@ for general :math:`(a_1, \nu)`. Each function takes ``form``: ``"auto"`` (the de
 system, with no quadrature, where it holds, several times faster; the quadrature form elsewhere),
 ``"algebraic"`` or ``"quadrature"`` (the reference); see :mod:`symrmt.theory.forms` and its
 :data:`~symrmt.theory.forms.DEFAULT_FORM`.
+
+The baselines (linear regression, kernel ridge) are in :mod:`.baselines`, :class:`RidgeSolution` and
+:func:`solve_model` in :mod:`.solution`; both are importable from here as before.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
@@ -38,193 +40,14 @@ import numpy as np
 from .. import validate
 from ..errors import ParameterError
 from ..geometry import Geometry
-from ..solve import PointFailure, SolveResult
-from ..models import ATTENTION, ATTENTION_GENERAL, KERNEL_RIDGE, LINEAR, Model
-from ..models import get as get_model
+from ..models import ATTENTION, ATTENTION_GENERAL
 from ..models.binding import ArrayLike
-from .forms import DEFAULT_FORM, check_form, solve_in_form
+from .baselines import kernel_ridge_error, linear_error, solve_kernel_ridge, solve_linear
+from .forms import DEFAULT_FORM
+from .solution import RidgeSolution, masked, ridge_solution, solve_model
 
 __all__ = ["RidgeSolution", "ridge_solution", "solve_model", "masked", "solve_attention", "attention_error", "solve_linear",
            "linear_error", "solve_kernel_ridge", "kernel_ridge_error"]
-
-
-@dataclass(frozen=True)
-class RidgeSolution:
-    r"""A solved model at every point: its observables keyed by the system's own symbols, the unknowns, residuals.
-
-    ``solution[key]`` reads an observable by its symbol or its name (``"E"``, ``"Phi"``); ``error`` and ``phi``
-    are those of a ridge system (:func:`symrmt.derive.attention.ridge_system`: :math:`E` and
-    :math:`\Phi = y^\top Q y/n`). With ``partial=True`` the arrays are :class:`numpy.ma.MaskedArray`, masked
-    where the point could not be solved (``failed``; the data there is NaN, also after ``filled()``), and
-    ``failures`` says why, point by point. ``form_used`` names, per point, the form that answered it
-    (:class:`symrmt.theory.forms.Route`).
-
-    Examples
-    --------
-    >>> import numpy as np, symrmt
-    >>> s = symrmt.solve_attention("tanh(x)", c=1.0, gamma=[0.01, 0.1, 1.0])
-    >>> np.round(s.error, 3).tolist(), s.unknowns.shape[-1] == len(s.unknown_names)
-    ([0.167, 0.453, 0.743], True)
-    """
-
-    observables: Mapping
-    unknowns: np.ndarray
-    residual: np.ndarray
-    unknown_names: tuple = ()
-    failed: np.ndarray | None = None
-    failures: tuple[PointFailure, ...] = ()
-    form_used: np.ndarray | None = None
-
-    def __getitem__(self, key) -> np.ndarray:
-        if key in self.observables:
-            return self.observables[key]
-        named = {str(k): v for k, v in self.observables.items()}
-        if key in named:
-            return named[key]
-        raise KeyError(f"{key!r}: the observables are {list(named)}")
-
-    @property
-    def error(self) -> np.ndarray:
-        """:math:`E(\\gamma)`, the ridge error."""
-        from ..derive.symbols import ERROR
-
-        return self[ERROR]
-
-    @property
-    def phi(self) -> np.ndarray:
-        r""":math:`\Phi = y^\top Q y/n`."""
-        from ..derive.symbols import PHI
-
-        return self[PHI]
-
-    def as_dict(self) -> dict:
-        """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
-        from ..display import solve_as_dict
-
-        return solve_as_dict(self, self.unknown_names)
-
-    def to_csv(self, path=None, gamma=None) -> str:
-        """CSV, one row per point (``gamma`` adds it as the first column); written to ``path`` if given."""
-        from ..display import to_csv
-
-        return to_csv(self, path, gamma)
-
-    def _repr_html_(self) -> str:
-        from ..display import solve_html
-
-        return solve_html(self, unknowns=self.unknown_names)
-
-
-def ridge_solution(result: SolveResult, partial: bool = False) -> RidgeSolution:
-    """The :class:`RidgeSolution` of a solved system: every observable by its symbol.
-
-    With ``partial`` the arrays are masked where ``result.failed``.
-
-    Parameters
-    ----------
-    result : SolveResult
-        What :func:`symrmt.solve.solve` returned.
-    partial : bool
-        Mask the points that failed (True), or keep them as they are.
-
-    Returns
-    -------
-    RidgeSolution
-        ``error`` and the other observables by their symbols, the unknowns and the residuals.
-
-    Raises
-    ------
-    Nothing
-        It only reads ``result``.
-
-    See Also
-    --------
-    solve_model : Solves a model and calls this.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from symrmt.models import LINEAR
-    >>> from symrmt.solve import solve
-    >>> from symrmt.theory import ridge_solution
-    >>> rank, parameters = LINEAR.bind(c=1.0, gamma=[0.1, 1.0])
-    >>> np.round(ridge_solution(solve(LINEAR.compiled(rank), parameters)).error, 4).tolist()
-    [0.1562, 0.4472]
-    """
-    failed = result.failed if result.failed is not None else np.zeros(np.shape(result.residual), bool)
-    observables, unknowns, residual = dict(result.observables), result.unknowns, result.residual
-    if partial:
-        observables = {k: masked(v, failed) for k, v in observables.items()}
-        unknowns, residual = masked(unknowns, failed), masked(residual, failed)
-    return RidgeSolution(observables, unknowns, residual, tuple(str(t) for t in result.unknown_keys), failed,
-                         result.failures, getattr(result, "form_used", None))
-
-
-def solve_model(model: Model | str, form: str = DEFAULT_FORM, partial: bool = False, **arguments) -> RidgeSolution:
-    """Solve any registered model (:mod:`symrmt.models`) at the user's ``arguments`` (those of its ``bind``).
-
-    The arguments are read and checked once (:meth:`symrmt.models.Model.bind`); ``form`` and ``partial``
-    as in :func:`solve_attention`. A model with a numeric solver of its own (general M, softmax, summed heads:
-    :mod:`symrmt.models.numeric`) is solved by its hook (:meth:`symrmt.models.Model.solve_hook`), which returns a
-    :class:`RidgeSolution` (or a :class:`symrmt.solve.SolveResult`). An argument the model does not take is refused
-    in one line (:meth:`symrmt.models.Model.check_arguments`). The built-in models have their own functions below;
-    this one serves a model registered by its user as well.
-
-    Parameters
-    ----------
-    model : Model or str
-        A registered model (:func:`symrmt.models.names`) or its name.
-    form : {"auto", "algebraic", "quadrature"}
-        Which form of the system solves it.
-    partial : bool
-        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
-        points, masked where one failed.
-    **arguments
-        The model's arguments (those of its ``bind``), e.g. ``f``, ``c``, ``gamma``.
-
-    Returns
-    -------
-    RidgeSolution
-        ``error`` and the other observables by their symbols, the unknowns and the residuals.
-
-    Raises
-    ------
-    ParameterError
-        An unknown model, or an argument its ``bind`` refuses.
-    ConvergenceError
-        Without ``partial``, when some point cannot be solved.
-
-    See Also
-    --------
-    attention_error, linear_error, kernel_ridge_error : The built-in models' own functions.
-    symrmt.models.register : Register a model of one's own.
-
-    Examples
-    --------
-    >>> round(float(solve_model("kernel_ridge", f="tanh(x)", c=1.0, gamma=0.1).error), 3)
-    0.242
-    """
-    model = get_model(model)
-    model.check_arguments(arguments)
-    hook = model.solve_hook()
-    if hook is not None:                      # a numeric solver of its own (symrmt.models.numeric)
-        solution = hook(form=form, partial=partial, **arguments)
-        return solution if isinstance(solution, RidgeSolution) else ridge_solution(solution, partial)
-    check_form(form)
-    rank, parameters = model.bind(**arguments)
-    return ridge_solution(solve_in_form(model, rank, parameters, form, partial), partial)
-
-
-def masked(values: np.ndarray, failed: np.ndarray) -> np.ma.MaskedArray:
-    """``values`` masked where ``failed`` (broadcast over leading axes), NaN underneath and as fill value.
-
-    A failed point then cannot pass for a number: it prints as ``--``, reductions skip it, and
-    ``np.asarray`` or ``filled()`` give NaN, never a plausible value.
-    """
-    data = np.array(values, dtype=np.result_type(values, float))
-    mask = np.broadcast_to(failed, data.shape)
-    data[mask] = np.nan
-    return np.ma.MaskedArray(data, mask=mask.copy(), fill_value=np.nan)
 
 
 def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
@@ -290,53 +113,6 @@ def solve_attention(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None
     """
     return solve_model(ATTENTION, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
                        params=params)
-
-
-def solve_linear(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
-                 partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
-    r"""Solve the linear ridge regression system (same pencil, :math:`K = I`; only :math:`\theta = \|\mu\|^2` enters).
-
-    Parameters
-    ----------
-    c, gamma : array_like
-        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`, and the ridge
-        :math:`0 < \gamma \le 10^{12}`; broadcast together.
-    geometry : Geometry, optional
-        The signal: only its norm :math:`\|\mu\| \le 100` enters (regression has no attention weights).
-    gram : array_like or dict, optional
-        Instead of ``geometry``: a Gram matrix of :math:`(\mu, \dots)` or the dict of rank-1 entries; only
-        :math:`\theta = \|\mu\|^2` is read.
-    partial : bool
-        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the
-        other points, masked where one failed.
-    form : {"auto", "algebraic", "quadrature"}
-        Which form of the system solves it; the numbers agree to about 1e-9.
-
-    Returns
-    -------
-    RidgeSolution
-        ``error`` (:math:`E_\mathrm{lin}`, the broadcast shape), the other observables, the unknowns and
-        residuals.
-
-    Raises
-    ------
-    ParameterError
-        A parameter of the wrong type, empty, or outside its range.
-    ConvergenceError
-        Without ``partial``, when some point cannot be solved.
-
-    See Also
-    --------
-    linear_error : The error alone.
-    solve_attention : The same for nonlinear attention.
-
-    Examples
-    --------
-    >>> import numpy as np, symrmt
-    >>> np.round(symrmt.solve_linear(c=1.0, gamma=[0.1, 1.0]).error, 4).tolist()
-    [0.1562, 0.4472]
-    """
-    return solve_model(LINEAR, form, partial, c=c, gamma=gamma, geometry=geometry, gram=gram)
 
 
 def attention_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
@@ -450,163 +226,3 @@ def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any
 
     check_general_cost(weights, gamma, validate.boolean("allow_long", allow_long))
     return solve_model(ATTENTION_GENERAL, f=f, c=c, gamma=gamma, weights=weights, mu=mu, d=d).error
-
-
-def linear_error(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None,
-                 partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
-    r"""Deterministic equivalent of :math:`E_\mathrm{lin}(\gamma)` (Marchenko--Pastur plus the rank-one signal).
-
-    The interpolation error of ridge regression on the tokens :math:`X` themselves, the baseline of
-    :func:`attention_error`.
-
-    Parameters
-    ----------
-    c : array_like
-        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
-    gamma : array_like
-        The ridge, :math:`0 < \gamma \le 10^{12}`.
-    geometry : Geometry, optional
-        The signal: only its norm :math:`\|\mu\| \le 100` enters.
-    gram : array_like or dict, optional
-        Instead of ``geometry``: a Gram matrix or dict of rank-1 entries; only :math:`\theta = \|\mu\|^2` is read.
-    partial : bool
-        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: a masked
-        array, masked where one failed.
-    form : {"auto", "algebraic", "quadrature"}
-        Which form of the system solves it; the numbers agree to about 1e-9.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`E_\mathrm{lin}` in :math:`[0, 1]`, of the broadcast shape of ``c`` and ``gamma``.
-
-    Raises
-    ------
-    ParameterError
-        A parameter of the wrong type, empty, or outside its range.
-    ConvergenceError
-        Without ``partial``, when some point cannot be solved.
-
-    See Also
-    --------
-    attention_error : Nonlinear attention on the same data.
-    solve_linear : The solution with its unknowns and residuals.
-
-    Examples
-    --------
-    >>> round(float(linear_error(c=1.0, gamma=1.0)), 6)   # noise only: 1/sqrt(5)
-    0.447214
-    """
-    return solve_linear(c, gamma, geometry, gram, partial, form).error
-
-
-def solve_kernel_ridge(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                       partial: bool = False, form: str = DEFAULT_FORM) -> RidgeSolution:
-    r"""Solve kernel ridge regression on :math:`K` alone (:func:`symrmt.derive.kernel_ridge_system`).
-
-    :math:`\Phi = y^\top (K^\top K + \gamma)^{-1} y/n` and
-    :math:`E_\mathrm{kernel} = \frac{\gamma^2}{n} y^\top (K^\top K + \gamma)^{-2} y`; parameters as in
-    :func:`solve_attention`, ``partial`` and ``form`` included.
-
-    Parameters
-    ----------
-    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
-        The nonlinearity (centred), or its Hermite data.
-    c : array_like
-        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
-    gamma : array_like
-        The ridge, :math:`0 < \gamma \le 10^{12}`.
-    geometry, gram : optional
-        The signal and the weights, as in :func:`attention_error`.
-    d : array_like
-        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
-    params : dict, optional
-        Values of f's symbolic parameters, arrays that broadcast.
-    partial : bool
-        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: the other
-        points, masked where one failed.
-    form : {"auto", "algebraic", "quadrature"}
-        Which form of the system solves it.
-
-    Returns
-    -------
-    RidgeSolution
-        ``error`` (:math:`E_\mathrm{kernel}`), :math:`\Phi`, the unknowns and their residuals.
-
-    Raises
-    ------
-    ParameterError
-        A parameter of the wrong type, empty, or outside its range.
-    ConvergenceError
-        Without ``partial``, when some point cannot be solved.
-
-    See Also
-    --------
-    kernel_ridge_error : The error alone.
-    solve_attention : The ridge on :math:`XK`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from symrmt.theory import solve_kernel_ridge
-    >>> np.round(solve_kernel_ridge("tanh(x)", c=1.0, gamma=[0.1, 1.0]).error, 4).tolist()
-    [0.2417, 0.6459]
-    """
-    return solve_model(KERNEL_RIDGE, form, partial, f=f, c=c, gamma=gamma, geometry=geometry, d=d, gram=gram,
-                       params=params)
-
-
-def kernel_ridge_error(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, d: ArrayLike = 0.0,
-                       gram: Any = None, params: Mapping[str, ArrayLike] | None = None,
-                       partial: bool = False, form: str = DEFAULT_FORM) -> np.ndarray:
-    r"""Deterministic equivalent of :math:`E_\mathrm{kernel}(\gamma)`, the ridge :math:`y \approx K^\top w` on :math:`K`.
-
-    In :math:`[0, 1]`, increasing to 1 as :math:`\gamma \to \infty` (docs/architecture.md; the Monte Carlo is
-    :func:`symrmt.simulation.simulate_kernel_ridge`).
-
-    Parameters
-    ----------
-    f : str, SymPy expression, HermiteCoefficients, ``(a_1, nu)`` or dict
-        The nonlinearity (centred), or its Hermite data.
-    c : array_like
-        The ratio :math:`c = p/n`, :math:`10^{-6} \le c \le 10^{6}`.
-    gamma : array_like
-        The ridge, :math:`0 < \gamma \le 10^{12}`.
-    geometry, gram : optional
-        The signal and the weights, as in :func:`attention_error`.
-    d : array_like
-        The diagonal :math:`K_{ii} = d`, :math:`|d| \le 100`; default 0.
-    params : dict, optional
-        Values of f's symbolic parameters, arrays that broadcast.
-    partial : bool
-        False (default): :class:`~symrmt.errors.ConvergenceError` for a point that cannot be solved; True: a masked
-        array, masked where one failed.
-    form : {"auto", "algebraic", "quadrature"}
-        Which form of the system solves it.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`E_\mathrm{kernel}` in :math:`[0, 1]`, of the broadcast shape of the arguments.
-
-    Raises
-    ------
-    ParameterError
-        A parameter of the wrong type, empty, or outside its range.
-    ConvergenceError
-        Without ``partial``, when some point cannot be solved.
-
-    See Also
-    --------
-    attention_error : The ridge on :math:`XK`, the paper's model.
-    symrmt.simulate_kernel_ridge : The Monte Carlo of the same regression.
-
-    Examples
-    --------
-    >>> np.round(kernel_ridge_error("tanh(x)", c=1.0, gamma=[0.1, 1.0]), 3)
-    array([0.242, 0.646])
-    """
-    return solve_kernel_ridge(f, c, gamma, geometry, d, gram, params, partial, form).error
-
-

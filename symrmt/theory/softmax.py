@@ -46,19 +46,21 @@ allows (:func:`largest_temperature`), since :math:`E \to 1` there to within :mat
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
-from ..validate import DOMAINS, positive_array
+from ..validate import DOMAINS, beyond_gamma, positive_array
 from ..validate import temperature as check_temperature
 from ..models import SOFTMAX
+from ..models.cli_hooks import FixedF
 from .forms import DEFAULT_FORM
 from .ridge import RidgeSolution, solve_attention
 
 __all__ = ["softmax_hermite", "softmax_share", "softmax_formula", "softmax_error", "solve_softmax",
-           "largest_temperature"]
+           "largest_temperature", "SoftmaxData", "softmax_data"]
 
 #: Below this :math:`u = 1/\tau^2` the series of :math:`(e^u - 1)/u` is exact in float64 (its next term, u^3/24,
 #: is below 1e-17).
@@ -79,7 +81,11 @@ def softmax_hermite(temperature: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.isclose(a1, np.exp(0.5))), bool(np.isclose(nu, np.e**2 - np.e))
     (True, True)
     """
-    tau = check_temperature(temperature, array=True)
+    return _hermite(check_temperature(temperature, array=True))
+
+
+def _hermite(tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`softmax_hermite` of a temperature read already."""
     u = (1.0 / tau) ** 2                       # 1/tau first: tau**2 overflows from tau ~ 1.3e154
     return np.exp(0.5 * u) / tau, np.exp(u) * np.expm1(u)      # e^{2u} - e^u without cancellation
 
@@ -93,7 +99,12 @@ def softmax_share(temperature: Any) -> np.ndarray:
     >>> float(softmax_share(1e6)), float(softmax_share(1e200))
     (1.0000000000005, 1.0)
     """
-    u = (1.0 / check_temperature(temperature, array=True)) ** 2
+    return _share(check_temperature(temperature, array=True))
+
+
+def _share(tau: np.ndarray) -> np.ndarray:
+    """:func:`softmax_share` of a temperature read already."""
+    u = (1.0 / tau) ** 2
     small = u < _SERIES_BELOW
     with np.errstate(over="ignore"):
         exact = np.expm1(np.where(small, 1.0, u)) / np.where(small, 1.0, u)
@@ -119,8 +130,49 @@ def softmax_formula(temperature: float) -> str:
     >>> softmax_formula(0.5)
     'exp(x/0.5) - exp(1/(2*0.5**2))'
     """
-    tau = repr(float(check_temperature(temperature)))
-    return f"exp(x/{tau}) - exp(1/(2*{tau}**2))"
+    return _formula(check_temperature(temperature))
+
+
+def _formula(tau: float) -> str:
+    """:func:`softmax_formula` of a temperature read already."""
+    text = repr(float(tau))
+    return f"exp(x/{text}) - exp(1/(2*{text}**2))"
+
+
+@dataclass(frozen=True)
+class SoftmaxData(FixedF):
+    """The f softmax attention fixes at temperature :math:`\\tau` (its centred exponential) and its exact Hermite data,
+    as the commands print it (the data hook of the ``softmax`` model on the command line, :mod:`symrmt.models.cli_hooks`).
+
+    >>> SoftmaxData.of(0.5).describe()
+    'softmax attention, T = 0.5 (theory: f = exp(x/0.5) - exp(1/(2*0.5**2)))'
+    """
+
+    @property
+    def temperature(self) -> float:
+        """:math:`\\tau`."""
+        return float(self.options["temperature"])
+
+    @classmethod
+    def of(cls, temperature: Any) -> SoftmaxData:
+        """The data at ``temperature`` (read once, :func:`symrmt.validate.temperature`)."""
+        tau = check_temperature(temperature)
+        a1, nu = _hermite(np.asarray(tau))
+        return cls(_formula(tau), float(a1), float(nu), {"temperature": float(tau)})
+
+    def describe(self) -> str:
+        return f"softmax attention, T = {self.temperature:g} (theory: f = {self.f})"
+
+    def label(self) -> str:
+        return f"softmax, T = {self.temperature:g}"
+
+    def tex(self) -> str:
+        return rf"e^{{x/\tau}} - e^{{1/(2\tau^2)}}$ (softmax attention), $\tau = {self.temperature:g}"
+
+
+def softmax_data(temperature: Any = 1.0) -> SoftmaxData:
+    """:meth:`SoftmaxData.of` (the hook the command line imports by name)."""
+    return SoftmaxData.of(temperature)
 
 
 def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any = None,
@@ -187,7 +239,7 @@ def solve_softmax(c: Any, gamma: Any, temperature: Any = 1.0, geometry: Any = No
     # the system's numbers of order one where a_1 = e^{1/(2 tau^2)}/tau is large (tau = 0.3: a_1 = 862, nu = 4.5e9).
     tau = check_temperature(temperature, array=True)
     gamma = positive_array("gamma", gamma)              # the user's values; their range is that of gamma/a_1^2
-    share, ridge = softmax_share(tau), _ridge(gamma, tau)
+    share, ridge = _share(tau), _ridge(gamma, tau)
     try:
         solved = solve_attention((np.ones_like(share), share), c, ridge, geometry, 0.0, gram, partial=partial,
                                  form=form)
@@ -231,8 +283,8 @@ def _ridge(gamma: np.ndarray, tau: np.ndarray) -> np.ndarray:
     u = (1.0 / tau) ** 2
     with np.errstate(over="ignore"):
         ridge = gamma * tau * tau * np.exp(-u)            # inf where it overflows: refused below
-    largest = DOMAINS["gamma"][1]                          # the attention system's largest ridge
-    bad = ~(ridge <= largest)
+    largest = DOMAINS["gamma"][1]                          # the attention system's largest ridge, for the message
+    bad = beyond_gamma(ridge)                              # the range check of validate, worded here in (gamma, tau)
     if np.any(bad):
         g, t = (float(np.broadcast_to(v, bad.shape)[bad][0]) for v in (gamma, tau))
         acts = g * t * t * np.exp(-1.0 / t / t)

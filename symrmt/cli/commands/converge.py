@@ -8,7 +8,7 @@ import numpy as np
 from ...analysis.convergence import DEFAULT_SEEDS, DEFAULT_TARGET
 from ..arguments import seed_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
-                         check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
+                         attention_model, check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
 from ...errors import SymrmtInputError
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
@@ -55,8 +55,9 @@ def cmd_converge(args: argparse.Namespace) -> dict:
         raise SymrmtInputError(f"--target {args.target:g}: give the relative half-width as a number in (0, 1), "
                                "e.g. 0.03 for 3%.")
     shape = geometry(args)
-    point = {} if args.attention == "softmax" else single_point(parameter_values(args))
-    f = None if args.attention == "softmax" else hermite(args.f, center=args.center, params=point or None)
+    takes_f = attention_model(args).takes_f                # a model that fixes f (softmax) takes none
+    point = single_point(parameter_values(args)) if takes_f else {}
+    f = hermite(args.f, center=args.center, params=point or None) if takes_f else None
     result = converge(f, args.c, args.gamma, d=args.diag, ns=args.ns, seeds=args.seeds, seed=args.seed,
                       method=args.method, progress=not args.quiet, target=args.target, allow_long=args.allow_long,
                       **geometry_kwargs(args, shape), **attention_kwargs(args))

@@ -8,11 +8,13 @@ import numpy as np
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_mc, add_params, attention_kwargs,
-                         check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
+                         attention_model, check_attention, check_c, geometry, geometry_kwargs, parameter_values,
+                         single_point)
 from ..failures import add_strict, print_failures
 from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
-from .theory import SoftmaxData, describe, theory_curves
+from ...models.cli_hooks import FixedF
+from .theory import describe, theory_curves
 
 __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
 
@@ -47,11 +49,11 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.Argu
 
 def _hermite(args: argparse.Namespace):
     """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
-    with (the simulator refuses it if it is not centered); None for softmax attention, which fixes f."""
+    with (the simulator refuses it if it is not centered); None for a model that fixes f (softmax attention)."""
     from ... import hermite
 
     check_attention(args)
-    if args.attention == "softmax":
+    if not attention_model(args).takes_f:
         return None
     return hermite(args.f, center=args.center, params=single_point(parameter_values(args)) or None)
 
@@ -136,23 +138,27 @@ def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> N
               f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
 
 
+def _fixed_f(args: argparse.Namespace) -> FixedF | None:
+    """The f the model ``--attention`` picks fixes (softmax's, at its temperature), or None if it takes ``--f``."""
+    model = attention_model(args)
+    return None if model.takes_f else model.fixed_f(**model.arguments(vars(args)))
+
+
 def _theory_f(args: argparse.Namespace):
-    """What the theory takes as f: the Hermite data of ``--f``, or the softmax's ``(a_1, nu)``."""
-    if args.attention == "softmax":
-        return SoftmaxData.of(attention_kwargs(args)["temperature"]).pair()
-    return _hermite(args)
+    """What the theory takes as f: the Hermite data of ``--f``, or the fixed f's ``(a_1, nu)``."""
+    fixed = _fixed_f(args)
+    return _hermite(args) if fixed is None else fixed.pair()
 
 
 def _label(args: argparse.Namespace) -> str:
-    if args.attention == "softmax":
-        return f"softmax, T = {attention_kwargs(args)['temperature']:g}"
-    return f"f = {_hermite(args).f}"
+    fixed = _fixed_f(args)
+    return f"f = {_hermite(args).f}" if fixed is None else fixed.label()
 
 
 def _f_tex(h, latex) -> str:
-    """f in LaTeX for the plot's title; softmax: its centered exponential and the temperature."""
-    if isinstance(h, SoftmaxData):
-        return rf"e^{{x/\tau}} - e^{{1/(2\tau^2)}}$ (softmax attention), $\tau = {h.temperature:g}"
+    """f in LaTeX for the plot's title; a fixed f (softmax): its own words (:meth:`FixedF.tex`)."""
+    if isinstance(h, FixedF):
+        return h.tex()
     return latex(h.f)
 
 
@@ -205,7 +211,7 @@ def cmd_compare(args: argparse.Namespace) -> dict:
         from ...presentation.plotting import comparison_panel, comparison_title, plot_panels
 
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
-        theory_f = h.pair() if isinstance(h, SoftmaxData) else h
+        theory_f = h.pair() if isinstance(h, FixedF) else h
         panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram,
                                  agreement=agreement)
         title = f"{comparison_title(_f_tex(h, latex), mc)}\nverdict: {agreement.overall} (marked points: |z| > t)"
@@ -219,9 +225,9 @@ def _agreement(args: argparse.Namespace, h, mc, attention, linear):
     """The verdicts of the comparison (:func:`symrmt.analysis.agreement.agreement_of`) at the simulated ridges."""
     from ...analysis.agreement import agreement_of
 
-    if isinstance(h, SoftmaxData):
+    if isinstance(h, FixedF):
         kwargs = attention_kwargs(args)
-        return agreement_of(mc, attention, linear, a1=h.a1, nu=h.nu, temperature=h.temperature,
+        return agreement_of(mc, attention, linear, a1=h.a1, nu=h.nu, **h.options,
                             normalize=kwargs.get("normalize"))
     return agreement_of(mc, attention, linear, a1=float(h.a1), nu=float(h.nu), f=str(h.f))
 

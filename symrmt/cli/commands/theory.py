@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
 import numpy as np
 
 from ... import models
 from ...errors import SymrmtInputError, shown
 from ...geometry import Geometry, gram_rank
+from ...models.cli_hooks import FixedF, default_attention
+from ...theory.softmax import SoftmaxData
 from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
 from ..arguments import add_hermite_flags, GRID, GRID_HELP, integer_argument
-from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
+from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_model,
                          axis_parser, check_attention, check_c, geometry, parameter_axes, parameter_values,
-                         single_point)
+                         picked_model, single_point)
 from ..failures import add_strict, failed_points, print_failures, settle
 from ..output import cell
 from ..grids import AXES, collapse_axes, grid_axes, gram_grid
@@ -50,6 +51,8 @@ def add_theory(sub) -> None:
     p.add_argument("--kind", choices=theory_kinds(), default=None,
                    help="the theory of any registered model over --gamma, with the flags it takes (default: attention "
                         "and linear regression side by side)")
+    p.add_argument("--rank", type=integer_argument, default=None, metavar="K",
+                   help="with --kind NAME: the rank argument of a model that takes one (the singular part kept)")
 
 
 def add_latex(sub) -> None:
@@ -116,32 +119,10 @@ def add_spectrum(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (see README for the format)")
 
 
-@dataclass(frozen=True)
-class SoftmaxData:
-    """What the commands print of softmax attention: its centered f as a formula, and that f's Hermite data."""
-
-    f: str
-    a1: float
-    nu: float
-    temperature: float
-    parameters: tuple = ()
-
-    @classmethod
-    def of(cls, temperature: float) -> SoftmaxData:
-        from ...theory.softmax import softmax_formula, softmax_hermite
-
-        a1, nu = softmax_hermite(temperature)
-        return cls(softmax_formula(temperature), float(a1), float(nu), float(temperature))
-
-    def pair(self) -> tuple[float, float]:
-        """``(a_1, nu)``, the Hermite data as the theory takes them."""
-        return self.a1, self.nu
-
-
 def describe(h) -> str:
-    """``f = ...``, or for softmax attention its temperature and the f of its theory."""
-    if isinstance(h, SoftmaxData):
-        return f"softmax attention, T = {h.temperature:g} (theory: f = {h.f})"
+    """``f = ...``, or for a model that fixes f (softmax attention) its own words (:meth:`FixedF.describe`)."""
+    if isinstance(h, FixedF):
+        return h.describe()
     return f"f = {h.f}"
 
 
@@ -152,15 +133,17 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     parameters and the attention error has one axis per parameter, in the order given, and γ last.
     The curves are masked arrays (null in JSON) where the solver failed; ``failed`` lists those
     points (:func:`symrmt.cli.failures.failed_points`), and :func:`~symrmt.cli.failures.settle`
-    has decided the status (an error if all failed or with ``--strict``). With ``--attention softmax``,
-    ``h`` is a :class:`SoftmaxData` and its curve is :func:`symrmt.theory.softmax.softmax_error` (all or nothing).
+    has decided the status (an error if all failed or with ``--strict``). With a model that fixes f (``--attention
+    softmax``), ``h`` is its :class:`~symrmt.models.cli_hooks.FixedF` and its curve is the model's own theory (all or
+    nothing).
     """
     from ... import hermite, solve_attention, solve_linear
 
     check_c(args.c)
     check_attention(args)
-    if args.attention == "softmax":
-        return _softmax_curves(args, geometry)
+    model = attention_model(args)
+    if not model.takes_f:
+        return _fixed_f_curves(args, model, geometry)
     params = parameter_values(args, len(args.gamma))
     h = hermite(args.f, center=args.center)
     point = single_point(params)
@@ -178,14 +161,16 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     return h, attention.error, linear.error, failed
 
 
-def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
-    """:func:`theory_curves` for softmax attention: its theory, and linear regression's with its failed points."""
+def _fixed_f_curves(args: argparse.Namespace, model, geometry: Geometry | None):
+    """:func:`theory_curves` for a model that fixes f: its theory (:func:`symrmt.theory.solve_model`, all or nothing),
+    and linear regression's with its failed points."""
     from ... import solve_linear
-    from ...theory.softmax import softmax_error
+    from ...theory import solve_model
 
-    h = SoftmaxData.of(attention_kwargs(args)["temperature"])
-    attention = np.ma.masked_array(softmax_error(args.c, args.gamma, temperature=h.temperature, geometry=geometry,
-                                                 gram=args.gram))
+    options = model.arguments(vars(args))
+    h = model.fixed_f(**options)
+    attention = np.ma.masked_array(solve_model(model.model, c=args.c, gamma=args.gamma, geometry=geometry,
+                                               gram=args.gram, **options).error)
     linear = solve_linear(args.c, args.gamma, geometry, gram=args.gram, partial=True)
     failed = failed_points(linear.failures, [("gamma", args.gamma)], "linear")
     settle(failed, attention.size + linear.error.size, args.strict)
@@ -195,9 +180,16 @@ def _softmax_curves(args: argparse.Namespace, geometry: Geometry | None):
 def cmd_theory(args: argparse.Namespace) -> dict:
     if args.kind is not None:
         return kind_theory(args)
-    if getattr(args, "weights", None) is not None:
-        return weights_theory(args)
+    return _LAYOUTS[picked_model(args).layout](args)
+
+
+def _curves_theory(args: argparse.Namespace) -> dict:
+    """``symrmt theory`` of the attention model ``--attention`` picks, beside linear regression: one row per gamma
+    (the ``curves`` layout), or one per point of grids of c, d and the geometry."""
     refuse_weights_flags(args)
+    if args.rank is not None:
+        raise SymrmtInputError("--rank is the rank argument of a model picked with --kind NAME; give --kind, or leave "
+                               "--rank out.")
     if args.csv is not None:
         check_output_file(args.csv, "--csv", ("csv",))
     if args.gram is not None:
@@ -213,14 +205,14 @@ def cmd_theory(args: argparse.Namespace) -> dict:
     point = {k: float(v[0]) for k, v in params.items()}
     out = {"gamma": args.gamma.tolist(), "attention": attention.tolist(), "linear": linear.tolist(),
            "a1": h.a1, "nu": h.nu, **({"params": point} if point else {}), "failed": failed}
-    if isinstance(h, SoftmaxData):
-        out.update(f=h.f, temperature=h.temperature)
+    if isinstance(h, FixedF):
+        out.update(f=h.f, **h.options)
     if args.csv is not None:
         _write_points(args.csv, ["gamma", "attention", "linear"],
                       zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)))
     if not args.json:
         at = "".join(f", {k} = {v:g}" for k, v in point.items())
-        shown = describe(h) if isinstance(h, SoftmaxData) else f"f = {args.f}"
+        shown = describe(h) if isinstance(h, FixedF) else f"f = {args.f}"
         print(f"{shown}{at}: a_1 = {h.a1:.6g}, nu = {h.nu:.6g}, c = {args.c}")
         print(f"{'gamma':>10} {'E_attn':>10} {'E_lin':>10}")
         for g, a, l in zip(args.gamma, np.ma.filled(attention, np.nan), np.ma.filled(linear, np.nan)):
@@ -234,9 +226,10 @@ def _theory_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dic
     from ... import hermite, solve_attention, solve_linear
 
     check_attention(args)
-    if args.attention == "softmax":
-        raise SymrmtInputError(f"grids of {', '.join('--' + k.replace('_', '-') for k in axes)} are for entrywise "
-                               "attention; for softmax give one value each and a grid of --gamma.")
+    if not attention_model(args).grids:
+        raise SymrmtInputError(f"grids of {', '.join('--' + k.replace('_', '-') for k in axes)} are for "
+                               f"{default_attention()} attention; for {args.attention} give one value each and a grid "
+                               "of --gamma.")
     params = parameter_values(args, len(args.gamma) * int(np.prod([len(v) for v in axes.values()])))
     h = hermite(args.f, center=args.center)
     names = [*axes, *params, "gamma"]
@@ -270,6 +263,10 @@ def _theory_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dic
             print(" ".join(f"{v:10.4g}" for v in row[:-2]) + f" {cell(row[-2], 10)} {cell(row[-1], 10)}")
         print_failures(failed)
     return out
+
+
+#: How ``symrmt theory`` prints each layout a model declares (:data:`symrmt.models.cli_hooks.LAYOUTS`).
+_LAYOUTS = {"curves": _curves_theory, "matrix": weights_theory}
 
 
 def _single(args: argparse.Namespace, name: str):
@@ -312,10 +309,15 @@ def _theory_grid(args: argparse.Namespace, h, params: dict, attention, linear, f
 
 
 def cmd_latex(args: argparse.Namespace) -> dict:
+    """``symrmt latex``: the system of the model the flags pick, printed as its layout says (``--weights``: general
+    M's system in words of M, :func:`_weights_latex`; otherwise the derived system of ``--kind``)."""
+    return _LATEX_LAYOUTS[picked_model(args).layout](args)
+
+
+def _derived_latex(args: argparse.Namespace) -> dict:
+    """``symrmt latex [--kind NAME]``: a registered model's derived system."""
     from ... import latex
 
-    if args.weights:
-        return _weights_latex(args)
     _refuse_latex_flags(args)
     if not 1 <= args.rank <= MAX_RANK:
         raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system "
@@ -406,6 +408,10 @@ def _weights_latex(args: argparse.Namespace) -> dict:
     out = {"kind": "weights", "f": args.f, "latex": text}
     _emit_latex(text, target, flag, args.json, out)
     return out
+
+
+#: How ``symrmt latex`` prints each layout a model declares (:data:`symrmt.models.cli_hooks.LAYOUTS`).
+_LATEX_LAYOUTS = {"curves": _derived_latex, "matrix": _weights_latex}
 
 
 def _depends_on_f(model) -> bool:

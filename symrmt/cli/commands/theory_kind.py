@@ -13,10 +13,12 @@ import inspect
 import numpy as np
 
 from ... import models
+from ...models.cli_hooks import default_attention
 from ...errors import SymrmtInputError
 from ..arguments import GEOMETRY_FLAGS, geometry, parameter_axes, parameter_values, single_point
 from ..failures import failed_points, print_failures, settle
 from ..output import cell
+from .theory_weights import layer_matrix, refuse_weights_flags, signal
 
 __all__ = ["FLAGS", "theory_kinds", "kind_theory"]
 
@@ -27,14 +29,22 @@ FLAGS = {"f": "--f", "c": "--c", "gamma": "--gamma", "d": "--diag", "geometry": 
 
 
 def theory_kinds() -> tuple[str, ...]:
-    """The registered models with a theory (a derived system or a solver of their own)."""
-    return models.names(lambda m: m.no_theory is None)
+    """The registered models with a theory over a ridge (a derived system or a solver of their own that takes
+    ``gamma``): what ``theory --kind`` solves over ``--gamma``. The densities, over x, are ``symrmt spectrum``'s."""
+    return models.names(lambda m: m.no_theory is None and (m.arguments() is None or "gamma" in m.arguments()))
 
 
 def _given(args: argparse.Namespace) -> dict:
     """The model arguments the user's flags give (flags left at their defaults give none)."""
     from ... import hermite  # heavy: SymPy
 
+    shape = [name for name in (*GEOMETRY_FLAGS, "w_norm") if getattr(args, name, None) is not None]
+    grids = [name for name in shape if np.size(getattr(args, name)) > 1]
+    if grids:
+        raise SymrmtInputError(f"{', '.join('--' + n.replace('_', '-') for n in grids)}: --kind takes one value of "
+                               "each geometry flag (a list or grid of --c or --gamma instead).")
+    for name in shape:                       # one value each: the number the geometry takes
+        setattr(args, name, float(np.ravel(getattr(args, name))[0]))
     given: dict = {"c": args.c, "gamma": args.gamma}
     if args.f is not None:
         given["f"] = hermite(args.f, center=args.center)
@@ -52,9 +62,9 @@ def _given(args: argparse.Namespace) -> dict:
         given["temperature"] = args.temperature
     if args.heads is not None:
         given["heads"] = args.heads
+    if args.rank is not None:
+        given["rank"] = args.rank
     if args.weights is not None:
-        from .theory_weights import layer_matrix, signal
-
         if args.layer is None:
             raise SymrmtInputError("--weights needs --layer L (the layer whose W_K^T W_Q is used).")
         given["weights"] = layer_matrix(args.weights, args.layer, args.head, args.heads, args.weights_scale)
@@ -75,18 +85,13 @@ def kind_theory(args: argparse.Namespace) -> dict:
     from ...theory.forms import DEFAULT_FORM
 
     model = models.get(args.kind)
-    unused = [flag for flag, on in (("--attention", args.attention != "entrywise"), ("--csv", args.csv is not None),
+    unused = [flag for flag, on in (("--attention", args.attention != default_attention()),
+                                    ("--csv", args.csv is not None),
                                     ("--allow-long", args.allow_long)) if on]
     if unused:
         raise SymrmtInputError(f"--kind cannot be combined with {', '.join(unused)}: --kind NAME picks the model "
                                f"(one of {', '.join(theory_kinds())}) and prints its points.")
-    if args.weights is None:
-        alone = [flag for flag, on in (("--layer", args.layer is not None), ("--head", args.head is not None),
-                                       ("--weights-scale", args.weights_scale != "unit"),
-                                       ("--signal", args.signal != "none")) if on]
-        if alone:
-            raise SymrmtInputError(f"{', '.join(alone)} {'apply' if len(alone) > 1 else 'applies'} only to --weights "
-                                   "FILE (a real model's layer); give --weights, or leave them out.")
+    refuse_weights_flags(args, others=())                 # --heads is a model's argument here (summed heads)
     given = _given(args)
     given["c"] = _single(given["c"])
     takes = model.arguments()

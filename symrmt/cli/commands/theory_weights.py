@@ -15,6 +15,7 @@ import argparse
 import numpy as np
 
 from ...errors import SymrmtInputError, shown
+from ...models.cli_hooks import default_attention
 from ...weight_matrix import attention_matrix
 from ..arguments import integer_argument
 from ..arguments import GEOMETRY_FLAGS
@@ -149,12 +150,13 @@ def signal(args: argparse.Namespace, M: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def refuse_weights_flags(args: argparse.Namespace) -> None:
-    """Without --weights, its flags would be ignored in silence: one line naming those given."""
-    given = [flag for flag, on in (("--layer", args.layer is not None), ("--head", args.head is not None),
-                                   ("--heads", args.heads is not None),
-                                   ("--weights-scale", args.weights_scale != "unit"),
-                                   ("--signal", args.signal != "none")) if on]
+def refuse_weights_flags(args: argparse.Namespace, others: tuple[str, ...] = ("--heads",)) -> None:
+    """Without --weights, its flags would be ignored in silence: one line naming those given (``others``: the flags
+    that belong to --weights here, beside --layer, --head, --weights-scale and --signal)."""
+    flags = (("--layer", args.layer is not None), ("--head", args.head is not None),
+             ("--heads", "--heads" in others and args.heads is not None),
+             ("--weights-scale", args.weights_scale != "unit"), ("--signal", args.signal != "none"))
+    given = [flag for flag, on in flags if on] if args.weights is None else []
     if given:
         raise SymrmtInputError(f"{', '.join(given)} {'apply' if len(given) > 1 else 'applies'} only to --weights "
                                "FILE (a real model's layer); give --weights, or leave them out.")
@@ -165,9 +167,10 @@ def _refuse_others(args: argparse.Namespace) -> None:
     bad = [("--" + name.replace("_", "-")) for name in GEOMETRY_FLAGS[1:] if getattr(args, name, None) is not None]
     bad += [flag for flag, on in (("--gram", args.gram is not None), ("--geometry", args.preset is not None),
                                   ("--w-norm", args.w_norm is not None), ("--param", bool(args.param)),
-                                  ("--attention softmax", args.attention == "softmax"),
+                                  (f"--attention {args.attention}", args.attention != default_attention()),
                                   ("--temperature", args.temperature is not None),
                                   ("--form", args.form != DEFAULT_FORM),
+                                  ("--rank", getattr(args, "rank", None) is not None),
                                   ("--csv", args.csv is not None)) if on]
     if bad:
         raise SymrmtInputError(f"--weights cannot be combined with {', '.join(bad)}: the weights replace the geometry "

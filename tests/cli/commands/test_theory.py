@@ -135,3 +135,57 @@ def symrmt_geometry(**kwargs):
     from symrmt import Geometry
 
     return Geometry(**kwargs)
+
+
+#: (mu, w_K1, w_K2, w_Q1, w_Q2) of two heads, as in tests/cli/commands/test_heads.py.
+_TWO_HEADS = [[1, 1, 0, 1, 0], [1, 1, 0, 1, 0], [0, 0, 1.44, 0, 1.44], [1, 1, 0, 1, 0], [0, 0, 1.44, 0, 1.44]]
+
+
+def _kind_cases(folder):
+    """``{model: (flags beside --kind, --c 1 and --gamma, the same arguments for solve_model)}`` for every model with
+    a theory over gamma; the general-M models read a small layer written to ``folder``."""
+    import json
+    import pathlib
+    import sys
+
+    pytest.importorskip("safetensors")
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[2]))
+    from weights.files import bert_tensors, write
+
+    from symrmt.cli.commands.theory_weights import layer_matrix
+
+    write(folder / "m.safetensors", bert_tensors(np.random.default_rng(0), p=8, layers=1),
+          {"num_attention_heads": 2, "hidden_size": 8})
+    M = layer_matrix(str(folder / "m.safetensors"), 0)
+    layer = ["--weights", str(folder / "m.safetensors"), "--layer", "0", "--f", "tanh(x)"]
+    return {
+        "attention": (["--f", "tanh(x)"], {"f": "tanh(x)"}),
+        "linear": ([], {}),
+        "kernel_ridge": (["--f", "tanh(x)", "--mu-norm", "1"], {"f": "tanh(x)", "geometry": symrmt_geometry(mu_norm=1.0)}),
+        "attention_general": (layer, {"f": "tanh(x)", "weights": M}),
+        "attention_elliptic": ([*layer, "--rank", "1"], {"f": "tanh(x)", "weights": M, "rank": 1}),
+        "softmax": (["--temperature", "0.5"], {"temperature": 0.5}),
+        "summed_heads": (["--f", "tanh(x)", "--heads", "2", "--gram", json.dumps(_TWO_HEADS)],
+                         {"f": "tanh(x)", "heads": 2, "gram": np.array(_TWO_HEADS, float)}),
+    }
+
+
+def test_theory_kind_solves_every_registered_model_with_a_theory(capsys, tmp_path):
+    """Issue 38: ``theory --kind NAME`` solves each registered model over gamma (kernel ridge included) and prints
+    what solve_model gives, bit for bit; a model registered without a case here fails the first assert."""
+    from symrmt.cli.commands.theory_kind import theory_kinds
+    from symrmt.theory import solve_model
+
+    cases = _kind_cases(tmp_path)
+    assert set(theory_kinds()) == set(cases)
+    for name, (flags, arguments) in cases.items():
+        out = run_json(capsys, "theory", "--kind", name, "--c", "1", "--gamma", "0.1,1", *flags)
+        expected = solve_model(name, c=1.0, gamma=np.array([0.1, 1.0]), **arguments).error
+        assert out["kind"] == name and out["E"] == np.asarray(expected).tolist(), name
+
+
+def test_theory_kind_refuses_the_densities_and_a_stray_rank(capsys):
+    """The densities (over x, symrmt spectrum's) are no choice of --kind; --rank without --kind is refused."""
+    assert_refused(capsys, ["theory", "--kind", "gram_density", "--c", "1", "--gamma", "0.1"], "invalid choice")
+    assert_refused(capsys, ["theory", "--f", "tanh(x)", "--c", "1", "--gamma", "0.1", "--rank", "2"],
+                   "--rank is the rank argument")
