@@ -217,6 +217,32 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
     :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/theory.md, section 18.8).
 
+    Parameters
+    ----------
+    f, c, gamma, weights, mu, d
+        As in :func:`attention_error_general`.
+    step : float
+        The relative step of the central difference :math:`\mathrm d\Phi/\mathrm d\gamma`.
+    scalars : dict, optional
+        Overrides of ``sigma``, ``rho`` and ``trace`` (above).
+
+    Returns
+    -------
+    GeneralSolution
+        :math:`E_\mathrm{attn}`, :math:`\Phi`, the traces t, the Hermite data and Newton's record, per gamma.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`attention_error_general`, or an unknown key of ``scalars``.
+    ConvergenceError
+        Where the continuation (:func:`symrmt.solve.curve.follow`) cannot solve a point.
+
+    See Also
+    --------
+    attention_error_general : Its :math:`E_\mathrm{attn}` alone, in the shape of gamma.
+    solve_path : The path and the observables.
+
     Examples
     --------
     >>> import numpy as np

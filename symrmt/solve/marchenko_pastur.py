@@ -26,7 +26,26 @@ def marchenko_pastur_rule(c: np.ndarray, nodes: int = 48) -> tuple[np.ndarray, n
     the node at 0 becomes :math:`1 - \sum_j w_j` (the atom :math:`(1 - c)_+`
     plus the rule's error on the constant), so constants are integrated exactly.
 
-    Returns arrays of shape ``c.shape + (nodes + 1,)``; the last node is :math:`\lambda = 0`.
+    Parameters
+    ----------
+    c : numpy.ndarray
+        The ratio :math:`c = p/n` (> 0), any shape.
+    nodes : int
+        Midpoint nodes in :math:`\varphi`.
+
+    Returns
+    -------
+    nodes, weights : numpy.ndarray
+        Each of shape ``c.shape + (nodes + 1,)``; the last node is :math:`\lambda = 0`.
+
+    Raises
+    ------
+    Nothing
+        A non-positive c gives non-finite nodes (the callers have checked it).
+
+    See Also
+    --------
+    symrmt.solve.solve : Refines the rule until its embedded coarse rule agrees.
 
     Examples
     --------

@@ -95,6 +95,36 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
     interval, followed by ``hint``. ``sources`` names the user's argument behind a key, where it is not the
     key itself (a Gram entry comes from ``gram``), in the message of shapes that do not broadcast.
 
+    Parameters
+    ----------
+    keys : tuple
+        The system's parameter keys (its symbols, opaque here).
+    domains : dict
+        ``key -> (lower, upper, lower_open, upper_open)``.
+    params : dict
+        ``key -> array_like``: one per key, no other.
+    hint : str
+        Appended to a range's refusal.
+    sources : dict, optional
+        ``key -> the user's argument`` where it is not the key.
+
+    Returns
+    -------
+    Parameters
+        Every array broadcast to one shape and flattened, with that shape.
+
+    Raises
+    ------
+    ParameterError
+        A missing or unknown key, a value outside its domain or not finite, shapes that do not broadcast, or a
+        grid too large for the memory.
+
+    See Also
+    --------
+    symrmt.models.Model.bind : Reads a user's arguments and checks them here, once.
+
+    Examples
+    --------
     >>> p = check_parameters(("u", "v"), {"u": (0, 10, True, False), "v": (0, np.inf, True, True)},
     ...                      {"u": 1.0, "v": [0.1, 1.0]})
     >>> p.shape, p["u"].tolist()
