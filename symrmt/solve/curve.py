@@ -150,7 +150,7 @@ class Newton:
                 if (np.all(np.isfinite(fn)) and np.linalg.norm(fn) < np.linalg.norm(f0)) or lam < 1e-3:
                     break
                 lam *= 0.5
-            if Jn is None or not np.all(np.isfinite(fn)):
+            if Jn is None or dFn is None or not np.all(np.isfinite(fn)):
                 break
             t, f0 = tn, fn
             step, self.rate = _step(fn, Jn, dFn)
