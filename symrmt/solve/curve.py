@@ -82,7 +82,7 @@ def newton_step(residual, jacobian, dF_dv, growth: float = 1.0) -> tuple[np.ndar
 class CurveSystem(Protocol):
     """A system of U unknowns along a continuation variable v, as :func:`follow` takes it.
 
-    ``name`` (``"general-M"``) and ``variable`` (``"gamma"``) name it in a failure's message; ``evaluate(t, v)``
+    ``name`` and ``variable`` (the continuation variable's name) name it in a failure's message; ``evaluate(t, v)``
     returns ``(F, J, dF_dv)``: the residual (U,), its Jacobian (U, U) and :math:`\\partial F/\\partial v` (U,);
     ``initial(v)`` is the guess at a large v that Newton takes to the physical solution.
     """
