@@ -20,7 +20,7 @@ import numpy as np
 
 from symrmt.nonlinearity.scaled import scaled_hermite
 from symrmt.general.kernel import MatrixData, p_side
-from symrmt.general.solver import PathSystem, blas_limit, continuation_path
+from symrmt.general.solver import PathSystem, blas_limit, solve_path
 from symrmt.geometry import Geometry
 from symrmt.weight_matrix import attention_matrix
 from symrmt.simulation import simulate
@@ -72,7 +72,7 @@ def main() -> None:
             t0 = time.perf_counter()
             if prof:
                 prof.enable()
-            continuation_path(system, gam, 2e-5)
+            solve_path(system, gam, 2e-5)
             if prof:
                 prof.disable()
             wall = time.perf_counter() - t0

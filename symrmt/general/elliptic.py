@@ -76,7 +76,7 @@ from ..nonlinearity.scaled import scaled_hermite
 from ..validate import signal_vector
 from ..weight_matrix import read_weight_matrix
 from .kernel import MatrixData
-from .solver import GeneralSolution, blas_limit, continuation_path, PathSystem, read_arguments
+from .solver import GeneralSolution, PathSystem, blas_limit, read_arguments, solve_path
 
 __all__ = ["EllipticModel", "attention_error_elliptic", "solve_elliptic"]
 
@@ -361,4 +361,4 @@ def solve_elliptic(f: Any, c: float, gamma: Any, weights: Any, d: float = 0.0, *
     with blas_limit(p):
         data = _ModelData(M, EllipticModel.matched(M, int(rank)))
         herm = scaled_hermite(f, data.sigma, data.rho)
-        return continuation_path(PathSystem(data, herm, c, d, mu), gam, 2e-5)
+        return solve_path(PathSystem(data, herm, c, d, mu), gam, 2e-5)

@@ -23,8 +23,8 @@ where :math:`r = c\,t`, :math:`\mathsf G` holds :math:`r_{ij}` for the label vec
 :math:`c\, v_i^\top \Pi_{ij} v_j` for :math:`v = (M^\top\mu, M\mu, \mu)`, and
 :math:`\mathsf C` the cores :math:`\frac{\alpha}{c}\begin{pmatrix}\mu^\top M\mu & 1 \\ 1 & 0\end{pmatrix}` (K) and
 :math:`\begin{pmatrix}\|\mu\|^2 & 1 \\ 1 & 0\end{pmatrix}` (the data Gram matrix). The physical solution is
-followed by continuation from large :math:`\gamma` (:math:`t_{11} \approx 1/(c\gamma)`), Newton steps with a
-finite-difference Jacobian; :math:`\mathrm d\Phi/\mathrm d\gamma` by implicit differentiation of the fixed point
+followed by the package's one-curve continuation (:func:`symrmt.solve.curve.follow`) from large :math:`\gamma`
+(:math:`t_{11} \approx 1/(c\gamma)`), Newton steps with an exact Jacobian; :math:`\mathrm d\Phi/\mathrm d\gamma` by implicit differentiation of the fixed point
 and a central difference of :math:`\Phi` along the tangent (no simulation, no fitted constant).
 """
 from __future__ import annotations
@@ -34,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError
+from ..errors import ParameterError
 from ..nonlinearity.scaled import ScaledHermite, scaled_hermite
+from ..solve.curve import Newton, follow
 from ..validate import signal_vector
 from ..weight_matrix import read_weight_matrix
 from .kernel import Factored, MatrixData, p_side, signal_forms
@@ -43,8 +44,6 @@ from .kernel import Factored, MatrixData, p_side, signal_forms
 __all__ = ["attention_error_general", "GeneralSolution", "solve_general", "read_arguments"]
 
 _IU = np.triu_indices(3)
-#: the largest ratio between consecutive gamma of the continuation (extra points are inserted)
-_RATIO = 2.5
 
 
 @dataclass
@@ -70,6 +69,15 @@ class GeneralSolution:
 
 
 class PathSystem:
+    r"""The general-M system along :math:`\gamma`: its residual, exact Jacobian and rate (a
+    :class:`symrmt.solve.curve.CurveSystem`), and :math:`\Phi`.
+
+    The unknowns x are the upper triangle of t (``t11, t12, t13, t22, t23, t33``); the residual is
+    :math:`R_n[\text{upper}]/c - x` (module docstring).
+    """
+
+    name, variable = "general-M", "gamma"
+
     def __init__(self, data: MatrixData, herm: ScaledHermite, c: float, d: float, mu: np.ndarray | None):
         self.data, self.h, self.c = data, herm, c
         self.kappa = d - herm.alpha * data.trace
@@ -100,6 +108,36 @@ class PathSystem:
     def residual(self, x: np.ndarray, gamma: float, core=None) -> np.ndarray:
         r, _ = self.rn(_sym(x), gamma, core)
         return r[_IU] / self.c - x
+
+    def initial(self, gamma: float) -> np.ndarray:
+        r"""The physical solution's guess at a large :math:`\gamma`: :math:`t_{11} \approx 1/(c\gamma)`, the rest 0."""
+        x = np.zeros(6)
+        x[0] = 1.0 / (self.c * gamma)
+        return x
+
+    def evaluate(self, x: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r"""The residual at x, its Jacobian and :math:`\partial\,\text{res}/\partial\gamma`, from one p-side
+        evaluation with derivatives.
+
+        The p-side depends on x only through the three scalars ``args`` of :class:`~symrmt.general.kernel.Factored`,
+        and its traces come with their exact derivatives in them (:func:`~symrmt.general.kernel.pair_traces`); the
+        rest of the residual, cheap algebra, is differenced centrally (step 1e-6, error ~1e-12) with the traces
+        replaced by their exact linear model. Where the traces come from a model of M (elliptic.py) the model is
+        evaluated directly. :math:`\gamma` enters only :math:`N_0`, so
+        :math:`\partial_\gamma R_n = -R_n e_1e_1^\top R_n` exactly.
+        """
+        r, fac = self.rn(_sym(x), gamma, derivatives=True)
+        f0 = r[_IU] / self.c - x
+        args0, core0, D = fac.args.copy(), fac.core.copy(), fac.D
+        model = None if D is None else (lambda args: core0 + D @ (args - args0))
+        J = np.empty((6, 6))
+        for k in range(6):
+            h = 1e-6 * max(1.0, abs(x[k]))
+            xp, xm = x.copy(), x.copy()
+            xp[k] += h
+            xm[k] -= h
+            J[:, k] = (self.residual(xp, gamma, model) - self.residual(xm, gamma, model)) / (2 * h)
+        return f0, J, -(np.outer(r[:, 0], r[0, :]))[_IU] / self.c
 
     def phi(self, x: np.ndarray, gamma: float, around: "Factored | None" = None) -> float:
         r""":math:`\Phi` at ``(x, gamma)``. ``around``: a factorized p-side near x with its derivatives; the p-side at
@@ -148,73 +186,6 @@ def _sym(x: np.ndarray) -> np.ndarray:
     return t + np.triu(t, 1).T
 
 
-def _evaluate(sys_: PathSystem, x: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""The residual at x, its Jacobian and :math:`R_n`, from one p-side evaluation with derivatives.
-
-    The p-side depends on x only through the three scalars ``args`` of :class:`~symrmt.general.kernel.Factored`,
-    and its traces come with their exact derivatives in them (:func:`~symrmt.general.kernel.pair_traces`); the
-    rest of the residual, cheap algebra, is differenced centrally (step 1e-6, error ~1e-12) with the traces
-    replaced by their exact linear model. Where the traces come from a model of M (elliptic.py) the model is
-    evaluated directly.
-    """
-    r, fac = sys_.rn(_sym(x), gamma, derivatives=True)
-    f0 = r[_IU] / sys_.c - x
-    args0, core0, D = fac.args.copy(), fac.core.copy(), fac.D
-    model = None if D is None else (lambda args: core0 + D @ (args - args0))
-    J = np.empty((6, 6))
-    for k in range(6):
-        h = 1e-6 * max(1.0, abs(x[k]))
-        xp, xm = x.copy(), x.copy()
-        xp[k] += h
-        xm[k] -= h
-        J[:, k] = (sys_.residual(xp, gamma, model) - sys_.residual(xm, gamma, model)) / (2 * h)
-    return f0, J, r
-
-
-class _Newton:
-    """Newton with the exact Jacobian of every evaluation (one p-side evaluation per step).
-
-    Converged when the residual is below ``tol`` (relative to max(1, |x|)), or when it has stalled below
-    ``floor`` (the round-off of the p-side traces when a p x p matrix is ill-conditioned, seen at small
-    gamma on real weights); ``self.residual`` keeps what was reached, for the step of the derivative, and
-    ``self.J``, ``self.r`` the Jacobian and :math:`R_n` at the returned point (for the tangent).
-    """
-
-    def __init__(self, system: PathSystem, tol: float = 1e-12, floor: float = 1e-7):
-        self.s, self.tol, self.floor = system, tol, floor
-        self.J = self.r = None
-        self.residual = 0.0
-
-    def __call__(self, x: np.ndarray, gamma: float, maxit: int = 40) -> tuple[np.ndarray, int]:
-        s = self.s
-        f0, self.J, self.r = _evaluate(s, x, gamma)
-        best = np.inf
-        stalled = 0
-        for k in range(1, maxit + 1):
-            scale = max(1.0, np.max(np.abs(x)))
-            res = np.max(np.abs(f0)) / scale
-            self.residual = res
-            if res < self.tol:
-                return x, k - 1
-            stalled = stalled + 1 if res > 0.5 * best else 0
-            best = min(best, res)
-            if stalled >= 3 and res < self.floor:
-                return x, k - 1
-            dx = -np.linalg.solve(self.J, f0)
-            lam = 1.0
-            while True:
-                xn = x + lam * dx
-                fn, Jn, rn = _evaluate(s, xn, gamma) if np.all(np.isfinite(xn)) else (np.full(6, np.nan), None, None)
-                if (np.all(np.isfinite(fn)) and np.linalg.norm(fn) < np.linalg.norm(f0)) or lam < 1e-3:
-                    break
-                lam *= 0.5
-            if Jn is None or not np.all(np.isfinite(fn)):
-                break
-            x, f0, self.J, self.r = xn, fn, Jn, rn
-        raise ConvergenceError(f"the general-M fixed point did not converge at gamma = {gamma:.4g} "
-                               f"(residual {np.max(np.abs(f0)):.2e}).")
-
-
 def read_arguments(f: Any, c: Any, gamma: Any, d: Any) -> tuple[Any, float, np.ndarray, float]:
     r"""``(f, c, gamma, d)`` of the general-M theories, read and checked once by the readers of the main path.
 
@@ -246,6 +217,32 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
     :math:`\operatorname{tr}M^2/\|M\|_F^2`, :math:`\operatorname{tr}M/p`): with their limits (1, 1, 1) for
     :math:`M = I + \text{rank } r` the system is the rank-r system exactly (docs/theory.md, section 18.8).
 
+    Parameters
+    ----------
+    f, c, gamma, weights, mu, d
+        As in :func:`attention_error_general`.
+    step : float
+        The relative step of the central difference :math:`\mathrm d\Phi/\mathrm d\gamma`.
+    scalars : dict, optional
+        Overrides of ``sigma``, ``rho`` and ``trace`` (above).
+
+    Returns
+    -------
+    GeneralSolution
+        :math:`E_\mathrm{attn}`, :math:`\Phi`, the traces t, the Hermite data and Newton's record, per gamma.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`attention_error_general`, or an unknown key of ``scalars``.
+    ConvergenceError
+        Where the continuation (:func:`symrmt.solve.curve.follow`) cannot solve a point.
+
+    See Also
+    --------
+    attention_error_general : Its :math:`E_\mathrm{attn}` alone, in the shape of gamma.
+    solve_path : The path and the observables.
+
     Examples
     --------
     >>> import numpy as np
@@ -267,56 +264,58 @@ def solve_general(f: Any, c: float, gamma: Any, weights: Any, mu: Any = None, d:
             setattr(data, key, float(value))
         herm = scaled_hermite(f, data.sigma, data.rho)
         system = PathSystem(data, herm, c, d, mu)
-        return continuation_path(system, gam, step)
+        return solve_path(system, gam, step)
 
 
-def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> GeneralSolution:
-    r"""Continuation from large :math:`\gamma` down the requested grid (extra points at most ``_RATIO`` apart).
+def solve_path(system: PathSystem, gam: np.ndarray, step: float) -> GeneralSolution:
+    r"""The observables along the path of :math:`\gamma` that :func:`symrmt.solve.curve.follow` takes down ``gam``.
 
-    At each point: a predictor from the last points' values and tangents (:func:`_predict`),
-    Newton with exact Jacobians (:class:`_Newton`), the tangent :math:`\mathrm dx/\mathrm d\gamma` from the
-    Jacobian of the last Newton evaluation, and :math:`\mathrm d\Phi/\mathrm d\gamma`: without a signal
+    At each target the continuation gives the unknowns and their tangent :math:`\mathrm dx/\mathrm d\gamma` (from the
+    Jacobian of the last Newton evaluation); then :math:`\mathrm d\Phi/\mathrm d\gamma`: without a signal
     :math:`\Phi = c\,t_{11}` on the solution path, so it is :math:`c` times the tangent's first component; with
-    a signal, a central difference of :math:`\Phi` along the tangent.
+    a signal, a central difference of :math:`\Phi` along the tangent, around the p-side of Newton's last
+    evaluation (the continuation evaluates nothing between reaching a target and handing it over).
+
+    Parameters
+    ----------
+    system : PathSystem
+        The general-M system.
+    gam : numpy.ndarray
+        The targets, flat (> 0).
+    step : float
+        The relative step of the central difference.
+
+    Returns
+    -------
+    GeneralSolution
+        In the order of ``gam``.
+
+    Raises
+    ------
+    ConvergenceError
+        Where the continuation cannot solve a point.
+
+    See Also
+    --------
+    solve_general : The arguments read and the system built.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symrmt.general.kernel import MatrixData
+    >>> from symrmt.nonlinearity.scaled import scaled_hermite
+    >>> data = MatrixData(np.eye(64))
+    >>> system = PathSystem(data, scaled_hermite("tanh(x)", data.sigma, data.rho), 1.0, 0.0, None)
+    >>> np.round(solve_path(system, np.array([0.1, 1.0]), 2e-5).error, 4).tolist()
+    [0.4532, 0.7427]
     """
     c = system.c
-    newton = _Newton(system)
-    order = np.argsort(-gam)
-    top = max(float(gam.max()), 1.0) * 50.0
-    x = np.zeros(6)
-    x[0] = 1.0 / (c * top)
-    targets = []
-    prev = top
-    for k in order:
-        g0 = gam[k]
-        if g0 < prev / _RATIO:
-            m = int(np.ceil(np.log(prev / g0) / np.log(_RATIO)))
-            targets += [(None, gi) for gi in np.geomspace(prev, g0, m + 1)[1:-1]]
-        targets.append((k, g0))
-        prev = min(prev, g0)
+    newton = Newton(system)
     err, phi, steps, residual = (np.full(len(gam), np.nan) for _ in range(4))
     ts = np.empty((len(gam), 3, 3))
-    x, _ = newton(x, top)
-    dx = _tangent(system, newton)
-    history = [(top, x, dx)]                                   # the last three points, for the predictor
-    g_prev = top
-    for k, g0 in targets:
-        try:
-            x, n_steps = newton(_predict(history, g0), g0)
-        except ConvergenceError:
-            # a step too long for the predictor: redo it in four shorter ones
-            n_steps = 0
-            for gi in np.geomspace(g_prev, g0, 5)[1:]:
-                x, extra = newton(_predict(history[-1:], gi), gi)
-                history = [(gi, x, _tangent(system, newton))]
-                n_steps += extra
-        dx = _tangent(system, newton)
-        if history[-1][0] != g0:
-            history = (history + [(g0, x, dx)])[-3:]
-        g_prev = g0
-        if k is None:
-            continue
-        steps[k], residual[k] = n_steps, newton.residual
+    for point in follow(system, gam, newton):
+        k, g0, x, dx = point.index, point.v, point.t, point.rate
+        steps[k], residual[k] = point.steps, point.residual
         if system.mu is None:
             err[k] = -g0 * g0 * c * dx[0]
             phi[k] = c * x[0]
@@ -324,41 +323,12 @@ def continuation_path(system: PathSystem, gam: np.ndarray, step: float) -> Gener
             # the central difference's step: `step`, or larger where the residual stalled above round-off (its
             # noise divided by the step must stay below the step's truncation error, step^2)
             phi[k] = system.phi(x, g0)                        # reuses Newton's last evaluation, at x
-            h = max(step, newton.residual ** (1 / 3)) * g0
+            h = max(step, point.residual ** (1 / 3)) * g0
             base = system.last[2]
             dphi = (system.phi(x + h * dx, g0 + h, base) - system.phi(x - h * dx, g0 - h, base)) / (2 * h)
             err[k] = -g0 * g0 * dphi
         ts[k] = _sym(x)
     return GeneralSolution(gam, err, phi, ts, system.h, steps, residual)
-
-
-def _predict(history: list, g0: float) -> np.ndarray:
-    r"""Hermite extrapolation in :math:`\log\gamma` through the values and tangents of the last points (up to three:
-    a quintic). The solution is smooth in :math:`\log\gamma` (:math:`t_{11} \sim 1/(c\gamma)` at large :math:`\gamma`),
-    where a quadratic in :math:`\gamma` is not: on a 50-point grid from 0.01 to 10 the quintic's error is about
-    :math:`10^{-7}`, so one Newton step reaches the tolerance."""
-    s_last = np.log(history[-1][0])
-    rows, rhs = [], []
-    deg = 2 * len(history) - 1
-    powers = np.arange(deg + 1)
-    for g, x, dx in history:
-        s = np.log(g) - s_last
-        rows.append(s ** powers)
-        rows.append(np.where(powers > 0, powers * s ** np.maximum(powers - 1, 0), 0.0))
-        rhs += [x, g * dx]                                             # dx/d(log gamma) = gamma dx/dgamma
-    coef = np.linalg.solve(np.array(rows), np.array(rhs))
-    return (np.log(g0) - s_last) ** powers @ coef
-
-
-def _tangent(system: PathSystem, newton: "_Newton") -> np.ndarray:
-    r""":math:`\mathrm dx/\mathrm d\gamma` at Newton's last point: :math:`J\,\mathrm dx = -\partial_\gamma\text{res}`.
-
-    :math:`\gamma` enters only :math:`N_0`, so :math:`\partial_\gamma R_n = -R_n e_1e_1^\top R_n` exactly, and J is exact
-    up to the central difference of the cheap algebra (:func:`_evaluate`).
-    """
-    r = newton.r
-    dres = -(np.outer(r[:, 0], r[0, :]))[_IU] / system.c
-    return -np.linalg.solve(newton.J, dres)
 
 
 class blas_limit:

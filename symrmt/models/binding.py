@@ -37,8 +37,29 @@ class Bound(NamedTuple):
 
 
 def hermite_data(f) -> tuple[Any, Any]:
-    """``(a_1, nu)`` of a centered nonlinearity without parameters (string, SymPy expression,
+    r"""``(a_1, nu)`` of a centered nonlinearity without parameters (string, SymPy expression,
     HermiteCoefficients), of a dict ``{"a1", "nu"}``, or a pair ``(a_1, nu)`` taken as it is.
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, dict or tuple
+        The nonlinearity (centred, without parameters), ``{"a1": ..., "nu": ...}``, or the pair ``(a_1, nu)``.
+
+    Returns
+    -------
+    tuple
+        :math:`(a_1, \nu)`, :math:`a_1 = \mathbb E[\xi f(\xi)]`, :math:`\nu = \mathbb E[f(\xi)^2]`.
+
+    Raises
+    ------
+    SymrmtInputError
+        A tuple that is not a pair, or a dict without ``a1`` and ``nu``.
+    NonlinearityError
+        An f that is not centred (:math:`a_0 \ne 0`) or cannot be read.
+
+    See Also
+    --------
+    hermite_arrays : The arrays :math:`(a_1, b)`, for an f with parameters too.
 
     Examples
     --------
@@ -115,6 +136,27 @@ def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple
     other parameters. The keys are the attention system's parameter symbols
     (:func:`symrmt.derive.symbols.gram_positions`).
 
+    Parameters
+    ----------
+    geometry : Geometry or dict, optional
+        The geometry (default: :math:`\mu = 0`, unit key and query weights).
+    gram : array_like, optional
+        A Gram matrix of shape ``(..., 1 + 2r, 1 + 2r)`` instead of ``geometry``.
+
+    Returns
+    -------
+    tuple
+        ``(rank, {symbol: array})``: the rank r and the Gram entries keyed by the attention system's symbols.
+
+    Raises
+    ------
+    ParameterError
+        A geometry or Gram matrix that :func:`symrmt.geometry.resolve_gram` refuses.
+
+    See Also
+    --------
+    symrmt.geometry.resolve_gram : The one reader of a geometry.
+
     Examples
     --------
     >>> import symrmt
@@ -163,6 +205,35 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
     the symbols of :mod:`symrmt.derive.symbols`; arguments as in :func:`symrmt.theory.solve_attention`. Every
     system built on :math:`K` (attention, kernel ridge) takes exactly these. Their ranges are the domains of
     the system (:meth:`symrmt.models.Model.bind` checks them, once).
+
+    Parameters
+    ----------
+    f : str, SymPy expression, HermiteCoefficients, dict or tuple
+        The centred nonlinearity, or its Hermite data (:func:`hermite_data`).
+    c, gamma : array_like
+        :math:`p/n` and the ridge parameter (> 0), broadcast with the other arrays.
+    geometry : Geometry or dict, optional
+        The geometry; or ``gram``, its Gram matrix.
+    d : array_like
+        The diagonal of K.
+    gram : array_like, optional
+        A Gram matrix instead of ``geometry``.
+    params : dict, optional
+        Values of f's parameters (arrays broadcast).
+
+    Returns
+    -------
+    Bound
+        The rank, ``{symbol: array}`` and where each symbol came from (for the one-line refusals).
+
+    Raises
+    ------
+    ParameterError
+        c or gamma not positive, d not real, or a geometry refused; a malformed f (as :func:`hermite_data`).
+
+    See Also
+    --------
+    symrmt.models.Model.bind : Checks the bound values against the system's domains, once.
 
     Examples
     --------

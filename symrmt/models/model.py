@@ -9,7 +9,8 @@ command line read the registry and never spell a model's name.
 
 A model with a numeric solver of its own (general M, softmax, summed heads) gives ``solver``, the solve hook
 (``"module:function"`` or a callable, ``solver(form=..., partial=..., **user_arguments) -> RidgeSolution``), instead
-of a derivation; ``symrmt.theory.solve_model`` calls it where it would compile and solve the derived system, and
+of a derivation (a system of its own follows its path through :func:`symrmt.solve.curve.follow`, as general
+M's does); ``symrmt.theory.solve_model`` calls it where it would compile and solve the derived system, and
 ``domains`` states, in words, the ranges it checks that no derivation states. A model whose Monte Carlo has no
 theory says so in ``no_theory``.
 

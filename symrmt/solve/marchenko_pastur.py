@@ -40,8 +40,6 @@ def marchenko_pastur_rule(c: np.ndarray, nodes: int = 48) -> tuple[np.ndarray, n
         Nodes :math:`\lambda_j` and weights :math:`w_j`, each of shape ``c.shape + (nodes + 1,)``; the last node is
         :math:`\lambda = 0`, and the weights sum to 1.
 
-    Returns arrays of shape ``c.shape + (nodes + 1,)``; the last node is :math:`\lambda = 0`.
-
     Raises
     ------
     Nothing

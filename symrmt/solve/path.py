@@ -5,7 +5,10 @@ variable :math:`v` (where Newton from the initial guess lands on it) by followin
 it down to each target: an Euler predictor from the implicit derivative
 :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, a few verified Newton
 corrections, and step halving where they fail. Points that share every parameter but
-:math:`v` form a curve and are predicted from a few anchors on it.
+:math:`v` form a curve and are predicted from a few anchors on it. Every Newton step is
+:func:`~.curve.newton_step`, the one of :mod:`.curve`, where a single costly system (a numeric model's own)
+is followed with a higher-order predictor instead: the package's two continuations, one for many cheap compiled
+points at once, one for one curve of expensive evaluations.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConvergenceError
-from .batched import solve_batched
+from .curve import newton_step
 from .native_path import NEWTON_FAILED, STALLED, native_path
 from .problem import Problem, stack
 from .settings import (BRANCH_SLACK, MAX_NEWTON, MAX_RATIO, MIN_RATIO, PATH_FLOOR, PATH_GROWTH, PATH_NEWTON,
@@ -42,18 +45,6 @@ class PathRules:
     monotone: bool = True
     componentwise: bool = True
     max_ratio: float = MAX_RATIO
-
-
-def newton_step(residual, jacobian, dF_dv, growth: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""Newton step :math:`J^{-1}F` and rate :math:`\mathrm dt/\mathrm dv = -J^{-1}\,\mathrm dF/\mathrm dv`, each (U, N).
-
-    One batched solve for both right-hand sides (:func:`~.batched.solve_batched`, with its ``growth``:
-    1 is partial pivoting; a singular Jacobian fails its point alone). Floating-point warnings are
-    silenced: the callers test the entries for non-finite values.
-    """
-    with np.errstate(all="ignore"):
-        solved = solve_batched(jacobian.transpose(1, 2, 0), np.stack([residual, dF_dv], axis=1), growth)
-    return solved[:, 0], -solved[:, 1]
 
 
 def newton(problem: Problem, t, value, index, tolerance: float = TOLERANCE):

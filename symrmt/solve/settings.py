@@ -62,3 +62,13 @@ EXACT_REFINEMENTS = 2
 #: reason; a step costs one evaluation with the full rule, and one takes the residual from up to 1e-9 to
 #: round-off, since Newton converges quadratically there: tests/solve/test_solve.py).
 REFINEMENTS = 1
+#: One-curve continuation of a costly system (:mod:`symrmt.solve.curve`): Newton's tolerance (relative to
+#: max(1, |t|)), the residual below which a stalled Newton has reached the evaluation's round-off (seen at small
+#: values of the variable, where general M's p x p matrices of real weights are ill-conditioned), its
+#: iterations, the largest ratio between consecutive points of the path, and the start as a multiple of the
+#: largest target (or of 1).
+CURVE_TOLERANCE = 1e-12
+CURVE_FLOOR = 1e-7
+CURVE_NEWTON = 40
+CURVE_RATIO = 2.5
+CURVE_START = 50.0

@@ -2,7 +2,7 @@ r"""General M and its elliptic model as registered models: their solve hooks (:m
 
 :func:`symrmt.theory.solve_model` calls these where a derived model's system would be compiled and solved;
 the numbers are those of :mod:`symrmt.general` (the fixed point in normalized traces of words in M, followed
-by its own continuation in :math:`\gamma`), returned as a :class:`~symrmt.theory.RidgeSolution` keyed by the
+in :math:`\gamma` by the package's one-curve continuation, :func:`symrmt.solve.curve.follow`), returned as a :class:`~symrmt.theory.RidgeSolution` keyed by the
 observable symbols :math:`E` and :math:`\Phi` like every other model. The arguments are read once, by the
 readers of the main path (:func:`symrmt.general.solver.read_arguments`). A point the continuation cannot
 solve is a :class:`~symrmt.errors.ConvergenceError` (the solver's failure, as on the main path); the whole grid

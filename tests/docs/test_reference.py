@@ -182,15 +182,9 @@ def missing_sections(objects: dict[str, object]) -> dict[str, list[str]]:
     return missing
 
 
-#: Public functions whose docstring still lacks some of :data:`SECTIONS` (the general-M solver and the models'
-#: bindings, whose modules are being reworked). The list only shrinks: a new public function without them fails,
-#: and so does a name here that has gained them all.
-WITHOUT_SECTIONS: set[str] = {
-    "symrmt.general.solver.solve_general",
-    "symrmt.models.binding.gram_parameters",
-    "symrmt.models.binding.hermite_data",
-    "symrmt.models.binding.kernel_parameters",
-}
+#: Public functions whose docstring still lacks some of :data:`SECTIONS`: none since 2026-12-08. The set stays so
+#: that a name can be held here with a reason; a new public function without the sections fails.
+WITHOUT_SECTIONS: set[str] = set()
 
 
 def test_every_public_function_has_parameters_returns_raises_and_see_also():

@@ -6,7 +6,7 @@ from symrmt.general import solve_general
 from symrmt.general import kernel
 from symrmt.nonlinearity.scaled import scaled_hermite
 from symrmt.general.kernel import MatrixData, pair_traces
-from symrmt.general.solver import PathSystem, continuation_path
+from symrmt.general.solver import PathSystem, solve_path
 
 
 def _matrix(p, seed=1):
@@ -66,5 +66,5 @@ def test_two_to_three_evaluations_per_point():
     data = MatrixData(_matrix(p))
     herm = scaled_hermite("tanh(x)", data.sigma, data.rho)
     system = PathSystem(data, herm, 1.0, 0.0, None)
-    continuation_path(system, np.geomspace(0.01, 10, 50), 2e-5)
+    solve_path(system, np.geomspace(0.01, 10, 50), 2e-5)
     assert system.evaluations <= 3 * 50

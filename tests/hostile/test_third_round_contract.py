@@ -57,21 +57,16 @@ def test_summed_heads_and_softmax_refuse_gamma_and_d_as_the_main_path():
 
 def test_general_m_non_convergence_is_the_solvers_failure():
     """A Newton that cannot converge is a ConvergenceError (as the main path's), not a ParameterError."""
-    from symrmt.general.solver import _Newton
+    from symrmt.solve.curve import Newton
 
     class Never:                                   # a system whose residual never shrinks
-        c = 1.0
+        name, variable = "general-M", "gamma"
 
-    newton = _Newton(Never())
-    import symrmt.general.solver as solver
+        def evaluate(self, t, v):
+            return np.ones(6), np.eye(6), np.ones(6)
 
-    original = solver._evaluate
-    solver._evaluate = lambda s, x, g: (np.ones(6), np.eye(6), np.eye(3))
-    try:
-        with pytest.raises(ConvergenceError, match="did not converge"):
-            newton(np.zeros(6), 0.1, maxit=3)
-    finally:
-        solver._evaluate = original
+    with pytest.raises(ConvergenceError, match="general-M fixed point did not converge at gamma = 0.1"):
+        Newton(Never())(np.zeros(6), 0.1, maxit=3)
 
 
 # The registry (issue 40 items 6 and 9).
