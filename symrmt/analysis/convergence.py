@@ -504,7 +504,7 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
     if validate.choice("attention", attention, ATTENTIONS) == "softmax":
         if f is not None or params is not None:
             raise ParameterError(f"f = {f!r}, params = {params!r}: softmax attention fixes f; pass f=None and no params.")
-        tau = validate.temperature(1.0 if temperature is None else temperature)
+        tau = validate.temperature(temperature)
 
         def theory(c, gamma, geometry, d, gram):       # d is 0: softmax masks the diagonal (simulate checks it)
             return softmax_error(c, gamma, temperature=tau, geometry=geometry, gram=gram)
