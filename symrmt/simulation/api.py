@@ -329,7 +329,7 @@ def simulate(
                              "test_tokens out with attention='softmax'.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
-    check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)
+    check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights, test_tokens=tokens is not None)
     warn_large_norms(model.gram, model.p)
     setup = setup.with_f(f, params)
     model, grid = setup.model, setup.grid

@@ -49,7 +49,7 @@ from .linalg import GRAM_RTOL, cogram_matrix, gram_matrix, rounding_bound
 from .model import Model, weight_pairs
 
 __all__ = ["DEFAULT_TEST_TOKENS", "TOKEN_BLOCK", "token_count", "probe_weights", "query_scores", "query_features",
-           "token_errors", "expected_linear_errors"]
+           "token_errors", "expected_linear_errors", "token_bytes"]
 
 #: The number of fresh tokens per draw of ``simulate(..., test_tokens=True)``: the token average then adds a
 #: relative spread of about ``sqrt(2/4096)`` = 2% to each draw's estimate, below the spread between contexts.
@@ -57,6 +57,13 @@ DEFAULT_TEST_TOKENS = 4096
 
 #: Fresh tokens scored per block (bounds the p-by-block and n-by-block temporaries).
 TOKEN_BLOCK = 1024
+
+
+def token_bytes(n: int, p: int) -> float:
+    """Bytes :func:`token_errors` holds next to the draw's X, K (and C): :math:`F = XK`, the smaller Gram matrix and
+    its eigenvectors, or the SVD's factors (at most one more p-by-n and two min(p, n)-square arrays), and the blocks of
+    new tokens, their scores and predictions."""
+    return 8.0 * (2 * p * n + 2 * min(p, n) ** 2 + 3 * (p + n) * TOKEN_BLOCK)
 
 
 def token_count(test_tokens: Any) -> int | None:

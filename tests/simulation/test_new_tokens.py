@@ -10,10 +10,11 @@ import pytest
 
 from symrmt.errors import ParameterError
 from symrmt.geometry import Geometry
-from symrmt.simulation import simulate
+from symrmt.simulation import memory, simulate
 from symrmt.simulation.model import attention_matrix, draw, scores
 from symrmt.simulation.new_tokens import (DEFAULT_TEST_TOKENS, TOKEN_BLOCK, expected_linear_errors, probe_weights,
-                                          token_count, token_errors)
+                                          token_bytes, token_count, token_errors)
+from symrmt.simulation.routes import Plan
 from symrmt.simulation.setup import validated_model, with_f
 
 #: w_K != w_Q and both partly along mu: K is not symmetric, so swapping key and query for the new token changes E.
@@ -163,3 +164,13 @@ def test_first_monte_carlo_of_the_issue():
     assert paired.mean() > 3.5 * paired.std(ddof=1) / np.sqrt(8)
     assert res.attention_mean[0] > res.linear_mean[0]
     np.testing.assert_allclose([res.test.attention_mean[0], res.test.linear_mean[0]], [0.59, 0.70], atol=0.03)
+
+
+def test_memory_check_counts_the_test_tokens(monkeypatch):
+    plan = Plan.of("exact", 2000, 2000)
+    base = memory._peak_bytes(plan, 2, 3, None)
+    # a budget between the run's need without test tokens and with them: only the latter is refused
+    monkeypatch.setattr(memory, "available_memory", lambda: base + token_bytes(2000, 2000) / 2)
+    memory.check_memory(plan, 2, 3)
+    with pytest.raises(ParameterError, match="GiB"):
+        memory.check_memory(plan, 2, 3, test_tokens=True)
