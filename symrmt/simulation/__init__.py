@@ -88,6 +88,8 @@ Modules, one job each: :mod:`~symrmt.simulation.model` (the draw, the scores, :m
 :mod:`~symrmt.simulation.setup` (a call's validated arguments and its loop over seeds,
 :class:`~symrmt.simulation.setup.Setup`),
 :mod:`~symrmt.simulation.api` (the public functions, re-exported here),
+:mod:`~symrmt.simulation.new_tokens` (the in-context test error of the same probe on fresh tokens,
+``simulate(..., test_tokens=N)``; drawn after step 3 above),
 :mod:`~symrmt.simulation.kernel_ridge` (the same draws, then the ridge on :math:`K` alone) and
 :mod:`~symrmt.simulation.heads` (several heads, summed or concatenated).
 """

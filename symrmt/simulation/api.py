@@ -21,7 +21,8 @@ from ..geometry import Geometry, check_symmetric_kernel
 from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
-from .result import SimulationResult, frozen
+from .new_tokens import token_count, token_errors
+from .result import SimulationResult, TestErrors, frozen
 from .routes import METHODS, Plan
 from .setup import Setup, gamma_grid, seed_count, validated_model, with_attention, with_f
 from .softmax import softmax_scale
@@ -41,11 +42,13 @@ def _softmax_summary(model: Model) -> dict | None:
 
 
 def _one_draw(model: Model, plan: Plan, grid: np.ndarray, rng: np.random.Generator,
-              drawn: list | None = None) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
-    """:func:`simulate_once` after validation; also returns the routes used.
+              drawn: list | None = None, tokens: int | None = None) -> tuple[Any, ...]:
+    """:func:`simulate_once` after validation; also returns the routes used, and with ``tokens`` the test errors.
 
     ``drawn``: a list holding ``draw(model, rng)`` made ahead (:meth:`~.setup.Setup.run_seeds`); it is emptied,
-    so that the routes can release X and K as they go.
+    so that the routes can release X and K as they go. ``tokens``: also the test errors of the draw over that many
+    fresh tokens (:func:`~.new_tokens.token_errors`, from ``rng`` after the context; the interpolation errors do not
+    change), returned after the routes.
 
     The level-3 products run on the BLAS threads that :mod:`~symrmt.simulation.threads` measured
     fastest at this size; the reductions inside set their own.
@@ -55,10 +58,12 @@ def _one_draw(model: Model, plan: Plan, grid: np.ndarray, rng: np.random.Generat
         S, C = scores(X, vectors, plan.keeps_gram, model.weights)
         K = attention_matrix(S, model)
         del S
+        tested = () if tokens is None else token_errors(model, y, X, K, vectors, grid, tokens, rng)
         instance = routes.Instance(y, X, K, C)
         del X, K, C  # the instance owns them now and releases them route by route
         attention, linear, used = routes.errors(plan, instance, grid)
-    return (routes.unit_interval(attention, "attention", grid), routes.unit_interval(linear, "linear", grid), used)
+    return (routes.unit_interval(attention, "attention", grid), routes.unit_interval(linear, "linear", grid), used,
+            *tested)
 
 
 # ---------------------------------------------------------------------------
@@ -147,7 +152,7 @@ def simulate_once(
         raise ParameterError(f"rng = {rng!r}: must be a numpy.random.Generator (np.random.default_rng(seed)).")
     check_memory(plan, 1, grid.size, weights=model.weights)
     warn_large_norms(model.gram, model.p)
-    attention, linear, _ = _one_draw(with_f(model, f), plan, grid, rng)
+    attention, linear, *_ = _one_draw(with_f(model, f), plan, grid, rng)
     return attention, linear
 
 
@@ -172,6 +177,7 @@ def simulate(
     temperature: float | None = None,
     mask_diagonal: bool = True,
     normalize: str | None = None,
+    test_tokens: int | bool | None = None,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -268,6 +274,13 @@ def simulate(
         Softmax only: ``"keys"`` (default) normalizes each query's weights over its keys (each column of
         :math:`K^{\rm sm}` sums to one, as transformers compute it); ``"queries"`` each row, the transposed
         model (:mod:`symrmt.simulation.softmax`). Both have the same deterministic equivalent.
+    test_tokens : int or bool, optional
+        Also the in-context test error of the same probe on this many fresh tokens
+        :math:`x = y_*\mu + z` per draw (``True``: :data:`~symrmt.simulation.new_tokens.DEFAULT_TEST_TOKENS`),
+        for attention (:math:`\hat y = w^\top (X k(x) + d x)`, the context tokens as keys, x the query) and for
+        ridge regression on X: ``result.test`` (:class:`~symrmt.simulation.result.TestErrors`;
+        :mod:`~symrmt.simulation.new_tokens`). Entrywise attention only. Default ``None``: no test error, and the
+        draws, numbers and result are those of a call without it (the test tokens are drawn after the context).
 
     Returns
     -------
@@ -310,23 +323,36 @@ def simulate(
     model, c = validated_model(n, c, geometry, gram, d, random_frame, weights, mu)
     setup = Setup.of(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, gamma, seeds, seed)
     model = setup.model
+    tokens = token_count(test_tokens)
+    if tokens is not None and model.attention != "entrywise":
+        raise ParameterError("test_tokens: the test error is simulated for entrywise attention (an f) only; leave "
+                             "test_tokens out with attention='softmax'.")
     method = validate.choice("method", method, METHODS)
     plan = Plan.of(method, model.n, model.p)
-    check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights)
+    check_memory(plan, setup.seeds, setup.grid.size, weights=model.weights, test_tokens=tokens is not None)
     warn_large_norms(model.gram, model.p)
     setup = setup.with_f(f, params)
     model, grid = setup.model, setup.grid
-    draws = setup.run_seeds(lambda rng, drawn: _one_draw(model, plan, grid, rng, drawn), progress=progress,
+    draws = setup.run_seeds(lambda rng, drawn: _one_draw(model, plan, grid, rng, drawn, tokens), progress=progress,
                             ahead=routes.concurrent(model.n, model.p))
-    attention = np.array([a for a, _, _ in draws])
-    linear = np.array([lin for _, lin, _ in draws])
+    attention = np.array([drawn[0] for drawn in draws])
+    linear = np.array([drawn[1] for drawn in draws])
     result = SimulationResult(
         *frozen(grid, *mean_se(attention), *mean_se(linear), attention, linear),
         n=model.n, p=model.p, c=c, d=model.d, seeds=setup.seeds, seed=setup.seed, geometry=model.geometry,
-        gram=model.gram, method=method, routes=_route_counts([used for _, _, used in draws]),
+        gram=model.gram, method=method, routes=_route_counts([drawn[2] for drawn in draws]),
         weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
+        test=None if tokens is None else _test_errors(tokens, draws),
     )
     return result
+
+
+def _test_errors(tokens: int, draws: list[tuple]) -> TestErrors:
+    """:attr:`SimulationResult.test` from the draws of :func:`_one_draw` with ``tokens``: means and standard errors
+    over seeds by the same :func:`~.seeds.mean_se` as the interpolation errors."""
+    attention = np.array([drawn[3] for drawn in draws])
+    linear = np.array([drawn[4] for drawn in draws])
+    return TestErrors(tokens, *frozen(*mean_se(attention), *mean_se(linear), attention, linear))
 
 
 def simulate_spectrum(

@@ -27,6 +27,7 @@ from ..errors import ParameterError
 from ..runtime import memory as runtime_memory
 from .linalg import SYRK_COLUMNS
 from .model import BLOCK_ROWS
+from .new_tokens import token_bytes
 from .routes import METHODS, Plan, concurrent
 from .weights import WeightMatrix
 
@@ -162,9 +163,12 @@ def _binding_limit() -> str:
 
 
 def check_memory(plan: Plan, seeds: int, gammas: int, spectrum: str | None = None,
-                 weights: WeightMatrix | None = None) -> None:
-    """Refuse (:class:`~symrmt.errors.ParameterError`) a run whose :func:`memory_estimate` exceeds the memory available."""
+                 weights: WeightMatrix | None = None, test_tokens: bool = False) -> None:
+    """Refuse (:class:`~symrmt.errors.ParameterError`) a run whose :func:`memory_estimate` exceeds the memory available
+    (with ``test_tokens``, plus what the test error holds next to the draw: :func:`~.new_tokens.token_bytes`)."""
     extra = 0.0 if weights is None else _weight_bytes(plan.n, plan.p, weights.form, weights.rank or 0)
+    if test_tokens:
+        extra += token_bytes(plan.n, plan.p)
     need = _peak_bytes(plan, seeds, gammas, spectrum, extra)
     available = available_memory()
     if available is not None and need > available:

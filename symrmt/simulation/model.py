@@ -27,8 +27,8 @@ from .softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
 from ..weight_matrix import WeightMatrix
 
-__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "scores", "low_rank_scores", "attention_matrix",
-           "entrywise_matrix", "softmax_matrix", "warn_large_norms"]
+__all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "weight_pairs", "scores", "low_rank_scores",
+           "attention_matrix", "entrywise_matrix", "softmax_matrix", "warn_large_norms"]
 
 #: Rows of an n-by-n array processed per block (bounds the temporaries of f and of the low-rank term).
 BLOCK_ROWS = 256
@@ -111,7 +111,7 @@ def _add_outer(A: np.ndarray, u: np.ndarray, v: np.ndarray) -> None:
         A[start:stop] += np.outer(u[start:stop], v)
 
 
-def _weight_pairs(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def weight_pairs(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""The rows :math:`w_K^{(k)}`, :math:`w_Q^{(k)}` (each r'-by-p) of the pairs with both vectors nonzero."""
     r = (vectors.shape[0] - 1) // 2
     pairs = [k for k in range(1, r + 1) if np.any(vectors[k]) and np.any(vectors[k + r])]
@@ -126,7 +126,7 @@ def scores(X: np.ndarray, vectors: np.ndarray, keep_gram: bool,
     when given (then only ``vectors[0]``, :math:`\mu`, is used, by the draw).
     """
     if weights is None:
-        keys, queries = _weight_pairs(vectors)
+        keys, queries = weight_pairs(vectors)
         return low_rank_scores(X, 1.0, keys, queries, keep_gram)
     if weights.form == "factored":
         return low_rank_scores(X, weights.shift, weights.keys, weights.queries, keep_gram)

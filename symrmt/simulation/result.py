@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from ..geometry import Geometry
+from .seeds import t_interval
 
-__all__ = ["SimulationResult", "CurveResult", "frozen"]
+__all__ = ["SimulationResult", "CurveResult", "TestErrors", "frozen"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,6 +54,9 @@ class SimulationResult:
     agreement : Agreement or None
         With ``simulate(..., theory=True)``: the theory at the same ridges, the standardized difference of each
         point and the verdicts (:class:`symrmt.analysis.agreement.Agreement`); else ``None``.
+    test : TestErrors or None
+        With ``simulate(..., test_tokens=N)``: the in-context test errors of the same draws
+        (:mod:`~symrmt.simulation.new_tokens`); else ``None``.
 
     The arrays are read-only.
 
@@ -84,6 +88,7 @@ class SimulationResult:
     weights: dict | None = None
     softmax: dict | None = None
     agreement: Any = None
+    test: TestErrors | None = None
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
@@ -123,6 +128,8 @@ class SimulationResult:
         }
         if self.agreement is not None:
             out["agreement"] = self.agreement.as_dict()
+        if self.test is not None:
+            out["test"] = self.test.as_dict()
         return out
 
 
@@ -146,6 +153,44 @@ class CurveResult:
     seeds: int
     seed: int
     gram: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class TestErrors:
+    r"""The in-context test errors :math:`E_{\rm test}(\gamma)` of a :class:`SimulationResult`'s draws (read-only).
+
+    Attributes
+    ----------
+    tokens : int
+        Fresh tokens per draw (:mod:`~symrmt.simulation.new_tokens`).
+    attention_mean, attention_se, linear_mean, linear_se : numpy.ndarray
+        Mean over seeds and its standard error ``std(ddof=1)/sqrt(seeds)``, shape ``(G,)``, as for the
+        interpolation errors.
+    attention_per_seed, linear_per_seed : numpy.ndarray
+        Each draw's average over its ``tokens`` fresh tokens, shape ``(seeds, G)``.
+    """
+
+    __test__ = False   # not a pytest class, whatever its name
+
+    tokens: int
+    attention_mean: np.ndarray
+    attention_se: np.ndarray
+    linear_mean: np.ndarray
+    linear_se: np.ndarray
+    attention_per_seed: np.ndarray
+    linear_per_seed: np.ndarray
+
+    def interval(self, which: str = "attention", level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(mean, lo, hi)``: the Student-t interval over seeds of ``which`` ("attention" or "linear")."""
+        return t_interval(getattr(self, f"{which}_per_seed"), level)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``tokens``, and ``attention`` and ``linear`` each with ``mean``, ``se`` and ``per_seed``."""
+        return {"tokens": self.tokens,
+                "attention": {"mean": self.attention_mean.tolist(), "se": self.attention_se.tolist(),
+                              "per_seed": self.attention_per_seed.tolist()},
+                "linear": {"mean": self.linear_mean.tolist(), "se": self.linear_se.tolist(),
+                           "per_seed": self.linear_per_seed.tolist()}}
 
 
 def frozen(*arrays: np.ndarray) -> list[np.ndarray]:
