@@ -41,6 +41,8 @@ def simulate(
     temperature: float | None = None,
     mask_diagonal: bool = True,
     normalize: str | None = None,
+    test_tokens: int | bool | None = None,
+    tokens: Any = None,
     theory: bool = False,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)`, and the theory beside it.
@@ -50,7 +52,7 @@ def simulate(
 
     Parameters
     ----------
-    f, n, c, gamma, geometry, d, seeds, seed, random_frame, gram, method, progress, weights, mu, params, attention, temperature, mask_diagonal, normalize
+    f, n, c, gamma, geometry, d, seeds, seed, random_frame, gram, method, progress, weights, mu, params, attention, temperature, mask_diagonal, normalize, test_tokens, tokens
         As in :func:`symrmt.simulation.simulate`.
     theory : bool
         Also solve the theory at the same points and attach the verdict of each
@@ -89,5 +91,6 @@ def simulate(
                              "weights=M is symrmt.attention_error(f, c, gamma, weights=M, mu=...): compare with it.")
     result = simulate_alone(f, n, c, gamma, geometry, d, seeds, seed, random_frame, gram=gram, method=method,
                             progress=progress, weights=weights, mu=mu, params=params, attention=attention,
-                            temperature=temperature, mask_diagonal=mask_diagonal, normalize=normalize)
+                            temperature=temperature, mask_diagonal=mask_diagonal, normalize=normalize,
+                            test_tokens=test_tokens, tokens=tokens)
     return attach_theory(result, f, params) if theory else result

@@ -9,6 +9,7 @@ for formulas and expressions), draws (:mod:`~symrmt.simulation.model`) and solve
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -22,6 +23,7 @@ from . import linalg, routes, threads
 from .memory import check_memory
 from .model import Model, attention_matrix, draw, scores, warn_large_norms
 from .new_tokens import token_count, token_errors
+from .tokens import token_law
 from .result import SimulationResult, TestErrors, frozen
 from .routes import METHODS, Plan
 from .setup import Setup, gamma_grid, seed_count, validated_model, with_attention, with_f
@@ -178,6 +180,7 @@ def simulate(
     mask_diagonal: bool = True,
     normalize: str | None = None,
     test_tokens: int | bool | None = None,
+    tokens: Any = None,
 ) -> SimulationResult:
     r"""Monte Carlo of :math:`E_{\rm attn}(\gamma)` and :math:`E_{\rm lin}(\gamma)` over ``seeds`` draws.
 
@@ -281,6 +284,12 @@ def simulate(
         ridge regression on X: ``result.test`` (:class:`~symrmt.simulation.result.TestErrors`;
         :mod:`~symrmt.simulation.new_tokens`). Entrywise attention only. Default ``None``: no test error, and the
         draws, numbers and result are those of a call without it (the test tokens are drawn after the context).
+    tokens : str, TokenLaw or callable, optional
+        The law of the noise entries of :math:`Z` (and of the test tokens' z): ``"gaussian"`` (default, the
+        theory's law), ``"rademacher"``, ``"two_point:q"``, ``"student_t:nu"`` (:math:`\nu > 4`), ``"sparse:s"``,
+        or a sampler ``sample(rng, shape)`` of centred, unit-variance entries (:func:`~symrmt.simulation.tokens.
+        token_law`). Its fourth moment :math:`m_4` is reported in ``result.tokens``. The Gaussian default draws
+        exactly as before.
 
     Returns
     -------
@@ -321,8 +330,10 @@ def simulate(
     2.0
     """
     model, c = validated_model(n, c, geometry, gram, d, random_frame, weights, mu)
+    model = replace(model, tokens=token_law(tokens, seed=seed if isinstance(seed, int) else 0))
     setup = Setup.of(with_attention(model, f, attention, temperature, mask_diagonal, normalize), c, gamma, seeds, seed)
     model = setup.model
+    law = model.tokens
     tokens = token_count(test_tokens)
     if tokens is not None and model.attention != "entrywise":
         raise ParameterError("test_tokens: the test error is simulated for entrywise attention (an f) only; leave "
@@ -343,6 +354,7 @@ def simulate(
         gram=model.gram, method=method, routes=_route_counts([drawn[2] for drawn in draws]),
         weights=None if model.weights is None else model.weights.summary(), softmax=_softmax_summary(model),
         test=None if tokens is None else _test_errors(tokens, draws),
+        tokens=None if law.is_gaussian else law.summary(),
     )
     return result
 

@@ -25,6 +25,7 @@ from ..errors import NonlinearityError
 from ..geometry import Geometry, realize
 from .softmax import softmax_scale
 from .linalg import gram_matrix, symmetric_product
+from .tokens import GAUSSIAN, TokenLaw
 from ..weight_matrix import WeightMatrix
 
 __all__ = ["BLOCK_ROWS", "FiniteSizeWarning", "Model", "draw", "weight_pairs", "scores", "low_rank_scores",
@@ -75,6 +76,7 @@ class Model:
     temperature: float = 1.0
     mask_diagonal: bool = True
     normalize: str = "keys"
+    tokens: TokenLaw = GAUSSIAN   # the law of Z's entries (simulation/tokens.py)
 
 
 def warn_large_norms(gram: np.ndarray, p: int) -> None:
@@ -94,7 +96,8 @@ def draw(model: Model, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     r"""``(y, X, vectors)`` drawn in the documented order y, Z, frame; the rows of ``vectors`` are
     :math:`\mu, w_K^{(1..r)}, w_Q^{(1..r)}` in :math:`\mathbb R^p`."""
     y = (2 * rng.integers(0, 2, size=model.n) - 1).astype(np.float64)
-    X = rng.standard_normal((model.p, model.n))
+    # Gaussian tokens are drawn by this very call whatever the law module does, so that seeds replay bit for bit.
+    X = rng.standard_normal((model.p, model.n)) if model.tokens.is_gaussian else model.tokens.draw(rng, (model.p, model.n))
     # The rank-one path replays Geometry.vectors exactly (eigh of the whole 3 x 3); with general
     # weights mu alone is placed, along e_1 (or a random direction), whatever form the geometry had.
     compress = model.geometry is None or model.weights is not None

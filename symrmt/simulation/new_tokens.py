@@ -167,7 +167,8 @@ def token_errors(model: Model, y: np.ndarray, X: np.ndarray, K: np.ndarray, vect
     attention, linear = np.zeros(grid.size), np.zeros(grid.size)
     for start in range(0, tokens, TOKEN_BLOCK):
         labels = y_star[start:start + TOKEN_BLOCK]
-        queries = rng.standard_normal((labels.size, model.p)).T       # columns z_t; rows of one (N, p) draw
+        shape = (labels.size, model.p)                                # columns z_t; rows of one (N, p) draw
+        queries = (rng.standard_normal(shape) if model.tokens.is_gaussian else model.tokens.draw(rng, shape)).T
         queries += np.outer(mu, labels)                                # x_t = y*_t mu + z_t
         k = query_features(model, X, queries, vectors)
         predicted = readout @ k

@@ -57,6 +57,10 @@ class SimulationResult:
     test : TestErrors or None
         With ``simulate(..., test_tokens=N)``: the in-context test errors of the same draws
         (:mod:`~symrmt.simulation.new_tokens`); else ``None``.
+    tokens : dict or None
+        With ``simulate(..., tokens=LAW)`` other than Gaussian: the law's ``name``, its fourth moment ``m4`` and
+        ``m4_error`` (:meth:`TokenLaw.summary <symrmt.simulation.tokens.TokenLaw.summary>`); ``None`` for Gaussian
+        tokens.
 
     The arrays are read-only.
 
@@ -89,6 +93,7 @@ class SimulationResult:
     softmax: dict | None = None
     agreement: Any = None
     test: TestErrors | None = None
+    tokens: dict | None = None
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
@@ -130,6 +135,8 @@ class SimulationResult:
             out["agreement"] = self.agreement.as_dict()
         if self.test is not None:
             out["test"] = self.test.as_dict()
+        if self.tokens is not None:
+            out["tokens"] = dict(self.tokens)
         return out
 
 

@@ -72,6 +72,10 @@ class TokenLaw:
         values = self.sample(rng, shape)
         return _checked(values, shape, self.name)
 
+    def summary(self) -> dict:
+        """``{"name", "m4", "m4_error"}``, as a simulation result reports the law."""
+        return {"name": self.name, "m4": self.fourth_moment, "m4_error": self.fourth_moment_error}
+
     @property
     def is_gaussian(self) -> bool:
         """Whether this is the theory's own law (the Monte Carlo then draws exactly as it always has)."""

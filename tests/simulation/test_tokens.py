@@ -91,3 +91,46 @@ def test_a_law_of_another_type_is_a_type_error():
         token_law(3)
     with pytest.raises(ParameterTypeError):
         student_t("5")
+
+
+# The law in the Monte Carlo: simulate(tokens=...), its report, and the command line.
+
+def _run(**kwargs):
+    from symrmt.simulation import simulate
+
+    return simulate("tanh(x)", 64, 1.0, [0.1, 1.0], seeds=2, progress=False, **kwargs)
+
+
+def test_gaussian_tokens_draw_exactly_as_before():
+    default, named = _run(), _run(tokens="gaussian")
+    assert np.array_equal(default.attention_per_seed, named.attention_per_seed)
+    assert default.tokens is None and "tokens" not in default.as_dict()
+
+
+def test_the_law_draws_every_noise_entry_and_is_reported():
+    shapes = []
+
+    def recorded(rng, shape):
+        shapes.append(tuple(shape))
+        return 2.0 * rng.integers(0, 2, size=shape) - 1.0
+
+    result = _run(tokens=recorded, test_tokens=16)
+    # one draw of Z (p, n) per seed, and the test tokens' z (tokens, p), besides the moment check's draw
+    assert shapes.count((64, 64)) == 2 and (16, 64) in shapes
+    assert result.tokens == {"name": "user", "m4": 1.0, "m4_error": 0.0}
+    assert result.as_dict()["tokens"]["m4"] == 1.0
+    assert not np.array_equal(result.attention_per_seed, _run().attention_per_seed)
+
+
+def test_the_command_line_reads_the_law(capsys):
+    from symrmt.cli import main
+
+    assert main(["simulate", "--f", "tanh(x)", "--n", "64", "--c", "1", "--gamma", "0.1", "--seeds", "2", "--quiet",
+                 "--tokens", "sparse:0.5"]) in (0, None)
+    assert "tokens sparse:0.5, m4 = 6" in capsys.readouterr().out
+    for bad, words in ((["--tokens", "cauchy"], "unknown token law"),
+                       (["--tokens", "rademacher", "--spectrum"], "--spectrum draws Gaussian tokens")):
+        assert main(["simulate", "--f", "tanh(x)", "--n", "64", "--c", "1", "--gamma", "0.1", "--seeds", "2",
+                     "--quiet", *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert words in err and "\n" not in err

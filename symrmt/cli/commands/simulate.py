@@ -20,8 +20,14 @@ __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
 
 
 def add_simulate(sub) -> None:
-    _add_monte_carlo(sub, "simulate", "Monte Carlo of the finite model (docs/theory.md section 1)",
-                     "with --spectrum: the histogram of the eigenvalues under the predicted density")
+    p = _add_monte_carlo(sub, "simulate", "Monte Carlo of the finite model (docs/theory.md section 1)",
+                         "with --spectrum: the histogram of the eigenvalues under the predicted density")
+    p.add_argument("--tokens", metavar="LAW", default=None,
+                   help="the law of the noise tokens' entries: gaussian (default, the theory's), rademacher, "
+                        "two_point:Q, student_t:NU (NU > 4), sparse:S; each centred with unit variance, its fourth "
+                        "moment m4 printed")
+    p.add_argument("--test-tokens", metavar="N", type=int, default=None,
+                   help="also the in-context test error of the same probe on N fresh tokens per draw")
 
 
 def add_compare(sub) -> None:
@@ -85,9 +91,10 @@ def _simulate(args: argparse.Namespace, geometry: Geometry | None):
     from ... import simulate
 
     check_c(args.c)
+    extra = {"tokens": args.tokens, "test_tokens": args.test_tokens} if args.command == "simulate" else {}
     return simulate(_hermite(args), n=args.n, c=args.c, gamma=args.gamma, d=args.diag, seeds=args.seeds, seed=args.seed,
                     method=args.method, progress=not args.quiet, **geometry_kwargs(args, geometry),
-                    **attention_kwargs(args))
+                    **attention_kwargs(args), **extra)
 
 
 def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[float]:
@@ -108,6 +115,8 @@ def _check_matrix(args: argparse.Namespace) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> dict:
     _check_matrix(args)
+    if args.spectrum and args.tokens not in (None, "gaussian"):
+        raise SymrmtInputError("--tokens applies to the errors; --spectrum draws Gaussian tokens: leave one out.")
     if args.plot:
         if not args.spectrum:
             raise SymrmtInputError("simulate --plot draws the eigenvalue histogram: add --spectrum "
@@ -128,11 +137,18 @@ def cmd_simulate(args: argparse.Namespace) -> dict:
 
 
 def _print_simulation(result, eigenvalues: list[float] | None, matrix: str) -> None:
-    print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error)")
-    print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}")
+    law = "" if result.tokens is None else (f"; tokens {result.tokens['name']}, m4 = {result.tokens['m4']:.4g}"
+                                            + (f" ± {result.tokens['m4_error']:.2g}" if result.tokens["m4_error"] else ""))
+    print(f"Monte Carlo: n = {result.n}, p = {result.p}, {result.seeds} seeds (mean ± standard error){law}")
+    test = result.test
+    print(f"{'gamma':>10} {'E_attn':>18} {'E_lin':>18}" + ("" if test is None else f" {'E_attn test':>18} {'E_lin test':>18}"))
     for i, g in enumerate(result.gamma):
-        print(f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
-              f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
+        row = (f"{g:10.4g} {result.attention_mean[i]:10.5f} ± {result.attention_se[i]:.5f}"
+               f" {result.linear_mean[i]:10.5f} ± {result.linear_se[i]:.5f}")
+        if test is not None:
+            row += (f" {test.attention_mean[i]:10.5f} ± {test.attention_se[i]:.5f}"
+                    f" {test.linear_mean[i]:10.5f} ± {test.linear_se[i]:.5f}")
+        print(row)
     if eigenvalues is not None:
         print(f"{len(eigenvalues)} eigenvalues of the {matrix} matrix (pooled) in "
               f"[{min(eigenvalues):.6g}, {max(eigenvalues):.6g}]; --json lists them")
