@@ -10,7 +10,9 @@ process:
 - bounded: SymPy's children stop at :data:`BUDGET` wall-clock seconds (the deadline of
   :mod:`.closed_forms`), and the process kills itself (``SIGALRM``) after :data:`HARD_LIMIT` whatever happens;
 - one at a time per entry: an exclusive ``flock`` on ``.<entry>.lock`` in the cache folder (a second search for
-  the same f, in any process, exits at once);
+  the same f, in any process, exits at once), and at most :data:`SLOTS` searches at once in a cache folder
+  (``.search-slot-K.lock``: a loop over many new f's does not start as many processes; an f that found no slot
+  is searched by a later call);
 - writing only through the caches' own writers (:func:`.cache.store`, :func:`.parametric_cache.store`: checked
   JSON, written atomically, so that a reader sees the old entry or the new one, never a part), and never an entry
   with fewer closed forms than the one on disk.
@@ -49,6 +51,8 @@ __all__ = ["BUDGET", "COMPLETE", "FALLBACK_WAIT", "ENVIRONMENT", "available", "f
 BUDGET = 60.0
 #: The background process ends itself after this many seconds, whatever it is doing.
 HARD_LIMIT = 2 * BUDGET + 60
+#: The most searches that run at once (per cache folder).
+SLOTS = 2
 #: Its niceness: the search yields the CPU to whatever the user runs next.
 NICE = 10
 #: Seconds the foreground waits for SymPy when no background search can run (no cache to write to, or switched off).
@@ -94,6 +98,8 @@ def start(kind: str, expr: sp.Expr, entry: pathlib.Path, request: dict) -> bool:
     with contextlib.suppress(OSError):
         with _locked(lock) as free:
             running = not free
+    if not running and not _slot_free(entry.parent):
+        return False                                    # SLOTS searches run: a later call starts this one
     if not running:
         payload = json.dumps({"kind": kind, "f": to_srepr(expr), "budget": BUDGET, **request})
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
@@ -132,6 +138,30 @@ def _locked(path: pathlib.Path) -> Iterator[bool]:
         yield True
     finally:
         os.close(descriptor)           # closing releases the lock
+
+
+def _slot_paths(folder: pathlib.Path) -> list[pathlib.Path]:
+    return [folder / f".search-slot-{k}.lock" for k in range(SLOTS)]
+
+
+def _slot_free(folder: pathlib.Path) -> bool:
+    for path in _slot_paths(folder):
+        with contextlib.suppress(OSError), _locked(path) as free:
+            if free:
+                return True
+    return False
+
+
+@contextlib.contextmanager
+def _slot(folder: pathlib.Path) -> Iterator[bool]:
+    """Hold one of the :data:`SLOTS` for the block if one is free: yields whether one was."""
+    with contextlib.ExitStack() as stack:
+        for path in _slot_paths(folder):
+            if stack.enter_context(_locked(path)):
+                yield True
+                return
+            stack.close()
+        yield False
 
 
 def _numeric_count(sources) -> int:
@@ -173,8 +203,8 @@ def main(argv: list[str]) -> int:  # pragma: no cover - runs in the detached pro
         entry = parametric_cache.entry_path(expr, "auto", request["timeout"])
     if entry is None:
         return 0
-    with _locked(_lock_path(entry)) as free:
-        if free:
+    with _locked(_lock_path(entry)) as free, _slot(entry.parent) as slot:
+        if free and slot:
             (_search_hermite if request["kind"] == "hermite" else _search_parametric)(request)
     return 0
 

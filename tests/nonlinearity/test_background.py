@@ -136,3 +136,24 @@ def test_a_parametric_f_gets_its_closed_forms_from_the_background(searching, cap
     api._parametric_cached.cache_clear()
     s = sp.Symbol("s", real=True)
     assert hermite("s*Abs(x)").exact["a0"] == sp.sqrt(2) * s / sp.sqrt(sp.pi)
+
+
+def test_no_more_than_the_slots_run_at_once(searching, monkeypatch):
+    """SLOTS searches running (their slot locks held): a new f starts no process; one slot free: it starts."""
+    expr = parse_nonlinearity(F)
+    path = cache.entry_path(expr, False, "auto")
+    started = []
+    monkeypatch.setattr(background.subprocess, "Popen", lambda *a, **k: started.append(a) or _Reaped())
+    slots = background._slot_paths(path.parent)
+    with background._locked(slots[0]), background._locked(slots[1]):
+        assert background.start("hermite", expr, path, {"center": False}) is False
+        assert started == []
+        with background._slot(path.parent) as slot:        # the child's side: no slot either
+            assert slot is False
+    assert background.start("hermite", expr, path, {"center": False})
+    assert len(started) == 1
+
+
+class _Reaped:
+    def wait(self):
+        return 0
