@@ -58,9 +58,13 @@ family; tanh and sigmoid have no known closed form for :math:`a_1, \nu` and skip
 SymPy); finally :func:`sympy.integrate`, term by term, in a child process per
 integral (``fork`` on Linux), all started at once so that they run while the
 quadrature is computed, and all stopped ``timeout`` wall-clock seconds after the call
-began (default 1 s, :data:`~symrmt.nonlinearity.api.DEFAULT_TIMEOUT`; all of f's data
-together, centering included): a new f's first answer comes in about a second, and
-what SymPy has not found by then is the verified quadrature value. A closed form is
+began (all of f's data together, centering included); what SymPy has not found by then
+is the verified quadrature value. By default the call does not wait at all: a new f's
+first answer comes at once, and the search goes on in a detached, niced background
+process (:mod:`symrmt.nonlinearity.background`: at most 60 s, one per f at a time)
+that writes the exact data it finds into the disk cache, so that a later call prints
+them; one line on stderr says so. Where it cannot run (the disk cache off, or
+``SYMRMT_BACKGROUND_SEARCH=0``) the default waits 1 s instead. A closed form is
 kept only if it is a finite real number that agrees with the quadrature to
 :math:`10^{-12}`. ``source`` records ``"exact"`` (SymPy: integration, Gaussian
 moments or parity), ``"table"`` or ``"numeric"``, so the route of every number is
@@ -74,8 +78,9 @@ Results are cached in memory per expression (keyed by ``srepr``) and on disk bet
 runs, as checked JSON (never pickle; see :mod:`symrmt.nonlinearity.cache`) in
 ``$SYMRMT_CACHE_DIR`` (``off`` to disable), else ``$XDG_CACHE_HOME/symrmt``, else
 ``~/.cache/symrmt``, so repeated calls are instant; the first call costs the
-quadrature and at most ``timeout`` seconds of search. The cache keeps what a call found;
-a ``timeout`` above the default searches again where a stored datum is numeric.
+quadrature and at most ``timeout`` seconds of search. The cache keeps what a call (or
+the background search) found; a ``timeout`` above the search that made an entry searches
+again where a stored datum is numeric.
 
 Parameters and callables
 ------------------------

@@ -17,13 +17,14 @@ from sympy.polys.polyerrors import BasePolynomialError
 from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, SymrmtError, shortened, shown
 from symrmt.runtime.progress import activity
 
-from . import cache
+from . import background, cache
 from .adapter import label_of, numpy_callable
 from .callables import callable_coefficients
 from .centering import require_centered
 from .coefficients import coefficients_of, hermite_compute
 from .constants import KEYS, X
 from .decomposition import nonlinear_share
+from . import parametric_cache
 from .parametric import at_point, evaluate, named_values, parametric_hermite
 from .parse import formula_parameters, parse_nonlinearity
 
@@ -77,7 +78,7 @@ class HermiteCoefficients:
     >>> h = hermite("x**3 - 3*x + x**2", center=True)
     >>> h.f, h.centered_by, h.exact["a2"], h.nu
     (x**3 + x**2 - 3*x - 1, 1.0, sqrt(2), 8.0)
-    >>> hermite("relu(x)", timeout=30).exact["a0"]  # any f: a_0 is reported; SymPy's search gets up to 30 s
+    >>> hermite("relu(x)", timeout=30).exact["a0"]  # any f: a_0 is reported; waits up to 30 s for SymPy's search
     sqrt(2)/(2*sqrt(pi))
     >>> hermite("erf(s*x)")                        # parameters are the names other than x
     HermiteCoefficients(f=erf(s*x), parameters=(s,), a0=0, a1=2*s/(sqrt(pi)*sqrt(2*s**2 + 1)), a2=0, nu=2*asin(2*s**2/(2*s**2 + 1))/pi)
@@ -89,7 +90,7 @@ class HermiteCoefficients:
     source: dict[str, str] = field(hash=False)
     centered_by: float | sp.Expr | None = 0.0
     method: str = field(default="auto", compare=False, repr=False)
-    timeout: float = field(default=1.0, compare=False, repr=False)
+    timeout: float | None = field(default=None, compare=False, repr=False)
     error: dict[str, float] | None = field(default=None, hash=False, compare=False)
     parameters: tuple[sp.Symbol, ...] = ()
     center: bool = field(default=False, compare=False, repr=False)
@@ -255,33 +256,30 @@ def _constant_in(value: sp.Expr | None, parameters: tuple[sp.Symbol, ...]) -> fl
 
 
 @lru_cache(maxsize=256)
-def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float):
-    value, exact, source = coefficients_of(expr, (f"a{k}",), method, time.monotonic() + timeout)[f"a{k}"]
+def _coefficient_cached(key: str, expr: sp.Expr, k: int, method: str, timeout: float | None):
+    wait = background.FALLBACK_WAIT if timeout is None else timeout     # a_k beyond a_2 are not cached on disk
+    value, exact, source = coefficients_of(expr, (f"a{k}",), method, time.monotonic() + wait)[f"a{k}"]
     return float(value), exact, source
 
 
-#: The wall-clock seconds :func:`hermite` gives SymPy's search for closed forms by default (all of f's data
-#: together, centering included): what keeps a new f's first answer near a second (docs/performance.md).
-DEFAULT_TIMEOUT = 1.0
+#: The default ``timeout`` of :func:`hermite`: the answer does not wait for SymPy's search, which goes on in a
+#: detached background process and writes what it finds to the disk cache for the next call
+#: (:mod:`~symrmt.nonlinearity.background`); where none can run (cache off, ``SYMRMT_BACKGROUND_SEARCH=0``) the
+#: call waits :data:`~symrmt.nonlinearity.background.FALLBACK_WAIT` (1 s) for it instead.
+DEFAULT_TIMEOUT = None
 
-_OPTIONS: contextvars.ContextVar[tuple[str, float]] = contextvars.ContextVar("hermite_options",
-                                                                            default=("auto", DEFAULT_TIMEOUT))
-
-
-#: The wall-clock seconds the search gets when the data are printed (``symrmt latex`` and :func:`symrmt.latex`), where
-#: a closed form is the point of the output; a timeout the caller chose (``--timeout``, :func:`hermite_options`) wins.
-PRINTING_TIMEOUT = 10.0
+_OPTIONS: contextvars.ContextVar[tuple[str, float | None]] = contextvars.ContextVar("hermite_options",
+                                                                                   default=("auto", DEFAULT_TIMEOUT))
 
 
 def printing_options():
-    """:func:`hermite_options` for printing equations: the search widened to :data:`PRINTING_TIMEOUT` unless the
-    caller chose a timeout (the exact data of a leaky ReLU take SymPy a few seconds, more under load)."""
-    method, timeout = _OPTIONS.get()
-    return hermite_options(method, PRINTING_TIMEOUT if timeout == DEFAULT_TIMEOUT else timeout)
+    """:func:`hermite_options` as they are: printed equations (``symrmt latex``) no longer widen the search, whose
+    closed forms the background search writes for the next call (:mod:`~symrmt.nonlinearity.background`)."""
+    return hermite_options(*_OPTIONS.get())
 
 
 @contextlib.contextmanager
-def hermite_options(method: str = "auto", timeout: float = DEFAULT_TIMEOUT):
+def hermite_options(method: str = "auto", timeout: float | None = DEFAULT_TIMEOUT):
     """``method`` and ``timeout`` for every :func:`hermite` call inside the block that does not give its own.
 
     How the command line's ``--method`` and ``--timeout`` reach the Hermite data that a command computes
@@ -321,19 +319,20 @@ def hermite_options(method: str = "auto", timeout: float = DEFAULT_TIMEOUT):
     'numeric'
     """
     _check_options(False, method, timeout)
-    token = _OPTIONS.set((method, float(timeout)))
+    token = _OPTIONS.set((method, None if timeout is None else float(timeout)))
     try:
         yield
     finally:
         _OPTIONS.reset(token)
 
 
-def _check_options(center: bool, method: str, timeout: float) -> None:
+def _check_options(center: bool, method: str, timeout: float | None) -> None:
     if not isinstance(center, (bool, np.bool_)):
         raise ParameterError(f"center must be True or False, got {center!r}")
     if not isinstance(method, str) or method not in ("auto", "numeric"):
         raise ParameterError(f"method must be 'auto' (closed forms when possible) or 'numeric', got {method!r}")
-    if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
+    if timeout is not None and (isinstance(timeout, bool) or not (isinstance(timeout, (int, float))
+                                                                  and 0 < timeout <= 600)):
         raise ParameterError(f"timeout must be a number of seconds in (0, 600], got {timeout!r}")
 
 
@@ -359,14 +358,21 @@ def hermite(
         ``"auto"`` (the default, or what :func:`hermite_options` set): closed forms where
         found (see the module docstring), numeric otherwise; ``"numeric"``: quadrature only
         (``exact`` is all None; no SymPy search).
-    timeout : float
-        Wall-clock seconds, in (0, 600], for SymPy's search for closed forms: all of f's data
-        together (their integrals run at once, while the quadrature is computed), centering
-        included. Default :data:`DEFAULT_TIMEOUT` (1 s), or what :func:`hermite_options` set.
-        What the search has not found by then is the verified quadrature value (``source``
-        ``"numeric"``), so which closed forms a first call finds can depend on the machine's
-        load. The disk cache keeps the answer; a ``timeout`` above the default searches again
-        where a stored datum is numeric.
+    timeout : float or None
+        Wall-clock seconds, in (0, 600], that this call waits for SymPy's search for closed
+        forms: all of f's data together (their integrals run at once, while the quadrature is
+        computed), centering included. What the search has not found by then is the verified
+        quadrature value (``source`` ``"numeric"``), so which closed forms a first call finds
+        can depend on the machine's load. The default (None, or what :func:`hermite_options`
+        set) does not wait: the answer has the closed forms that need no integration, and the
+        search goes on in a detached background process (at most
+        :data:`~symrmt.nonlinearity.background.BUDGET` = 60 s, niced) that writes what it
+        finds to the disk cache, so that a later call, in any process, returns the exact data;
+        one line on stderr says so. Without a disk cache, or with the environment variable
+        ``SYMRMT_BACKGROUND_SEARCH=0``, the default waits 1 s instead
+        (:data:`~symrmt.nonlinearity.background.FALLBACK_WAIT`). The disk cache keeps the
+        answer; a ``timeout`` above the search that made a stored entry searches again where a
+        stored datum is numeric.
     params : dict, optional
         One value for each parameter of f, e.g. ``{"s": 0.5}``: the data of f at that
         point (the same as ``hermite(f).at(s=0.5)``). Without it an f with parameters
@@ -397,7 +403,7 @@ def hermite(
     -----
     Cached per expression: a repeated call returns a fresh object at once. The
     first call for an f without known closed forms waits at most ``timeout`` seconds
-    for SymPy (tanh and sigmoid skip SymPy: no closed form is known).
+    for SymPy, by default none (tanh and sigmoid skip SymPy: no closed form is known).
 
     Examples
     --------
@@ -415,7 +421,7 @@ def hermite(
     """
     default_method, default_timeout = _OPTIONS.get()
     method = default_method if method is None else method
-    timeout = default_timeout if timeout is None else timeout
+    timeout = default_timeout if timeout is None else timeout       # None: the default (see above)
     _check_options(center, method, timeout)
     if hasattr(type(f), "__symrmt_formula__"):      # e.g. a symrmt.testing.KnownNonlinearity: its formula and values
         text, own, own_center = _formula_of(f)
@@ -431,16 +437,16 @@ def hermite(
     names = tuple(formula_parameters(f))
     if names:
         with _library_errors_as_input_errors(f):
-            data = _parametric_cached(f, names, bool(center), method, float(timeout))
+            data = _parametric_cached(f, names, bool(center), method, _seconds(timeout))
         h = HermiteCoefficients(f=data.f, values={}, exact=dict(data.exact), source=dict(data.source),
-                                centered_by=_subtracted(data), method=method, timeout=float(timeout), parameters=data.parameters,
+                                centered_by=_subtracted(data), method=method, timeout=_seconds(timeout), parameters=data.parameters,
                                 center=bool(center), given=data.given)   # fresh dicts: the cache is safe
         return h if params is None else h.at(**named_values(params, names, h.f))
     if params is not None:
         named_values(params, [], label_of(f))      # refuses what is not a dict of no parameters
     with _library_errors_as_input_errors(f):
         expr = parse_nonlinearity(f)
-        fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, float(timeout))
+        fc, values, centered_by = _hermite_cached(sp.srepr(expr), expr, bool(center), method, _seconds(timeout))
     return HermiteCoefficients(
         f=fc,
         values={k: float(values[k][0]) for k in KEYS},
@@ -448,10 +454,14 @@ def hermite(
         source={k: values[k][2] for k in KEYS},
         centered_by=centered_by,
         method=method,
-        timeout=float(timeout),
+        timeout=_seconds(timeout),
         center=bool(center),
         given=expr,
     )
+
+
+def _seconds(timeout: float | None) -> float | None:
+    return None if timeout is None else float(timeout)
 
 
 def _formula_of(f: Any) -> tuple[str, dict, bool]:
@@ -477,7 +487,13 @@ def _subtracted(data) -> float | sp.Expr | None:
 
 @lru_cache(maxsize=64)
 def _parametric_cached(f, names, center, method, timeout):
-    return parametric_hermite(f, list(names), center, method, timeout)
+    wait = background.foreground_wait(timeout)
+    data = parametric_hermite(f, list(names), center, method, timeout, wait)
+    if method == "auto" and data.searched < background.BUDGET and "numeric" in data.source.values():
+        entry = parametric_cache.entry_path(data.given, method, timeout)
+        if entry is not None:
+            background.start("parametric", data.given, entry, {"names": list(names), "timeout": timeout})
+    return data
 
 
 def _numeric_at_point(f: sp.Expr, center: bool) -> "HermiteCoefficients":
@@ -521,20 +537,30 @@ def _library_errors_as_input_errors(f):
 
 
 @lru_cache(maxsize=256)
-def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float):
-    """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation."""
+def _hermite_cached(key: str, expr: sp.Expr, center: bool, method: str, timeout: float | None):
+    """In-memory cache (keyed by ``srepr``) over the checked disk cache over the computation; SymPy's search goes on
+    in the background (:mod:`.background`) where the answer has numeric data it may still find in closed form."""
     stored = cache.load(expr, center, method)
-    # A stored entry with numeric data came from a search that may have been cut short: a timeout above the default
-    # asks for that search again (the disk keeps one entry per f, whatever the timeout that made it).
-    if stored is not None and method == "auto" and timeout > DEFAULT_TIMEOUT and \
+    searched = cache.searched(expr, center, method) if stored is not None else 0.0
+    # A stored entry with numeric data came from a search that may have been cut short: a timeout above the search
+    # that made it asks for that search again (the disk keeps one entry per f, whatever the timeout that made it).
+    if stored is not None and method == "auto" and timeout is not None and timeout > searched and \
             any(source == "numeric" for _, _, source in stored[0].values()):
         stored = None
     if stored is not None:
         values, shift, centered_by = stored
-        return (expr if shift is None else expr - shift), values, centered_by
-    with activity(f"the Hermite data of f = {shortened(str(expr), 60)}" + (
-            f": quadrature, and SymPy's closed forms for at most {timeout:g} s (--method numeric skips them)"
-            if method == "auto" else ": quadrature")):
-        fc, values, centered_by, shift = hermite_compute(expr, center, method, timeout)
-    cache.store(expr, center, method, (values, shift, centered_by))
+        fc = expr if shift is None else expr - shift
+    else:
+        wait = background.foreground_wait(timeout)
+        pending: set[str] = set()
+        with activity(f"the Hermite data of f = {shortened(str(expr), 60)}" + (
+                f": quadrature, and SymPy's closed forms for at most {wait:g} s (--method numeric skips them)"
+                if method == "auto" and wait > 0 else ": quadrature")):
+            fc, values, centered_by, shift = hermite_compute(expr, center, method, wait, pending=pending)
+        searched = wait if pending else background.COMPLETE
+        cache.store(expr, center, method, (values, shift, centered_by), searched=searched)
+    if method == "auto" and searched < background.BUDGET and any(s == "numeric" for _, _, s in values.values()):
+        entry = cache.entry_path(expr, center, method)
+        if entry is not None:
+            background.start("hermite", expr, entry, {"center": center})
     return fc, values, centered_by

@@ -11,7 +11,9 @@ the process, with one :class:`CacheWarning`.
 
 What an entry holds
 -------------------
-A JSON object with the format number, the versions, the request (the ``srepr`` of
+A JSON object with the format number, the versions, ``searched`` (the wall-clock seconds SymPy's search for
+closed forms had: 0 for a first answer that did not wait, :data:`~.background.BUDGET` once the background search
+wrote it, 600 when nothing was left to search; see :mod:`.background`), the request (the ``srepr`` of
 the expression and the options), the result (each datum as a 40-digit decimal
 string, its closed form as ``srepr`` or null, and its source; the constant that
 centering subtracted), and a SHA-256 checksum of all of that.
@@ -66,7 +68,7 @@ from ..errors import printable
 from .constants import DPS, KEYS, NU_MAX, NU_SMALL
 from .serial import from_srepr, to_srepr
 
-__all__ = ["CacheWarning", "cache_folder", "load", "store"]
+__all__ = ["CacheWarning", "cache_folder", "load", "store", "entry_path", "searched"]
 
 FORMAT = 2
 _SOURCES = {"exact", "table", "numeric"}
@@ -79,6 +81,8 @@ _JUDGE_RTOL = 1e-11     # the estimate judges only where its two resolutions agr
 _ESTIMATE_RTOL = 1e-9   # a stored value must agree with the estimate to this (100x the judged accuracy)
 _A0_TOL = 1e-12
 _VARIANCE_RTOL = 1e-24  # as coefficients._check_scale: nu - a0^2 below this is a constant f
+#: The ``searched`` of an entry written before entries said (the default wait of SymPy's search then).
+FALLBACK_SEARCHED = 1.0
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[+-]?\d+)?")
 
 #: Folders already found unusable in this process (each is warned about once).
@@ -165,18 +169,20 @@ def _checksum(body: dict[str, Any]) -> str:
 # --------------------------------------------------------------------- store
 
 
-def store(expr: sp.Expr, center: bool, method: str, result: tuple) -> None:
+def store(expr: sp.Expr, center: bool, method: str, result: tuple, searched: float = FALLBACK_SEARCHED) -> None:
     """Write ``result = (values, shift, centered_by)`` for the request, atomically; skipped when off.
 
     ``values`` maps each of ``a0, a1, a2, nu`` to ``(mpf value, closed form or None, source)``;
     ``shift`` is the constant centering subtracted (a SymPy number) or None, and
-    ``centered_by`` its float value as reported (0.0 when None).
+    ``centered_by`` its float value as reported (0.0 when None). ``searched``: the wall-clock seconds SymPy's
+    search for the numeric data had (:func:`searched`).
     """
     folder = _usable_folder()
     if folder is None:
         return
     values, shift, centered_by = result
-    body = {"format": FORMAT, **_versions(), "request": _request(expr, center, method), "result": {
+    body = {"format": FORMAT, **_versions(), "searched": float(searched),
+            "request": _request(expr, center, method), "result": {
         "shift": None if shift is None else to_srepr(shift), "centered_by": float(centered_by),
         "values": {key: {"value": mpmath.nstr(value, _DIGITS, min_fixed=1, max_fixed=0, strip_zeros=False),
                          "exact": None if exact is None else to_srepr(exact), "source": source}
@@ -184,6 +190,32 @@ def store(expr: sp.Expr, center: bool, method: str, result: tuple) -> None:
     text = json.dumps({**body, "checksum": _checksum(body)}, indent=1, allow_nan=False)
     _remove_stale(folder)
     _atomic_write(_path(folder, body["request"]), text)
+
+
+def entry_path(expr: sp.Expr, center: bool, method: str) -> pathlib.Path | None:
+    """Where the entry of the request is (or would be) written; None when the cache is off."""
+    folder = _usable_folder()
+    return None if folder is None else _path(folder, _request(expr, center, method))
+
+
+def searched(expr: sp.Expr, center: bool, method: str) -> float:
+    """The wall-clock seconds SymPy's search had when the stored entry was made (0 when none is stored).
+
+    Only a hint (whether to search again, :mod:`.background`): the entry's data are checked by :func:`load`."""
+    path = entry_path(expr, center, method)
+    return 0.0 if path is None else searched_in(path)
+
+
+def searched_in(path: pathlib.Path) -> float:
+    """``searched`` of the entry at ``path``: a number in [0, 600], :data:`FALLBACK_SEARCHED` when it has none."""
+    try:
+        entry = read_entry(path)
+    except Exception:  # noqa: BLE001 - an unreadable entry is the loader's concern; as a hint it says "not searched"
+        return 0.0
+    if not isinstance(entry, dict):
+        return 0.0
+    value = entry.get("searched", FALLBACK_SEARCHED)
+    return float(value) if type(value) in (int, float) and 0 <= value <= 600 else 0.0
 
 
 def _atomic_write(path: pathlib.Path, text: str) -> None:

@@ -48,12 +48,14 @@ def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, deadline:
 
 
 def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, deadline: float, hints=None, skip=(),
-                    numeric=None):
+                    numeric=None, pending: set | None = None):
     """{key: (mpf value, closed form or None, source)} for ``keys``; "nu" is always computed.
 
     ``deadline`` (``time.monotonic()`` seconds) ends the search for closed forms; ``hints`` maps keys to
     (closed form, source) candidates; ``skip`` lists keys SymPy should not be asked about; ``numeric`` holds
-    the verified quadrature values when they are already known. Every candidate must agree with the quadrature."""
+    the verified quadrature values when they are already known. Every candidate must agree with the quadrature.
+    ``pending`` (a set) receives the keys SymPy was to be asked about and gave nothing for by the deadline (a
+    deadline already past asks it nothing: they are all pending), what a longer search may still find."""
     candidates, symbolic_keys = [], []
     polynomial = polynomial_exact(expr, (*keys, "nu")) if method == "auto" else {}
     if polynomial:  # exact by construction: no quadrature needed
@@ -64,6 +66,8 @@ def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, deadline:
         symbolic_keys = sorted(set(keys) - known - set(skip), key=lambda k: (k != "nu", k))
     numeric_values, found = _numeric_and_symbolic(expr, keys, symbolic_keys, deadline, repr(str(expr)[:80]), numeric)
     candidates.append((found, "exact"))
+    if pending is not None:
+        pending.update(k for k in symbolic_keys if k not in found)
     out = {}
     for key in keys:
         value = numeric_values[key]
@@ -147,13 +151,15 @@ def _numeric_and_symbolic(expr, keys, symbolic_keys, deadline, label, numeric=No
             search.stop()
 
 
-def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
+def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float, pending: set | None = None):
     """``(f used, {key: (value, closed form, source)}, a_0 subtracted, constant subtracted or None)``.
 
-    ``timeout``: wall-clock seconds for the whole search for closed forms (both passes when centering)."""
+    ``timeout``: wall-clock seconds for the whole search for closed forms (both passes when centering; 0: none,
+    only the closed forms that need no integration); ``pending`` receives the keys left to SymPy
+    (:func:`coefficients_of`)."""
     deadline = time.monotonic() + timeout
     label = repr(str(expr)[:80])
-    values = coefficients_of(expr, KEYS, method, deadline)
+    values = coefficients_of(expr, KEYS, method, deadline, pending=pending)
     _check_scale(values, label)
     a0, a0_exact, _ = values["a0"]
     exact_shift = a0_exact is not None and a0_exact != 0
@@ -169,7 +175,7 @@ def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float):
             hints["nu"] = (values["nu"][1] - shift**2, values["nu"][2])
     skip = {k for k in KEYS if values[k][2] == "numeric"}
     new = coefficients_of(centered, KEYS, method, deadline, hints=hints, skip=skip,
-                          numeric=_centered_numeric(values, a0 - to_mp(shift)))
+                          numeric=_centered_numeric(values, a0 - to_mp(shift)), pending=pending)
     _check_scale(new, label)
     return centered, new, float(a0), shift
 

@@ -30,12 +30,11 @@ from symrmt.lambdify import numpy_function
 from symrmt.errors import NonlinearityError, ParameterError
 
 from .closed_forms import exponential_exact, polynomial_exact, symbolic_coefficients, table_exact
-from .coefficients import agrees
+from .coefficients import agrees, verified_values
 from .constants import DPS, KEYS, NU_MAX, NU_MIN, NU_SMALL, X
 from .parse import formula_parameters, parse_nonlinearity
 from . import parametric_cache
 from .gauss_hermite import gauss_hermite_data
-from .tanh_sinh import numeric_coefficients
 
 __all__ = ["ParametricData", "parametric_hermite", "evaluate", "at_point", "expression_at", "named_values"]
 
@@ -46,14 +45,15 @@ _PROBE_VALUES = ((sp.Rational(7, 10), sp.Rational(13, 100)), (sp.Rational(13, 10
 
 
 def _probes(expr: sp.Expr, symbols: Sequence[sp.Symbol], label: str) -> tuple[list[dict], list[dict]]:
-    """Two points of the parameters where f is usable, and the verified quadrature there.
+    """Two points of the parameters where f is usable, and the verified quadrature there: the float64 rules where
+    they verify to 1e-13 of the scale, else the 30-digit quadrature (:func:`.coefficients.verified_values`).
 
     A point where f is not usable (``tanh((s - 7/10) x)`` is 0 at s = 7/10) is skipped for the next."""
     probes, references, error = [], [], None
     for start, step in _PROBE_VALUES:
         point = {s: start + i * step for i, s in enumerate(symbols)}
         try:
-            references.append(numeric_coefficients(expr.xreplace(point), KEYS, f"{label} at {_point(point)}"))
+            references.append(verified_values(expr.xreplace(point), KEYS, f"{label} at {_point(point)}")[0])
         except NonlinearityError as exc:
             error = error or exc
             continue
@@ -73,30 +73,45 @@ class ParametricData:
     parameters: tuple[sp.Symbol, ...]
     center: bool
     given: sp.Expr
+    #: The wall-clock seconds SymPy's search had (``COMPLETE`` of :mod:`.background`: nothing was left to it).
+    searched: float = 600.0
 
 
-def parametric_hermite(f: Any, parameters: Sequence[str], center: bool, method: str,
-                       timeout: float) -> ParametricData:
-    """The Hermite data of an f with the named parameters (see the module docstring); :func:`hermite` wraps them."""
+def parametric_hermite(f: Any, parameters: Sequence[str], center: bool, method: str, timeout: float | None,
+                       wait: float | None = None) -> ParametricData:
+    """The Hermite data of an f with the named parameters (see the module docstring); :func:`hermite` wraps them.
+
+    ``timeout`` names the entry of the disk cache (None: the default call's); ``wait`` is the wall-clock seconds
+    SymPy's search gets now (``timeout`` when None)."""
     expr = parse_nonlinearity(f, parameters)
     symbols = tuple(sorted(expr.free_symbols - {X}, key=lambda s: parameters.index(s.name)))
-    label = repr(str(expr)[:80])
     stored = parametric_cache.load(expr, symbols, method, timeout)
     if stored is None:
-        probes, references = _probes(expr, symbols, label)
-        exact, source = _closed_forms(expr, method, timeout, probes, references)
-        parametric_cache.store(expr, method, timeout, exact, source)
+        wait = timeout if wait is None else wait
+        pending: set[str] = set()
+        exact, source = closed_forms_at_probes(expr, symbols, method, wait, pending)
+        searched = wait if pending else 600.0
+        parametric_cache.store(expr, method, timeout, exact, source, searched=searched)
     else:
-        exact, source = stored
+        (exact, source), searched = stored, parametric_cache.searched(expr, method, timeout)
     centered, exact, source = _centered(expr, exact, source, center)
-    return ParametricData(centered, exact, source, symbols, center, expr)
+    return ParametricData(centered, exact, source, symbols, center, expr, searched)
+
+
+def closed_forms_at_probes(expr: sp.Expr, symbols: tuple, method: str, timeout: float,
+                           pending: set | None = None) -> tuple[dict, dict]:
+    """``(exact, source)`` of f: the closed forms found in ``timeout`` wall-clock seconds of SymPy's search (0: only
+    those that need no integration) and checked at two probe points; ``pending`` receives the keys SymPy was to
+    be asked about and gave nothing for."""
+    probes, references = _probes(expr, symbols, repr(str(expr)[:80]))
+    return _closed_forms(expr, method, timeout, probes, references, pending)
 
 
 def _point(values: Mapping) -> str:
     return ", ".join(f"{getattr(s, 'name', s)} = {float(v):.6g}" for s, v in values.items())
 
 
-def _closed_forms(expr, method, timeout, probes, references):
+def _closed_forms(expr, method, timeout, probes, references, pending=None):
     exact, source = {k: None for k in KEYS}, {k: "numeric" for k in KEYS}
     if method != "auto":
         return exact, source
@@ -106,7 +121,10 @@ def _closed_forms(expr, method, timeout, probes, references):
     known = set().union(*(c for c, _ in candidates)) | no_closed_form
     symbolic_keys = sorted(set(KEYS) - known, key=lambda k: (k != "nu", k))
     if symbolic_keys:
-        candidates.append((symbolic_coefficients(expr, symbolic_keys, timeout), "exact"))
+        found = symbolic_coefficients(expr, symbolic_keys, timeout)
+        candidates.append((found, "exact"))
+        if pending is not None:
+            pending.update(k for k in symbolic_keys if k not in found)
     for key in KEYS:
         for found, kind in candidates:
             if key in found and _agrees_at_probes(found[key], key, probes, references):

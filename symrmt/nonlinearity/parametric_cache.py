@@ -36,7 +36,7 @@ from .gauss_hermite import gauss_hermite_data
 from .serial import from_srepr, to_srepr
 from .tanh_sinh import numeric_coefficients
 
-__all__ = ["load", "store"]
+__all__ = ["load", "store", "entry_path", "searched"]
 
 FORMAT = 1
 _ESTIMATE_RTOL = 1e-9   # as the Hermite cache: 100x the accuracy of the estimate
@@ -44,8 +44,21 @@ _ESTIMATE_RTOL = 1e-9   # as the Hermite cache: 100x the accuracy of the estimat
 _PROBES = ((0.71, 0.13), (1.37, 0.17), (0.43, 0.11))
 
 
-def _request(expr: sp.Expr, method: str, timeout: float) -> dict[str, Any]:
-    return {"f": to_srepr(expr), "method": method, "timeout": float(timeout), "kind": "parametric"}
+def _request(expr: sp.Expr, method: str, timeout: float | None) -> dict[str, Any]:
+    return {"f": to_srepr(expr), "method": method, "timeout": None if timeout is None else float(timeout),
+            "kind": "parametric"}
+
+
+def entry_path(expr: sp.Expr, method: str, timeout: float | None):
+    """Where the entry of the request is (or would be) written; None when the cache is off."""
+    folder = cache._usable_folder()
+    return None if folder is None else _path(folder, _request(expr, method, timeout))
+
+
+def searched(expr: sp.Expr, method: str, timeout: float | None) -> float:
+    """The wall-clock seconds SymPy's search had when the stored entry was made (:func:`.cache.searched`)."""
+    path = entry_path(expr, method, timeout)
+    return 0.0 if path is None else cache.searched_in(path)
 
 
 def _path(folder, request: dict[str, Any]):
@@ -55,19 +68,22 @@ def _path(folder, request: dict[str, Any]):
     return folder / ("parametric-" + hashlib.sha256(tag.encode()).hexdigest()[:32] + ".json")
 
 
-def store(expr: sp.Expr, method: str, timeout: float, exact: dict, source: dict) -> None:
-    """Write the closed forms found for f (before centering), atomically; skipped when the cache is off."""
+def store(expr: sp.Expr, method: str, timeout: float | None, exact: dict, source: dict,
+          searched: float = cache.FALLBACK_SEARCHED) -> None:
+    """Write the closed forms found for f (before centering), atomically; skipped when the cache is off.
+
+    ``searched``: the wall-clock seconds SymPy's search had (as in :func:`.cache.store`)."""
     folder = cache._usable_folder()
     if folder is None:
         return
-    body = {"format": FORMAT, **cache._versions(), "request": _request(expr, method, timeout),
+    body = {"format": FORMAT, **cache._versions(), "searched": float(searched), "request": _request(expr, method, timeout),
             "result": {k: {"exact": None if exact[k] is None else to_srepr(exact[k]), "source": source[k]}
                        for k in KEYS}}
     cache._atomic_write(_path(folder, body["request"]), json.dumps({**body, "checksum": cache._checksum(body)},
                                                                    indent=1, allow_nan=False))
 
 
-def load(expr: sp.Expr, symbols: Sequence[sp.Symbol], method: str, timeout: float) -> tuple[dict, dict] | None:
+def load(expr: sp.Expr, symbols: Sequence[sp.Symbol], method: str, timeout: float | None) -> tuple[dict, dict] | None:
     """``(exact, source)`` as given to :func:`store`, or None (no entry, cache off, or an entry that failed a check:
     deleted with a warning)."""
     folder = cache._usable_folder()

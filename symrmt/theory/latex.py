@@ -1,8 +1,6 @@
 r"""The derived systems as LaTeX, with a nonlinearity's Hermite data put in (the front of :mod:`symrmt.derive.latex`)."""
 from __future__ import annotations
 
-import functools
-
 from typing import Mapping
 
 from ..models import ATTENTION, names
@@ -21,18 +19,6 @@ MAX_RANK = 64
 MAX_DIGITS = 17
 
 
-def _printing(function):
-    """Run ``function`` with the closed-form search widened for printing (:func:`symrmt.nonlinearity.api.printing_options`)."""
-    @functools.wraps(function)
-    def printed(*args, **kwargs):
-        from ..nonlinearity.api import printing_options  # heavy: SymPy
-
-        with printing_options():
-            return function(*args, **kwargs)
-    return printed
-
-
-@_printing
 def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: int = 1, center: bool = False,
           params: Mapping[str, float] | None = None, numeric: bool = False, document: bool = False,
           form: str = "quadrature", body: bool = False, label_prefix: str | None = None,
@@ -52,8 +38,11 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     f : str, SymPy expression, HermiteCoefficients or None
         The nonlinearity: :math:`a_1` and :math:`b` stay symbols in the equations, and f,
         :math:`a_1`, :math:`\nu` and :math:`b^2 = \nu - a_1^2` (factored) are given once, exactly
-        where a closed form exists (a table in the body, the "where" block otherwise).
-        :math:`a_1 = 0` and :math:`b = 0` are put in (they change the system). Linear regression
+        where a closed form exists (a table in the body, the "where" block otherwise). A new f's
+        first call does not wait for SymPy's search (:func:`~symrmt.nonlinearity.hermite`'s default
+        ``timeout``): it prints the closed forms that need no integration and numbers for the rest,
+        and says on stderr that the search goes on in the background; a later call prints what it
+        found (or give ``hermite(f, timeout=60)`` to wait for it). :math:`a_1 = 0` and :math:`b = 0` are put in (they change the system). Linear regression
         does not depend on f (a given f is ignored).
     kind : str
         A registered model (:func:`symrmt.models.names`: attention, linear, gram_density, kernel_density,

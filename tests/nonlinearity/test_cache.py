@@ -265,7 +265,7 @@ def test_disk_cache_survives_a_new_process(tmp_path):
 
     # Counts the computations that reach the disk cache's store (no wall clock: timings belong in benchmarks/).
     code = ("import symrmt.nonlinearity as m, symrmt.nonlinearity.cache as c; stored = []; store = c.store;"
-            " c.store = lambda *a: stored.append(1) or store(*a); h = m.hermite('tanh(3*x)/3 + x/7');"
+            " c.store = lambda *a, **k: stored.append(1) or store(*a, **k); h = m.hermite('tanh(3*x)/3 + x/7');"
             " print(h.a1, h.nu, len(stored))")
     env = dict(os.environ, SYMRMT_CACHE_DIR=str(tmp_path))
     first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

@@ -98,7 +98,7 @@ def test_a_larger_timeout_searches_again_where_the_disk_cache_holds_numeric_data
     assert first.source["nu"] == "numeric"
     calls = []
     compute = api.hermite_compute
-    monkeypatch.setattr(api, "hermite_compute", lambda *a: calls.append(a[3]) or compute(*a))
+    monkeypatch.setattr(api, "hermite_compute", lambda *a, **k: calls.append(a[3]) or compute(*a, **k))
     api._hermite_cached.cache_clear()                  # as a new process: only the disk remembers
     hermite("atan(x)/2 + x/9")
     assert calls == []                                  # the default timeout takes the stored entry
