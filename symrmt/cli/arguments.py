@@ -80,8 +80,10 @@ def add_hermite_flags(p: argparse.ArgumentParser, shows_closed_forms: bool = Fal
                         + ("" if shows_closed_forms else " (the numbers are the same: a closed form is kept only where "
                                                          "it agrees with the quadrature)"))
     p.add_argument("--timeout", dest="hermite_timeout", type=argument_type(_seconds), default=None, metavar="SECONDS",
-                   help="with --method auto: wall-clock seconds, in (0, 600], for SymPy's search for a new f's closed "
-                        "forms (default 1; above it, data the disk cache holds as numeric are searched again)")
+                   help="with --method auto: wall-clock seconds, in (0, 600], that the command waits for SymPy's "
+                        "search for a new f's closed forms (default: no wait; the search goes on in the background "
+                        "for at most 60 s and a later call prints what it found; data the disk cache holds as numeric "
+                        "are searched again when --timeout exceeds the search that stored them)")
 
 
 def _seconds(text: str) -> float:

@@ -291,8 +291,9 @@ def hermite_options(method: str = "auto", timeout: float | None = DEFAULT_TIMEOU
     method : {"auto", "numeric"}
         ``"auto"`` (default): closed forms where SymPy finds them within ``timeout``, else the verified
         quadrature; ``"numeric"``: the quadrature alone.
-    timeout : float
-        Wall-clock seconds for SymPy's closed-form search of a new f, in (0, 600]; default 1.
+    timeout : float or None
+        Wall-clock seconds, in (0, 600], that a :func:`hermite` call waits for SymPy's closed-form search of a new f;
+        the default (None) does not wait and leaves the search to the background (see :func:`hermite`).
 
     Returns
     -------
