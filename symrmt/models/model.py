@@ -12,7 +12,8 @@ A model with a numeric solver of its own (general M, softmax, summed heads) give
 of a derivation (a system of its own follows its path through :func:`symrmt.solve.curve.follow`, as general
 M's does); ``symrmt.theory.solve_model`` calls it where it would compile and solve the derived system, and
 ``domains`` states, in words, the ranges it checks that no derivation states. A model whose Monte Carlo has no
-theory says so in ``no_theory``.
+theory says so in ``no_theory``. Having no derived system to print, such a model may give ``latex``, the statement
+:func:`symrmt.latex` prints for it (:meth:`Model.statement`); without it, printing is refused in one line.
 
 Nothing here imports SymPy at import time: the command line reads the registry to build its choices.
 """
@@ -26,7 +27,7 @@ import inspect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ParameterError, ParameterTypeError, shown
 
@@ -72,6 +73,10 @@ class Model:
         The ranges a numeric solver checks that no derivation states, in words (``{"heads": "an integer >= 1"}``).
     no_theory : str, optional
         Where a model has a Monte Carlo but no deterministic equivalent: why (``solve_model`` refuses with it).
+    latex : str or callable, optional
+        The printed statement of a model without a derived system (its own equation): ``latex(**options) -> str``
+        (``"module:function"``, imported on first use, or the function), called by :func:`symrmt.latex` with the
+        options the user gave (those it does not take are refused). None: such a model has nothing to print.
 
     Examples
     --------
@@ -91,6 +96,7 @@ class Model:
     solver: str | Callable[..., Any] | None = None
     domains: Mapping[str, str] = field(default_factory=dict)
     no_theory: str | None = None
+    latex: str | Callable[..., str] | None = None
 
     def __post_init__(self) -> None:
         if self.auto_form not in DERIVED_FORMS:
@@ -103,9 +109,10 @@ class Model:
             if getattr(self, name) is not None and not callable(getattr(self, name)):
                 raise ParameterTypeError(f"model {shown(self.name)}: {name} must be a function, not "
                                          f"{type(getattr(self, name)).__name__}.")
-        if self.solver is not None and not (callable(self.solver) or (isinstance(self.solver, str)
-                                                                       and self.solver.count(":") == 1)):
-            raise ParameterTypeError(f"model {shown(self.name)}: solver must be a function or 'module:function'.")
+        for name in ("solver", "latex"):
+            hook = getattr(self, name)
+            if hook is not None and not (callable(hook) or (isinstance(hook, str) and hook.count(":") == 1)):
+                raise ParameterTypeError(f"model {shown(self.name)}: {name} must be a function or 'module:function'.")
 
     @property
     def derived(self) -> bool:
@@ -114,10 +121,64 @@ class Model:
 
     def solve_hook(self) -> Callable[..., Any] | None:
         """The numeric solver (:attr:`solver`, imported on first use), or None for a derived model."""
-        if self.solver is None or callable(self.solver):
-            return self.solver
-        module, function = self.solver.split(":")
-        return getattr(importlib.import_module(module), function)
+        return _imported(self.solver)
+
+    def statement(self, **options: Any) -> str:
+        r"""The LaTeX of a model without a derived system: its :attr:`latex` hook called with ``options``.
+
+        Refused in one line (:class:`~symrmt.errors.ParameterError`): a model with no theory, a numeric model without
+        the hook, and an option the hook does not take (it would change nothing).
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> from symrmt import models
+        >>> toy = dataclasses.replace(models.SOFTMAX, name="toy", latex=lambda: r"E = \frac{\gamma}{1 + \gamma}")
+        >>> print(toy.statement())
+        E = \frac{\gamma}{1 + \gamma}
+        """
+        if self.no_theory is not None:
+            raise ParameterError(f"the {self.name} model has no deterministic equivalent to print: {self.no_theory}")
+        hook = _imported(self.latex)
+        if hook is None:
+            raise ParameterError(f"the {self.name} model is solved numerically (symrmt.theory.solve_model) and has no "
+                                 "printed statement: it registers no latex hook.")
+        taken = _signature_names(hook, solver=False)
+        stray = [] if taken is None else [name for name in options if name not in taken]
+        if stray:
+            raise ParameterError(f"the {self.name} model prints its statement without {', '.join(stray)}: leave "
+                                 f"{'them' if len(stray) > 1 else 'it'} out.")
+        return hook(**options)
+
+    def taken(self, offered: Iterable[str], needs: Iterable[str] = (), by: str = "the caller") -> tuple[str, ...]:
+        """The names among ``offered`` that the model takes (all of them where it takes any keyword), for a caller
+        that offers the same arguments to every model (a sweep); how those arguments map to the model's parameters
+        is the model's own (its ``read`` or solver).
+
+        Refused in one line (:class:`~symrmt.errors.ParameterError`): a model without a theory, one that does not
+        take each of ``needs`` (the caller's axes), and one that requires an argument ``offered`` lacks (``by`` names
+        the caller in the message).
+
+        Examples
+        --------
+        >>> from symrmt import models
+        >>> models.LINEAR.taken(("f", "c", "gamma", "d", "geometry", "gram"), needs=("c", "gamma"))
+        ('c', 'gamma', 'geometry', 'gram')
+        """
+        offered = tuple(offered)
+        if self.no_theory is not None:
+            raise ParameterError(f"the {self.name} model has no deterministic equivalent: {self.no_theory}")
+        known = self.arguments()
+        taken = offered if known is None else tuple(name for name in offered if name in known)
+        absent = [name for name in needs if name not in taken]
+        required = [name for name in _required(self) if name not in offered]
+        if absent:
+            raise ParameterError(f"the {self.name} model takes no {', '.join(absent)}: {by} solves each model over "
+                                 f"{', '.join(needs)}; choose another model.")
+        if required:
+            raise ParameterError(f"the {self.name} model needs {', '.join(required)}, which {by} does not give (it "
+                                 f"gives {', '.join(offered)}); choose another model.")
+        return taken
 
     def arguments(self) -> tuple[str, ...] | None:
         """The names of the user arguments the model takes (those of ``read`` or of the solver), None if any."""
@@ -188,17 +249,42 @@ class Model:
         return getattr(importlib.import_module(module), function)(*args, **kwargs)
 
 
+def _imported(hook: str | Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """A hook given as ``"module:function"`` imported (on first use), a function or None as it is."""
+    if hook is None or callable(hook):
+        return hook
+    module, function = hook.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def _signature_names(function: Callable[..., Any], required: bool = False, solver: bool = True) -> tuple[str, ...] | None:
+    """The keyword arguments ``function`` takes (those without a default where ``required``), None if any; a solver's
+    ``form`` and ``partial`` are no user arguments of its model."""
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters) and not required:
+        return None
+    own = ("form", "partial") if solver else ()
+    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                 and p.name not in own and not (required and p.default is not p.empty))
+
+
+def _user_function(model: Model) -> Callable[..., Any] | None:
+    """The function whose signature lists the model's user arguments: its solver, or its ``read``."""
+    return model.solve_hook() if model.solver is not None else model.read
+
+
 @lru_cache(maxsize=None)
 def _arguments(model: Model) -> tuple[str, ...] | None:
     """:meth:`Model.arguments`, read once per model (a signature costs a millisecond; every solve asks)."""
-    function = model.solve_hook() if model.solver is not None else model.read
-    if function is None:
-        return ()
-    parameters = inspect.signature(function).parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return None
-    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                 and p.name not in ("form", "partial"))
+    function = _user_function(model)
+    return () if function is None else _signature_names(function)
+
+
+@lru_cache(maxsize=None)
+def _required(model: Model) -> tuple[str, ...]:
+    """The user arguments the model cannot do without (no default)."""
+    function = _user_function(model)
+    return () if function is None else _signature_names(function, required=True) or ()
 
 
 #: ``id(system) -> (system, keys, domains)``: the numeric domains of each derived system, converted once (the systems

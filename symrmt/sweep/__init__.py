@@ -20,6 +20,7 @@ A JSON or TOML file (``.toml`` is read as TOML, anything else as JSON)::
     #                                # or "LO:HI:NUM" (evenly spaced; "LO:HI:NUMlog" log-spaced); every f runs
     #                                # at every point of its own
     # method = "exact"             # optional: Monte Carlo method (symrmt.simulation.METHODS)
+    # models = ["attention", "linear"]  # optional (this default): the registered models whose theory is computed
     [[geometry]]                   # optional, default one entry {} (no signal, no weights)
     mu_norm = 1.0
     wk_norm = 1.0
@@ -37,11 +38,37 @@ An f with parameters (the names other than x) runs once per point of the product
 parameters' lists; its points carry ``"params": {NAME: value}`` (f without parameters have
 no such key, so specs without ``params`` keep their points, keys and hashes).
 
-A *setting* is one ``(f, params, c, d, geometry)``; its theory (:func:`~symrmt.theory.attention_error`
-and :func:`~symrmt.theory.linear_error` on the whole γ grid) does not depend on ``n``
-or the seed and is computed once per run. A *point* is one
+A *setting* is one ``(f, params, c, d, geometry)``; its theory (on the whole γ grid, one curve per model of
+``models``: by default attention and linear regression, :func:`~symrmt.theory.attention_error` and
+:func:`~symrmt.theory.linear_error`) does not depend on ``n`` or the seed and is computed once per run. A *point* is one
 ``(f, c, d, geometry, n, seed)`` with ``seed`` in ``0 .. seeds-1``: one Monte Carlo
 draw (:func:`~symrmt.simulation.simulate_once`) on the whole γ grid.
+
+Models
+------
+``models`` names registered models (:func:`symrmt.models.names`), kernel ridge, softmax or one of your own: each
+is solved by :func:`symrmt.theory.solve_model` with those of the sweep's arguments ``f`` (its Hermite data), ``c``,
+``gamma``, ``d`` and the geometry (``geometry`` or ``gram``) that its reader or solver takes
+(:meth:`symrmt.models.Model.taken`: linear regression takes no f and no d), so its curve is the one
+``solve_model`` gives. A model that takes no ``c`` or ``gamma``, needs an argument a sweep does not give (general
+M's ``weights``, the heads' count) or has no theory is refused when the spec is read. The Monte Carlo stays the
+pair of attention and linear regression; the default ``models`` is left out of the normalized spec, so that the
+specs without the key keep their hashes and result files.
+
+A model of your own must be registered in every worker as well. The local workers are *spawned* (not forked):
+fresh processes that import symrmt and then your script (as ``__mp_main__``, so code under ``if __name__ ==
+"__main__":`` does not run there). Register the model at the top level of your script or of a module it imports,
+and start the sweep under the ``__main__`` guard::
+
+    from symrmt import models
+    MINE = models.register(models.Model(name="mine", ...))       # runs in the parent and in every worker
+
+    if __name__ == "__main__":
+        symrmt.sweep.run_sweep(symrmt.sweep.load_spec("spec.toml"), "results.jsonl")
+
+A model registered where the workers do not run it (under the guard, in a function, a notebook or a test
+fixture) passes the spec's check in the parent and is refused by the worker in one line. On Dask, every worker
+must import a module that registers it (a worker preload, or the package installed on the workers).
 
 Seeds
 -----
@@ -72,8 +99,8 @@ warning). Each further line is one point (``a0`` is what ``center`` subtracted f
      "theory": {"a1": …, "nu": …, "attention": [...], "linear": [...], "error": null},
      "mc": {"attention": [...], "linear": [...]}}
 
-``method`` is ``null`` when the spec leaves it to the simulator's default. An entry
-of ``theory.attention`` / ``theory.linear`` is ``null`` (and ``error`` says
+``theory`` holds one curve per model of ``models``, by its name. ``method`` is ``null`` when the spec leaves it to
+the simulator's default. An entry of a theory curve is ``null`` (and ``error`` says
 why) at a γ where the solver did not converge; the Monte Carlo is kept. Lines are
 written in completion order, by the parent process only, each with one
 ``write`` followed by ``fsync``: a crash loses at most the points in flight, and a

@@ -22,18 +22,29 @@ import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
+from ..models import ATTENTION, LINEAR
+from ..models import get as get_model
+from ..models import names as model_names
+from ..models.model import check_name
 from ..runtime.files import read_regular
 from ..validate import DOMAINS, MAX_GRID_POINTS, RANGE_HINT, grid, inside
 
 __all__ = ["SweepSpec", "load_spec", "parse_spec", "normalize_spec", "spec_hash", "spec_points", "point_key",
-           "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES"]
+           "setting_key", "hermite_key", "canonical", "shown", "GEOMETRY_KEYS", "MAX_SPEC_BYTES", "MONTE_CARLO",
+           "THEORY_ARGUMENTS"]
 
 GEOMETRY_KEYS = ("mu_norm", "wk_norm", "wq_norm", "cos_mu_wk", "cos_mu_wq", "cos_wk_wq")
 #: Largest spec file read: a spec at every size bound (γ given as a list of MAX_GRID_POINTS numbers)
 #: is about 2 MB, so this refuses only files that are not specs, before reading them into memory.
 MAX_SPEC_BYTES = 16 * 2**20
+#: The models of the Monte Carlo's two curves (:func:`symrmt.simulation.simulate_once`), in its order; by default the
+#: theory is computed for the same models.
+MONTE_CARLO = (ATTENTION.name, LINEAR.name)
+#: What a sweep offers every model's theory, by argument name: f (its Hermite data), c, gamma, d and the geometry
+#: (``geometry`` or ``gram``); each model takes those its ``read`` or solver names (:meth:`symrmt.models.Model.taken`).
+THEORY_ARGUMENTS = ("f", "c", "gamma", "d", "geometry", "gram")
 _REQUIRED = ("f", "c", "n", "gamma", "seeds")
-_OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None, "params": {}}
+_OPTIONAL = {"d": [0.0], "geometry": [{}], "center": False, "method": None, "params": {}, "models": list(MONTE_CARLO)}
 _POINT_KEYS = ("f", "center", "c", "d", "geometry", "n", "seed")
 _SETTING_KEYS = ("f", "center", "c", "d", "geometry")
 
@@ -146,7 +157,8 @@ class SweepSpec:
     """A validated, normalized sweep spec (see :mod:`symrmt.sweep`); build it with :func:`load_spec`.
 
     ``hermite`` maps each ``f`` to ``(a_1, nu, a_0)`` of the (centered, if ``center``)
-    nonlinearity, computed once during validation.
+    nonlinearity, computed once during validation. ``models`` names the registered models whose theory curves
+    are computed (default :data:`MONTE_CARLO`).
 
     Examples
     --------
@@ -167,12 +179,15 @@ class SweepSpec:
     method: str | None
     hermite: dict
     params: dict = dataclasses.field(default_factory=dict)
+    models: tuple[str, ...] = MONTE_CARLO
 
     def as_dict(self) -> dict[str, Any]:
-        """The normalized spec as plain JSON data (what the result file's header holds; ``params`` only if any)."""
+        """The normalized spec as plain JSON data (what the result file's header holds; ``params`` only if any,
+        ``models`` only where not the default, so that the specs without them keep their hashes)."""
         return {"f": list(self.f), "c": list(self.c), "n": list(self.n), "gamma": list(self.gamma),
                 "d": list(self.d), "geometry": list(self.geometry), "seeds": self.seeds,
-                "center": self.center, "method": self.method, **({"params": self.params} if self.params else {})}
+                "center": self.center, "method": self.method, **({"params": self.params} if self.params else {}),
+                **({"models": list(self.models)} if tuple(self.models) != MONTE_CARLO else {})}
 
     @property
     def hash(self) -> str:
@@ -276,6 +291,7 @@ def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
     (4, (0.01, 0.1, 1.0), True)
     """
     spec = normalize_spec(raw, source)
+    _check_models(spec.get("models", MONTE_CARLO))
     # Last, as the only slow check (SymPy may search for closed forms): every cheap mistake is reported first.
     hermite = _hermite_all(spec["f"], spec["center"], spec.get("params", {}))
     return SweepSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}, hermite=hermite)
@@ -308,7 +324,32 @@ def normalize_spec(raw: Any, source: str = "spec") -> dict[str, Any]:
                 seeds=seeds, center=_boolean(raw["center"], "center"), method=_method(raw["method"]))
     _check_ranges(spec)                      # first: c*n below is then a finite product
     _check_dimensions(spec["c"], spec["n"])
-    return spec | ({"params": params} if params else {})
+    models = _model_names(raw["models"])
+    return spec | ({"params": params} if params else {}) | ({"models": models} if tuple(models) != MONTE_CARLO else {})
+
+
+def _model_names(value: Any) -> list[str]:
+    """``models``: names of models (a single name is a list of one), each once; whether they are registered is
+    checked by :func:`parse_spec` only, so that a result file of a model registered by its user is read anywhere."""
+    names = _as_list("models", value)
+    for i, name in enumerate(names):
+        try:
+            check_name(name)
+        except SymrmtInputError as exc:
+            raise ParameterError(f"models[{i}]: {exc}") from None
+    return _unique("models", names)
+
+
+def _check_models(names: Sequence[str]) -> None:
+    """Every model of ``models`` registered here and solvable over c and gamma from what a sweep offers."""
+    for i, name in enumerate(names):
+        if name not in model_names():
+            raise ParameterError(f"models[{i}] = {shown(name)}: no model of this name is registered; use one of "
+                                 f"{', '.join(model_names())}, or register yours first (symrmt.models.register).")
+        try:
+            get_model(name).taken(THEORY_ARGUMENTS, needs=("c", "gamma"), by="a sweep")
+        except SymrmtInputError as exc:
+            raise ParameterError(f"models[{i}] = {shown(name)}: {exc}") from None
 
 
 def _check_ranges(spec: dict) -> None:

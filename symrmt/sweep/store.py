@@ -43,11 +43,11 @@ import os
 import stat
 import warnings
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import SymrmtInputError
 from ..runtime.files import read_regular
-from .spec import SweepSpec, normalize_spec, point_key, shown, spec_hash, spec_points
+from .spec import MONTE_CARLO, SweepSpec, normalize_spec, point_key, shown, spec_hash, spec_points
 
 __all__ = ["FORMAT", "ResultFile", "read_records", "header_of", "io_errors"]
 
@@ -171,8 +171,8 @@ def _record_problem(record: Any, spec: Mapping, own_hash: str, expected: set[str
     if (record["gamma"] != spec["gamma"] or record["method"] != spec["method"]
             or record["p"] != int(round(record["c"] * record["n"])) or not _is_number(record["a0"])):
         return "does not match the spec's gamma and method, or its p or a0 is wrong"
-    if not _curves(record["theory"], ("a1", "nu"), len(spec["gamma"])) or \
-            not _curves(record["mc"], (), len(spec["gamma"])) or \
+    if not _curves(record["theory"], ("a1", "nu"), spec.get("models", MONTE_CARLO), len(spec["gamma"])) or \
+            not _curves(record["mc"], (), MONTE_CARLO, len(spec["gamma"])) or \
             not isinstance(record["theory"].get("error"), (str, type(None))):
         return "has theory or Monte Carlo curves that are not lists of numbers or null, one per gamma"
     return None
@@ -182,11 +182,12 @@ def _is_number(value: Any) -> bool:
     return type(value) in (int, float) and math.isfinite(value)   # type(): a bool is not a number here
 
 
-def _curves(part: Any, numbers: tuple[str, ...], length: int) -> bool:
+def _curves(part: Any, numbers: tuple[str, ...], names: Sequence[str], length: int) -> bool:
+    """Whether ``part`` holds the numbers ``numbers`` and one curve per name of ``names`` (of ``length``)."""
     if not isinstance(part, dict) or not all(_is_number(part.get(k)) for k in numbers):
         return False
-    curves = [part.get("attention"), part.get("linear")]
-    # Whole-list checks in C (a sweep reads up to 10^5 records of two curves each): types first, then
+    curves = [part.get(name) for name in names]
+    # Whole-list checks in C (a sweep reads up to 10^5 records of a few curves each): types first, then
     # finiteness of the nonzero entries (filter(None, ...) drops null and zeros, which are finite).
     return all(type(c) is list and len(c) == length and set(map(type, c)) <= _CURVE_TYPES
                and all(map(math.isfinite, filter(None, c))) for c in curves)

@@ -16,14 +16,16 @@ import numpy as np
 from ..errors import SymrmtInputError
 from ..analysis.seeds import mean_se
 from ..runtime.files import write_atomically
-from .spec import canonical
+from .spec import MONTE_CARLO, canonical
 from .store import io_errors, read_records
 from .tasks import finite_list
 
 __all__ = ["SUMMARY_COLUMNS", "summarize", "default_csv_path", "write_summary_csv"]
 
+#: The columns of a spec's summary with the default models (its theory's models are the Monte Carlo's); a spec with
+#: other ``models`` has ``MODEL_theory`` of each (None for a Monte Carlo model it does not solve) after these.
 SUMMARY_COLUMNS = ("f", "params", "center", "c", "d", "geometry", "n", "p", "method", "gamma", "seeds",
-                   "attention_theory", "attention_mean", "attention_se", "linear_theory", "linear_mean", "linear_se")
+                   *(f"{name}_{what}" for name in MONTE_CARLO for what in ("theory", "mean", "se")))
 
 
 def _mean_se(values: list[list]) -> tuple[list, list]:
@@ -43,7 +45,8 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     -------
     info, rows
         ``info``: ``spec_hash``, ``points`` (of the spec), ``finished``; ``rows``: one dict
-        per setting, ``n`` and γ with the keys :data:`SUMMARY_COLUMNS`, in spec order.
+        per setting, ``n`` and γ with the keys :data:`SUMMARY_COLUMNS` (and ``MODEL_theory`` of each further
+        model of the spec's ``models``), in spec order.
 
     Parameters
     ----------
@@ -82,25 +85,27 @@ def summarize(path: str | os.PathLike) -> tuple[dict, list[dict]]:
         group = canonical({k: record.get(k, {}) for k in ("f", "params", "center", "c", "d", "geometry", "n",
                                                           "method")})
         groups.setdefault(group, []).append(record)
-    rows = [row for members in groups.values() for row in _group_rows(members)]
+    models = header["spec"].get("models", MONTE_CARLO)
+    rows = [row for members in groups.values() for row in _group_rows(members, models)]
     order = _spec_order(header["spec"])
     rows.sort(key=lambda r: (order(r), sorted(r["params"].items()), r["gamma"]))
     return {"spec_hash": header["spec_hash"], "points": header["points"], "finished": len(records)}, rows
 
 
-def _group_rows(members: list[dict]) -> list[dict]:
+def _group_rows(members: list[dict], models: list[str]) -> list[dict]:
     first = members[0]
     theory = first["theory"]
-    attention, attention_se = _mean_se([m["mc"]["attention"] for m in members])
-    linear, linear_se = _mean_se([m["mc"]["linear"] for m in members])
+    curves = {}                   # per Monte Carlo model: its theory (if the spec solves it), mean and standard error
+    for name in MONTE_CARLO:
+        curves[name] = (theory.get(name), *_mean_se([m["mc"][name] for m in members]))
+    others = [name for name in models if name not in MONTE_CARLO]
     return [{"f": first["f"], "params": first.get("params", {}), "center": first["center"], "c": first["c"],
              "d": first["d"],
              "geometry": first["geometry"], "n": first["n"], "p": first["p"], "method": first["method"],
              "gamma": g, "seeds": len(members),
-             "attention_theory": theory["attention"][i],
-             "attention_mean": attention[i], "attention_se": attention_se[i],
-             "linear_theory": theory["linear"][i],
-             "linear_mean": linear[i], "linear_se": linear_se[i]}
+             **{f"{name}_{what}": None if values is None else values[i] for name, parts in curves.items()
+                for what, values in zip(("theory", "mean", "se"), parts)},
+             **{f"{name}_theory": theory[name][i] for name in others}}
             for i, g in enumerate(first["gamma"])]
 
 
@@ -157,11 +162,13 @@ def write_summary_csv(rows: list[dict], path: str | os.PathLike, *, replace: boo
     """
     path = Path(path)
 
+    columns = tuple(rows[0]) if rows else SUMMARY_COLUMNS     # a spec's further models add their theory's columns
+
     def write(handle) -> None:
-        writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: _csv_cell(k, row[k]) for k in SUMMARY_COLUMNS})
+            writer.writerow({k: _csv_cell(k, row[k]) for k in columns})
 
     with io_errors(path, "write the CSV"):
         return write_atomically(path, write, replace=replace)

@@ -12,8 +12,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..geometry import Geometry
-from .spec import SweepSpec, canonical, hermite_key, point_key
+from ..models import get as get_model
+from ..models import names as model_names
+from .spec import MONTE_CARLO, THEORY_ARGUMENTS, SweepSpec, canonical, hermite_key, point_key
 
 __all__ = ["theory_task", "monte_carlo_task", "compute_point", "model_geometry", "finite_list",
            "theory_payload", "monte_carlo_payload", "make_record"]
@@ -36,27 +39,41 @@ def model_geometry(entry: Mapping | list) -> dict[str, Any]:
 
 
 def theory_task(payload: dict) -> dict:
-    """Theory of one setting on the γ grid: ``{"a1", "nu", "attention", "linear", "error"}``.
+    """Theory of one setting on the γ grid: ``{"a1", "nu", MODEL..., "error"}``, one curve per model of the spec.
 
-    The solver solves each γ on its own, so only the γ it cannot solve become null (with the
-    reason in ``error``) and the sweep goes on.
+    Each model is solved by :func:`symrmt.theory.solve_model` with the arguments it takes of those a sweep offers
+    (:data:`~symrmt.sweep.spec.THEORY_ARGUMENTS`: f's Hermite data, c, gamma, d, the geometry), as the registry maps
+    them (:meth:`symrmt.models.Model.taken`). The solver solves each γ on its own, so only the γ it cannot solve
+    become null (with the reason in ``error``) and the sweep goes on.
     """
-    from ..models import ATTENTION, LINEAR
     from ..theory.ridge import solve_model
 
-    geometry = model_geometry(payload["geometry"])
-    a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
+    a1, nu = payload["a1"], payload["nu"]
     gamma = np.asarray(payload["gamma"], dtype=float)
-    # The result file keys each curve by its model's name.
-    curves = {model.name: solve_model(model, partial=True, c=c, gamma=gamma, **geometry, **arguments)
-              for model, arguments in ((ATTENTION, {"f": (a1, nu), "d": d}), (LINEAR, {}))}
+    offered = {"f": (a1, nu), "c": payload["c"], "gamma": gamma, "d": payload["d"],
+               **model_geometry(payload["geometry"])}
     out: dict[str, Any] = {"a1": a1, "nu": nu}
     errors = []
-    for name, solution in curves.items():
+    # The result file keys each curve by its model's name.
+    for name in payload.get("models", MONTE_CARLO):
+        model = _registered(name)
+        taken = model.taken(THEORY_ARGUMENTS, needs=("c", "gamma"), by="a sweep")
+        solution = solve_model(model, partial=True, **{k: offered[k] for k in taken})
         out[name] = finite_list(np.ma.filled(solution.error, np.nan))
         errors += [f"{name} at gamma = {gamma[f.index[-1]]:g}: {f.reason}" for f in solution.failures]
     out["error"] = "; ".join(errors) or None
     return out
+
+
+def _registered(name: str):
+    """The model called ``name`` in this process; a model registered only in the parent is refused in one line."""
+    if name not in model_names():
+        raise ParameterError(
+            f"the model {name!r} is not registered in this sweep worker: the local workers are spawned, fresh "
+            "processes that re-import your script, so register it at the top level of the script or of a module "
+            "it imports (not under `if __name__ == '__main__':`, in a function, a notebook or a test fixture); on "
+            "Dask, in a module every worker imports (help(symrmt.sweep), section Models).")
+    return get_model(name)
 
 
 @functools.lru_cache(maxsize=64)
@@ -73,7 +90,7 @@ def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.n
 
 
 def monte_carlo_task(payload: dict) -> dict:
-    """One Monte Carlo draw of one point on the γ grid: ``{"attention", "linear"}``."""
+    """One Monte Carlo draw of one point on the γ grid: ``{"attention", "linear"}`` (:data:`~.spec.MONTE_CARLO`)."""
     from ..simulation import simulate_once
 
     rng = np.random.default_rng(np.random.SeedSequence(int(payload["key"], 16)))
@@ -82,14 +99,14 @@ def monte_carlo_task(payload: dict) -> dict:
     attention, linear = simulate_once(f, n=payload["n"], c=payload["c"],
                                       gamma=payload["gamma"], d=payload["d"], rng=rng,
                                       **model_geometry(payload["geometry"]), **options)
-    return {"attention": finite_list(attention), "linear": finite_list(linear)}
+    return dict(zip(MONTE_CARLO, (finite_list(attention), finite_list(linear))))
 
 
 def theory_payload(spec: SweepSpec, point: dict) -> dict:
     """What :func:`theory_task` needs of the setting of ``point``."""
     a1, nu, _ = spec.hermite[hermite_key(point)]
     return {"a1": a1, "nu": nu, "c": point["c"], "d": point["d"], "geometry": point["geometry"],
-            "gamma": list(spec.gamma)}
+            "gamma": list(spec.gamma), "models": list(spec.models)}
 
 
 def monte_carlo_payload(spec: SweepSpec, point: dict) -> dict:

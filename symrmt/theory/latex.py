@@ -1,6 +1,7 @@
 r"""The derived systems as LaTeX, with a nonlinearity's Hermite data put in (the front of :mod:`symrmt.derive.latex`)."""
 from __future__ import annotations
 
+import inspect
 from typing import Mapping
 
 from ..models import ATTENTION, names
@@ -46,7 +47,9 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         does not depend on f (a given f is ignored).
     kind : str
         A registered model (:func:`symrmt.models.names`: attention, linear, gram_density, kernel_density,
-        kernel_ridge, and any a user registers).
+        kernel_ridge, and any a user registers). A model without a derived system prints its own statement (its
+        ``latex`` hook, :meth:`symrmt.models.Model.statement`, given the options that differ from their defaults)
+        or is refused in one line.
     digits : int, optional
         Significant digits of the numbers that f's data put in, 1..:data:`MAX_DIGITS` (default 6). Given where
         no number is printed (no f, or f's data exact and not ``numeric``), it is refused: it would change nothing.
@@ -129,6 +132,10 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     from ..derive import symbols as S
 
     model = get_model(choice("kind", kind, names()))
+    if not model.derived:                    # no derived system: the model's own statement (its latex hook), or refused
+        return model.statement(**_given(dict(
+            f=f, digits=digits, rank=rank, center=center, params=params, numeric=numeric, document=document, form=form,
+            body=body, label_prefix=label_prefix, solver_data=solver_data, part=part, theorem_env=theorem_env)))
     given_digits = digits is not None
     digits = 6 if digits is None else \
         within("digits", integer("digits", digits, 1), 1, MAX_DIGITS, f"(a float64 holds {MAX_DIGITS})")
@@ -171,6 +178,13 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
         return write(system, substitution, digits, label_prefix=label_prefix, parts=parts, theorem_env=theorem_env,
                      **options)
     return system_latex(system, substitution, digits, **options)
+
+
+def _given(options: dict) -> dict:
+    """The options of :func:`latex` given other than their defaults (what a model's own statement is asked for)."""
+    defaults = {name: p.default for name, p in inspect.signature(latex).parameters.items()}
+    return {name: value for name, value in options.items()
+            if not (value is defaults[name] or (type(value) is type(defaults[name]) and value == defaults[name]))}
 
 
 def _require_centered(h, params) -> None:

@@ -47,10 +47,21 @@ def _toy_curve_solver(c, gamma, *, form="auto", partial=False):
     return RidgeSolution({ERROR: error}, t[None], np.zeros(gamma.shape), ("t",), np.zeros(gamma.shape, bool), ())
 
 
+def _toy_statement() -> str:
+    """The latex hook: the toy's own equation and observable (it has no derived system to print)."""
+    return r"t\,(\gamma + c\,t) = 1, \qquad E = -\gamma^2\,\frac{dt}{d\gamma}"
+
+
+def toy_curve_model(statement: bool = False) -> models.Model:
+    """The toy numeric model, not yet registered; with ``statement``, its latex hook (tests/sweep registers it in a
+    sweep's workers too)."""
+    return models.Model(name="toy_curve", summary="t (gamma + c t) = 1 through symrmt.solve.curve",
+                        solver=_toy_curve_solver, observables=("E",), latex=_toy_statement if statement else None)
+
+
 @pytest.fixture
 def toy_curve():
-    model = models.register(models.Model(name="toy_curve", summary="t (gamma + c t) = 1 through symrmt.solve.curve",
-                                         solver=_toy_curve_solver, observables=("E",)))
+    model = models.register(toy_curve_model())
     yield model
     models.unregister(model.name)
 
@@ -80,14 +91,38 @@ def test_a_numeric_toy_runs_through_the_cli(toy_curve, capsys):
     assert np.allclose(out["E"], _exact(0.5, np.array([0.1, 1.0])), rtol=1e-9, atol=0)
 
 
-def test_latex_refuses_a_numeric_model_in_one_line(toy_curve, capsys):
-    with pytest.raises(ParameterError, match="the toy_curve model is solved numerically") as caught:
+def test_latex_refuses_a_numeric_model_without_a_statement_in_one_line(toy_curve, capsys):
+    with pytest.raises(ParameterError, match="the toy_curve model is solved numerically .* no printed statement") \
+            as caught:
         symrmt.latex(kind="toy_curve")
     assert "\n" not in str(caught.value)
-    # the command line offers only the models with a derived system to print: a numeric one is an invalid choice
+    # the command line: the same line and exit 2, not argparse's "invalid choice" (every registered model is a choice)
     assert main(["latex", "--kind", "toy_curve"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "invalid choice: 'toy_curve'" in err[0], err
+    assert len(err) == 1 and "solved numerically" in err[0] and "no printed statement" in err[0], err
+    assert "invalid choice" not in err[0]
+
+
+@pytest.fixture
+def toy_statement():
+    model = models.register(toy_curve_model(statement=True))
+    yield model
+    models.unregister(model.name)
+
+
+def test_latex_prints_the_statement_of_a_numeric_model_with_a_latex_hook(toy_statement, capsys):
+    assert symrmt.latex(kind="toy_curve") == _toy_statement()
+    assert main(["latex", "--kind", "toy_curve"]) == 0
+    assert capsys.readouterr().out.strip() == _toy_statement()
+    assert main(["latex", "--kind", "toy_curve", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "toy_curve" and out["latex"] == _toy_statement()
+    # an option the hook does not take would change nothing: refused in one line, in Python and on the command line
+    with pytest.raises(ParameterError, match="prints its statement without solver_data"):
+        symrmt.latex(kind="toy_curve", solver_data=True)
+    assert main(["latex", "--kind", "toy_curve", "--solver-data"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "without solver_data" in err[0], err
 
 
 def test_a_numeric_toy_that_cannot_follow_its_path_is_a_convergence_error(toy_curve, monkeypatch):

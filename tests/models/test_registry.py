@@ -101,11 +101,16 @@ def _bind_scaled_ridge(c, gamma, d, theta=0.0) -> Bound:
                      S.theta: real_array("theta", theta)}, {})
 
 
+def scaled_ridge_model() -> models.Model:
+    """The toy derived model, not yet registered (tests/sweep registers it in a sweep's workers too)."""
+    return models.Model(
+        name="scaled_ridge", summary="ridge regression on d X (a toy model of the tests)",
+        derive=_derive_scaled_ridge, read=_bind_scaled_ridge, auto_form="quadrature", observables=("E", "Phi"))
+
+
 @pytest.fixture
 def toy():
-    model = models.register(models.Model(
-        name="scaled_ridge", summary="ridge regression on d X (a toy model of the tests)",
-        derive=_derive_scaled_ridge, read=_bind_scaled_ridge, auto_form="quadrature", observables=("E", "Phi")))
+    model = models.register(scaled_ridge_model())
     yield model
     models.unregister(model.name)
 

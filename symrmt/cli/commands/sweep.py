@@ -94,16 +94,21 @@ def _check_not_a_spec(path: str, result_hash: str, sweep) -> None:
 
 
 def _print_summary(rows: list[dict]) -> None:
-    """One line per setting, n and gamma; geometries are numbered g0, g1, ... and listed below the table."""
+    """One line per setting, n and gamma; geometries are numbered g0, g1, ... and listed below the table; the theory
+    of a spec's further models (its ``models`` beyond the Monte Carlo's) in a column each at the end."""
+    from ...sweep.summary import SUMMARY_COLUMNS
+
     geometries = list(dict.fromkeys(json.dumps(r["geometry"], sort_keys=True) for r in rows))
+    further = [k for k in rows[0] if k not in SUMMARY_COLUMNS] if rows else []
     print(f"{'f':>10} {'c':>6} {'d':>6} {'geom':>4} {'n':>6} {'gamma':>9} {'seeds':>5} | "
-          f"{'attn theory':>11} {'attn MC':>18} | {'lin theory':>10} {'lin MC':>18}")
+          f"{'attn theory':>11} {'attn MC':>18} | {'lin theory':>10} {'lin MC':>18}"
+          + "".join(f" | {k.replace('_', ' '):>{max(11, len(k))}}" for k in further))
     for r in rows:
         g = geometries.index(json.dumps(r["geometry"], sort_keys=True))
         f = r["f"] + "".join(f", {k}={v:g}" for k, v in r["params"].items())
         print(f"{f:>10} {r['c']:6.3g} {r['d']:6.3g} {'g' + str(g):>4} {r['n']:6d} {r['gamma']:9.4g} "
               f"{r['seeds']:5d} | {cell(r['attention_theory'], 11)} {cell(r['attention_mean'], 8)} ± "
               f"{cell(r['attention_se'], 7)} | {cell(r['linear_theory'], 10)} {cell(r['linear_mean'], 8)} ± "
-              f"{cell(r['linear_se'], 7)}")
+              f"{cell(r['linear_se'], 7)}" + "".join(f" | {cell(r[k], max(11, len(k)))}" for k in further))
     for g, text in enumerate(geometries):
         print(f"  g{g} = {text}")

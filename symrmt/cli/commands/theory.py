@@ -60,8 +60,9 @@ def add_latex(sub) -> None:
     add_f(p, required=False)
     add_hermite_flags(p, shows_closed_forms=True)
     add_params(p)
-    p.add_argument("--kind", choices=models.names(lambda m: m.derived), default=models.ATTENTION.name,
-                   help="the model whose system is printed (default: %(default)s; the models with a derived system)")
+    p.add_argument("--kind", choices=models.names(), default=models.ATTENTION.name,
+                   help="the model whose system is printed (default: %(default)s); a model solved numerically prints "
+                        "its own statement where it gives one")
     p.add_argument("--rank", type=integer_argument, default=None,
                    help=f"rank r of the attention weights, 1..{MAX_RANK} (default 1)")
     p.add_argument("--digits", type=integer_argument, default=None,
@@ -315,7 +316,8 @@ def cmd_latex(args: argparse.Namespace) -> dict:
 
 
 def _derived_latex(args: argparse.Namespace) -> dict:
-    """``symrmt latex [--kind NAME]``: a registered model's derived system."""
+    """``symrmt latex [--kind NAME]``: a registered model's derived system, or the statement of a numeric model
+    (its latex hook; one line of refusal, exit 2, where it has none)."""
     from ... import latex
 
     _refuse_latex_flags(args)
@@ -331,7 +333,7 @@ def _derived_latex(args: argparse.Namespace) -> dict:
     target, flag = (args.body, "--body") if args.body is not None else (args.document, "--document")
     if target is not None:
         check_output_file(target, flag, ("tex",))
-    if args.f is not None and not _depends_on_f(model):
+    if args.f is not None and model.derived and not _depends_on_f(model):
         given = [flag for flag, on in (("--center", args.center), ("--param", bool(args.param)),
                                        ("--numeric", args.numeric), ("--digits", args.digits_given)) if on]
         raise SymrmtInputError(f"the {model.name} model does not depend on f: leave out --f"
