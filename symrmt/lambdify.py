@@ -89,9 +89,29 @@ class _Printer(SciPyPrinter):
         return super()._print_Pow(expr, rational=rational)
 
 
+@lru_cache(maxsize=1)
+def _namespace() -> dict:
+    """What the strings ``"scipy"`` and ``"numpy"`` of :data:`MODULES` give SymPy's lambdify, built once from the
+    modules' own dictionaries: lambdify's ``from numpy import *`` also loads NumPy's lazy submodules (f2py among
+    them), 0.13 s of every first call. The same names, in lambdify's order: NumPy, numpy.linalg over it,
+    scipy.special over both, then SymPy's translations and ``I``; a name the printer needs and this lacks is still
+    imported by lambdify itself (its printer's ``module_imports``)."""
+    import scipy
+    import scipy.special  # heavy: SciPy
+
+    def public(module) -> dict:
+        names = set(getattr(module, "__all__", ()))
+        return {name: value for name, value in vars(module).items() if name in names}
+
+    space = {"numpy": np, "scipy": scipy, **public(np), **public(np.linalg), **public(scipy.special)}
+    space.update(jn=scipy.special.spherical_jn, yn=scipy.special.spherical_yn, I=1j)
+    return space
+
+
 @lru_cache(maxsize=256)
 def _lambdify_cached(key: tuple, expr, args):
     target = list(expr) if isinstance(expr, tuple) else expr
     printer = _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
                         "user_functions": {}})
-    return sp.lambdify(args, target, modules=MODULES, cse=True, docstring_limit=200, printer=printer)
+    return sp.lambdify(args, target, modules=[MODULES[0], _namespace()], cse=True, docstring_limit=200,
+                       printer=printer)

@@ -100,7 +100,7 @@ def check_parameters(keys: tuple, domains: Mapping[Any, Domain], params: Mapping
     keys : tuple
         The parameter keys (a system's symbols, or names), in order.
     domains : mapping
-        Key -> ``(lower, upper, lower_open, upper_open)``, e.g. ``(0, 1e12, True, False)`` for 0 < gamma <= 10^12.
+        Key -> ``(lower, upper, lower_open, upper_open)``, e.g. ``(0, 1e12, True, False)`` for a key whose values lie in (0, 10^12].
     params : mapping
         Key -> a number or an array of numbers; exactly the keys of ``keys``.
     hint : str
