@@ -7,12 +7,14 @@ and for a draw the point's key, whose integer value seeds it (see :mod:`symrmt.s
 from __future__ import annotations
 
 import functools
+import json
 import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from ..geometry import Geometry
+from ..nonlinearity import numpy_callable
 from .spec import SweepSpec, canonical, hermite_key, point_key
 
 __all__ = ["theory_task", "monte_carlo_task", "compute_point", "model_geometry", "finite_list",
@@ -41,8 +43,8 @@ def theory_task(payload: dict) -> dict:
     The solver solves each γ on its own, so only the γ it cannot solve become null (with the
     reason in ``error``) and the sweep goes on.
     """
-    from ..models import ATTENTION, LINEAR
-    from ..theory.ridge import solve_model
+    from ..models import ATTENTION, LINEAR  # heavy: theory, a Monte Carlo worker never solves it
+    from ..theory.ridge import solve_model  # heavy: theory, a Monte Carlo worker never solves it
 
     geometry = model_geometry(payload["geometry"])
     a1, nu, c, d = payload["a1"], payload["nu"], payload["c"], payload["d"]
@@ -63,10 +65,7 @@ def theory_task(payload: dict) -> dict:
 def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.ndarray]:
     """f at its parameter values (``params``, canonical JSON), minus a0, as NumPy by the one adapter; built once
     per worker process (generated code does not pickle)."""
-    import json
-
-    from ..nonlinearity import numpy_callable  # lazy: a worker that runs only theory never compiles f
-    from ..nonlinearity.parametric import expression_at
+    from ..nonlinearity.parametric import expression_at  # heavy: SymPy
 
     values = json.loads(params)
     return numpy_callable(expression_at(f, values) if values else f, a0)
@@ -74,7 +73,7 @@ def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.n
 
 def monte_carlo_task(payload: dict) -> dict:
     """One Monte Carlo draw of one point on the γ grid: ``{"attention", "linear"}``."""
-    from ..simulation import simulate_once
+    from ..simulation import simulate_once  # heavy: SciPy
 
     rng = np.random.default_rng(np.random.SeedSequence(int(payload["key"], 16)))
     options = {} if payload["method"] is None else {"method": payload["method"]}
