@@ -87,8 +87,8 @@ import sympy as sp
 from .code_grammar import Refused as _Refused
 from .code_grammar import checked_source, computes_only
 from .numba_backend import pointwise_kernel
-from .numpy_backend import MODULES
 from ..errors import printable
+from ..lambdify import MODULES
 from ..nonlinearity.serial import SYMBOL_NAME
 from ..runtime.cache_dir import cache_root, signature, signing_key, untrusted
 from ..runtime.files import read_cache_file, write_text_atomically
