@@ -46,6 +46,7 @@ points, and ``"agrees"`` when there is none. NumPy and SciPy only; the theory's 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import shlex
 from dataclasses import dataclass
@@ -99,7 +100,7 @@ def verdict_power(seeds: int, *, n: int = 1024, miss: float = 0.03, relative_sd:
     >>> round(verdict_power(VERDICT_SEEDS), 2), round(verdict_power(4), 2)
     (0.82, 0.13)
     """
-    from scipy import stats
+    from scipy import stats  # heavy: SciPy
 
     if isinstance(seeds, bool) or int(seeds) != seeds or seeds < 2:
         raise ParameterError(f"seeds = {seeds!r}: {validate.TWO_SEEDS}.")
@@ -484,9 +485,7 @@ def _overall(quantities, t: float, family: float, judged: int, seeds: int,
 def attach_theory(result, f: Any, params: Any = None):
     """``result`` with :attr:`~symrmt.SimulationResult.agreement`: the theory at its ridges and the verdicts
     (:func:`agreement_of`); ``f`` and ``params`` as given to :func:`symrmt.simulate`."""
-    import dataclasses
-
-    from ..theory.ridge import attention_error, linear_error
+    from ..theory.ridge import attention_error, linear_error  # heavy: theory, only theory=True solves it
 
     if result.weights is not None:
         raise ParameterError("theory=True needs the weights as a Gram matrix (gram= or geometry=): the theory of "
@@ -494,14 +493,14 @@ def attach_theory(result, f: Any, params: Any = None):
     geometry, gram = (result.geometry, None) if result.geometry is not None else (None, result.gram)
     softmax = result.softmax
     if softmax is not None:
-        from ..theory.softmax import softmax_error, softmax_formula, softmax_hermite
+        from ..theory.softmax import softmax_error, softmax_formula, softmax_hermite  # heavy: theory
 
         tau = softmax["temperature"]
         a1, nu = (float(v) for v in softmax_hermite(tau))
         attention = softmax_error(result.c, result.gamma, temperature=tau, geometry=geometry, gram=gram)
         label, extra = softmax_formula(tau), {"temperature": tau, "normalize": softmax.get("normalize")}
     else:
-        from ..nonlinearity import HermiteCoefficients, hermite
+        from ..nonlinearity import HermiteCoefficients, hermite  # heavy: SymPy
 
         h = f if isinstance(f, HermiteCoefficients) else hermite(f, params=params)
         if h.parameters:
@@ -516,7 +515,7 @@ def attach_theory(result, f: Any, params: Any = None):
 
 def _formula(f: Any) -> str | None:
     """f as a formula the CLI reads (a SymPy expression), else None (a Python callable has none)."""
-    import sympy
+    import sympy  # heavy: SymPy
 
     return str(f) if isinstance(f, sympy.Basic) else None
 

@@ -50,10 +50,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .. import validate
+from ..display import convergence_csv, convergence_html
 from ..errors import ParameterError, shown as _shown
 from .finite_size import Extrapolation, extrapolate
+from ..runtime.memory import check_fits
 from ..runtime.progress import progress_bar
 from ..simulation.seeds import mean_se
+from ..simulation.softmax import ATTENTIONS
 
 __all__ = ["Convergence", "LadderFit", "converge", "ladder_seeds", "seed_cost", "size_seed", "DEFAULT_NS",
            "DEFAULT_SEEDS", "DEFAULT_TARGET", "MAX_SEEDS", "MAX_SECONDS", "QUANTITIES", "ladder_estimate"]
@@ -267,13 +270,9 @@ class Convergence:
     def to_csv(self, path=None) -> str:
         """CSV, one row per quantity and gamma: the limit, its interval, the fit, the theory, then
         ``mean_<n>`` and ``se_<n>`` for every size; written to ``path`` if given."""
-        from ..display import convergence_csv
-
         return convergence_csv(self, path)
 
     def _repr_html_(self) -> str:
-        from ..display import convergence_html
-
         return convergence_html(self)
 
 
@@ -327,8 +326,7 @@ m probed})^3)` (pessimistic: the reductions are
 
 def _check_memory(n: int, c: float, seeds: int, gammas: int, method: str) -> None:
     """Refuse a ladder whose largest size would not fit in memory, before the smaller sizes run."""
-    from ..runtime.memory import check_fits
-    from ..simulation.memory import memory_estimate
+    from ..simulation.memory import memory_estimate  # heavy: SciPy
 
     if method in ("auto", "exact", "tridiagonal", "lanczos") and np.isfinite(c * n) and 1 <= c * n < 2**40:
         check_fits(memory_estimate(int(n), max(3, int(round(c * n))), int(seeds), gammas, method),
@@ -430,7 +428,7 @@ def converge(f, c: float, gamma, *, geometry=None, gram=None, d: float = 0.0, ns
     >>> res.seeds.tolist(), len(res.attention.limit), sorted(res.decisions()["attention"][0])[:2]
     ([8, 4, 3], 2, ['decision', 'half_width'])
     """
-    from ..simulation import simulate
+    from ..simulation import simulate  # heavy: SciPy
     from ..theory import linear_error  # heavy: SymPy
 
     attention_theory, simulated, kind, label = _nonlinearity(f, params, attention, temperature, normalize)
@@ -496,10 +494,9 @@ def _nonlinearity(f, params: Mapping[str, float] | None, attention: str, tempera
     one f). Softmax: :func:`symrmt.theory.softmax.softmax_error` and f = None.
     """
     from ..theory import attention_error  # heavy: SymPy
-    from ..nonlinearity import HermiteCoefficients, hermite
-    from ..nonlinearity.parametric import named_values
-    from ..simulation.softmax import ATTENTIONS
-    from ..theory.softmax import softmax_error, softmax_formula
+    from ..nonlinearity import HermiteCoefficients, hermite  # heavy: SymPy
+    from ..nonlinearity.parametric import named_values  # heavy: SymPy
+    from ..theory.softmax import softmax_error, softmax_formula  # heavy: theory
 
     if validate.choice("attention", attention, ATTENTIONS) == "softmax":
         if f is not None or params is not None:

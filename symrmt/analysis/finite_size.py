@@ -238,7 +238,7 @@ def _choose(scaled: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, np.nd
     :data:`MODELS` with the lowest AIC is taken. The first window whose chi^2 p-value is at least
     :data:`P_ACCEPT` wins; when none is, the narrowest (the sizes nearest the limit).
     """
-    from scipy.stats import chi2 as chi2_law
+    from scipy.stats import chi2 as chi2_law  # heavy: SciPy
 
     rows, sizes = y.shape
     chosen, settled = None, np.zeros(rows, bool)

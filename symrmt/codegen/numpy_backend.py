@@ -129,6 +129,6 @@ def compile_system(system: FixedPointSystem) -> CompiledSystem:
     >>> round(float(result[ERROR]), 6)       # noise only: 1/sqrt(5)
     0.447214
     """
-    from .calculus import system_calculus
+    from .calculus import system_calculus  # heavy: SymPy
 
     return compile_calculus(system_calculus(system))

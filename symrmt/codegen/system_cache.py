@@ -86,7 +86,9 @@ import sympy as sp
 
 from .code_grammar import Refused as _Refused
 from .code_grammar import checked_source, computes_only
+from .numba_backend import pointwise_kernel
 from ..errors import printable
+from ..lambdify import MODULES
 from ..nonlinearity.serial import SYMBOL_NAME
 from ..runtime.cache_dir import cache_root, signature, signing_key, untrusted
 from ..runtime.files import read_cache_file, write_text_atomically
@@ -122,7 +124,7 @@ class SystemSummary:
 
     @classmethod
     def of(cls, system) -> "SystemSummary":
-        from .calculus import parameter_domains
+        from .calculus import parameter_domains  # heavy: SymPy
 
         return cls(system.name, tuple(system.parameters), parameter_domains(system), tuple(system.unknowns),
                    tuple(system.observables))
@@ -145,7 +147,7 @@ def _sources() -> str:
 @functools.lru_cache(maxsize=1)
 def _tag() -> dict[str, str]:
     """The versions of what generated a user's entry: the libraries and the sources of derive, codegen and models."""
-    import scipy
+    import scipy  # heavy: SciPy
 
     return {"python": sys.version, "numpy": np.__version__, "scipy": scipy.__version__, "sympy": sp.__version__,
             "sources": _sources()}
@@ -349,8 +351,6 @@ def _domains(data: Any, symbols: dict) -> dict:
 
 def _namespace(data: Any) -> dict[str, Any]:
     """The names generated code may call: each must be that attribute of one of :data:`_MODULES` or a translation."""
-    from .numpy_backend import MODULES
-
     if not isinstance(data, dict):
         raise _Refused("malformed namespace")
     out = {}
@@ -403,8 +403,6 @@ def _counts(data: dict) -> tuple[int, int]:
 
 
 def _system_from(data: dict) -> CompiledSystem:
-    from .numba_backend import pointwise_kernel
-
     symbols = _symbols(data.get("symbols"))
     try:
         averages_count, fixed_point_averages_count = _counts(data)
@@ -504,8 +502,6 @@ def _function_to(function: Callable | None) -> dict | None:
     """A generated function as data: its source and where each name it calls comes from."""
     if function is None:
         return None
-    from .numpy_backend import MODULES
-
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):

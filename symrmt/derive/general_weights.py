@@ -41,6 +41,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..nonlinearity import parse_nonlinearity
+from .paper import PREAMBLE
+
 __all__ = ["GeneralWeightsSystem", "SignalCorrection", "general_weights_system", "weights_latex"]
 
 
@@ -250,7 +253,6 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
     sc, sig = s.scalars, s.signal
     prefix = label_prefix or "weights"
     if isinstance(f, str):
-        from ..nonlinearity import parse_nonlinearity
         f = parse_nonlinearity(f)
     steps = {name: [(_tex(l), _tex(_named(r))) for l, r in lines if r != 0] for name, lines in s.steps}
     # the symmetric part of R: t is symmetric, R is so on the solution but not along the way
@@ -367,7 +369,6 @@ def weights_latex(body: bool = False, document: bool = False, f: "str | sp.Expr 
     text = "\n".join(out) + "\n"
     if not document:
         return text
-    from .paper import PREAMBLE
     preamble = PREAMBLE
     if environment not in ("theorem", "claim"):               # the user's environment, defined like the others
         preamble = preamble.replace("\\begin{document}", rf"\newtheorem{{{environment}}}"

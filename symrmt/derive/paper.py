@@ -24,10 +24,12 @@ from typing import Any, Iterable, Sequence
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ..errors import SymrmtInputError
 from . import symbols as S
 from .components import WoodburyForm
 from .latex import (Page, woodbury_structure, to_latex, average_lines, definition_lines, equation_label, equation_lines, observable_lines,
                     observable_name, slug, solver_data_lines, where_entries)
+from .registry import hermite_values, nonlinear_share
 from .simplify import Ledger, simplest
 
 #: Annotations only (fixed_point prints itself through .latex: importing it here would close a circle).
@@ -55,8 +57,6 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
     A datum without a closed form for an f with parameters is a named function,
     :math:`a_1(s)`, :math:`\nu(s)`.
     """
-    from .registry import hermite_values, nonlinear_share
-
     a1, nu = hermite_values(hermite_data)
     if numeric:
         a1, nu = (v if v.has(AppliedUndef) else sp.N(v, 17) for v in (a1, nu))
@@ -89,8 +89,6 @@ def hermite_given(hermite_data: Any, numeric: bool = False) -> tuple[dict, list[
 
 def check_label_prefix(prefix: str) -> str:
     """``prefix`` if it can start a ``\\label`` (a letter, then letters, digits, ``-_.:``); else a ValueError."""
-    from ..errors import SymrmtInputError
-
     if not isinstance(prefix, str) or not _PREFIX.match(prefix):
         raise SymrmtInputError(f"label prefix {prefix!r}: use a letter followed by letters, digits or - _ . : "
                                "(e.g. 'lrelu'), so that \\label and \\eqref take it as it is.")
@@ -113,8 +111,6 @@ def model_lines(page, ledger: Ledger | None = None) -> list[tuple[str, str | Non
 
 def _is_derived(value, system) -> bool:
     """An observable written in the other observables (E from Phi, rho from m): the model defines it."""
-    from .components import WoodburyForm
-
     return not isinstance(value, WoodburyForm) and bool(sp.sympify(value).free_symbols & set(system.observables))
 
 
@@ -139,8 +135,6 @@ STATUS_ENVIRONMENT = {"theorem": "theorem", "heuristic": "claim"}
 
 def check_parts(parts) -> tuple[str, ...]:
     """``parts`` as a tuple in the printed order: each one of :data:`PARTS`, at least one; else an input error."""
-    from ..errors import SymrmtInputError
-
     chosen = (parts,) if isinstance(parts, str) else tuple(parts)
     unknown = [p for p in chosen if p not in PARTS]
     if unknown or not chosen:
@@ -151,8 +145,6 @@ def check_parts(parts) -> tuple[str, ...]:
 
 def check_environment(name: str) -> str:
     """``name`` if it can name a LaTeX environment (letters, then letters, digits or ``*``); else an input error."""
-    from ..errors import SymrmtInputError
-
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*\*?", name):
         raise SymrmtInputError(f"theorem environment {name!r}: use letters (then letters or digits), e.g. "
                                "'proposition', as \\begin{...} takes it.")
@@ -315,8 +307,6 @@ def _matrices(system) -> Iterable[sp.MatrixBase]:
     for value in system.definitions.values():
         if isinstance(value, sp.MatrixBase):
             yield value
-    from .components import WoodburyForm
-
     for value in system.observables.values():
         if isinstance(value, WoodburyForm) and value.size:
             yield value.gram

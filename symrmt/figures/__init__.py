@@ -36,6 +36,7 @@ import pathlib
 import sys
 from typing import Mapping, Sequence
 
+from ..errors import SymrmtInputError
 from ..runtime.files import check_outputs, fresh_path
 from .claims import claims_of
 from .drawing import IMAGE_FORMATS, draw
@@ -104,8 +105,6 @@ def describe(name: str) -> str:
 
 def _checked(name: str) -> str:
     if name not in FIGURES:
-        from ..errors import SymrmtInputError
-
         raise SymrmtInputError(f"unknown figure {name!r}; the figures are: {', '.join(FIGURES)}.")
     return name
 
@@ -181,8 +180,6 @@ def _f_override(name: str, f: str | None, params: Mapping[str, float] | None, ce
     if f is None and params is None and not center:
         return {}
     if name not in TAKE_F:
-        from ..errors import SymrmtInputError
-
         raise SymrmtInputError(f"figure {name!r} draws a fixed set of f and takes no f; the figures that take one "
                                f"are {', '.join(TAKE_F)}.")
     return {"f": figure_f(f, params, center)}
@@ -239,8 +236,6 @@ def run(name: str, quick: bool = False, out: str | pathlib.Path | None = None, f
     ('spectrum.svg', 'spectrum.csv', ['figure', 'panel', 'series', 'source', 'quantity'])
     """
     if fmt not in IMAGE_FORMATS:
-        from ..errors import SymrmtInputError
-
         raise SymrmtInputError(f"format {fmt!r}: use one of {', '.join(IMAGE_FORMATS)}.")
     _checked(name)
     folder, replace = pathlib.Path(DEFAULT_OUT if out is None else out), out is not None

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
 from .convergence import convergence_panel, ladder_sentence, run_ladder
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 from .nonlinearities import FigureF, figure_f
@@ -36,16 +39,12 @@ def _sizes(quick: bool) -> dict:
 
 
 def _geometry(w: float, angle_deg: float):
-    from .. import Geometry
-
     u = float(np.cos(np.radians(angle_deg)))
     return Geometry(mu_norm=MU_NORM, wk_norm=w, wq_norm=w, cos_mu_wk=u, cos_mu_wq=u, cos_wk_wq=1.0)
 
 
 def _signal_only():
     """The geometry linear regression sees: the signal; the weights do not enter it."""
-    from .. import Geometry
-
     return Geometry(mu_norm=MU_NORM)
 
 
@@ -60,8 +59,6 @@ def _base(f: FigureF, c: float) -> dict:
 
 
 def _angle_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
-    from .. import attention_error, linear_error
-
     h = f.h
     angles = np.linspace(0.0, 90.0, s["points"])
     mc_angles = np.array(s["angles_mc"])
@@ -72,28 +69,27 @@ def _angle_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
         series = rf"attention, $\|w\| = {w:g}$"
         params = {**base, "w_norm": w, "angle_deg": angles, "cos_mu_w": np.cos(np.radians(angles))}
         curves.append(theory_curve(series, "E_attn", "angle_deg", params,
-                                   attention_error(h, c, GAMMA, gram=_gram(w, angles)), {"color": COLORS[w]}))
+                                   symrmt.attention_error(h, c, GAMMA, gram=_gram(w, angles)), {"color": COLORS[w]}))
         runs = [mc_over_gamma(h.f, s["n"], c, [GAMMA], _geometry(w, a), seeds=s["seeds"])
                 for a in progress(s["angles_mc"], f"alignment c={c:g} |w|={w:g}")]
         curves.append(mc_curve(series, "E_attn", "angle_deg", {**base, **mc_tag, "w_norm": w},
                                [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs],
-                               {"color": COLORS[w]}, theory=attention_error(h, c, GAMMA, gram=_gram(w, mc_angles))))
+                               {"color": COLORS[w]},
+                               theory=symrmt.attention_error(h, c, GAMMA, gram=_gram(w, mc_angles))))
     lin = {**base, "f": "linear regression", "angle_deg": angles}
     series = "linear regression (does not see w)"
     curves.append(theory_curve(series, "E_lin", "angle_deg", lin,
-                               np.broadcast_to(linear_error(c, GAMMA, _signal_only()), angles.shape),
+                               np.broadcast_to(symrmt.linear_error(c, GAMMA, _signal_only()), angles.shape),
                                LINEAR_STYLE))
     curves.append(mc_curve(series, "E_lin", "angle_deg", {**lin, **mc_tag},
                            [r.linear_mean[0] for r in runs], [r.linear_se[0] for r in runs], LINEAR_STYLE,
-                           theory=np.broadcast_to(linear_error(c, GAMMA, _signal_only()), mc_angles.shape)))
+                           theory=np.broadcast_to(symrmt.linear_error(c, GAMMA, _signal_only()), mc_angles.shape)))
     return Panel(key, rf"({key}) $c = {c:g}$, $\gamma = {GAMMA:g}$, $\|\mu\| = {MU_NORM:g}$", curves,
                  r"angle between $w_K = w_Q = w$ and $\mu$ (degrees; 0 = aligned)",
                  r"interpolation error $E(\gamma)$", dodge=0.01)
 
 
 def _gap_panel(key: str, f: FigureF, s: dict) -> Panel:
-    from .. import attention_error, linear_error
-
     h = f.h
     angles = np.linspace(0.0, 90.0, s["points"])
     mc_angles = np.array(s["angles_mc"])
@@ -102,14 +98,15 @@ def _gap_panel(key: str, f: FigureF, s: dict) -> Panel:
     for c, color in zip(GAP_CS, GAP_COLORS):
         base = {**_base(f, c), "gamma": GAMMA, "w_norm": w}
         series = rf"$c = {c:g}$"
-        gap = attention_error(h, c, GAMMA, gram=_gram(w, angles)) - linear_error(c, GAMMA, gram=_gram(w, angles))
+        gap = (symrmt.attention_error(h, c, GAMMA, gram=_gram(w, angles))
+               - symrmt.linear_error(c, GAMMA, gram=_gram(w, angles)))
         curves.append(theory_curve(series, "E_attn - E_lin", "angle_deg",
                                    {**base, "angle_deg": angles, "cos_mu_w": np.cos(np.radians(angles))},
                                    gap, {"color": color}))
         runs = [mc_gap(mc_over_gamma(h.f, s["n"], c, [GAMMA], _geometry(w, a), seeds=s["seeds"]))
                 for a in progress(mc_angles, f"alignment gap c={c:g}")]
-        theory = (attention_error(h, c, GAMMA, gram=_gram(w, mc_angles))
-                  - linear_error(c, GAMMA, gram=_gram(w, mc_angles)))
+        theory = (symrmt.attention_error(h, c, GAMMA, gram=_gram(w, mc_angles))
+                  - symrmt.linear_error(c, GAMMA, gram=_gram(w, mc_angles)))
         curves.append(mc_curve(series, "E_attn - E_lin", "angle_deg",
                                {**base, "angle_deg": mc_angles, "cos_mu_w": np.cos(np.radians(mc_angles)),
                                 "n": s["n"], "seeds": s["seeds"]},
@@ -120,8 +117,6 @@ def _gap_panel(key: str, f: FigureF, s: dict) -> Panel:
 
 
 def _gamma_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
-    from .. import attention_error, linear_error
-
     h = f.h
     gamma = np.logspace(-3, 2, s["points"] + 9)
     w = max(W_NORMS)
@@ -130,18 +125,18 @@ def _gamma_panel(key: str, c: float, f: FigureF, s: dict) -> Panel:
         base = {**_base(f, c), "w_norm": w, "angle_deg": angle, "cos_mu_w": float(np.cos(np.radians(angle)))}
         series = rf"attention, {name} ($\|w\| = {w:g}$)"
         curves.append(theory_curve(series, "E_attn", "gamma", {**base, "gamma": gamma},
-                                   attention_error(h, c, gamma, _geometry(w, angle)), {"color": color}))
+                                   symrmt.attention_error(h, c, gamma, _geometry(w, angle)), {"color": color}))
         mc = mc_over_gamma(h.f, s["n"], c, s["gammas_mc"], _geometry(w, angle), seeds=s["seeds"])
         curves.append(mc_curve(series, "E_attn", "gamma", {**base, "gamma": mc.gamma, "n": s["n"], "seeds": s["seeds"]},
                                mc.attention_mean, mc.attention_se, {"color": color},
-                               theory=attention_error(h, c, mc.gamma, _geometry(w, angle))))
+                               theory=symrmt.attention_error(h, c, mc.gamma, _geometry(w, angle))))
     lin = {"f": "linear regression", "d": 0.0, "c": c, "theta": MU_NORM**2}
     series = "linear regression"
     curves.append(theory_curve(series, "E_lin", "gamma", {**lin, "gamma": gamma},
-                               linear_error(c, gamma, _signal_only()), LINEAR_STYLE))
+                               symrmt.linear_error(c, gamma, _signal_only()), LINEAR_STYLE))
     curves.append(mc_curve(series, "E_lin", "gamma", {**lin, "gamma": mc.gamma, "n": s["n"], "seeds": s["seeds"]},
                            mc.linear_mean, mc.linear_se, LINEAR_STYLE,
-                           theory=linear_error(c, mc.gamma, _signal_only())))
+                           theory=symrmt.linear_error(c, mc.gamma, _signal_only())))
     return Panel(key, rf"({key}) against the ridge, $c = {c:g}$", curves, r"ridge $\gamma$",
                  r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.03)
 

@@ -22,7 +22,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import alignment, linear_component, phase_diagram, rank
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
+from . import alignment, linear_component, paper_fig1, phase_diagram, rank, real_weights
 from .nonlinearities import DEFAULT_F, NONLINEAR, ZOO, FigureF, figure_f
 
 __all__ = ["Claim", "CLAIMS", "claim", "claims_of"]
@@ -75,22 +78,21 @@ def _first_crossing(gamma: np.ndarray, gap: np.ndarray) -> float:
 # --------------------------------------------------------------------------- random inputs
 
 def _check_random_inputs() -> None:
-    from .. import attention_error, linear_error
-
     gamma = np.geomspace(1e-2, 1e2, 17)
     for name in NONLINEAR:
         h = ZOO[name].hermite()
         large_c = np.geomspace(1.0, 3.0, 9)[:, None]
-        gap = attention_error(h, large_c, gamma) - linear_error(large_c, gamma)
+        gap = symrmt.attention_error(h, large_c, gamma) - symrmt.linear_error(large_c, gamma)
         _require(np.all(gap > 0), f"{name}: attention beats regression at c >= 1 (min gap {gap.min():.3g})")
         small_c = np.array([0.05, 0.1, 0.15])[:, None]
-        gap = attention_error(h, small_c, gamma) - linear_error(small_c, gamma)
+        gap = symrmt.attention_error(h, small_c, gamma) - symrmt.linear_error(small_c, gamma)
         _require(np.all(gap < 0), f"{name}: attention loses at c <= 0.15 (max gap {gap.max():.3g})")
-        middle = attention_error(h, 0.5, [0.1, 100.0]) - linear_error(0.5, [0.1, 100.0])
+        middle = symrmt.attention_error(h, 0.5, [0.1, 100.0]) - symrmt.linear_error(0.5, [0.1, 100.0])
         _require(middle[0] > 0 > middle[1], f"{name}: at c = 0.5 the order does not flip with gamma ({middle})")
-    example = (float(attention_error(ZOO["tanh"].hermite(), 0.15, 1.0)), float(linear_error(0.15, 1.0)))
+    example = (float(symrmt.attention_error(ZOO["tanh"].hermite(), 0.15, 1.0)), float(symrmt.linear_error(0.15, 1.0)))
     _require(np.allclose(example, (0.859, 0.892), atol=5e-4), f"the example quoted: {example}")
-    margins = linear_error(0.15, [0.01, 0.1, 1.0]) - attention_error(ZOO["tanh"].hermite(), 0.15, [0.01, 0.1, 1.0])
+    margins = (symrmt.linear_error(0.15, [0.01, 0.1, 1.0])
+               - symrmt.attention_error(ZOO["tanh"].hermite(), 0.15, [0.01, 0.1, 1.0]))
     _require(np.allclose(margins, (2.0e-5, 1.5e-3, 0.033), rtol=0.03), f"the margins quoted: {margins}")
     energies = [ZOO[name].hermite().nu for name in NONLINEAR]
     _require((round(min(energies), 2), round(max(energies), 2)) == (0.34, 0.46), f"the energies quoted: {energies}")
@@ -117,21 +119,19 @@ def _scaled(h, k: float) -> dict:
 
 
 def _check_scale_law() -> None:
-    from .. import attention_error, linear_error
-
     h = ZOO["tanh"].hermite()
     gamma = np.geomspace(1e-2, 1e2, 9)
     for c in (0.5, 1.0, 2.0):
-        scaled, shifted = attention_error(_scaled(h, 2.0), c, gamma), attention_error(h, c, gamma / 4)
+        scaled, shifted = symrmt.attention_error(_scaled(h, 2.0), c, gamma), symrmt.attention_error(h, c, gamma / 4)
         _require(np.allclose(scaled, shifted, rtol=1e-9, atol=1e-12),
                  f"c = {c}: E(2 tanh, gamma) - E(tanh, gamma/4) = {np.max(np.abs(scaled - shifted)):.3g}")
     at = np.array([10.0, 100.0])
-    gap = attention_error(_scaled(h, 2.0), 1.0, at) - linear_error(1.0, at)
+    gap = symrmt.attention_error(_scaled(h, 2.0), 1.0, at) - symrmt.linear_error(1.0, at)
     _require(np.all(np.round(gap, 3) == (-0.026, -0.027)), f"2 tanh at c = 1, gamma = 10, 100: E_attn - E_lin = {gap}")
-    plain = attention_error(h, 1.0, at) - linear_error(1.0, at)
+    plain = symrmt.attention_error(h, 1.0, at) - symrmt.linear_error(1.0, at)
     _require(np.all(plain > 0), f"tanh as written wins at c = 1, gamma = 10 or 100 ({plain})")
     grid = np.geomspace(1.0, 100.0, 401)
-    unit = attention_error(_scaled(h, 1 / np.sqrt(h.nu)), 1.0, grid) - linear_error(1.0, grid)
+    unit = symrmt.attention_error(_scaled(h, 1 / np.sqrt(h.nu)), 1.0, grid) - symrmt.linear_error(1.0, grid)
     crossing = _first_crossing(grid, unit)
     _require(11.0 <= crossing <= 13.0, f"tanh at unit energy wins from gamma = {crossing:.3g}")
 
@@ -150,16 +150,14 @@ SCALE_LAW = Claim(
 # --------------------------------------------------------------------------- alignment
 
 def _check_alignment() -> None:
-    from .. import attention_error, linear_error
-
     h = figure_f().h
     angles = np.array([0.0, 90.0])
     shrink = []
     for c in alignment.GAP_CS:
         for w in alignment.W_NORMS:
             gram = alignment._gram(w, angles)
-            attention = attention_error(h, c, alignment.GAMMA, gram=gram)
-            gap = attention - linear_error(c, alignment.GAMMA, gram=gram)
+            attention = symrmt.attention_error(h, c, alignment.GAMMA, gram=gram)
+            gap = attention - symrmt.linear_error(c, alignment.GAMMA, gram=gram)
             _require(attention[0] < attention[1], f"c = {c}, |w| = {w}: aligning does not lower E_attn")
             _require(0 < gap[0] < gap[1], f"c = {c}, |w| = {w}: the gap {gap} does not narrow without closing")
             shrink.append(1 - gap[0] / gap[1])
@@ -169,7 +167,7 @@ def _check_alignment() -> None:
     w = max(alignment.W_NORMS)
     for angle, low, high in ((0.0, 2.2, 2.4), (90.0, 6.5, 7.5)):
         geometry = alignment._geometry(w, angle)
-        gap = attention_error(h, 1.0, gamma, geometry) - linear_error(1.0, gamma, geometry)
+        gap = symrmt.attention_error(h, 1.0, gamma, geometry) - symrmt.linear_error(1.0, gamma, geometry)
         crossing = _first_crossing(gamma, gap)
         _require(low <= crossing <= high, f"angle {angle}: attention wins from gamma = {crossing:.3g}")
 
@@ -216,18 +214,16 @@ PHASE_DIAGRAM = Claim(
 # --------------------------------------------------------------------------- linear component
 
 def _check_linear_component() -> None:
-    from .. import attention_error
-
     lc = linear_component
     theta = np.linspace(0.0, 4.0, 9)[:, None]
     c = np.geomspace(0.2, 4.0, 7)[None, :]
-    error = attention_error((0.0, 1.0), c, lc.GAMMA, gram=lc._gram(theta))
+    error = symrmt.attention_error((0.0, 1.0), c, lc.GAMMA, gram=lc._gram(theta))
     _require(np.allclose(error, error[0], rtol=1e-9, atol=1e-12),
              f"with a_1 = 0 E_attn moves with the signal by {np.ptp(error, axis=0).max():.3g}")
     a1 = np.linspace(0.0, 1.0, 21)
     rising, flat = a1 <= 0.7, a1 >= 0.7
     for value in (1.0, 4.0):
-        curve = attention_error({"a1": a1, "nu": np.ones_like(a1)}, lc.C_FIXED, lc.GAMMA, gram=lc._gram(value))
+        curve = symrmt.attention_error({"a1": a1, "nu": np.ones_like(a1)}, lc.C_FIXED, lc.GAMMA, gram=lc._gram(value))
         _require(np.all(np.diff(curve[rising]) < 0), f"|mu|^2 = {value}: E_attn does not fall for a_1 <= 0.7")
         _require(np.ptp(curve[flat]) < 0.003, f"|mu|^2 = {value}: E_attn moves by {np.ptp(curve[flat]):.4f} "
                  "beyond a_1 = 0.7")
@@ -247,21 +243,20 @@ LINEAR_COMPONENT = Claim(
 # --------------------------------------------------------------------------- rank
 
 def _check_rank() -> None:
-    from .. import attention_error
-
     h = figure_f().h
     gamma = np.geomspace(1e-3, 1e2, 26)
     ranks = (1, 2, 3, 4)
-    spread = np.array([attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "spread")) for r in ranks])
-    half = np.array([attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "half aligned"))
+    spread = np.array([symrmt.attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "spread"))
+                       for r in ranks])
+    half = np.array([symrmt.attention_error(h, rank.C_FIXED, gamma, gram=rank.gram_matrix(r, "half aligned"))
                      for r in ranks])
     _require(np.all(np.diff(spread, axis=0) > 0), "spread: E_attn does not grow with r at every gamma")
     _require(np.all(half > spread), "half aligned is not above spread everywhere")
-    at = [float(attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, p)))
+    at = [float(symrmt.attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, p)))
           for p in ("spread", "half aligned") for r in (1, 4)]
     _require(round(at[1] - at[0], 3) == 0.008, f"spread, gamma = {rank.GAMMA}: r = 1 -> 4 adds {at[1] - at[0]:.4f}")
     _require(round(np.ptp(spread[:, -1]), 2) == 0.23, f"spread, gamma = 100: r = 1 -> 4 adds {np.ptp(spread[:, -1]):.3f}")
-    flat = [float(attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, "half aligned")))
+    flat = [float(symrmt.attention_error(h, rank.C_FIXED, rank.GAMMA, gram=rank.gram_matrix(r, "half aligned")))
             for r in ranks]
     _require(np.ptp(flat) < 0.002, f"half aligned, gamma = {rank.GAMMA}: spread over r {np.ptp(flat):.4f}")
 
@@ -279,18 +274,16 @@ RANK = Claim(
 # --------------------------------------------------------------------------- the paper's ridge-regression figure
 
 def _check_paper_fig1() -> None:
-    from .. import Geometry, linear_error
-    from . import paper_fig1 as fig
-
     ridgeless = 1e-7        # E_RR(gamma) - E_RR(0+) is O(gamma) at c < 1 and O(gamma^2) at c > 1
     c = np.array([1 / 16, 0.25, 0.5, 0.75, 1.5, 2.0, 4.0])
-    for theta in (0.0, 0.5, fig.MU2, 4.0):
-        value = linear_error(c, ridgeless, Geometry(mu_norm=np.sqrt(theta)))
+    for theta in (0.0, 0.5, paper_fig1.MU2, 4.0):
+        value = symrmt.linear_error(c, ridgeless, Geometry(mu_norm=np.sqrt(theta)))
         closed = np.clip(1 - c, 0, None) / (1 + theta)
         _require(np.allclose(value, closed, atol=1e-5), f"|mu|^2 = {theta}: E_RR(0+) = {value}, not {closed}")
-    a = linear_error(fig.A_P / fig.A_N, np.array([0.1, 100.0]), Geometry(mu_norm=np.sqrt(fig.MU2)))
+    a = symrmt.linear_error(paper_fig1.A_P / paper_fig1.A_N, np.array([0.1, 100.0]),
+                            Geometry(mu_norm=np.sqrt(paper_fig1.MU2)))
     _require(a[0] < 1e-3 and round(float(a[1]), 2) == 0.91, f"panel (a): E_RR(0.1), E_RR(100) = {a}")
-    b = linear_error(np.array([0.25, 1.0]), fig.B_GAMMA, Geometry(mu_norm=np.sqrt(fig.MU2)))
+    b = symrmt.linear_error(np.array([0.25, 1.0]), paper_fig1.B_GAMMA, Geometry(mu_norm=np.sqrt(paper_fig1.MU2)))
     _require(np.allclose(b, (0.375, 7.9e-4), rtol=1e-2), f"panel (b): E_RR at p = n/4, p = n: {b}")
 
 
@@ -307,14 +300,12 @@ PAPER_FIG1 = Claim(
 # --------------------------------------------------------------------------- real weights (MiniLM-L6)
 
 def _check_real_weights() -> None:
-    from . import real_weights as rw
-
-    layer = rw.layer_analysis(rw.LAYER)
+    layer = real_weights.layer_analysis(real_weights.LAYER)
     gamma = np.geomspace(1e-2, 10.0, 13)
     above, below = [], []
-    for fit in (layer.matrix, rw.chosen_heads(layer)[0]):
-        for signal in rw.SIGNALS:
-            theory = rw.three_theories(fit, rw.F, rw.C, gamma, signal)
+    for fit in (layer.matrix, real_weights.chosen_heads(layer)[0]):
+        for signal in real_weights.SIGNALS:
+            theory = real_weights.three_theories(fit, real_weights.F, real_weights.C, gamma, signal)
             above.append(theory["fit"] - theory["general"])
             below.append(theory["general"] - theory["elliptic"])
     above, below = np.concatenate(above), np.concatenate(below)
@@ -322,7 +313,7 @@ def _check_real_weights() -> None:
              f"the fit's theory is above the general-M theory by {above.min():.4f} to {above.max():.4f}")
     _require(round(below.min(), 2) == 0.04 and round(below.max(), 2) == 0.39,
              f"the elliptic model is below the general-M theory by {below.min():.4f} to {below.max():.4f}")
-    head = rw.chosen_heads(layer)[0].head
+    head = real_weights.chosen_heads(layer)[0].head
     _require(head == 2, f"the head of smallest stable rank of layer 0 is {head}")
 
 

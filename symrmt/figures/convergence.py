@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import converge
 from .figure import Curve, Panel, relative_text
 from .series import mc_curve, theory_curve
 
@@ -30,8 +31,6 @@ def run_ladder(f, c: float, gamma: float, *, geometry=None, gram=None, quick: bo
                sizes: dict | None = None, **attention):
     """:func:`symrmt.converge` at one gamma on the ladder of the mode (:data:`LADDERS`, or ``sizes`` with ``ns``
     and ``top_seeds``); ``attention``: softmax's keywords (``attention="softmax", temperature=tau``, f None)."""
-    from .. import converge
-
     sizes = sizes or LADDERS[bool(quick)]
     return converge(f, c, [gamma], geometry=geometry, gram=gram, ns=sizes["ns"], seeds=sizes["top_seeds"],
                     seed=seed, progress=False, **attention)

@@ -31,7 +31,7 @@ _LEGEND_CHARS = 34          # the longest label (in characters) that fits in one
 
 
 def _draw_heatmap(fig, ax, panel: Panel) -> None:
-    from matplotlib.colors import Normalize
+    from matplotlib.colors import Normalize  # heavy: Matplotlib
 
     xname, yname = panel.heatmap
     theory, *others = [c for c in panel.curves if c.source == "theory"]
@@ -133,7 +133,7 @@ def _monte_carlo_proxy(ax, panel: Panel, n_label: str) -> None:
 
 
 def _style_axes(ax, panel: Panel) -> None:
-    import matplotlib.ticker
+    import matplotlib.ticker  # heavy: Matplotlib
 
     ax.set_xscale(panel.xscale)
     ax.set_yscale(panel.yscale)
@@ -238,10 +238,10 @@ def draw(figure: Figure, path: str | pathlib.Path, *, replace: bool = True) -> p
     ...     image.read_text().lstrip().startswith("<?xml")
     True
     """
-    import matplotlib
+    import matplotlib  # heavy: Matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: Matplotlib
 
     ncols = figure.ncols or min(len(figure.panels), 3)
     nrows = math.ceil(len(figure.panels) / ncols)

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
 from .convergence import convergence_panel, ladder_sentence, run_ladder
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 from .series import LINEAR_STYLE, mc_curve, mc_over_gamma, n_label, theory_curve
@@ -46,8 +49,6 @@ def _label(a1: float) -> str:
 
 
 def _geometry(theta: float):
-    from .. import Geometry
-
     # Aligned weights w = W_NORM mu/|mu|: the most favourable case for attention.
     mu = float(np.sqrt(theta))
     return Geometry(mu_norm=mu, wk_norm=W_NORM, wq_norm=W_NORM, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
@@ -73,70 +74,66 @@ def _mc_points(a1: float, s: dict, points, c_of, theta_of, label: str):
 
 
 def _theta_panel(s: dict) -> Panel:
-    from .. import attention_error, linear_error
-
     theta = np.linspace(0.0, 4.0, s["points"])
     curves = []
     for a1, color in zip(A1_VALUES, COLORS):
         tag = {"f": _label(a1), "a1": a1, "nu": 1.0, "d": 0.0, "c": C_FIXED, "gamma": GAMMA, "w_norm": W_NORM}
         curves.append(theory_curve(rf"$a_1 = {a1:g}$", "E_attn", "theta", {**tag, "theta": theta},
-                                   attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta)), {"color": color}))
+                                   symrmt.attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta)),
+                                   {"color": color}))
         runs = _mc_points(a1, s, s["theta_mc"], lambda v: C_FIXED, lambda v: v, f"a1={a1:g} over |mu|^2")
         theta_mc = np.array(s["theta_mc"])
         curves.append(mc_curve(rf"$a_1 = {a1:g}$", "E_attn", "theta",
                                {**tag, "theta": theta_mc, "n": s["n"], "seeds": s["seeds"]},
                                [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
-                               theory=attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta_mc))))
+                               theory=symrmt.attention_error((a1, 1.0), C_FIXED, GAMMA, gram=_gram(theta_mc))))
     lin = {"f": "linear regression", "c": C_FIXED, "gamma": GAMMA}
     curves.append(theory_curve("linear regression", "E_lin", "theta", {**lin, "theta": theta},
-                               linear_error(C_FIXED, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
+                               symrmt.linear_error(C_FIXED, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
     curves.append(mc_curve("linear regression", "E_lin", "theta", {**lin, "theta": theta_mc, "n": s["n"],
                                                                    "seeds": s["seeds"]},
                            [r.linear_mean[0] for r in runs], [r.linear_se[0] for r in runs], LINEAR_STYLE,
-                           theory=linear_error(C_FIXED, GAMMA, gram=_gram(theta_mc))))
+                           theory=symrmt.linear_error(C_FIXED, GAMMA, gram=_gram(theta_mc))))
     return Panel("a", rf"(a) more signal, $c = {C_FIXED:g}$", curves, r"signal strength $\|\mu\|^2$",
                  r"interpolation error $E(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01)
 
 
 def _c_panel(s: dict) -> Panel:
-    from .. import attention_error, linear_error
-
     theta = 1.0
     c = np.geomspace(0.2, 4.0, s["points"])
     curves = []
     for a1, color in zip(A1_VALUES, COLORS):
         tag = {"f": _label(a1), "a1": a1, "nu": 1.0, "d": 0.0, "theta": theta, "gamma": GAMMA, "w_norm": W_NORM}
         curves.append(theory_curve(rf"$a_1 = {a1:g}$", "E_attn", "c", {**tag, "c": c},
-                                   attention_error((a1, 1.0), c, GAMMA, gram=_gram(theta)), {"color": color}))
+                                   symrmt.attention_error((a1, 1.0), c, GAMMA, gram=_gram(theta)), {"color": color}))
         runs = _mc_points(a1, s, s["c_mc"], lambda v: v, lambda v: theta, f"a1={a1:g} over c")
         c_mc = np.array(s["c_mc"])
         curves.append(mc_curve(rf"$a_1 = {a1:g}$", "E_attn", "c", {**tag, "c": c_mc, "n": s["n"], "seeds": s["seeds"]},
                                [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
-                               theory=attention_error((a1, 1.0), c_mc, GAMMA, gram=_gram(theta))))
+                               theory=symrmt.attention_error((a1, 1.0), c_mc, GAMMA, gram=_gram(theta))))
     for other, style in ((0.0, ":"), (4.0, "-.")):
         # a_1 = 0 at other signal strengths: the same curve (drawn over the one above).
         tag = {"f": _label(0.0), "a1": 0.0, "nu": 1.0, "d": 0.0, "theta": other, "gamma": GAMMA, "w_norm": W_NORM}
         curves.append(theory_curve(rf"$a_1 = 0$, $\|\mu\|^2 = {other:g}$", "E_attn", "c", {**tag, "c": c},
-                                   attention_error((0.0, 1.0), c, GAMMA, gram=_gram(other)),
+                                   symrmt.attention_error((0.0, 1.0), c, GAMMA, gram=_gram(other)),
                                    {"color": "k", "linestyle": style, "linewidth": 1.0}))
     lin = {"f": "linear regression", "theta": theta, "gamma": GAMMA}
     curves.append(theory_curve("linear regression", "E_lin", "c", {**lin, "c": c},
-                               linear_error(c, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
+                               symrmt.linear_error(c, GAMMA, gram=_gram(theta)), LINEAR_STYLE))
     return Panel("b", rf"(b) more dimensions, $\|\mu\|^2 = {theta:g}$", curves, r"$c = p/n$",
                  r"interpolation error $E(\gamma)$", xscale="log", ylim=(-0.02, 1.02), dodge=0.02,
                  xticks=(0.2, 0.5, 1, 2, 4))
 
 
 def _a1_panel(s: dict) -> Panel:
-    from .. import attention_error
-
     a1 = np.linspace(0.0, 1.0, s["points"])
     curves = []
     for theta, color in ((0.0, "0.4"), (1.0, "C0"), (4.0, "C4")):
         tag = {"f": "a1*x + sqrt(1-a1^2)*(x^3-3x)/sqrt(6)", "nu": 1.0, "d": 0.0, "c": C_FIXED, "gamma": GAMMA,
                "theta": theta, "w_norm": W_NORM}
         curves.append(theory_curve(rf"$\|\mu\|^2 = {theta:g}$", "E_attn", "a1", {**tag, "a1": a1},
-                                   attention_error({"a1": a1, "nu": np.ones_like(a1)}, C_FIXED, GAMMA, gram=_gram(theta)),
+                                   symrmt.attention_error({"a1": a1, "nu": np.ones_like(a1)}, C_FIXED, GAMMA,
+                                                          gram=_gram(theta)),
                                    {"color": color}))
         runs = [mc_over_gamma(f_family(v), s["n"], C_FIXED, [GAMMA], _geometry(theta), seeds=s["seeds"])
                 for v in progress(s["a1_mc"], f"|mu|^2={theta:g} over a1")]
@@ -144,8 +141,8 @@ def _a1_panel(s: dict) -> Panel:
         curves.append(mc_curve(rf"$\|\mu\|^2 = {theta:g}$", "E_attn", "a1",
                                {**tag, "a1": a1_mc, "n": s["n"], "seeds": s["seeds"]},
                                [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], {"color": color},
-                               theory=attention_error({"a1": a1_mc, "nu": np.ones_like(a1_mc)}, C_FIXED, GAMMA,
-                                                      gram=_gram(theta))))
+                               theory=symrmt.attention_error({"a1": a1_mc, "nu": np.ones_like(a1_mc)}, C_FIXED,
+                                                             GAMMA, gram=_gram(theta))))
     return Panel("c", rf"(c) against $a_1$ ($\nu = 1$), $c = {C_FIXED:g}$", curves, r"linear coefficient $a_1$",
                  r"interpolation error $E_\mathrm{attn}(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01)
 

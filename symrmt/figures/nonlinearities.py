@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..errors import ParameterError
 from ..nonlinearity.zoo import ZOO as NAMED
 from .figure import cell
 
@@ -23,7 +24,7 @@ class Nonlinearity:
     color: str
 
     def hermite(self):
-        from .. import hermite
+        from .. import hermite  # heavy: SymPy
 
         return hermite(self.formula, center=True)
 
@@ -137,8 +138,7 @@ def figure_f(f: str | None = None, params: Mapping[str, float] | None = None, ce
     >>> figure_f().formula, round(figure_f("tanh(s*x)", {"s": 2.0}).h.a1, 6)
     ('tanh', 0.729478)
     """
-    from .. import hermite
-    from ..errors import ParameterError
+    from .. import hermite  # heavy: SymPy
 
     if f is None:
         if params or center:

@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
+from ..errors import SymrmtInputError
 from .series import LINEAR_STYLE, mc_curve, mc_over_gamma, theory_curve
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 
@@ -51,14 +55,10 @@ def _sizes(quick: bool) -> dict:
 
 
 def _geometry(theta: float):
-    from .. import Geometry
-
     return Geometry(mu_norm=float(np.sqrt(theta)))
 
 
 def _panel_a(s: dict) -> Panel:
-    from .. import linear_error
-
     n, p = A_N // s["shrink"], A_P // s["shrink"]
     c = A_P / A_N
     gamma = np.logspace(-5, 2, s["points"])
@@ -66,16 +66,15 @@ def _panel_a(s: dict) -> Panel:
     seeds = CHEAP_SEEDS * s["seeds"]
     mc = mc_over_gamma(F_UNUSED, n, c, s["gamma_mc"], geometry=_geometry(MU2), seeds=seeds)
     curves = [theory_curve("theory", "E_RR", "gamma", {**tag, "gamma": gamma},
-                           linear_error(c, gamma, _geometry(MU2)), LINEAR_STYLE, series="E_RR"),
+                           symrmt.linear_error(c, gamma, _geometry(MU2)), LINEAR_STYLE, series="E_RR"),
               mc_curve("E_RR", "E_RR", "gamma", {**tag, "gamma": mc.gamma, "n": n, "p": p, "seeds": seeds},
-                       mc.linear_mean, mc.linear_se, LINEAR_STYLE, theory=linear_error(c, mc.gamma, _geometry(MU2)))]
+                       mc.linear_mean, mc.linear_se, LINEAR_STYLE,
+                       theory=symrmt.linear_error(c, mc.gamma, _geometry(MU2)))]
     return Panel("a", rf"(a) against the ridge: $p = {A_P}$, $n = {A_N}$, $\|\mu\|^2 = {MU2:g}$", curves,
                  r"ridge $\gamma$", r"$E_\mathrm{RR}(\gamma)$", xscale="log", yscale="log")
 
 
 def _panel_b(s: dict) -> Panel:
-    from .. import linear_error
-
     n = B_N // s["shrink"]
     p_line = np.linspace(128.0, 8192.0, s["points"])
     p_mc = np.array(s["p_mc"]) // s["shrink"]
@@ -87,17 +86,15 @@ def _panel_b(s: dict) -> Panel:
         ses.append(mc.linear_se[0])
     c_line, c_mc = p_line / B_N, p_mc / n
     curves = [theory_curve("theory", "E_RR", "p", {**tag, "c": c_line, "p": p_line, "n": B_N},
-                           linear_error(c_line, B_GAMMA, _geometry(MU2)), LINEAR_STYLE, series="E_RR"),
+                           symrmt.linear_error(c_line, B_GAMMA, _geometry(MU2)), LINEAR_STYLE, series="E_RR"),
               mc_curve("E_RR", "E_RR", "p", {**tag, "c": c_mc, "p": p_mc * s["shrink"], "n": n, "seeds": s["seeds"]},
-                       means, ses, LINEAR_STYLE, theory=linear_error(c_mc, B_GAMMA, _geometry(MU2)))]
+                       means, ses, LINEAR_STYLE, theory=symrmt.linear_error(c_mc, B_GAMMA, _geometry(MU2)))]
     return Panel("b", rf"(b) against $p$: $n = {B_N}$, $\gamma = 10^{{-5}}$, $\|\mu\|^2 = {MU2:g}$", curves,
                  r"dimension $p$ (at the paper's $n$; $c = p/n$)", r"$E_\mathrm{RR}(\gamma)$",
                  ylim=(-0.02, 0.52), extra=[{"x": [B_N], "y": None, "label": "$p = n$", "color": "0.6", "ls": ":"}])
 
 
 def _panel_c(s: dict) -> Panel:
-    from .. import linear_error
-
     n, p = C_N // s["shrink"], C_P // s["shrink"]
     c = C_P / C_N
     theta_line = np.linspace(0.0, 4.0, s["points"])
@@ -111,11 +108,11 @@ def _panel_c(s: dict) -> Panel:
         series = f"E_RR, gamma = {gamma:g}"
         tag = {"f": "linear regression", "c": c, "gamma": gamma}
         curves.append(theory_curve(rf"theory, $\gamma = {gamma:g}$", "E_RR", "theta", {**tag, "theta": theta_line},
-                                   [float(linear_error(c, gamma, _geometry(t))) for t in theta_line], style,
+                                   [float(symrmt.linear_error(c, gamma, _geometry(t))) for t in theta_line], style,
                                    series=series))
         curves.append(mc_curve(series, "E_RR", "theta", {**tag, "theta": theta_mc, "n": n, "p": p, "seeds": seeds},
                                [r.linear_mean[k] for r in runs], [r.linear_se[k] for r in runs], style,
-                               theory=[float(linear_error(c, gamma, _geometry(t))) for t in theta_mc]))
+                               theory=[float(symrmt.linear_error(c, gamma, _geometry(t))) for t in theta_mc]))
     return Panel("c", rf"(c) against the signal: $p = {C_P}$, $n = {C_N}$", curves, r"signal $\|\mu\|^2$",
                  r"$E_\mathrm{RR}(\gamma)$", ylim=(-0.02, 1.02), dodge=0.01)
 
@@ -123,8 +120,6 @@ def _panel_c(s: dict) -> Panel:
 def build(quick: bool = False, **overrides) -> Figure:
     """The figure (``overrides``: ``seeds``, or ``shrink`` to divide the paper's n and p)."""
     if "n" in overrides:
-        from ..errors import SymrmtInputError
-
         raise SymrmtInputError("figure paper_fig1 runs at the paper's n and p (each panel has its own); drop --n, "
                                "and use --quick for n and p divided by 8.")
     s = {**_sizes(quick), **overrides}

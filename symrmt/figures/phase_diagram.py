@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
 from .convergence import convergence_panel, ladder_sentence, run_ladder
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 from .nonlinearities import FigureF, figure_f
@@ -47,17 +50,13 @@ def _gram(theta, cosine) -> dict:
 
 
 def _geometry(theta: float, cosine: float):
-    from .. import Geometry
-
     return Geometry(mu_norm=float(np.sqrt(theta)), wk_norm=W_NORM, wq_norm=W_NORM, cos_mu_wk=cosine,
                     cos_mu_wq=cosine, cos_wk_wq=1.0)
 
 
 def _difference(h, c, theta, cosine):
-    from .. import attention_error, linear_error
-
     gram = _gram(theta, cosine)
-    return attention_error(h, c, GAMMA, gram=gram) - linear_error(c, GAMMA, gram=gram)
+    return symrmt.attention_error(h, c, GAMMA, gram=gram) - symrmt.linear_error(c, GAMMA, gram=gram)
 
 
 def _checks(h, s, points, label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 from .nonlinearities import ZOO
 from .series import LINEAR_STYLE, mc_curve, mc_gap, mc_over_gamma, n_label, theory_curve
@@ -39,8 +41,6 @@ def _sizes(quick: bool) -> dict:
 
 def _curves_of(spec, s: dict, gamma: np.ndarray, c: np.ndarray):
     """Theory and Monte Carlo of one f against gamma (panel a) and against c (panel b)."""
-    from .. import attention_error
-
     h = spec.hermite()
     tag = {"f": spec.name, "a1": h.a1, "nu": h.nu, "d": 0.0, "theta": 0.0}
     common = {"n": s["n"], "seeds": s["seeds"]}
@@ -49,44 +49,42 @@ def _curves_of(spec, s: dict, gamma: np.ndarray, c: np.ndarray):
     runs = [mc_over_gamma(h.f, s["n"], ci, [GAMMA_FIXED], seeds=s["seeds"]) for ci in s["c_mc"]]
     c_mc = np.array(s["c_mc"])
     by_gamma = [theory_curve(spec.name, "E_attn", "gamma", {**tag, "c": C_FIXED, "gamma": gamma},
-                             attention_error(h, C_FIXED, gamma), style),
+                             symrmt.attention_error(h, C_FIXED, gamma), style),
                 mc_curve(spec.name, "E_attn", "gamma", {**tag, **common, "c": C_FIXED, "gamma": mc.gamma},
-                         mc.attention_mean, mc.attention_se, style, theory=attention_error(h, C_FIXED, mc.gamma))]
+                         mc.attention_mean, mc.attention_se, style,
+                         theory=symrmt.attention_error(h, C_FIXED, mc.gamma))]
     by_c = [theory_curve(spec.name, "E_attn", "c", {**tag, "c": c, "gamma": GAMMA_FIXED},
-                         attention_error(h, c, GAMMA_FIXED), style),
+                         symrmt.attention_error(h, c, GAMMA_FIXED), style),
             mc_curve(spec.name, "E_attn", "c", {**tag, **common, "c": c_mc, "gamma": GAMMA_FIXED},
                      [r.attention_mean[0] for r in runs], [r.attention_se[0] for r in runs], style,
-                     theory=attention_error(h, c_mc, GAMMA_FIXED))]
+                     theory=symrmt.attention_error(h, c_mc, GAMMA_FIXED))]
     return by_gamma, by_c, mc, runs
 
 
 def _linear_curves(s: dict, gamma: np.ndarray, c: np.ndarray, mc, runs):
     """E_lin: theory, and the simulator's E_lin of the last f's draws (it does not depend on f)."""
-    from .. import linear_error
-
     lin = {"f": "linear regression", "theta": 0.0}
     common = {"n": s["n"], "seeds": s["seeds"]}
     c_mc = np.array(s["c_mc"])
     series = "linear regression"
     by_gamma = [theory_curve(series, "E_lin", "gamma", {**lin, "c": C_FIXED, "gamma": gamma},
-                             linear_error(C_FIXED, gamma), LINEAR_STYLE),
+                             symrmt.linear_error(C_FIXED, gamma), LINEAR_STYLE),
                 mc_curve(series, "E_lin", "gamma", {**lin, **common, "c": C_FIXED, "gamma": mc.gamma},
-                         mc.linear_mean, mc.linear_se, LINEAR_STYLE, theory=linear_error(C_FIXED, mc.gamma))]
-    by_c = [theory_curve(series, "E_lin", "c", {**lin, "c": c, "gamma": GAMMA_FIXED}, linear_error(c, GAMMA_FIXED),
-                         LINEAR_STYLE),
+                         mc.linear_mean, mc.linear_se, LINEAR_STYLE,
+                         theory=symrmt.linear_error(C_FIXED, mc.gamma))]
+    by_c = [theory_curve(series, "E_lin", "c", {**lin, "c": c, "gamma": GAMMA_FIXED},
+                         symrmt.linear_error(c, GAMMA_FIXED), LINEAR_STYLE),
             mc_curve(series, "E_lin", "c", {**lin, **common, "c": c_mc, "gamma": GAMMA_FIXED},
                      [r.linear_mean[0] for r in runs], [r.linear_se[0] for r in runs], LINEAR_STYLE,
-                     theory=linear_error(c_mc, GAMMA_FIXED))]
+                     theory=symrmt.linear_error(c_mc, GAMMA_FIXED))]
     return by_gamma, by_c
 
 
 def _region_panel(s: dict) -> Panel:
     """Panel (c): E_attn - E_lin over (c, gamma) for tanh, the zero line of each f, paired Monte Carlo checks."""
-    from .. import attention_error, linear_error
-
     c = np.geomspace(*MAP_C, s["grid"])[None, :]
     gamma = np.geomspace(*MAP_GAMMA, s["grid"])[:, None]
-    lin = linear_error(c, gamma)
+    lin = symrmt.linear_error(c, gamma)
     quantity = "E_attn - E_lin"
     curves = []
     for spec in ZOO.values():
@@ -94,14 +92,14 @@ def _region_panel(s: dict) -> Panel:
         tag = {"f": spec.name, "a1": h.a1, "nu": h.nu, "d": 0.0, "theta": 0.0, "c": c, "gamma": gamma}
         # The first curve is the coloured map; the others are drawn as their zero lines only.
         label = f"{spec.name}: zero line" if spec.name != MAP_F else None
-        curves.append(theory_curve(label, quantity, "c", tag, attention_error(h, c, gamma) - lin,
+        curves.append(theory_curve(label, quantity, "c", tag, symrmt.attention_error(h, c, gamma) - lin,
                                    {"color": spec.color}, series=spec.name))
     curves.sort(key=lambda curve: curve.series != MAP_F)
     h = ZOO[MAP_F].hermite()
     checks = np.array(s["checks"])
     gaps = [mc_gap(mc_over_gamma(h.f, s["n"], ci, [gi], seeds=s["seeds"]))
             for ci, gi in progress(s["checks"], "random_inputs region")]
-    theory = attention_error(h, checks[:, 0], checks[:, 1]) - linear_error(checks[:, 0], checks[:, 1])
+    theory = symrmt.attention_error(h, checks[:, 0], checks[:, 1]) - symrmt.linear_error(checks[:, 0], checks[:, 1])
     curves.append(mc_curve(MAP_F, quantity, "c", {"f": MAP_F, "a1": h.a1, "nu": h.nu, "d": 0.0, "theta": 0.0,
                                                   "c": checks[:, 0], "gamma": checks[:, 1], "n": s["n"],
                                                   "seeds": s["seeds"]},

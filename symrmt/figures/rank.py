@@ -23,6 +23,9 @@ import inspect
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from .. import Geometry
 from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 from .nonlinearities import FigureF, figure_f
 from .series import LINEAR_STYLE, mc_curve, n_label, theory_curve
@@ -49,8 +52,7 @@ def gram_matrix(r: int, placement: str, mu_norm: float = MU_NORM, strength: floa
 
 
 def _engine():
-    from .. import attention_error, simulate
-
+    attention_error, simulate = symrmt.attention_error, symrmt.simulate
     try:
         attention_error((0.5, 0.5), 1.0, 1.0, gram=gram_matrix(2, "spread"))
     except Exception as exc:  # noqa: BLE001 - any refusal means the rank-r Gram matrix is not understood yet
@@ -106,8 +108,6 @@ def _placement(f: FigureF, placement: str, style: str, s: dict, simulate, attent
 
 def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
     """The figure; ``f``: its nonlinearity (default tanh, :func:`~symrmt.figures.nonlinearities.figure_f`)."""
-    from .. import Geometry, linear_error
-
     attention_error, simulate = _engine()
     s = {**_sizes(quick), **overrides}
     f = f or figure_f()
@@ -119,7 +119,7 @@ def build(quick: bool = False, f: FigureF | None = None, **overrides) -> Figure:
         by_rank += curves_rank
     lin = {"f": "linear regression", "c": C_FIXED, "theta": MU_NORM**2}
     by_gamma.append(theory_curve("linear regression", "E_lin", "gamma", {**lin, "gamma": gamma},
-                                 linear_error(C_FIXED, gamma, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
+                                 symrmt.linear_error(C_FIXED, gamma, Geometry(mu_norm=MU_NORM)), LINEAR_STYLE))
     ranks = s["ranks"]
     panels = [
         Panel("a", rf"(a) against the ridge, $c = {C_FIXED:g}$", by_gamma, r"ridge $\gamma$",

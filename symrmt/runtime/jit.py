@@ -24,6 +24,7 @@ is compiled in memory only: it takes compiled functions as arguments, which Numb
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import threading
 import time
@@ -50,7 +51,7 @@ _forced: list[str] = []
 
 def _numba():
     try:
-        import numba
+        import numba  # optional: Numba
     except ImportError:
         return None
     return numba
@@ -68,7 +69,6 @@ def current_mode() -> str:
 
 def installed() -> bool:
     """Whether Numba can be imported (checked without importing it: that takes 0.1 s)."""
-    import importlib.util
     return importlib.util.find_spec("numba") is not None
 
 

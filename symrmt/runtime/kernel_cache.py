@@ -47,6 +47,8 @@ import warnings
 from functools import lru_cache
 from typing import Callable
 
+import numpy
+
 from ..errors import printable
 from .cache_dir import cache_root, signing_key, untrusted
 from .cache_dir import signature as hmac_signature
@@ -74,8 +76,6 @@ def kernel_folder() -> pathlib.Path | None:
 @lru_cache(maxsize=1)
 def _versions() -> tuple[str, str]:
     """NumPy's and Numba's versions, read without importing Numba (which takes half a second)."""
-    import numpy
-
     return numpy.__version__, importlib.metadata.version("numba")
 
 

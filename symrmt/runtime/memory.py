@@ -58,7 +58,7 @@ class Budget:
 def address_space_limit() -> int | None:
     """The soft ``RLIMIT_AS`` in bytes, or None when there is none (or the platform has no such limit)."""
     try:
-        import resource
+        import resource  # optional: resource, POSIX only
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
     except (ImportError, AttributeError, OSError, ValueError):  # pragma: no cover - platforms without RLIMIT_AS
         return None

@@ -34,7 +34,7 @@ def progress_bar(items: Iterable | None = None, *, desc: str, unit: str = "it", 
     shown = validate.boolean("progress", enabled) and sys.stderr.isatty()
     if not shown and items is not None:
         return items
-    from tqdm import tqdm  # lazy: only a bar needs it
+    from tqdm import tqdm  # heavy: tqdm, only a bar needs it
 
     return tqdm(items, desc=desc, unit=unit, total=total, initial=initial, delay=DELAY, file=sys.stderr,
                 leave=False, dynamic_ncols=True, disable=not shown)

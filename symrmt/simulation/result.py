@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..display import simulation_html, to_csv
 from ..geometry import Geometry
 from .seeds import t_interval
 
@@ -97,14 +98,10 @@ class SimulationResult:
 
     def _repr_html_(self) -> str:
         """Jupyter: a small table, gamma and both errors as mean ± standard error."""
-        from ..display import simulation_html
-
         return simulation_html(self)
 
     def to_csv(self, path=None) -> str:
         """CSV, one row per gamma (means and standard errors, then the settings); written to ``path`` if given."""
-        from ..display import to_csv
-
         return to_csv(self, path)
 
     def as_dict(self) -> dict[str, Any]:

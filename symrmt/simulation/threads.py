@@ -52,6 +52,11 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy.linalg import lapack
 
+try:
+    from threadpoolctl import ThreadpoolController
+except ImportError:  # pragma: no cover - a declared dependency
+    ThreadpoolController = None
+
 from ..runtime.memory import room_for_thread
 from . import two_stage
 
@@ -85,11 +90,7 @@ _PRODUCTS = 24
 @functools.lru_cache(maxsize=1)
 def _controller():
     """threadpoolctl's view of the loaded BLAS, built once (it scans the loaded libraries)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - a declared dependency
-        return None
-    return ThreadpoolController()
+    return None if ThreadpoolController is None else ThreadpoolController()
 
 
 _limits: list[list] = []           # stack of [threads, users, limiter]

@@ -5,13 +5,16 @@ the runner (:mod:`symrmt.sweep.run`) needs nothing else of it.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import multiprocessing
 import os
 import signal
 import threading
 import time
 from typing import Callable, Iterator, Sequence
 
+from .. import __version__
 from ..errors import SymrmtInputError
 
 __all__ = ["LocalBackend", "DaskBackend", "single_threaded_workers"]
@@ -40,19 +43,14 @@ class LocalBackend:
     """
 
     def __init__(self, workers: int):
-        from concurrent.futures import ProcessPoolExecutor
-        import multiprocessing
-
-        self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+        self.executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                             initializer=_worker_start, initargs=(os.getpid(),))
 
     def submit(self, fn: Callable, payload: dict, name: str):
         return self.executor.submit(fn, payload)
 
     def as_completed(self, futures: Sequence) -> Iterator:
-        from concurrent.futures import as_completed
-
-        return as_completed(futures)
+        return concurrent.futures.as_completed(futures)
 
     def close(self, abort: bool) -> None:
         if abort:
@@ -80,7 +78,7 @@ class DaskBackend:
 
     def __init__(self, address: str):
         try:
-            from distributed import Client
+            from distributed import Client  # optional: Dask
         except ImportError:
             raise SymrmtInputError("--scheduler needs Dask distributed: pip install 'symrmt[dask]'.") from None
         try:
@@ -93,8 +91,6 @@ class DaskBackend:
 
     def _check_workers(self, address: str) -> None:
         """Every connected worker must import this symrmt version (a different one would give other numbers)."""
-        from .. import __version__
-
         try:
             versions = self.client.run(_symrmt_version)
         except Exception as exc:  # noqa: BLE001 - whatever the worker raised while importing symrmt
@@ -115,7 +111,8 @@ class DaskBackend:
         return future
 
     def as_completed(self, futures: Sequence) -> Iterator:
-        from distributed import as_completed  # not concurrent.futures.as_completed: it does not take Dask futures
+        # not concurrent.futures.as_completed: it does not take Dask futures
+        from distributed import as_completed  # optional: Dask
 
         return as_completed(futures)
 
@@ -127,8 +124,6 @@ class DaskBackend:
 
 def _symrmt_version() -> str:
     """Run on each Dask worker: the symrmt version it imports."""
-    from .. import __version__
-
     return __version__
 
 

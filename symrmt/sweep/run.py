@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Iterator
 
@@ -130,8 +131,6 @@ def _records(backend, spec: SweepSpec, todo: list[dict]) -> Iterator[dict]:
 
 
 def _result(future, kind: str, point: dict):
-    from concurrent.futures.process import BrokenProcessPool
-
     try:
         return future.result()
     except BrokenProcessPool:

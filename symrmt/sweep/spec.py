@@ -20,6 +20,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
 from ..errors import ParameterError, SymrmtInputError
 from ..geometry import Geometry, check_gram
 from ..models import ATTENTION, LINEAR
@@ -143,7 +148,7 @@ def _parameter_points(f: str, params: Mapping[str, list]) -> list[dict]:
 
 
 def _names_of(f: str) -> list[str]:
-    from ..nonlinearity.parse import formula_parameters   # SymPy is loaded only for specs with parameters
+    from ..nonlinearity.parse import formula_parameters  # heavy: SymPy, only for specs with parameters
 
     return formula_parameters(f)
 
@@ -240,21 +245,13 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
         raise SymrmtInputError(f"spec {str(path)!r} is over {MAX_SPEC_BYTES // 2**20} MiB: not a sweep spec "
                                "(a spec lists values, and gamma can be \"LO:HI:NUM\").")
     try:
-        raw = _toml().loads(text.decode()) if kind == "TOML" else json.loads(text)
+        raw = tomllib.loads(text.decode()) if kind == "TOML" else json.loads(text)
     except RecursionError:
         raise SymrmtInputError(f"spec {str(path)!r} is nested too deeply to be a sweep spec (a spec holds lists "
                                "of values and Gram matrices, three levels at most).") from None
     except ValueError as exc:  # JSONDecodeError, TOMLDecodeError and UnicodeDecodeError are ValueErrors
         raise SymrmtInputError(f"spec {str(path)!r} is not valid {kind}: {exc}.") from None
     return parse_spec(raw, source=str(path))
-
-
-def _toml():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python < 3.11
-        import tomli as tomllib
-    return tomllib
 
 
 def parse_spec(raw: Any, source: str = "spec") -> SweepSpec:
@@ -464,7 +461,7 @@ def _linear_grid(key: str, text: str) -> list[float]:
 
 
 def _method(value: Any) -> str | None:
-    from ..simulation import METHODS
+    from ..simulation import METHODS  # heavy: SciPy
 
     if value is not None and value not in METHODS:
         raise ParameterError(f"method = {shown(value)}: use one of {', '.join(METHODS)} (or leave it out for the "
@@ -518,7 +515,7 @@ def _hermite_all(fs: Sequence[str], center: bool, params: Mapping[str, list]) ->
 
 
 def _hermite_of(f: str, center: bool, points: list[dict]) -> dict[str, tuple[float, float, float]]:
-    from ..nonlinearity import hermite
+    from ..nonlinearity import hermite  # heavy: SymPy
 
     if points == [{}]:
         h = hermite(f, center=center)

@@ -45,6 +45,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+from .. import __version__
 from ..errors import SymrmtInputError
 from ..runtime.files import read_regular
 from .spec import MONTE_CARLO, SweepSpec, normalize_spec, point_key, shown, spec_hash, spec_points
@@ -62,8 +63,6 @@ _RECORD_FIELDS = ("spec_hash", "key", "f", "center", "a0", "c", "d", "geometry",
 
 def header_of(spec: SweepSpec) -> dict:
     """The first line of a result file of ``spec``."""
-    from .. import __version__
-
     return {"symrmt_sweep": FORMAT, "spec_hash": spec.hash, "spec": spec.as_dict(), "points": len(spec.points()),
             "symrmt": __version__}
 
@@ -273,7 +272,7 @@ class ResultFile:
 
     def _lock(self) -> None:
         try:
-            import fcntl
+            import fcntl  # optional: fcntl, POSIX only
         except ImportError:  # pragma: no cover - not POSIX: no protection against two writers
             return
         try:
@@ -309,8 +308,6 @@ class ResultFile:
             self._write(header)
 
     def _check_header(self, header: dict) -> None:
-        from .. import __version__
-
         if header.get("spec_hash") != self.spec.hash:
             theirs, ours = header.get("spec"), self.spec.as_dict()
             theirs = theirs if isinstance(theirs, dict) else {}

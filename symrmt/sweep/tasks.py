@@ -7,6 +7,7 @@ and for a draw the point's key, whose integer value seeds it (see :mod:`symrmt.s
 from __future__ import annotations
 
 import functools
+import json
 import math
 from typing import Any, Callable, Mapping
 
@@ -16,6 +17,7 @@ from ..errors import ParameterError
 from ..geometry import Geometry
 from ..models import get as get_model
 from ..models import names as model_names
+from ..nonlinearity import numpy_callable
 from .spec import MONTE_CARLO, THEORY_ARGUMENTS, SweepSpec, canonical, hermite_key, point_key
 
 __all__ = ["theory_task", "monte_carlo_task", "compute_point", "model_geometry", "finite_list",
@@ -46,7 +48,7 @@ def theory_task(payload: dict) -> dict:
     them (:meth:`symrmt.models.Model.taken`). The solver solves each γ on its own, so only the γ it cannot solve
     become null (with the reason in ``error``) and the sweep goes on.
     """
-    from ..theory.ridge import solve_model
+    from ..theory.ridge import solve_model  # heavy: theory, a Monte Carlo worker never solves it
 
     a1, nu = payload["a1"], payload["nu"]
     gamma = np.asarray(payload["gamma"], dtype=float)
@@ -80,10 +82,7 @@ def _registered(name: str):
 def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.ndarray]:
     """f at its parameter values (``params``, canonical JSON), minus a0, as NumPy by the one adapter; built once
     per worker process (generated code does not pickle)."""
-    import json
-
-    from ..nonlinearity import numpy_callable  # lazy: a worker that runs only theory never compiles f
-    from ..nonlinearity.parametric import expression_at
+    from ..nonlinearity.parametric import expression_at  # heavy: SymPy
 
     values = json.loads(params)
     return numpy_callable(expression_at(f, values) if values else f, a0)
@@ -91,7 +90,7 @@ def _nonlinearity(f: str, params: str, a0: float) -> Callable[[np.ndarray], np.n
 
 def monte_carlo_task(payload: dict) -> dict:
     """One Monte Carlo draw of one point on the γ grid: ``{"attention", "linear"}`` (:data:`~.spec.MONTE_CARLO`)."""
-    from ..simulation import simulate_once
+    from ..simulation import simulate_once  # heavy: SciPy
 
     rng = np.random.default_rng(np.random.SeedSequence(int(payload["key"], 16)))
     options = {} if payload["method"] is None else {"method": payload["method"]}

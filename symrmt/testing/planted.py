@@ -31,7 +31,14 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
+import sympy as sp
 
+from ..derive import attention_system, linear_system
+from ..derive import symbols as S
+from ..derive.attention import DYSON, ERROR, PHI, ridge_system
+from ..derive.gaussian_equivalent import data_low_rank, score_low_rank
+from ..derive.pencil import ridge_pencil
+from ..derive.woodbury import PlacedTerm
 from ..geometry import Geometry
 from .checks import CATALOGUE, PropertyViolation
 from .theories import DerivedTheory, PackageTheory, Point, Theory
@@ -72,8 +79,6 @@ class Perturbed(Theory):
     def _wrong(self, solution, gamma):
         if self._error == 1.0:
             return solution
-        from ..derive.attention import ERROR
-
         error = np.asarray(solution.error)
         wrong = self._error(error, gamma) if callable(self._error) else self._error * error
         observables = {key: (wrong if key == ERROR else value) for key, value in solution.observables.items()}
@@ -83,16 +88,8 @@ class Perturbed(Theory):
 # --------------------------------------------------------------------------- wrong copies of the derivation
 
 
-def _symbols():
-    from ..derive import symbols as S
-
-    return S
-
-
 def _with_woodbury(system, core=None, gram=None):
     """The system with its Woodbury form Phi given new matrices."""
-    from ..derive.attention import PHI
-
     w = system.observables[PHI]
     new = dataclasses.replace(w, core=w.core if core is None else core, gram=w.gram if gram is None else gram)
     return dataclasses.replace(system, observables={**system.observables, PHI: new})
@@ -100,15 +97,11 @@ def _with_woodbury(system, core=None, gram=None):
 
 def _with_dyson(system, mapping):
     """Replace symbols in the printed Dyson matrix M(lambda) (R = M^{-1} follows, as in the package)."""
-    from ..derive.attention import DYSON
-
     return dataclasses.replace(system, definitions={**system.definitions,
                                                     DYSON: system.definitions[DYSON].xreplace(mapping)})
 
 
 def _core(system):
-    from ..derive.attention import PHI
-
     return system.observables[PHI]
 
 
@@ -121,19 +114,16 @@ def _core_entries(system, pairs, value=0):
 
 
 def _taus_weighted():
-    S = _symbols()
     return [S.tau_symbol(i, j, True) for i in range(1, 4) for j in range(i, 4)]
 
 
 def swap_alpha_in_sigma(d):
     """Sigma with alpha_K and alpha_Q exchanged everywhere (invisible when w_K = w_Q)."""
-    S = _symbols()
     return _with_woodbury(d, core=_core(d).core.xreplace({S.alpha_K: S.alpha_Q, S.alpha_Q: S.alpha_K}))
 
 
 def swap_wk_wq_in_one_term(d):
     """One term of Sigma with w_K and w_Q exchanged: Sigma_{k y} = alpha_K instead of alpha_Q (both of its places)."""
-    S = _symbols()
     form = _core(d)
     core = form.core.copy()
     for row, column in (("y^(1)", "k^(2)"), ("k^(2)", "y^(1)")):
@@ -144,7 +134,6 @@ def swap_wk_wq_in_one_term(d):
 
 def a1_dropped_in_one_block(d):
     """The factor a_1 of L dropped in one block of the Woodbury core (rows of block 1, columns of block 2)."""
-    S = _symbols()
     form = _core(d)
     core = form.core.copy()
     for i, row in enumerate(form.labels):
@@ -156,15 +145,11 @@ def a1_dropped_in_one_block(d):
 
 def alpha_q_sign_lost(d):
     """The sign of mu^T w_Q lost in the projection forms: abs(alpha_Q) where alpha_Q belongs."""
-    import sympy as sp
-
-    S = _symbols()
     return _with_woodbury(d, gram=_core(d).gram.xreplace({S.alpha_Q: sp.Abs(S.alpha_Q)}))
 
 
 def a1_dropped_from_l(d):
     """The factor a_1 of L dropped in both of its blocks (the Hermite factor of the low-rank part forgotten)."""
-    S = _symbols()
     form = _core(d)
     core = form.core.copy()
     for i, row in enumerate(form.labels):
@@ -186,42 +171,33 @@ def drop_tau_a(d):
 
 def tau_a_unweighted(d):
     """E[lambda R] replaced by E[R] in the projection forms (the lambda weight forgotten)."""
-    S = _symbols()
     swap = {S.tau_symbol(i, j, True): S.tau_symbol(i, j) for i in range(1, 4) for j in range(i, 4)}
     return _with_woodbury(d, gram=_core(d).gram.xreplace(swap))
 
 
 def covariance_t11_t22(d):
     """Covariance map with b^2 t_11 and b^2 t_22 exchanged (placed along, not across, the Wigner blocks)."""
-    S = _symbols()
     t11, t22 = S.trace_symbol(1, 1), S.trace_symbol(2, 2)
     return _with_dyson(d, {t11: t22, t22: t11})
 
 
 def drop_t12(d):
     """Off-diagonal self-energy b^2 t_12 dropped."""
-    return _with_dyson(d, {_symbols().trace_symbol(1, 2): 0})
+    return _with_dyson(d, {S.trace_symbol(1, 2): 0})
 
 
 def kappa_sign(d):
     """kappa = d + a_1 instead of d - a_1 (wrong sign of the identity shift of K_N)."""
-    S = _symbols()
     return _with_dyson(d, {S.d: S.d + 2 * S.a1})
 
 
 def wigner_variance_doubled(d):
     """Self-energy 2 b^2 T instead of b^2 T (wrong normalization of E[W X W]/p)."""
-    import sympy as sp
-
-    S = _symbols()
     return _with_dyson(d, {S.b: sp.sqrt(2) * S.b})
 
 
 def self_energy_b_not_squared(d):
     """Self-energy b T instead of b^2 T (the variance written as the standard deviation)."""
-    import sympy as sp
-
-    S = _symbols()
     return _with_dyson(d, {S.b: sp.sqrt(S.b)})
 
 
@@ -238,14 +214,6 @@ def drop_s_terms_of_l(d):
 
 def transpose_l(d):
     """L^T placed where L belongs: the theory of K C K^T instead of K^T C K (w_K and w_Q exchange roles)."""
-    import sympy as sp
-
-    from ..derive.attention import ridge_system
-    from ..derive.gaussian_equivalent import data_low_rank, score_low_rank
-    from ..derive.pencil import ridge_pencil
-    from ..derive.woodbury import PlacedTerm
-
-    S = _symbols()
     delta, data = score_low_rank(), data_low_rank()
     scale = S.a1 / S.c
     terms = [PlacedTerm(2, 1, delta.transpose(), scale), PlacedTerm(1, 2, delta, scale),
@@ -265,8 +233,6 @@ class PlantedError:
 
 def _derived(name: str, attention: Callable, linear: Callable | None = None) -> PlantedError:
     def build() -> Theory:
-        from ..derive import attention_system, linear_system
-
         return DerivedTheory(name, attention(attention_system()),
                              linear(linear_system()) if linear else linear_system())
 

@@ -175,8 +175,8 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
     >>> round(spectral_density("tanh(x)", c=0.5, x=[1.0]).atom, 6)     # rank p < n: mass 1 - c at 0
     0.5
     """
-    from ..derive import symbols as S
-    from ..derive.density import DENSITY, STIELTJES
+    from ..derive import symbols as S  # heavy: SymPy
+    from ..derive.density import DENSITY, STIELTJES  # heavy: SymPy
 
     check_form(form)
     partial = validate.boolean("partial", partial)      # solved with partial=True below, so checked here
@@ -198,8 +198,8 @@ def spectral_density(f, c: float, x: Any, eta: float = 0.0, matrix: str = "gram"
 
 def _atom(matrix: str, base: dict, form: str) -> float:
     r""":math:`\lim_{\eta \to 0^+} \eta \operatorname{Im} m(i\eta)`, extrapolated from :data:`ATOM_ETAS`."""
-    from ..derive import symbols as S
-    from ..derive.density import STIELTJES
+    from ..derive import symbols as S  # heavy: SymPy
+    from ..derive.density import STIELTJES  # heavy: SymPy
 
     etas = np.array(ATOM_ETAS)
     e1, e2, e3 = etas * np.imag(solve_in_form(DENSITIES[matrix], 1, {**base, S.x: 0.0, S.eta: etas}, form)[STIELTJES])

@@ -167,7 +167,7 @@ def solve_in_form(model: Model | str, rank: int, params: Parameters | Mapping, f
 
 def _groups(flat: Mapping, form: str) -> list[tuple[np.ndarray, Route]]:
     """The points of each route: ``(mask, route)``, before ``"auto"`` refers ill-conditioned points."""
-    from ..derive import symbols as S
+    from ..derive import symbols as S  # heavy: SymPy
 
     size = next(iter(flat.values())).size
     if S.a1 not in flat:
@@ -189,7 +189,7 @@ def _algebraic(model: Model, rank: int, where: np.ndarray, points: Parameters, r
     """``[(mask, result, route)]`` of the algebraic form at ``points``; under ``"auto"`` the points it fails, and
     those whose unknowns' estimated error exceeds :data:`NEWTON_ERROR_CEILING`, are solved again by quadrature
     (the reference decides them, unless it refuses one the algebraic form answered)."""
-    from ..derive import symbols as S
+    from ..derive import symbols as S  # heavy: SymPy
 
     zero = route is Route.ALGEBRAIC_WITHOUT_LINEAR_PART
     compiled = model.compiled(rank, "algebraic", without_linear_part=zero)

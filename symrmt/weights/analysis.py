@@ -41,6 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ParameterError
+from ..presentation.display import rows_to_csv
 from ..presentation.plotting import agg_pyplot
 from ..runtime.files import save_figure
 from ..validate import boolean as validate_boolean
@@ -274,8 +275,6 @@ class WeightsAnalysis:
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
         """CSV of :meth:`rows` with a header row; written to ``path`` if given."""
-        from ..presentation.display import rows_to_csv
-
         return rows_to_csv(["layer", "head", "rank", "s", "residual_fraction", "lower_bound"], self.rows(), path)
 
     def plot(self, path: str | os.PathLike, ranks: Sequence[int] = (0, 1, 4, 8, 32)) -> str:

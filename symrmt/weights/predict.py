@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..nonlinearity.scaled import scaled_data
+from ..theory.ridge import attention_error
 from .analysis import MatrixFit
 
 __all__ = ["regime_ratio", "fitted_attention_error"]
@@ -127,8 +128,6 @@ def fitted_attention_error(fit: MatrixFit, rank: int, f: str | Any | Callable, c
     >>> np.round(e, 4).tolist()
     [0.6568, 0.8526]
     """
-    from ..theory.ridge import attention_error
-
     s = float(scale) * fit.fit(rank).s
     if s == 0:
         raise ParameterError(f"the rank-{rank} fit has s = 0: there is no I + low-rank form to predict from.")

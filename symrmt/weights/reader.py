@@ -419,7 +419,7 @@ def _config_dict(config, source: str) -> dict:
 def _safetensors():
     """The ``safetensors`` package (the ``weights`` extra), or a one-line error saying how to install it."""
     try:
-        import safetensors
+        import safetensors  # optional: safetensors
         import safetensors.numpy  # optional: safetensors
     except ImportError:
         raise WeightFileError("reading weights needs the safetensors package: pip install 'symrmt[weights]'.") \

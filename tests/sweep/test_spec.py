@@ -21,7 +21,7 @@ def test_the_spec_example_of_the_module_docstring_is_a_valid_spec():
 
     doc = symrmt.sweep.__doc__
     example = textwrap.dedent(doc[doc.index("::\n") + 3: doc.index("A ``geometry`` entry")])
-    spec = parse_spec(symrmt.sweep.spec._toml().loads(example))   # tomllib, or tomli before Python 3.11
+    spec = parse_spec(symrmt.sweep.spec.tomllib.loads(example))   # tomllib, or tomli before Python 3.11
     assert len(spec.points()) == 2 * 3 * 2 * 8 and spec.geometry[0]["cos_wk_wq"] == 1.0
 
 
