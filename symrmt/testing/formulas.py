@@ -367,7 +367,7 @@ def _smooth_nonlinearities(draw, max_terms: int) -> KnownNonlinearity:
 @_deprecated(positional=("known", "parameters", "smooth"))
 def nonlinearities(*, known: bool = True, parameters: bool = True,
                    smooth: bool = True) -> st.SearchStrategy[KnownNonlinearity]:
-    """Formulas for f: the families with known Hermite data (``known``: :func:`hermite_polynomials`,
+    r"""Formulas for f: the families with known Hermite data (``known``: :func:`hermite_polynomials`,
     :func:`trig_mixtures`, :func:`scaled_activations`), families with symbolic parameters
     (``parameters``: :func:`parametric_nonlinearities`) and arbitrary smooth sums (``smooth``:
     :func:`smooth_nonlinearities`, no closed form).
@@ -384,7 +384,7 @@ def nonlinearities(*, known: bool = True, parameters: bool = True,
     Returns
     -------
     SearchStrategy of KnownNonlinearity
-        One of the chosen families per draw. Every f drawn has |a_1| <= 2 and nu < 7; a drawn f is passed to
+        One of the chosen families per draw. Every f drawn has :math:`|a_1| \le 2` and :math:`\nu < 7`; a drawn f is passed to
         symrmt's functions as f as it is.
 
     Raises

@@ -214,12 +214,12 @@ def regimes(*, min_c: float = RATIOS[0], max_c: float = RATIOS[1], min_gamma: fl
 
 @_deprecated(positional=("max_abs",), renamed={"bound": lambda v: {"max_abs": v}})
 def diagonals(*, max_abs: float = MAX_DIAGONAL) -> st.SearchStrategy[float]:
-    """The diagonal d of the attention matrix, in ``[-max_abs, max_abs]``.
+    r"""The diagonal d of the attention matrix, in ``[-max_abs, max_abs]``.
 
     Parameters
     ----------
     max_abs : float
-        The largest |d|, finite and >= 0; default 1 (the solver takes |d| <= 100).
+        The largest :math:`|d|`, finite and :math:`\ge 0`; default 1 (the solver takes :math:`|d| \le 100`).
 
     Returns
     -------

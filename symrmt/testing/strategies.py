@@ -376,7 +376,7 @@ def grams(*, rank: int = 1, max_norm: float = MAX_NORM) -> st.SearchStrategy[np.
 @_deprecated(positional=("hermite", "max_norm", "c", "linear", "d"))
 def points(*, hermite: st.SearchStrategy | None = None, c: st.SearchStrategy | None = None,
            d: st.SearchStrategy | None = None, max_norm: float = MAX_NORM, linear: bool = False) -> st.SearchStrategy[Point]:
-    """A full parameter point: Hermite data, c, d and a rank-one geometry, each from a strategy.
+    r"""A full parameter point: Hermite data, c, d and a rank-one geometry, each from a strategy.
 
     ``hermite``, ``c`` and ``d`` are strategies replacing :func:`hermite_data` (``linear`` is its option),
     :func:`ratios` and :func:`diagonals`: ``hermite=st.just((a1, nu))`` fixes f. A plain pair for ``hermite``
@@ -389,7 +389,7 @@ def points(*, hermite: st.SearchStrategy | None = None, c: st.SearchStrategy | N
     c : SearchStrategy, optional
         Draws c; default :func:`ratios` (c in [0.2, 5]).
     d : SearchStrategy, optional
-        Draws d; default :func:`diagonals` (|d| <= 1).
+        Draws d; default :func:`diagonals` (:math:`|d| \le 1`).
     max_norm : float
         The largest norm of mu, w_K, w_Q, in [0, 2]; default 2.
     linear : bool
