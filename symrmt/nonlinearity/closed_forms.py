@@ -140,6 +140,33 @@ def parity_exact(expr: sp.Expr, keys: Sequence[str], deadline: float) -> dict[st
     return out
 
 
+#: The data linear in f (:math:`a_k(f + g) = a_k(f) + a_k(g)`), which a sum can take term by term; nu cannot.
+LINEAR_KEYS = ("a0", "a1", "a2")
+
+
+def additive_exact(expr: sp.Expr, keys: Sequence[str], deadline: float) -> dict[str, sp.Expr]:
+    r"""Exact :math:`a_0, a_1, a_2` of a sum each of whose terms has one by a rule that needs no integration
+    (polynomial, exponential, the table, parity), added up: :math:`a_k` is linear in f. So
+    :math:`\tanh(2x)/2 + x^2/4` has :math:`a_0 = 1/4` and :math:`a_2 = \sqrt 2/4` at once (the odd term's are 0),
+    while its :math:`a_1` and :math:`\nu` are left to the search. ``deadline`` bounds the parity rule's simplify."""
+    terms = sp.Add.make_args(expr)
+    wanted = [key for key in keys if key in LINEAR_KEYS]
+    if len(terms) < 2 or not wanted:
+        return {}
+    out = {}
+    for key in wanted:
+        total = sp.S.Zero
+        for term in terms:
+            found = (polynomial_exact(term, (key,)) or exponential_exact(term, (key,))
+                     or table_exact(term, (key,))[0] or parity_exact(term, (key,), deadline))
+            if key not in found:
+                break
+            total += found[key]
+        else:
+            out[key] = total
+    return out
+
+
 def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr], numbers_only: bool = True):
     """(c, k, d) with expr == c * template(k x) + d for real numbers c, k != 0 and d (or, unless
     ``numbers_only``, real expressions in the parameters); else None."""

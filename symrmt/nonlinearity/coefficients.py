@@ -11,7 +11,8 @@ import sympy as sp
 
 from symrmt.errors import NonlinearityError
 
-from .closed_forms import SymbolicSearch, exponential_exact, parity_exact, polynomial_exact, table_exact
+from .closed_forms import (SymbolicSearch, additive_exact, exponential_exact, parity_exact, polynomial_exact,
+                           table_exact)
 from .constants import DPS, KEYS, X
 from .mpmath_eval import to_mp
 from .tanh_sinh import Memo, check_nu, numeric_coefficients, tail_check
@@ -42,9 +43,11 @@ def _cheap_candidates(expr: sp.Expr, keys: Sequence[str], hints: dict, deadline:
     table, no_closed_form = table_exact(expr, keys)
     known = polynomial_exact(expr, keys) or exponential_exact(expr, keys)
     parity = {} if set(keys) <= set(known) else parity_exact(expr, keys, deadline)
+    found = set(known) | set(parity) | set(table) | set(hints)
+    additive = {} if set(keys) <= found else additive_exact(expr, [k for k in keys if k not in found], deadline)
     candidates = [({k: v for k, (v, s) in hints.items() if s == src}, src) for src in ("exact", "table")]
-    candidates += [(known, "exact"), (parity, "exact"), (table, "table")]
-    return candidates, no_closed_form | set(known) | set(parity) | set(table) | set(hints)
+    candidates += [(known, "exact"), (parity, "exact"), (table, "table"), (additive, "exact")]
+    return candidates, no_closed_form | found | set(additive)
 
 
 def coefficients_of(expr: sp.Expr, keys: tuple[str, ...], method: str, deadline: float, hints=None, skip=(),
@@ -165,7 +168,10 @@ def hermite_compute(expr: sp.Expr, center: bool, method: str, timeout: float, pe
     exact_shift = a0_exact is not None and a0_exact != 0
     if not center or not (exact_shift or (a0_exact is None and abs(a0) > _ZERO_ATOL * mpmath.sqrt(values["nu"][0]))):
         return expr, values, 0.0, None
-    shift = a0_exact if exact_shift else sp.Float(a0, DPS)
+    # A value of the float64 route is a double: written with the 15 digits it holds (the same number), not the 30
+    # that its binary expansion would print (0.2499999999999999972244424384371 for 1/4 less a rounding error).
+    double = a0 == mpmath.mpf(float(a0))
+    shift = a0_exact if exact_shift else (sp.Float(float(a0), 15) if double else sp.Float(a0, DPS))
     centered = expr - shift
     # a_k (k >= 1) do not change when a constant is subtracted; nu loses a0^2
     hints = {k: values[k][1:] for k in ("a1", "a2") if values[k][1] is not None}
