@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).parents[2]
 #: The standalone scripts of derivations/ behind the pages' tables (minutes to hours, no figure): not in the
 #: gallery (docs/conf.py's ignore_pattern says the same).
 TABLE_SCRIPTS = {"finite_size", "gaussian_equivalence", "general_weights_elliptic", "general_weights_grid", "general_weights_minilm",
-                 "softmax_limits", "softmax_orientation"}
+                 "outlier_anchor", "softmax_limits", "softmax_orientation"}
 SCRIPTS = sorted(s for s in (ROOT / "derivations").glob("*.py") if s.stem not in TABLE_SCRIPTS)
 
 
