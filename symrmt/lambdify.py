@@ -96,7 +96,7 @@ def _namespace() -> dict:
     them), 0.13 s of every first call. The same names, in lambdify's order: NumPy, numpy.linalg over it,
     scipy.special over both, then SymPy's translations and ``I``; a name the printer needs and this lacks is still
     imported by lambdify itself (its printer's ``module_imports``)."""
-    import scipy
+    import scipy  # heavy: SciPy
     import scipy.special  # heavy: SciPy
 
     def public(module) -> dict:

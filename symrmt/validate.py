@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 from collections.abc import Sequence as SequenceType
 from typing import Any, Sequence
 
@@ -472,8 +473,6 @@ def grid(text: str, subject: str = "", expected: str = f"give {GRID_GRAMMAR}",
     if not 1 <= num <= MAX_GRID_POINTS:
         raise ParameterError(f"{subject}: NUM = {num} must be in 1..{MAX_GRID_POINTS}.")
     if plain_log and not log:
-        import warnings
-
         fixed = ":".join(p.strip() for p in parts) + "log"
         warnings.warn(f"{subject}: a gamma grid LO:HI:NUM is read log-spaced, as before; write {fixed} (in the next "
                       "release LO:HI:NUM will be evenly spaced, as on every other axis).", GridSpacingWarning,

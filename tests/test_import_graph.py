@@ -281,19 +281,15 @@ def unexplained_local_imports(root: pathlib.Path) -> list[str]:
     return sorted(set(found))
 
 
-#: The function-local imports without a reason on 2026-12-07: 257 in 74 files when this check was written, 268 after
-#: that day's branches were merged (most avoid an import circle inside a package or defer a light module, which the
-#: rule does not accept as a reason); 113 once those outside general/, solve/, models/, cli/, nonlinearity/ and the
-#: theory and simulation front ends were moved to the top or given their reason. Issue 38 item 5 brings this to 0;
-#: until then the count may only fall.
-UNEXPLAINED_TODAY = 113
+def test_every_function_local_import_says_why():
+    """Each import inside a function defers a heavy dependency or an optional one, and says which (issue 38 item 5).
 
-
-def test_function_local_imports_do_not_grow_without_a_reason():
+    257 function-local imports had none when this check was written (2026-12-07); each was since moved to the top of
+    its module or given its reason.
+    """
     found = unexplained_local_imports(PACKAGE)
-    assert len(found) <= UNEXPLAINED_TODAY, (
-        f"{len(found)} function-local imports without '# heavy: NAME' or '# optional: NAME' (at most "
-        f"{UNEXPLAINED_TODAY}): move a light import to the top of its module, or say why it is deferred")
+    assert not found, (f"{len(found)} function-local imports without '# heavy: NAME' or '# optional: NAME': move a "
+                       f"light import to the top of its module, or say why it is deferred: " + ", ".join(found))
 
 
 def test_a_planted_local_import_without_a_reason_is_caught(tmp_path):

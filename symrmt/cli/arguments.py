@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import SymrmtInputError, shown as _shown
 from ..geometry import Geometry
 from ..models import cli_hooks
+from ..nonlinearity import formula_parameters
 from ..simulation.softmax import NORMALIZATIONS
 from ..validate import MAX_GRID_POINTS
 from .values import (parse_gamma, parse_grid, parse_gram, parse_integer, parse_param, parse_param_value, parse_seed,
@@ -212,8 +213,6 @@ def parameter_values(args: argparse.Namespace, other_points: int = 1, optional: 
     """The ``--param`` values by name, in the order given: each name once, exactly the parameters of ``--f``
     (or none at all, if ``optional``: f is then shown in its parameters), and at most MAX_GRID_POINTS values in
     the whole output (the product of the grids times ``other_points``)."""
-    from ..nonlinearity import formula_parameters
-
     given = getattr(args, "param", None) or []
     if optional and not given:
         return {}

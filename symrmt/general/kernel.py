@@ -31,10 +31,12 @@ exact derivatives of the traces in :math:`(a, e)` at no extra :math:`O(p^3)` cos
 from __future__ import annotations
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
 
+from ..runtime.cpus import usable_cpus
 from ..runtime.memory import room_for_thread
 
 __all__ = ["MatrixData", "Factored", "p_side", "signal_forms", "coefficient_matrix", "pair_traces"]
@@ -279,10 +281,8 @@ def _sym_inverse(N: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=1)
 def _pool():
     """Two worker threads for the two symmetric inverses (LAPACK releases the GIL), if two CPUs are usable."""
-    from ..runtime.cpus import usable_cpus
     if usable_cpus() < 2:
         return None
-    from concurrent.futures import ThreadPoolExecutor
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="symrmt-general")
 
 

@@ -33,9 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import ParameterError
+from ..models.binding import attention_arguments, centred_f
 from ..nonlinearity.scaled import ScaledHermite, scaled_hermite
+from ..runtime.cpus import usable_cpus
 from ..solve.curve import Newton, follow
 from ..validate import signal_vector
 from ..weight_matrix import read_weight_matrix
@@ -194,8 +197,6 @@ def read_arguments(f: Any, c: Any, gamma: Any, d: Any) -> tuple[Any, float, np.n
     ``attention_error`` without weights refuses them; c and d are single numbers (one matrix fixes p), gamma is
     returned flat.
     """
-    from ..models.binding import attention_arguments, centred_f
-
     f = centred_f(f)
     checked = attention_arguments(c=c, gamma=gamma, d=d)
     for name in ("c", "d"):
@@ -338,11 +339,6 @@ class blas_limit:
         self.p, self.ctx = p, None
 
     def __enter__(self):
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:                                   # pragma: no cover - optional
-            return self
-        from ..runtime.cpus import usable_cpus
         self.ctx = threadpool_limits(limits=1 if self.p < 600 else usable_cpus(), user_api="blas")
         return self
 

@@ -12,7 +12,7 @@ __all__ = ["ATTENTION"]
 
 
 def _derive(rank: int, form: str):
-    from ..derive.attention import attention_system
+    from ..derive.attention import attention_system  # heavy: SymPy
 
     return attention_system(rank, form)
 

@@ -11,8 +11,10 @@ from typing import Any, Callable, Mapping, NamedTuple, Union
 import numpy as np
 
 from ..errors import ParameterError, SymrmtInputError, shown
-from ..geometry import Geometry, gram_rank, resolve_gram
-from ..validate import RANGE_HINT, positive_array, positive_scalar, real_array, real_scalar, within
+from ..geometry import Geometry, check_symmetric_kernel, gram_rank, resolve_gram
+from ..nonlinearity import nonlinear_part
+from ..validate import (DOMAINS, RANGE_HINT, inside, positive_array, positive_scalar, real_array, real_scalar,
+                        within)
 
 __all__ = ["Bound", "hermite_data", "hermite_arrays", "gram_parameters", "kernel_parameters", "ridge_parameters",
            "density_parameters", "attention_arguments", "centred_f", "MAX_ARGUMENT", "ArrayLike"]
@@ -86,7 +88,7 @@ def _as_hermite(f):
     """f's :class:`~symrmt.nonlinearity.HermiteCoefficients`, or None for Hermite data given as numbers."""
     if isinstance(f, (tuple, Mapping)):
         return None
-    from ..nonlinearity import HermiteCoefficients, hermite
+    from ..nonlinearity import HermiteCoefficients, hermite  # heavy: SymPy
 
     return f if isinstance(f, HermiteCoefficients) else hermite(f)
 
@@ -120,8 +122,6 @@ def attention_arguments(**values: Any) -> dict[str, np.ndarray]:
     >>> attention_arguments(c=1.0, gamma=[0.1, 1.0])["gamma"].tolist()
     [0.1, 1.0]
     """
-    from ..validate import DOMAINS, inside
-
     readers: dict[str, Callable[[str, Any], np.ndarray]] = {"c": positive_array, "gamma": positive_array,
                                                             "d": real_array}
     return {name: inside(name, readers[name](name, value), DOMAINS[name], RANGE_HINT) for name, value in values.items()}
@@ -167,7 +167,7 @@ def gram_parameters(geometry: Geometry | None = None, gram: Any = None) -> tuple
     """
     matrix = resolve_gram(geometry, gram)
     rank = gram_rank(matrix)
-    from ..derive.symbols import gram_positions  # lazy: SymPy only when a system is solved
+    from ..derive.symbols import gram_positions  # heavy: SymPy
 
     return rank, {symbol: matrix[..., i, j] for symbol, (i, j) in gram_positions(rank).items()}
 
@@ -177,12 +177,10 @@ def hermite_arrays(f, params: Mapping | None = None) -> tuple[np.ndarray, np.nda
 
     :math:`b = \sqrt{\nu - a_1^2}` by the one rule of :func:`symrmt.nonlinearity.nonlinear_part`.
     """
-    from ..nonlinearity import nonlinear_part
-
     data = _as_hermite(f)
     names = [s.name for s in getattr(data, "parameters", ())]
     if names:
-        from ..nonlinearity.parametric import named_values
+        from ..nonlinearity.parametric import named_values  # heavy: SymPy
 
         values = named_values(params, names, data.f)
         out = data.numeric(**values)
@@ -242,7 +240,7 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
     >>> bound.rank, sorted(str(k) for k in bound.values)[:4]
     (1, ['a_1', 'alpha_K', 'alpha_Q', 'b'])
     """
-    from ..derive import symbols as S
+    from ..derive import symbols as S  # heavy: SymPy
 
     a1, b = hermite_arrays(f, params)
     rank, geometry_params = gram_parameters(geometry, gram)
@@ -255,7 +253,7 @@ def kernel_parameters(f, c: ArrayLike, gamma: ArrayLike, geometry: Geometry | No
 
 def ridge_parameters(c: ArrayLike, gamma: ArrayLike, geometry: Geometry | None = None, gram: Any = None) -> Bound:
     r"""The parameters of linear (ridge) regression: :math:`c, \gamma` and :math:`\theta = \|\mu\|^2`."""
-    from ..derive import symbols as S
+    from ..derive import symbols as S  # heavy: SymPy
 
     rank, geometry_params = gram_parameters(geometry, gram)
     values = {S.c: positive_array("c", c), S.gamma: positive_array("gamma", gamma), S.theta: geometry_params[S.theta]}
@@ -270,8 +268,7 @@ def density_parameters(f, c: float, x: Any, eta: float = 0.0, d: float = 0.0, ge
     low-rank part moves :math:`O(1)` outlying eigenvalues, not the bulk, but the density of :math:`K`
     (``matrix="kernel"``) needs weights that keep :math:`K` symmetric.
     """
-    from ..derive import symbols as S
-    from ..geometry import check_symmetric_kernel
+    from ..derive import symbols as S  # heavy: SymPy
 
     a1, b = hermite_arrays(f, params)
     if a1.ndim or b.ndim:

@@ -15,7 +15,7 @@ __all__ = ["GRAM_DENSITY", "KERNEL_DENSITY", "DENSITIES"]
 
 
 def _derive(matrix: str, rank: int, form: str):
-    from ..derive.density import density_system
+    from ..derive.density import density_system  # heavy: SymPy
 
     return density_system(matrix, form)
 

@@ -14,7 +14,7 @@ __all__ = ["KERNEL_RIDGE"]
 
 
 def _derive(rank: int, form: str):
-    from ..derive.kernel_ridge import kernel_ridge_system
+    from ..derive.kernel_ridge import kernel_ridge_system  # heavy: SymPy
 
     return kernel_ridge_system(rank, form)
 

@@ -13,7 +13,7 @@ __all__ = ["LINEAR"]
 
 
 def _derive(rank: int, form: str):
-    from ..derive.attention import linear_system
+    from ..derive.attention import linear_system  # heavy: SymPy
 
     return linear_system(form)
 

@@ -30,6 +30,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ParameterError, ParameterTypeError, shown
+from ..solve import check_parameters
+from ..validate import RANGE_HINT
 
 __all__ = ["Model", "register", "unregister", "get", "names", "models", "system_domains", "NAME_PATTERN"]
 
@@ -231,9 +233,6 @@ class Model:
         The domains are those the derivation states for each parameter (practical bounds included,
         :mod:`symrmt.validate`); the result is what :func:`symrmt.solve.solve` trusts without checking again.
         """
-        from ..solve import check_parameters
-        from ..validate import RANGE_HINT
-
         self._require_derived()
         self.check_arguments(user_arguments)
         bound = self.read(**user_arguments)
@@ -294,7 +293,7 @@ _DOMAINS: dict[int, tuple] = {}
 
 def system_domains(system) -> tuple[tuple, dict]:
     """``(keys, domains)`` of ``system``'s parameters as the solver checks them, converted from SymPy once."""
-    from ..codegen import parameter_domains
+    from ..codegen import parameter_domains  # heavy: SymPy
 
     entry = _DOMAINS.get(id(system))
     if entry is None or entry[0] is not system:
@@ -321,8 +320,8 @@ def _derivation(model: Model) -> str:
 
 @lru_cache(maxsize=None)
 def _compiled(model: Model, rank: int, form: str, without_linear_part: bool):
-    from ..codegen import compile_system
-    from ..codegen.system_cache import compiled
+    from ..codegen import compile_system  # heavy: SymPy
+    from ..codegen.system_cache import compiled  # heavy: SymPy
 
     build = lambda: compile_system(model.system(rank, form, without_linear_part))
     if not _ours(model):
@@ -332,7 +331,7 @@ def _compiled(model: Model, rank: int, form: str, without_linear_part: bool):
 
 @lru_cache(maxsize=None)
 def _summary(model: Model, rank: int):
-    from ..codegen.system_cache import SystemSummary, summary
+    from ..codegen.system_cache import SystemSummary, summary  # heavy: SymPy
 
     if not _ours(model):
         return SystemSummary.of(model.system(rank))
@@ -348,8 +347,8 @@ def _ours(model: Model) -> bool:
 
 @lru_cache(maxsize=None)
 def _without_linear_part(model: Model, rank: int, form: str):
-    from ..derive import symbols as S
-    from ..derive.algebraic import in_form
+    from ..derive import symbols as S  # heavy: SymPy
+    from ..derive.algebraic import in_form  # heavy: SymPy
 
     if S.a1 not in model.system(rank).parameters:
         raise ParameterError(f"the {model.name} model has no a_1: without_linear_part does not apply")

@@ -115,10 +115,10 @@ def _not_a_function(f: Any) -> NonlinearityError:
 
 def _expression(f: str | sp.Basic) -> sp.Expr:
     """A formula or SymPy object as an expression in x (SymPy and the parser load here)."""
-    import sympy as sp
+    import sympy as sp  # heavy: SymPy
 
-    from .constants import X
-    from .parse import as_expression_in_x, parse_nonlinearity
+    from .constants import X  # heavy: SymPy
+    from .parse import as_expression_in_x, parse_nonlinearity  # heavy: SymPy
 
     if isinstance(f, str):
         return parse_nonlinearity(f)
@@ -131,7 +131,7 @@ def _expression(f: str | sp.Basic) -> sp.Expr:
 
 def _compiled(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
     from symrmt.lambdify import numpy_function  # heavy: SymPy
-    from .constants import X
+    from .constants import X  # heavy: SymPy
 
     fn = numpy_function(expr, [X], name="f")
 

@@ -17,6 +17,7 @@ from sympy.polys.polyerrors import BasePolynomialError
 from symrmt.errors import NonlinearityError, ParameterError, ParameterTypeError, SymrmtError, shortened, shown
 from symrmt.runtime.progress import activity
 
+from ..display import hermite_latex
 from . import background, cache
 from .adapter import label_of, numpy_callable
 from .callables import callable_coefficients
@@ -208,8 +209,6 @@ class HermiteCoefficients:
 
     def _repr_latex_(self) -> str:
         """Jupyter: the Hermite data with their closed forms (see :func:`symrmt.display.hermite_latex`)."""
-        from ..display import hermite_latex
-
         return hermite_latex(self)
 
     def latex(self) -> dict[str, str | None]:

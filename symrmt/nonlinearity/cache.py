@@ -61,12 +61,19 @@ import warnings
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy as sp
 
+from .. import __version__
+from ..errors import NonlinearityError, printable
+from ..runtime.cache_dir import cache_root
 from ..runtime.files import read_cache_file, write_text_atomically
-from ..errors import printable
+from .adapter import numpy_callable
+from .callables import legendre_nodes
+from .coefficients import agrees
 from .constants import DPS, KEYS, NU_MAX, NU_SMALL
 from .serial import from_srepr, to_srepr
+from .tanh_sinh import Memo, kink_points, tail_check
 
 __all__ = ["CacheWarning", "cache_folder", "load", "store", "entry_path", "searched"]
 
@@ -110,8 +117,6 @@ def cache_folder() -> pathlib.Path | None:
     (an absolute ``XDG_CACHE_HOME`` only, as the XDG specification says), else
     ``~/.cache/symrmt``; with ``hermite`` appended and ``~`` expanded.
     """
-    from symrmt.runtime.cache_dir import cache_root
-
     root = cache_root()
     if root is None:
         return None
@@ -152,8 +157,6 @@ def _request(expr: sp.Expr, center: bool, method: str) -> dict[str, Any]:
 
 
 def _versions() -> dict[str, str]:
-    from symrmt import __version__
-
     return {"symrmt": __version__, "sympy": sp.__version__, "mpmath": mpmath.__version__}
 
 
@@ -342,8 +345,6 @@ def _datum(key: str, item: Any) -> tuple:
 
 
 def _consistent(values: dict, shift: sp.Expr | None, centered_by: float, center: bool) -> None:
-    from .coefficients import agrees
-
     nu = values["nu"][0]
     if not NU_SMALL <= nu <= NU_MAX:
         raise _Invalid(f"nu = {mpmath.nstr(nu, 6)} is outside [{NU_SMALL:g}, {NU_MAX:g}]")
@@ -384,10 +385,6 @@ def _verified_by_estimate(expr: sp.Expr, values: dict) -> None:
     not compilable to NumPy, or the two resolutions differ: kinks that cannot be located,
     fast oscillations) the entry is not trusted either: :class:`_Unjudged` makes the caller
     recompute."""
-    from symrmt.errors import NonlinearityError
-
-    from .tanh_sinh import Memo, tail_check
-
     try:
         with mpmath.workdps(DPS):
             tail_check(Memo(expr, "f"))
@@ -405,12 +402,6 @@ def _verified_by_estimate(expr: sp.Expr, values: dict) -> None:
 
 def _estimate(expr: sp.Expr, panels: int) -> dict[str, float]:
     """Gauss-Legendre estimates of a_0, a_1, a_2, nu on [-40, 40] with ``panels`` panels (plus the kinks)."""
-    import numpy as np
-
-    from .adapter import numpy_callable
-    from .callables import legendre_nodes
-    from .tanh_sinh import kink_points
-
     edges = np.union1d(np.linspace(-40.0, 40.0, panels + 1), [k for k in kink_points(expr) if abs(k) < 40])
     nodes, weights = legendre_nodes(edges)
     root = np.sqrt(weights) * np.exp(-nodes * nodes / 4) / (2 * math.pi) ** 0.25     # sqrt(w phi), no underflow

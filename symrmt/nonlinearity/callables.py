@@ -97,7 +97,7 @@ def _call(g: Callable, points: np.ndarray, label: str) -> np.ndarray:
 
 
 def _adaptive(g: Callable, integrand: Callable, label: str) -> tuple[float, float]:
-    from scipy.integrate import IntegrationWarning, quad     # here: a process without a callable f skips its import
+    from scipy.integrate import IntegrationWarning, quad  # heavy: SciPy
 
     def scalar(t: float) -> float:
         value = float(g(np.array(t))[()])

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name == "X":
-        import sympy as sp
+        import sympy as sp  # heavy: SymPy
 
         globals()["X"] = value = sp.Symbol("x", real=True)
         return value

@@ -22,6 +22,7 @@ to the loaded closed forms as to fresh ones.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from typing import Any, Sequence
@@ -62,8 +63,6 @@ def searched(expr: sp.Expr, method: str, timeout: float | None) -> float:
 
 
 def _path(folder, request: dict[str, Any]):
-    import hashlib
-
     tag = json.dumps({"format": FORMAT, **cache._versions(), **request}, sort_keys=True)
     return folder / ("parametric-" + hashlib.sha256(tag.encode()).hexdigest()[:32] + ".json")
 

@@ -37,7 +37,7 @@ def centered_for_simulation(f: Any, params: Mapping[str, float] | None = None) -
                                  "values in it (lambda x: np.tanh(s * x)) or give f as a formula")
         _check_callable(f)
         return f
-    from .api import hermite      # SymPy: only for a formula or an expression
+    from .api import hermite  # heavy: SymPy (only a formula or an expression needs it)
 
     h = hermite(f, method="numeric", params=params)
     h.require_centered()

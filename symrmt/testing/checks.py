@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from ..theory.softmax import softmax_hermite
 from . import reference as ref
 from .deviations import Deviation, Property, PropertyViolation, at_most, close, measured
 from .theories import Point, Theory
@@ -466,8 +467,6 @@ def check_softmax_large_temperature(theory: Theory, point: Point, gammas=(0.03, 
     :math:`a_1 = 1`, :math:`d = 0`). Extrapolated in :math:`1/\tau^2` from :data:`SOFTMAX_TAU2`;
     tolerance: the Richardson bound plus the solver's.
     """
-    from symrmt.theory.softmax import softmax_hermite
-
     base = point.without_weights().replace(d=0.0)
     gammas = np.asarray(gammas, float)
     values = []

@@ -26,6 +26,8 @@ from hypothesis import seed as hypothesis_seed
 
 from .. import validate
 from ..errors import ParameterTypeError, SymrmtInputError, shown
+from ..models.binding import hermite_arrays
+from ..nonlinearity import HermiteCoefficients, hermite
 from ..runtime.cost import check_seconds
 from .checks import CATALOGUE, Deviation, Property, PropertyViolation
 from .strategies import HermiteData, points
@@ -212,13 +214,9 @@ def verify(f: Any, params: Mapping[str, float] | None = None, *, center: bool = 
 def _hermite(f: Any, params: Mapping[str, float] | None, center: bool) -> tuple[float, float, str, dict]:
     """``(a1, nu, how f prints, the parameter values used)``, through the package's own reading of f (one line for
     bad input)."""
-    from ..models.binding import hermite_arrays
-
     if isinstance(f, (tuple, list)) or isinstance(f, Mapping):
         data, text = (tuple(f) if isinstance(f, list) else f), f"Hermite data {tuple(f) if isinstance(f, list) else f}"
     else:
-        from ..nonlinearity import HermiteCoefficients, hermite
-
         data = f if isinstance(f, HermiteCoefficients) else hermite(f, center=center)
         text = str(data.f)
         if hasattr(type(f), "__symrmt_formula__"):        # a drawn KnownNonlinearity carries its own values

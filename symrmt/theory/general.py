@@ -61,7 +61,7 @@ def solve_general(f: Any, c: Any, gamma: Any, weights: Any, mu: Any = None, d: A
     >>> np.round(s.error, 4).tolist()
     [0.4532, 0.7427]
     """
-    from ..general import solve_general as general
+    from ..general import solve_general as general  # heavy: SciPy
 
     _numeric("attention_general", form, partial)
     solution = general(f, c, gamma, weights, mu, d)
@@ -79,7 +79,7 @@ def solve_elliptic(f: Any, c: Any, gamma: Any, weights: Any, d: Any = 0.0, rank:
     >>> round(float(s.error), 4)
     0.4532
     """
-    from ..general.elliptic import solve_elliptic as elliptic
+    from ..general.elliptic import solve_elliptic as elliptic  # heavy: SciPy
 
     _numeric("attention_elliptic", form, partial)
     solution = elliptic(f, c, gamma, weights, d, rank=rank, mu=mu)

@@ -37,7 +37,7 @@ from ..geometry import check_gram
 from ..models.binding import attention_arguments
 from ..models import SUMMED_HEADS
 from .forms import DEFAULT_FORM
-from .ridge import RidgeSolution, solve_attention
+from .ridge import RidgeSolution, solve_attention, solve_model
 
 __all__ = ["averaged_gram", "summed_heads_error", "solve_summed_heads"]
 
@@ -112,8 +112,6 @@ def summed_heads_error(f: Any, c: Any, gamma: Any, gram: Any, heads: int, d: flo
     >>> bool(np.all((0 < e) & (e < 1)))
     True
     """
-    from .ridge import solve_model
-
     return solve_model(SUMMED_HEADS, f=f, c=c, gamma=gamma, gram=gram, heads=heads, d=d).error
 
 

@@ -123,13 +123,13 @@ def latex(f=None, kind: str = ATTENTION.name, digits: int | None = None, rank: i
     >>> r"\label{lrelu:t11}" in latex("leaky_relu(x, s)", center=True, body=True, label_prefix="lrelu")
     True
     """
-    from ..derive.latex import system_latex
-    from ..derive.paper import (PARTS, check_environment, check_label_prefix, check_parts, hermite_given,
-                                system_body, system_document)
-    from ..nonlinearity import HermiteCoefficients, hermite
-    from ..nonlinearity.parametric import named_values
+    from ..derive.latex import system_latex  # heavy: SymPy
+    from ..derive.paper import (  # heavy: SymPy
+        PARTS, check_environment, check_label_prefix, check_parts, hermite_given, system_body, system_document)
+    from ..nonlinearity import HermiteCoefficients, hermite  # heavy: SymPy
+    from ..nonlinearity.parametric import named_values  # heavy: SymPy
 
-    from ..derive import symbols as S
+    from ..derive import symbols as S  # heavy: SymPy
 
     model = get_model(choice("kind", kind, names()))
     if not model.derived:                    # no derived system: the model's own statement (its latex hook), or refused
@@ -220,7 +220,7 @@ def _refuse_without_effect(model: str, f, uses_f: bool, f_options: Mapping[str, 
 
 def _has_numbers(given, substitution) -> bool:
     """Whether f's data put a floating-point number into the printed system (what ``digits`` rounds)."""
-    import sympy as sp
+    import sympy as sp  # heavy: SymPy
 
     values = [row[-1] for row in given] + list((substitution or {}).values())
     return any(isinstance(v, sp.Basic) and v.has(sp.Float) for v in values)

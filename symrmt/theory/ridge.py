@@ -222,7 +222,7 @@ def _general_error(f, c: ArrayLike, gamma: ArrayLike, d: ArrayLike, weights: Any
     if given:
         raise ParameterError(f"weights= cannot be combined with {', '.join(given)}: give the signal as mu= (a vector "
                              "of length p), and f, c, gamma, d only.")
-    from ..general.cost import check_general_cost   # light: shapes only
+    from ..general.cost import check_general_cost  # heavy: SciPy
 
     check_general_cost(weights, gamma, validate.boolean("allow_long", allow_long))
     return solve_model(ATTENTION_GENERAL, f=f, c=c, gamma=gamma, weights=weights, mu=mu, d=d).error

@@ -57,7 +57,7 @@ from ..validate import temperature as check_temperature
 from ..models import SOFTMAX
 from ..models.cli_hooks import FixedF
 from .forms import DEFAULT_FORM
-from .ridge import RidgeSolution, solve_attention
+from .ridge import RidgeSolution, solve_attention, solve_model
 
 __all__ = ["softmax_hermite", "softmax_share", "softmax_formula", "softmax_error", "solve_softmax",
            "largest_temperature", "SoftmaxData", "softmax_data"]
@@ -119,7 +119,7 @@ def largest_temperature(gamma: float) -> float:
     >>> round(largest_temperature(1.0) / 1e6, 6)
     1.0
     """
-    from scipy.special import lambertw
+    from scipy.special import lambertw  # heavy: SciPy
 
     return float(1.0 / np.sqrt(lambertw(gamma / DOMAINS["gamma"][1]).real))
 
@@ -219,8 +219,6 @@ def softmax_error(c: Any, gamma: Any, *, temperature: Any = 1.0, geometry: Any =
     >>> np.round(softmax_error(1.0, [0.01, 0.1, 1.0]), 4)
     array([0.0805, 0.1791, 0.3889])
     """
-    from .ridge import solve_model
-
     return solve_model(SOFTMAX, c=c, gamma=gamma, temperature=temperature, geometry=geometry, gram=gram).error
 
 

@@ -12,6 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..display import solve_as_dict, solve_html, to_csv
 from ..solve import PointFailure, SolveResult
 from ..models import Model
 from ..models import get as get_model
@@ -58,32 +59,26 @@ class RidgeSolution:
     @property
     def error(self) -> np.ndarray:
         """:math:`E(\\gamma)`, the ridge error."""
-        from ..derive.symbols import ERROR
+        from ..derive.symbols import ERROR  # heavy: SymPy
 
         return self[ERROR]
 
     @property
     def phi(self) -> np.ndarray:
         r""":math:`\Phi = y^\top Q y/n`."""
-        from ..derive.symbols import PHI
+        from ..derive.symbols import PHI  # heavy: SymPy
 
         return self[PHI]
 
     def as_dict(self) -> dict:
         """Plain lists: ``error``, ``phi``, ``residual`` and one entry per unknown."""
-        from ..display import solve_as_dict
-
         return solve_as_dict(self, self.unknown_names)
 
     def to_csv(self, path=None, gamma=None) -> str:
         """CSV, one row per point (``gamma`` adds it as the first column); written to ``path`` if given."""
-        from ..display import to_csv
-
         return to_csv(self, path, gamma)
 
     def _repr_html_(self) -> str:
-        from ..display import solve_html
-
         return solve_html(self, unknowns=self.unknown_names)
 
 

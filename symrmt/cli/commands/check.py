@@ -38,8 +38,8 @@ def add_check(sub) -> None:
 
 def cmd_check(args: argparse.Namespace) -> dict:
     try:
-        from ...testing import verify
-        from ...testing.verification import DEFAULT_EXAMPLES
+        from ...testing import verify  # optional: hypothesis
+        from ...testing.verification import DEFAULT_EXAMPLES  # optional: hypothesis
     except ImportError as exc:
         if "symrmt[testing]" in str(exc):
             raise SymrmtInputError(str(exc)) from None

@@ -5,7 +5,9 @@ import argparse
 
 import numpy as np
 
+from ... import converge, hermite
 from ...analysis.convergence import DEFAULT_SEEDS, DEFAULT_TARGET
+from ...presentation.plotting import plot_convergence
 from ..arguments import seed_argument
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_params, argument_type, attention_kwargs,
                          attention_model, check_attention, check_c, geometry, geometry_kwargs, parameter_values, single_point)
@@ -45,8 +47,6 @@ def add_converge(sub) -> None:
 
 
 def cmd_converge(args: argparse.Namespace) -> dict:
-    from ... import converge, hermite
-
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     check_c(args.c)
@@ -65,8 +65,6 @@ def cmd_converge(args: argparse.Namespace) -> dict:
     if not args.json:
         _print_convergence(result)
     if args.plot:
-        from ...presentation.plotting import plot_convergence
-
         plot_convergence(result, args.plot)
         if not args.json:
             print(f"plot written to {args.plot}")

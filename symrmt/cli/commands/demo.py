@@ -25,7 +25,7 @@ def add_demo(sub) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> dict:
-    from ...presentation.demo import run_demo
+    from ...presentation.demo import run_demo  # heavy: SciPy
 
     named = args.plot is not None            # a default name never replaces a file (docs/usage.md)
     plot = args.plot if named else str(fresh_path(DEFAULT_PLOT))

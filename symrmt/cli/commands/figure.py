@@ -7,6 +7,7 @@ from ...errors import SymrmtInputError
 from ..arguments import integer_argument, seeds_argument
 from ..arguments import add_f, add_params, parameter_values, single_point
 from ..paths import check_output_folder
+from ...figures import DEFAULT_OUT, FIGURES, IMAGE_FORMATS, TAKE_F, FigureUnavailable, figure, run
 
 __all__ = ["add_figure", "cmd_figure"]
 
@@ -14,8 +15,6 @@ __all__ = ["add_figure", "cmd_figure"]
 def add_figure(sub) -> None:
     """``symrmt figure NAME [--quick] [--out DIR] [--format F] [--f EXPR [--center] [--param NAME=VALUE ...]]``
     and ``symrmt figure --list``."""
-    from ...figures import DEFAULT_OUT, IMAGE_FORMATS, TAKE_F
-
     p = sub.add_parser("figure", help="draw one of the paper's results (image + CSV of the plotted numbers)",
                        description="Draw a figure of symrmt.figures: theory lines, Monte Carlo markers with 95% t "
                                    "intervals over seeds; writes NAME.png (or .pdf, .svg) and NAME.csv (exactly the "
@@ -36,8 +35,6 @@ def add_figure(sub) -> None:
 
 
 def cmd_figure(args: argparse.Namespace) -> dict:
-    from ...figures import DEFAULT_OUT, FIGURES, FigureUnavailable, run
-
     if args.list and args.name is not None:
         raise SymrmtInputError(f"--list lists every figure and draws none, so the name {args.name!r} would be "
                                "ignored: run `symrmt figure --list`, or `symrmt figure NAME` to draw one")
@@ -51,7 +48,6 @@ def cmd_figure(args: argparse.Namespace) -> dict:
     override = _f_override(args)
     try:
         sizes = {k: v for k, v in (("n", args.n), ("seeds", args.seeds)) if v is not None}
-        from ...figures import figure
 
         figure.QUIET = bool(args.quiet)
         written = run(args.name, quick=args.quick, out=args.out, fmt=args.format, **override, **sizes)

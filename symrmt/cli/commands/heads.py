@@ -9,6 +9,7 @@ The heads share the tokens, f and the identity part of their weights; their rank
 from __future__ import annotations
 
 import argparse
+import csv
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from ..arguments import (add_hermite_flags, add_common, add_f, add_params, argum
 from ..output import cell
 from ..paths import check_output_file
 from ..values import parse_gram
+from ... import hermite, solve_linear
+from ...runtime.files import write_atomically
+from ...theory.heads import summed_heads_error
 
 __all__ = ["add_heads", "cmd_heads"]
 
@@ -41,9 +45,6 @@ def add_heads(sub) -> None:
 
 def cmd_heads(args: argparse.Namespace) -> dict:
     """The body of ``symrmt heads``: E_attn of the summed heads and E_lin over ``--gamma``."""
-    from ... import hermite, solve_linear
-    from ...theory.heads import summed_heads_error
-
     check_c(args.c)
     if args.csv is not None:
         check_output_file(args.csv, "--csv", ("csv",))
@@ -73,10 +74,6 @@ def cmd_heads(args: argparse.Namespace) -> dict:
 
 def _write_curve(path: str, gamma: np.ndarray, attention: np.ndarray, linear: np.ndarray) -> None:
     """``gamma,attention,linear``, one row per gamma, written atomically."""
-    import csv
-
-    from ...runtime.files import write_atomically
-
     def write(stream) -> None:
         out = csv.writer(stream)
         out.writerow(["gamma", "attention", "linear"])

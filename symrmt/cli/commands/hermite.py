@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import sympy
 
+from ... import hermite
 from ...errors import SymrmtInputError, shown
 from ..arguments import add_hermite_flags, integer_argument
 from ..arguments import add_f, add_params, parameter_axes, parameter_values, single_point
@@ -29,8 +31,6 @@ def _hermite_json(h) -> dict:
 
 
 def cmd_hermite(args: argparse.Namespace) -> dict:
-    from ... import hermite
-
     params = parameter_values(args, optional=True)
     h = hermite(args.f, center=args.center)
     point = single_point(params)
@@ -53,8 +53,6 @@ def cmd_hermite(args: argparse.Namespace) -> dict:
 
 
 def _add_coefficient(h, k: int, out: dict) -> None:
-    import sympy
-
     if not 0 <= k <= 30:
         raise SymrmtInputError(f"--k {shown(k)}: the order must be in 0..30.")
     value, exact = h.coefficient(k)
@@ -84,8 +82,6 @@ def _symbolic(args: argparse.Namespace, h) -> dict:
 
 def _subtracted(value) -> float | str | None:
     """``centered_by`` of an f with parameters for JSON: a number, the LaTeX of its closed form, or None (per point)."""
-    import sympy
-
     return value if value is None or isinstance(value, float) else sympy.latex(value)
 
 

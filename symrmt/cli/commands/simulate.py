@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from sympy import latex
 
+from ... import hermite, spectral_density
+from ...analysis.agreement import agreement_of, verdict_seeds
 from ...errors import SymrmtInputError
 from ...geometry import Geometry
 from ..arguments import (add_attention, add_common, add_f, add_geometry, add_mc, add_params, attention_kwargs,
@@ -15,6 +18,8 @@ from ..output import cell
 from ..paths import PLOT_FORMATS, check_output_file
 from ...models.cli_hooks import FixedF
 from .theory import describe, theory_curves
+from ...presentation.plotting import comparison_panel, comparison_title, plot_panels, plot_spectrum
+from ...runtime.cost import check_seconds
 
 __all__ = ["add_simulate", "add_compare", "cmd_simulate", "cmd_compare"]
 
@@ -56,8 +61,6 @@ def _add_monte_carlo(sub, name: str, help: str, plot_help: str) -> argparse.Argu
 def _hermite(args: argparse.Namespace):
     """The Hermite data of f at the ``--param`` values, centered with ``--center``: what the Monte Carlo draws
     with (the simulator refuses it if it is not centered); None for a model that fixes f (softmax attention)."""
-    from ... import hermite
-
     check_attention(args)
     if not attention_model(args).takes_f:
         return None
@@ -71,8 +74,7 @@ def _params_json(args: argparse.Namespace) -> dict:
 
 def _check_time(args: argparse.Namespace) -> None:
     """Refuse a run estimated over five minutes without --allow-long (symrmt.simulation.memory.seconds_estimate)."""
-    from ...runtime.cost import check_seconds
-    from ...simulation.memory import available_memory, memory_estimate, seconds_estimate
+    from ...simulation.memory import available_memory, memory_estimate, seconds_estimate  # heavy: SciPy
 
     check_c(args.c)
     if not 2 <= args.n <= 2**40 or not args.c * args.n <= 2**40:   # the simulator's own readers word these
@@ -88,7 +90,7 @@ def _check_time(args: argparse.Namespace) -> None:
 
 
 def _simulate(args: argparse.Namespace, geometry: Geometry | None):
-    from ... import simulate
+    from ... import simulate  # heavy: SciPy
 
     check_c(args.c)
     extra = {"tokens": args.tokens, "test_tokens": args.test_tokens} if args.command == "simulate" else {}
@@ -99,7 +101,7 @@ def _simulate(args: argparse.Namespace, geometry: Geometry | None):
 
 def _eigenvalues(args: argparse.Namespace, geometry: Geometry | None) -> list[float]:
     """The pooled eigenvalues of ``--spectrum``: the same seeds, hence the same draws, as the simulation."""
-    from ... import simulate_spectrum
+    from ... import simulate_spectrum  # heavy: SciPy
 
     return simulate_spectrum(_hermite(args), n=args.n, c=args.c, matrix=args.matrix, d=args.diag, seeds=args.seeds,
                              seed=args.seed, progress=not args.quiet, **geometry_kwargs(args, geometry),
@@ -180,9 +182,6 @@ def _f_tex(h, latex) -> str:
 
 def _spectrum_plot(args: argparse.Namespace, geometry: Geometry | None, eigenvalues: np.ndarray) -> str:
     """The simulated eigenvalues' histogram under the predicted density (eta = 0), written to ``args.plot``."""
-    from ... import spectral_density
-    from ...presentation.plotting import plot_spectrum
-
     h = _theory_f(args)
     lo, hi = np.quantile(eigenvalues, [0.0, 0.995]) if args.matrix == "gram" else \
         np.quantile(eigenvalues, [0.0025, 0.9975])
@@ -204,8 +203,6 @@ def cmd_compare(args: argparse.Namespace) -> dict:
     if args.plot:
         check_output_file(args.plot, "--plot", PLOT_FORMATS)
     if args.seeds is None:
-        from ...analysis.agreement import verdict_seeds
-
         args.seeds = verdict_seeds(args.n)
     shape = geometry(args)
     _check_time(args)
@@ -222,10 +219,6 @@ def cmd_compare(args: argparse.Namespace) -> dict:
         _print_comparison(h, args.c, agreement, mc)
         print_failures(failed)
     if args.plot:
-        from sympy import latex
-
-        from ...presentation.plotting import comparison_panel, comparison_title, plot_panels
-
         grid = np.logspace(np.log10(args.gamma.min()) - 0.3, np.log10(args.gamma.max()) + 0.3, 120)
         theory_f = h.pair() if isinstance(h, FixedF) else h
         panel = comparison_panel("", theory_f, args.c, grid, shape, args.diag, mc, gram=args.gram,
@@ -239,8 +232,6 @@ def cmd_compare(args: argparse.Namespace) -> dict:
 
 def _agreement(args: argparse.Namespace, h, mc, attention, linear):
     """The verdicts of the comparison (:func:`symrmt.analysis.agreement.agreement_of`) at the simulated ridges."""
-    from ...analysis.agreement import agreement_of
-
     if isinstance(h, FixedF):
         kwargs = attention_kwargs(args)
         return agreement_of(mc, attention, linear, a1=h.a1, nu=h.nu, **h.options,

@@ -35,7 +35,7 @@ def add_sweep(sub) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> dict:
-    from ... import sweep
+    from ... import sweep  # heavy: multiprocessing (its process pool: 15 ms of every command)
 
     if args.summary is not None:
         if args.spec is not None or args.out is not None:
@@ -64,10 +64,8 @@ def cmd_sweep(args: argparse.Namespace) -> dict:
 
 
 def _summary(args: argparse.Namespace, sweep) -> dict:
-    from ...sweep.summary import default_csv_path
-
     named = args.csv is not None               # a default name never replaces a file (docs/usage.md)
-    csv = str(args.csv if named else fresh_path(default_csv_path(args.summary)))
+    csv = str(args.csv if named else fresh_path(sweep.summary.default_csv_path(args.summary)))
     check_output_file(csv, "--csv")
     check_not_an_input(csv, "--csv", [(args.summary, "--summary")])
     info, rows = sweep.summarize(args.summary)
@@ -75,7 +73,7 @@ def _summary(args: argparse.Namespace, sweep) -> dict:
     path = sweep.write_summary_csv(rows, csv, replace=named)
     if not args.json:
         print(f"{args.summary}: {info['finished']} of {info['points']} points (mean ± standard error over seeds)")
-        _print_summary(rows)
+        _print_summary(rows, sweep.summary.SUMMARY_COLUMNS)
         print(f"CSV written to {path}")
     return {**info, "csv": str(path), "rows": rows}
 
@@ -93,13 +91,11 @@ def _check_not_a_spec(path: str, result_hash: str, sweep) -> None:
     raise SymrmtInputError(f"--csv {shown(path)} is {whose}; the summary would replace it. Give another --csv path.")
 
 
-def _print_summary(rows: list[dict]) -> None:
+def _print_summary(rows: list[dict], columns: tuple[str, ...]) -> None:
     """One line per setting, n and gamma; geometries are numbered g0, g1, ... and listed below the table; the theory
     of a spec's further models (its ``models`` beyond the Monte Carlo's) in a column each at the end."""
-    from ...sweep.summary import SUMMARY_COLUMNS
-
     geometries = list(dict.fromkeys(json.dumps(r["geometry"], sort_keys=True) for r in rows))
-    further = [k for k in rows[0] if k not in SUMMARY_COLUMNS] if rows else []
+    further = [k for k in rows[0] if k not in columns] if rows else []
     print(f"{'f':>10} {'c':>6} {'d':>6} {'geom':>4} {'n':>6} {'gamma':>9} {'seeds':>5} | "
           f"{'attn theory':>11} {'attn MC':>18} | {'lin theory':>10} {'lin MC':>18}"
           + "".join(f" | {k.replace('_', ' '):>{max(11, len(k))}}" for k in further))

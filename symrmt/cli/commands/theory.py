@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
 
 import numpy as np
 
-from ... import models
+from ... import hermite, latex, models, solve_attention, solve_linear, spectral_density
 from ...errors import SymrmtInputError, shown
 from ...geometry import Geometry, gram_rank
 from ...models.cli_hooks import FixedF, default_attention
+from ...theory import solve_model
 from ...theory.softmax import SoftmaxData
 from ...theory.forms import DEFAULT_FORM, FORMS, check_compile_cost
 from ...theory.latex import MAX_DIGITS, MAX_RANK
@@ -138,8 +140,6 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
     softmax``), ``h`` is its :class:`~symrmt.models.cli_hooks.FixedF` and its curve is the model's own theory (all or
     nothing).
     """
-    from ... import hermite, solve_attention, solve_linear
-
     check_c(args.c)
     check_attention(args)
     model = attention_model(args)
@@ -165,9 +165,6 @@ def theory_curves(args: argparse.Namespace, geometry: Geometry | None):
 def _fixed_f_curves(args: argparse.Namespace, model, geometry: Geometry | None):
     """:func:`theory_curves` for a model that fixes f: its theory (:func:`symrmt.theory.solve_model`, all or nothing),
     and linear regression's with its failed points."""
-    from ... import solve_linear
-    from ...theory import solve_model
-
     options = model.arguments(vars(args))
     h = model.fixed_f(**options)
     attention = np.ma.masked_array(solve_model(model.model, c=args.c, gamma=args.gamma, geometry=geometry,
@@ -224,8 +221,6 @@ def _curves_theory(args: argparse.Namespace) -> dict:
 
 def _theory_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dict:
     """Grids of c, d or the geometry: one output axis each (then f's parameters, then gamma), one row per point."""
-    from ... import hermite, solve_attention, solve_linear
-
     check_attention(args)
     if not attention_model(args).grids:
         raise SymrmtInputError(f"grids of {', '.join('--' + k.replace('_', '-') for k in axes)} are for "
@@ -278,8 +273,6 @@ def _single(args: argparse.Namespace, name: str):
 
 def _write_points(path: str, header: list[str], rows) -> None:
     """The points as CSV, one row per point, written atomically."""
-    import csv
-
     def write(stream) -> None:
         out = csv.writer(stream)
         out.writerow(header)
@@ -318,8 +311,6 @@ def cmd_latex(args: argparse.Namespace) -> dict:
 def _derived_latex(args: argparse.Namespace) -> dict:
     """``symrmt latex [--kind NAME]``: a registered model's derived system, or the statement of a numeric model
     (its latex hook; one line of refusal, exit 2, where it has none)."""
-    from ... import latex
-
     _refuse_latex_flags(args)
     if not 1 <= args.rank <= MAX_RANK:
         raise SymrmtInputError(f"--rank {shown(args.rank)}: the rank must be in 1..{MAX_RANK} (the printed system "
@@ -375,8 +366,8 @@ def _refuse_latex_flags(args: argparse.Namespace) -> None:
 
 def _weights_latex(args: argparse.Namespace) -> dict:
     """``symrmt latex --weights``: the general-M system (:func:`symrmt.derive.general_weights.weights_latex`)."""
-    from ...derive.general_weights import weights_latex
-    from ...derive.paper import check_label_prefix
+    from ...derive.general_weights import weights_latex  # heavy: SymPy
+    from ...derive.paper import check_label_prefix  # heavy: SymPy
 
     given = [flag for flag, used in (("--kind", args.kind != models.ATTENTION.name), ("--rank", args.rank is not None),
                                      ("--numeric", args.numeric), ("--form", args.form != "quadrature"),
@@ -418,14 +409,12 @@ _LATEX_LAYOUTS = {"curves": _derived_latex, "matrix": _weights_latex}
 
 def _depends_on_f(model) -> bool:
     """Whether ``model``'s system takes f's Hermite data (a_1 among its parameters)."""
-    from ...derive import symbols as S
+    from ...derive import symbols as S  # heavy: SymPy
 
     return S.a1 in model.system(1).parameters
 
 
 def cmd_spectrum(args: argparse.Namespace) -> dict:
-    from ... import hermite, spectral_density
-
     axes = grid_axes(args)
     if axes:
         return _spectrum_points(args, axes)
@@ -455,8 +444,6 @@ def cmd_spectrum(args: argparse.Namespace) -> dict:
 
 def _spectrum_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> dict:
     """Lists or grids of c and d: one density per point (then f's parameters), one row per (point, x)."""
-    from ... import hermite, spectral_density
-
     params = parameter_values(args, len(args.x) * int(np.prod([len(v) for v in axes.values()])))
     h = hermite(args.f, center=args.center)
     names = [*axes, *params]
@@ -483,8 +470,6 @@ def _spectrum_points(args: argparse.Namespace, axes: dict[str, np.ndarray]) -> d
 
 def _spectrum_grid(args: argparse.Namespace, h, params: dict) -> dict:
     """One density per point of the parameter grids (one axis per parameter, x last), from the numeric data."""
-    from ... import spectral_density
-
     axes = parameter_axes(params)
     data = h.numeric(**axes)
     h.require_centered(data, axes)

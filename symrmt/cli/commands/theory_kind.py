@@ -14,6 +14,8 @@ import numpy as np
 
 from ... import models
 from ...models.cli_hooks import default_attention
+from ...theory import solve_model
+from ...theory.forms import DEFAULT_FORM
 from ...errors import SymrmtInputError
 from ..arguments import GEOMETRY_FLAGS, geometry, parameter_axes, parameter_values, single_point
 from ..failures import failed_points, print_failures, settle
@@ -81,9 +83,6 @@ def _single(value) -> float | np.ndarray:
 
 def kind_theory(args: argparse.Namespace) -> dict:
     """The body of ``symrmt theory --kind NAME``: the model's observables over ``--gamma``."""
-    from ...theory import solve_model
-    from ...theory.forms import DEFAULT_FORM
-
     model = models.get(args.kind)
     unused = [flag for flag, on in (("--attention", args.attention != default_attention()),
                                     ("--csv", args.csv is not None),

@@ -14,9 +14,11 @@ import argparse
 
 import numpy as np
 
+from ... import attention_error, solve_linear
 from ...errors import SymrmtInputError, shown
 from ...models.cli_hooks import default_attention
 from ...weight_matrix import attention_matrix
+from ...weights import read_weights
 from ..arguments import integer_argument
 from ..arguments import GEOMETRY_FLAGS
 from ..failures import failed_points, print_failures, settle
@@ -52,8 +54,6 @@ def layer_matrix(source: str, layer: int, head: int | None = None, num_heads: in
     ``scale``: ``"unit"`` rescales to :math:`\|M\|_F^2 = p`, ``"model"`` keeps :math:`1/\sqrt d`, a number
     multiplies the model's M. Raises :class:`~symrmt.errors.SymrmtInputError` for a head out of range or a bad scale.
     """
-    from ...weights import read_weights
-
     w = read_weights(source, layers=[layer], num_heads=num_heads)
     lay = w.layers[0]
     M = attention_matrix(lay.key_weight, lay.query_weight, w.head_dim, head)
@@ -86,8 +86,7 @@ def weights_scale(scale: str | float) -> float:
 
 def weights_theory(args: argparse.Namespace) -> dict:
     """The body of ``symrmt theory --weights``: E_attn of the general-M theory (and E_lin) over ``--gamma``."""
-    from ... import attention_error, solve_linear
-    from ...general.cost import check_general_cost
+    from ...general.cost import check_general_cost  # heavy: SciPy
 
     _refuse_others(args)
     if args.layer is None:
