@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import symrmt.cli.commands.simulate
 import symrmt.presentation.plotting
 from symrmt.cli import main
 
@@ -16,7 +17,8 @@ def captured(monkeypatch):
         calls.append((panels, title))
         return real(panels, path, title=title)
 
-    monkeypatch.setattr(symrmt.presentation.plotting, "plot_panels", spy)
+    # the command imports plot_panels at the top of its module: the spy goes where the command looks it up
+    monkeypatch.setattr(symrmt.cli.commands.simulate, "plot_panels", spy)
     return calls
 
 
