@@ -153,18 +153,19 @@ def additive_exact(expr: sp.Expr, keys: Sequence[str], deadline: float) -> dict[
     wanted = [key for key in keys if key in LINEAR_KEYS]
     if len(terms) < 2 or not wanted:
         return {}
-    out = {}
-    for key in wanted:
-        total = sp.S.Zero
-        for term in terms:
-            found = (polynomial_exact(term, (key,)) or exponential_exact(term, (key,))
-                     or table_exact(term, (key,))[0] or parity_exact(term, (key,), deadline))
-            if key not in found:
+    rules = (lambda term: polynomial_exact(term, wanted), lambda term: exponential_exact(term, wanted),
+             lambda term: table_exact(term, wanted)[0], lambda term: parity_exact(term, wanted, deadline))
+    by_term = []
+    for term in terms:              # each rule once per term (parity evaluates f at 30 digits), the first one wins
+        found: dict[str, sp.Expr] = {}
+        for rule in rules:
+            for key, value in rule(term).items():
+                found.setdefault(key, value)
+            if set(wanted) <= set(found):
                 break
-            total += found[key]
-        else:
-            out[key] = total
-    return out
+        by_term.append(found)
+    return {key: sp.Add(*(found[key] for found in by_term)) for key in wanted
+            if all(key in found for found in by_term)}
 
 
 def _match(expr: sp.Expr, template: Callable[[sp.Expr], sp.Expr], numbers_only: bool = True):
